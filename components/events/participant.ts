@@ -1,0 +1,33 @@
+/**
+ * Who sent an event, for display (issue 2 "avatar/initials, name; humans vs agents visually
+ * distinct"). Humans are `role: "human"` or `user:` ids; everyone else counts as an agent.
+ */
+import type { Participant } from "@/lib/protocol";
+
+/** True for a person rather than an agent or the system. */
+export function isHuman(p: Participant | undefined): boolean {
+  if (!p) return false;
+  return p.role === "human" || p.agent_id.startsWith("user:");
+}
+
+/** The id without its reserved prefix: `agent:ken` → `ken`. */
+export function bareId(id: string): string {
+  const i = id.indexOf(":");
+  return i > 0 && i < id.length - 1 ? id.slice(i + 1) : id;
+}
+
+/** The name to show: `display_name`, else the bare id. */
+export function displayName(p: Participant | undefined): string {
+  if (!p) return "unknown";
+  const n = typeof p.display_name === "string" ? p.display_name.trim() : "";
+  return n || bareId(p.agent_id);
+}
+
+const HUES = [262, 212, 172, 142, 32, 350, 292, 192, 12, 232];
+
+/** A stable hue (0–360) for an id, so a sender keeps their colour. */
+export function hueFor(id: string): number {
+  let h = 0;
+  for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
+  return HUES[h % HUES.length];
+}

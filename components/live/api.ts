@@ -1,0 +1,78 @@
+/**
+ * Typed fetch helpers for the HTTP API (issue 2 "HTTP API"). Every non-2xx answer becomes an
+ * `ApiRequestError` carrying the server's `{ error: { code, message, issues? } }`.
+ */
+import type { ApiError, EventPage, ThreadSummary } from "@/lib/api/types";
+import type { StoredEvent } from "@/lib/protocol";
+
+/** An HTTP error from the API, or a network failure (`code: "network"`). */
+export class ApiRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly issues?: unknown[],
+  ) {
+    super(message);
+    this.name = "ApiRequestError";
+  }
+}
+
+/** `GET …/events?before=` answers an EventPage plus whether older events exist. */
+export interface EventPageBefore extends EventPage {
+  has_more_before: boolean;
+}
+
+async function request<T>(url: string, init?: RequestInit): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      ...init,
+      headers: { accept: "application/json", ...(init?.body ? { "content-type": "application/json" } : {}), ...init?.headers },
+      cache: "no-store",
+    });
+  } catch (err) {
+    throw new ApiRequestError(0, "network", err instanceof Error ? `Network error: ${err.message}` : "Network error");
+  }
+  const body: unknown = await res.json().catch(() => null);
+  if (!res.ok) {
+    const e = (body as ApiError | null)?.error;
+    throw new ApiRequestError(res.status, e?.code ?? `http_${res.status}`, e?.message ?? `${res.status} ${res.statusText}`, e?.issues);
+  }
+  return body as T;
+}
+
+/** All channels, sorted by name. */
+export async function fetchThreads(): Promise<ThreadSummary[]> {
+  return (await request<{ threads: ThreadSummary[] }>("/api/threads")).threads;
+}
+
+/** Creates a channel; throws `name_taken` (409) or a 400 with issues. */
+export async function createThread(input: { name: string; topic?: string }): Promise<ThreadSummary> {
+  return (await request<{ thread: ThreadSummary }>("/api/threads", { method: "POST", body: JSON.stringify(input) })).thread;
+}
+
+/** The `limit` events just before `before` (a seq, or "end" for the newest), ascending. */
+export async function fetchEventsBefore(threadId: string, before: number | "end", limit = 100): Promise<EventPageBefore> {
+  const q = new URLSearchParams({ before: String(before), limit: String(limit) });
+  const page = await request<Partial<EventPageBefore>>(`/api/threads/${encodeURIComponent(threadId)}/events?${q}`);
+  const events = page.events ?? [];
+  return {
+    events,
+    next_after: page.next_after ?? null,
+    // Servers that do not say fall back to "a full page means there may be more".
+    has_more_before: page.has_more_before ?? events.length >= limit,
+  };
+}
+
+/** Posts the person's chat.message; answers the stored event. */
+export async function postMessage(threadId: string, text: string, displayName?: string): Promise<StoredEvent> {
+  const body: { text: string; display_name?: string } = { text };
+  if (displayName?.trim()) body.display_name = displayName.trim();
+  return (
+    await request<{ event: StoredEvent }>(`/api/threads/${encodeURIComponent(threadId)}/messages`, {
+      method: "POST",
+      body: JSON.stringify(body),
+    })
+  ).event;
+}

@@ -1,0 +1,121 @@
+/**
+ * Merges the live stream into the TanStack Query cache (issue 2 "live", "network drop").
+ *
+ * - `event` → buffered and flushed once per frame into `["thread-events", thread_id]` through
+ *   `mergeBySeq` (dedupe by seq: a seq delivered twice, e.g. after subscribing twice, shows once).
+ * - `thread.activity` → upserts the ThreadSummary in `["threads"]` (sidebar, unread badges).
+ * - every (re)connect → re-subscribes each open channel with the last seq held, so the server
+ *   sends exactly what was missed; and refetches the channel list.
+ */
+import type { QueryClient } from "@tanstack/react-query";
+import type { ThreadSummary } from "@/lib/api/types";
+import type { StoredEvent } from "@/lib/protocol";
+import { mergeBySeq } from "./merge";
+import { queryKeys, type ThreadEventsData } from "./query-keys";
+import { getSocket } from "./socket";
+
+let client: QueryClient | null = null;
+const active = new Map<string, number>(); // thread_id → subscriber count
+const buffer = new Map<string, StoredEvent[]>();
+let flushTimer: ReturnType<typeof setTimeout> | null = null;
+
+function flush(): void {
+  flushTimer = null;
+  if (!client) return;
+  for (const [threadId, events] of buffer) {
+    client.setQueryData<ThreadEventsData>(queryKeys.threadEvents(threadId), (old) =>
+      old ? { ...old, events: mergeBySeq(old.events, events) } : old,
+    );
+  }
+  buffer.clear();
+}
+
+/** Adds events to a channel's cache (batched per frame). Used for socket events and POST answers. */
+export function ingestEvents(events: readonly StoredEvent[]): void {
+  for (const ev of events) {
+    const list = buffer.get(ev.thread_id);
+    if (list) list.push(ev);
+    else buffer.set(ev.thread_id, [ev]);
+  }
+  if (!flushTimer) flushTimer = setTimeout(flush, 16);
+}
+
+/** The highest seq held (cached or buffered) for a thread; 0 when none. */
+function lastSeq(threadId: string): number {
+  const cached = client?.getQueryData<ThreadEventsData>(queryKeys.threadEvents(threadId))?.events;
+  let last = cached?.length ? cached[cached.length - 1].seq : 0;
+  for (const ev of buffer.get(threadId) ?? []) last = Math.max(last, ev.seq);
+  return last;
+}
+
+function emitSubscribe(threadId: string): void {
+  const socket = getSocket();
+  socket.emit("subscribe", { thread_id: threadId, after: lastSeq(threadId) }, (ack) => {
+    if (!ack?.ok) console.warn(`[clutch] subscribe ${threadId} failed:`, ack?.error);
+  });
+}
+
+function upsertThread(summary: ThreadSummary): void {
+  client?.setQueryData<ThreadSummary[]>(queryKeys.threads, (old) => {
+    if (!old) return old;
+    const i = old.findIndex((t) => t.id === summary.id);
+    if (i >= 0) {
+      // Ignore activity older than what we hold (out-of-order delivery).
+      if (old[i].last_seq > summary.last_seq) return old;
+      const next = old.slice();
+      next[i] = summary;
+      return next;
+    }
+    return [...old, summary].sort((a, b) => a.name.localeCompare(b.name));
+  });
+}
+
+/**
+ * Wires the socket to the cache; call once with the app's QueryClient. Returns a teardown.
+ */
+export function startLiveSync(queryClient: QueryClient): () => void {
+  client = queryClient;
+  const socket = getSocket();
+  let connectedBefore = false;
+  const onConnect = () => {
+    for (const threadId of active.keys()) emitSubscribe(threadId);
+    if (connectedBefore) void queryClient.invalidateQueries({ queryKey: queryKeys.threads });
+    connectedBefore = true;
+  };
+  const onEvent = (ev: StoredEvent) => {
+    if (ev && typeof ev.seq === "number" && typeof ev.thread_id === "string") ingestEvents([ev]);
+  };
+  socket.on("connect", onConnect);
+  socket.on("event", onEvent);
+  socket.on("thread.activity", upsertThread);
+  if (socket.connected) onConnect();
+  return () => {
+    socket.off("connect", onConnect);
+    socket.off("event", onEvent);
+    socket.off("thread.activity", upsertThread);
+    client = null;
+  };
+}
+
+/**
+ * Subscribes to a channel's live events after the last seq held (issue 2 "Socket.IO").
+ * Reference-counted; returns the unsubscribe function.
+ */
+export function subscribeThread(threadId: string): () => void {
+  const count = active.get(threadId) ?? 0;
+  active.set(threadId, count + 1);
+  const socket = getSocket();
+  if (count === 0 && socket.connected) {
+    flush();
+    emitSubscribe(threadId);
+  }
+  return () => {
+    const n = (active.get(threadId) ?? 1) - 1;
+    if (n > 0) {
+      active.set(threadId, n);
+      return;
+    }
+    active.delete(threadId);
+    if (socket.connected) socket.emit("unsubscribe", { thread_id: threadId }, () => {});
+  };
+}

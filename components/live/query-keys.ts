@@ -1,0 +1,12 @@
+/** TanStack Query keys for server state (issue 2). */
+export const queryKeys = {
+  threads: ["threads"] as const,
+  threadEvents: (threadId: string) => ["thread-events", threadId] as const,
+};
+
+/** The cached shape of one channel's events: ascending by seq, unique by seq. */
+export interface ThreadEventsData {
+  events: import("@/lib/protocol").StoredEvent[];
+  /** True while older events exist on the server that we have not loaded. */
+  hasMoreBefore: boolean;
+}

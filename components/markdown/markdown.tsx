@@ -1,0 +1,40 @@
+/**
+ * `Markdown`: a chat message's text as sanitized GitHub-flavoured markdown (issue 2 "text
+ * rendered as sanitized markdown"). Raw HTML is never interpreted: react-markdown turns it into
+ * plain text (so `<img src=x onerror=…>` shows as typed), rehype-sanitize strips anything
+ * unsafe that markdown itself could produce, and links open in a new tab with
+ * rel="noopener noreferrer".
+ */
+import { memo } from "react";
+import ReactMarkdown, { type Components } from "react-markdown";
+import rehypeSanitize from "rehype-sanitize";
+import remarkGfm from "remark-gfm";
+
+const components: Components = {
+  a: ({ node: _node, href, children, ...rest }) => (
+    <a {...rest} href={href} target="_blank" rel="noopener noreferrer">
+      {children}
+    </a>
+  ),
+  img: ({ node: _node, src, alt }) =>
+    typeof src === "string" && src ? (
+      <a href={src} target="_blank" rel="noopener noreferrer">
+        <img src={src} alt={alt ?? ""} loading="lazy" className="max-h-72 max-w-full rounded-md border border-line" />
+      </a>
+    ) : (
+      <>{alt}</>
+    ),
+};
+
+const remarkPlugins = [remarkGfm];
+const rehypePlugins = [rehypeSanitize];
+
+export const Markdown = memo(function Markdown({ text }: { text: string }) {
+  return (
+    <div className="md">
+      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
+        {text}
+      </ReactMarkdown>
+    </div>
+  );
+});

@@ -1,0 +1,12 @@
+/**
+ * The person's display name (issue 2 "display-name setting"), kept in localStorage and sent
+ * as `display_name` with each message.
+ */
+import { useLocalValue } from "./local-store";
+
+export const DISPLAY_NAME_KEY = "clutch:display-name";
+
+/** `[name, setName]`; "" until the person sets one. */
+export function useDisplayName(): [string, (name: string) => void] {
+  return useLocalValue<string>(DISPLAY_NAME_KEY, "");
+}

@@ -1,0 +1,27 @@
+/**
+ * Unread counts (issue 2 "unread counts per channel"): the last-read `message_count` per
+ * thread lives in localStorage; unread = message_count − read (never below 0).
+ */
+import { useCallback } from "react";
+import type { ThreadSummary } from "@/lib/api/types";
+import { readLocal, useLocalValue, writeLocal } from "./local-store";
+
+export const READ_MARKS_KEY = "clutch:read";
+type Marks = Record<string, number>;
+const EMPTY: Marks = {};
+
+/** Unread count for a channel given the read marks. */
+export function unreadCount(thread: Pick<ThreadSummary, "id" | "message_count">, marks: Marks): number {
+  return Math.max(0, thread.message_count - (marks[thread.id] ?? 0));
+}
+
+/** Read marks, and `markRead(threadId, messageCount)` which only ever moves forward. */
+export function useReadMarks(): { marks: Marks; markRead: (threadId: string, count: number) => void } {
+  const [marks] = useLocalValue<Marks>(READ_MARKS_KEY, EMPTY);
+  const markRead = useCallback((threadId: string, count: number) => {
+    const current = readLocal<Marks>(READ_MARKS_KEY, EMPTY);
+    if ((current[threadId] ?? -1) >= count) return;
+    writeLocal(READ_MARKS_KEY, { ...current, [threadId]: count });
+  }, []);
+  return { marks, markRead };
+}

@@ -1,0 +1,54 @@
+/**
+ * `Avatar`: initials on a colour stable per sender (issue 2 "avatar/initials"). Agents get a
+ * squarer tile with a small bot badge so people and agents are told apart at a glance.
+ */
+import { BotIcon } from "./icons";
+
+export function Avatar({
+  name,
+  hue,
+  agent,
+  size = 36,
+}: {
+  name: string;
+  /** 0–360. */
+  hue: number;
+  agent: boolean;
+  size?: number;
+}) {
+  const letters = initials(name);
+  return (
+    <span
+      aria-hidden="true"
+      className={`relative inline-flex shrink-0 select-none items-center justify-center font-semibold text-white ${
+        agent ? "rounded-[9px]" : "rounded-full"
+      }`}
+      style={{
+        width: size,
+        height: size,
+        fontSize: size * 0.38,
+        background: agent
+          ? `linear-gradient(135deg, hsl(${hue} 62% 52%), hsl(${(hue + 40) % 360} 62% 42%))`
+          : `hsl(${hue} 55% 46%)`,
+      }}
+    >
+      {letters}
+      {agent && (
+        <span className="absolute -bottom-1 -right-1 inline-flex h-[15px] w-[15px] items-center justify-center rounded-[5px] border-2 border-canvas bg-agent text-white">
+          <BotIcon size={9} strokeWidth={2.5} />
+        </span>
+      )}
+    </span>
+  );
+}
+
+/** One or two letters for an avatar: "Ada Lovelace" → "AL", "ken" → "KE". */
+export function initials(name: string): string {
+  const words = name
+    .replace(/[^\p{L}\p{N}\s_-]/gu, " ")
+    .split(/[\s_-]+/)
+    .filter(Boolean);
+  if (words.length === 0) return "?";
+  if (words.length === 1) return words[0].slice(0, 2).toUpperCase();
+  return (words[0][0] + words[1][0]).toUpperCase();
+}

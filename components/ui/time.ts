@@ -1,0 +1,56 @@
+/**
+ * Time formatting for the channel (issue 2 "day dividers; hover shows exact time"), in the
+ * browser's locale and time zone. Invalid dates never throw: they format as the raw string.
+ */
+
+const timeFmt = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit" });
+const fullFmt = new Intl.DateTimeFormat(undefined, { dateStyle: "full", timeStyle: "medium" });
+const dayFmt = new Intl.DateTimeFormat(undefined, { weekday: "long", month: "long", day: "numeric" });
+const dayYearFmt = new Intl.DateTimeFormat(undefined, { weekday: "long", month: "long", day: "numeric", year: "numeric" });
+
+function parse(ts: string): Date | null {
+  const d = new Date(ts);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** "10:32 AM". */
+export function formatTime(ts: string): string {
+  const d = parse(ts);
+  return d ? timeFmt.format(d) : ts;
+}
+
+/** "Friday, November 21, 2026 at 10:32:11 AM" plus milliseconds. */
+export function formatFull(ts: string): string {
+  const d = parse(ts);
+  if (!d) return ts;
+  return `${fullFmt.format(d)} (.${String(d.getMilliseconds()).padStart(3, "0")})`;
+}
+
+/** A local calendar-day key, "2026-11-21". */
+export function dayKey(ts: string): string {
+  const d = parse(ts);
+  if (!d) return "unknown";
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+}
+
+/** "Today", "Yesterday", "Friday, November 21" (with the year when not this year). */
+export function formatDay(ts: string, now = new Date()): string {
+  const d = parse(ts);
+  if (!d) return "Unknown date";
+  const key = dayKey(ts);
+  if (key === dayKey(now.toISOString())) return "Today";
+  const y = new Date(now);
+  y.setDate(y.getDate() - 1);
+  if (key === dayKey(y.toISOString())) return "Yesterday";
+  return d.getFullYear() === now.getFullYear() ? dayFmt.format(d) : dayYearFmt.format(d);
+}
+
+/** Milliseconds as "850 ms", "1.2 s", "2 min 5 s". */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return "—";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  const m = Math.floor(ms / 60_000);
+  const s = Math.round((ms % 60_000) / 1000);
+  return s ? `${m} min ${s} s` : `${m} min`;
+}

@@ -1,0 +1,126 @@
+/**
+ * Task state, folded from task.* events (Clutch Protocol §2.1; states after Cordum's job
+ * lifecycle, seed 004). Pure: the server's `tasks` projection and the browser use this one
+ * function, so a task looks the same live, after a reload and in a replay.
+ *
+ *   task.request  → pending        (a new attempt when the task had ended: attempts + 1)
+ *   task.accept   → running
+ *   task.progress → running        (unless already ended)
+ *   task.result   → succeeded
+ *   task.error    → failed
+ *   task.cancel   → cancelled
+ *   task.timeout  → timed_out
+ *
+ * `approval_required` and `waiting_input` are set by later issues (policy, agents asking).
+ */
+import type { StoredEvent } from "../protocol/envelope";
+
+export const TASK_STATES = [
+  "pending",
+  "approval_required",
+  "running",
+  "waiting_input",
+  "succeeded",
+  "failed",
+  "cancelled",
+  "timed_out",
+] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(["succeeded", "failed", "cancelled", "timed_out"]);
+
+/** A task as folded from its events. Times are ISO 8601 strings. */
+export interface TaskView {
+  task_id: string;
+  run_id: string;
+  thread_id: string;
+  parent_task_id: string | null;
+  state: TaskState;
+  /** Agent the task was sent to (first `to`), or the agent that accepted it. */
+  assignee: string | null;
+  /** Who asked for the task (`from` of the task.request). */
+  requester: string | null;
+  title: string | null;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  ended_at: string | null;
+  /** The task.error payload when failed. */
+  error: Record<string, unknown> | null;
+  last_seq: number;
+}
+
+/** True for the event types that change a task's state. */
+export function isTaskEvent(type: string): boolean {
+  return type.startsWith("task.");
+}
+
+function titleOf(ev: StoredEvent): string | null {
+  const p = ev.payload as { title?: unknown; instructions?: unknown; context_summary?: unknown };
+  for (const candidate of [p.title, p.instructions, p.context_summary]) {
+    if (typeof candidate === "string" && candidate.trim()) return candidate.trim().slice(0, 200);
+  }
+  return null;
+}
+
+/**
+ * The task after `ev`. `prev` is the task before (undefined for a task not seen yet).
+ * Returns `prev` unchanged for events that are not task.* events or belong to another task.
+ */
+export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView | undefined {
+  if (!isTaskEvent(ev.type)) return prev;
+  if (prev && prev.task_id !== ev.task_id) return prev;
+  const base: TaskView = prev ?? {
+    task_id: ev.task_id,
+    run_id: ev.run_id,
+    thread_id: ev.thread_id,
+    parent_task_id: ev.parent_task_id ?? null,
+    state: "pending",
+    assignee: ev.type === "task.request" ? (ev.to[0]?.agent_id ?? null) : ev.from.agent_id,
+    requester: ev.type === "task.request" ? ev.from.agent_id : null,
+    title: titleOf(ev),
+    attempts: ev.attempt ?? 1,
+    created_at: ev.ts,
+    updated_at: ev.ts,
+    ended_at: null,
+    error: null,
+    last_seq: ev.seq,
+  };
+  const next: TaskView = { ...base, updated_at: ev.ts, last_seq: ev.seq };
+  const ended = TERMINAL_STATES.has(base.state);
+  switch (ev.type) {
+    case "task.request":
+      if (prev) {
+        // A repeated request is a retry (new attempt) once the task has ended.
+        next.attempts = Math.max(ev.attempt ?? prev.attempts + (ended ? 1 : 0), prev.attempts);
+        next.state = ended ? "pending" : prev.state;
+        next.ended_at = ended ? null : prev.ended_at;
+        next.error = ended ? null : prev.error;
+        next.assignee = ev.to[0]?.agent_id ?? prev.assignee;
+        next.title = titleOf(ev) ?? prev.title;
+      }
+      break;
+    case "task.accept":
+      if (!ended) next.state = "running";
+      next.assignee = ev.from.agent_id;
+      break;
+    case "task.progress":
+      if (!ended) next.state = "running";
+      break;
+    case "task.result":
+      next.state = "succeeded";
+      break;
+    case "task.error":
+      next.state = "failed";
+      next.error = ev.payload;
+      break;
+    case "task.cancel":
+      next.state = "cancelled";
+      break;
+    case "task.timeout":
+      next.state = "timed_out";
+      break;
+  }
+  if (TERMINAL_STATES.has(next.state) && !ended) next.ended_at = ev.ts;
+  return next;
+}

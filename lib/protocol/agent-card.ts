@@ -1,0 +1,47 @@
+/**
+ * AgentCard and capability (Clutch Protocol §1.4, §1.5).
+ *
+ * An AgentCard is how an agent advertises what it can do; the router (§4) matches a task's
+ * `requires[]`/`prefers[]` against the capabilities listed here.
+ */
+import { z } from "zod";
+
+export const TrustLevel = z.enum(["sandbox", "prod"]);
+export const CostHint = z.enum(["low", "medium", "high"]);
+
+/** One capability (§1.5). `id` is e.g. `skill:research` or `tool:mcp`; other fields optional. */
+export const CapabilitySchema = z.looseObject({
+  id: z.string().min(1, "a capability needs an id such as skill:research"),
+  /** A semantic version (`1.0`, `1.2.3`) or a range (`^1.0`, `>=1.2 <2`). */
+  version: z.string().min(1).optional(),
+  tags: z.array(z.string()).optional(),
+  /** MCP servers the capability needs (`mcp:browser`). */
+  tools: z.array(z.string()).optional(),
+  trust_level: TrustLevel.optional(),
+  cost_hint: CostHint.optional(),
+  /** For `tool:mcp` capabilities: the MCP servers offered. */
+  servers: z.array(z.string()).optional(),
+});
+export type Capability = z.infer<typeof CapabilitySchema>;
+
+/** The AgentCard (§1.4). */
+export const AgentCardSchema = z.looseObject({
+  v: z.literal("clutch/0.1"),
+  agent_id: z.string().min(1),
+  display: z.looseObject({ name: z.string().min(1), desc: z.string().optional() }),
+  endpoints: z.record(z.string(), z.looseObject({ url: z.string() })).optional(),
+  capabilities: z.array(CapabilitySchema),
+  limits: z
+    .looseObject({
+      max_concurrency: z.number().int().positive().optional(),
+      max_runtime_sec: z.number().positive().optional(),
+    })
+    .optional(),
+  security: z
+    .looseObject({
+      sandbox: z.boolean().optional(),
+      network: z.string().optional(),
+    })
+    .optional(),
+});
+export type AgentCard = z.infer<typeof AgentCardSchema>;

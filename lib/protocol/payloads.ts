@@ -1,0 +1,174 @@
+/**
+ * Payload shapes for every message type of Clutch Protocol §2 and the built-in payload types
+ * of §3.3.
+ *
+ * The seed names the types but not most of their payload fields; the shapes below are Clutch's
+ * choice, recorded in docs/protocol.md. Payload objects are loose: extra fields are kept, so an
+ * adapter can carry framework detail without losing it.
+ */
+import { z } from "zod";
+import { AgentCardSchema } from "./agent-card";
+
+const text = z.string().max(100_000, "text is limited to 100,000 characters");
+
+/** §2.1 task.request: a request to perform work. */
+export const TaskRequestPayload = z.looseObject({
+  title: z.string().max(500).optional(),
+  instructions: text.optional(),
+  /** CAP delegation_notice.context_summary: what has been done and what remains. */
+  context_summary: text.optional(),
+  input: z.unknown().optional(),
+});
+/** §2.1 task.accept. */
+export const TaskAcceptPayload = z.looseObject({
+  agent_id: z.string().optional(),
+  instance_id: z.string().optional(),
+  note: z.string().optional(),
+});
+/** §2.1 task.progress: an intermediate status update; `percent` is 0–100. */
+export const TaskProgressPayload = z.looseObject({
+  message: text.optional(),
+  percent: z.number().min(0).max(100).optional(),
+});
+/** §2.1 task.result: shape set by `payload_type` (§3); any object otherwise. */
+export const TaskResultPayload = z.looseObject({});
+/** §5.4 error body, used by task.error. */
+export const TaskErrorPayload = z.looseObject({
+  code: z.string().min(1),
+  message: z.string(),
+  retryable: z.boolean().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+/** §2.1 task.cancel. */
+export const TaskCancelPayload = z.looseObject({
+  reason: z.string().optional(),
+  requested_by: z.string().optional(),
+});
+/** §2.1 task.timeout; `timeout_ms` in milliseconds. */
+export const TaskTimeoutPayload = z.looseObject({
+  timeout_ms: z.number().nonnegative().optional(),
+  message: z.string().optional(),
+});
+
+/** §2.2 chat.message: markdown `text` from a person or an agent. */
+export const ChatMessagePayload = z.looseObject({
+  text: text.min(1, "a message needs text"),
+  /** Agent ids or capability ids mentioned (`agent:analyst-1`, `skill:research`). */
+  mentions: z.array(z.string()).optional(),
+  /** id of the message this answers. */
+  reply_to: z.string().optional(),
+  /** True when the sender waits for an answer (a question to a person or agent). */
+  expects_reply: z.boolean().optional(),
+});
+/** §2.2 chat.system: a notification; `level` defaults to info. */
+export const ChatSystemPayload = z.looseObject({
+  text: text.min(1),
+  level: z.enum(["info", "warning", "error"]).optional(),
+});
+
+/** §2.3 tool.call. `tool` is the tool name (or `mcp:<server>`), `arguments` its JSON input. */
+export const ToolCallPayload = z.looseObject({
+  call_id: z.string().min(1),
+  tool: z.string().min(1),
+  server_id: z.string().optional(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
+/** §2.3 tool.result; `duration_ms` in milliseconds; `truncated` with an `artifact_ref` to the whole. */
+export const ToolResultPayload = z.looseObject({
+  call_id: z.string().min(1),
+  tool: z.string().min(1),
+  server_id: z.string().optional(),
+  result: z.unknown(),
+  duration_ms: z.number().nonnegative().optional(),
+  truncated: z.boolean().optional(),
+  artifact_ref: z.string().optional(),
+});
+/** §2.3 tool.error. */
+export const ToolErrorPayload = z.looseObject({
+  call_id: z.string().min(1),
+  tool: z.string().min(1),
+  server_id: z.string().optional(),
+  code: z.string().min(1),
+  message: z.string(),
+  retryable: z.boolean().optional(),
+  duration_ms: z.number().nonnegative().optional(),
+});
+
+/** §2.4 agent.register and agent.update: the agent's card. */
+export const AgentRegisterPayload = z.looseObject({ card: AgentCardSchema });
+export const AgentUpdatePayload = z.looseObject({ card: AgentCardSchema });
+/** §2.4 agent.heartbeat; `active_tasks` counts tasks in progress. */
+export const AgentHeartbeatPayload = z.looseObject({
+  agent_id: z.string().min(1),
+  status: z.enum(["online", "busy", "draining"]).optional(),
+  active_tasks: z.number().int().nonnegative().optional(),
+});
+
+/** §4.3 routing.decision. `scores` maps agent id to a score in 0..1. */
+export const RoutingDecisionPayload = z.looseObject({
+  selected: z.string().min(1),
+  candidates: z.array(z.string()),
+  reason: z.string(),
+  scores: z.record(z.string(), z.number()),
+  /** Which filter removed which agent (§4.2 hard filters, requires). */
+  rejected: z.array(z.looseObject({ agent_id: z.string(), filter: z.string(), reason: z.string() })).optional(),
+});
+/** §2.5 routing.failure: no agent matched; `rejected` gives the reason per agent. */
+export const RoutingFailurePayload = z.looseObject({
+  reason: z.string(),
+  requires: z.array(z.string()).optional(),
+  prefers: z.array(z.string()).optional(),
+  rejected: z.array(z.looseObject({ agent_id: z.string(), filter: z.string(), reason: z.string() })).optional(),
+});
+
+/** Payload schema of every message type of §2, keyed by type. */
+export const PAYLOAD_BY_TYPE = {
+  "task.request": TaskRequestPayload,
+  "task.accept": TaskAcceptPayload,
+  "task.progress": TaskProgressPayload,
+  "task.result": TaskResultPayload,
+  "task.error": TaskErrorPayload,
+  "task.cancel": TaskCancelPayload,
+  "task.timeout": TaskTimeoutPayload,
+  "chat.message": ChatMessagePayload,
+  "chat.system": ChatSystemPayload,
+  "tool.call": ToolCallPayload,
+  "tool.result": ToolResultPayload,
+  "tool.error": ToolErrorPayload,
+  "agent.register": AgentRegisterPayload,
+  "agent.heartbeat": AgentHeartbeatPayload,
+  "agent.update": AgentUpdatePayload,
+  "routing.decision": RoutingDecisionPayload,
+  "routing.failure": RoutingFailurePayload,
+} as const;
+
+export type MessageType = keyof typeof PAYLOAD_BY_TYPE;
+export const MESSAGE_TYPES = Object.keys(PAYLOAD_BY_TYPE) as MessageType[];
+
+/** The payload type of a message type, e.g. `PayloadOf<"chat.message">`. */
+export type PayloadOf<T extends MessageType> = z.infer<(typeof PAYLOAD_BY_TYPE)[T]>;
+
+// §3.3 built-in payload types.
+export const ResearchSummaryV1 = z.looseObject({ findings: z.array(z.unknown()), citations: z.array(z.unknown()) });
+export const ResearchSourcesV1 = z.looseObject({ sources: z.array(z.unknown()), relevance_scores: z.unknown() });
+export const CodeOutputV1 = z.looseObject({ files: z.array(z.unknown()), language: z.string(), tests_passed: z.boolean() });
+export const CodeReviewV1 = z.looseObject({
+  findings: z.array(z.unknown()),
+  severity: z.string(),
+  patch_ref: z.string().optional(),
+});
+export const ReviewFeedbackV1 = z.looseObject({
+  decision: z.enum(["approved", "changes_requested", "rejected"]),
+  comments: z.union([z.string(), z.array(z.string())]),
+  blocking_issues: z.array(z.unknown()),
+});
+
+/** Built-in payload types (§3.3), keyed by `payload_type`. */
+export const BUILTIN_PAYLOAD_TYPES = {
+  "research.summary.v1": ResearchSummaryV1,
+  "research.sources.v1": ResearchSourcesV1,
+  "code.output.v1": CodeOutputV1,
+  "code.review.v1": CodeReviewV1,
+  "review.feedback.v1": ReviewFeedbackV1,
+} as const;
+export type BuiltinPayloadType = keyof typeof BUILTIN_PAYLOAD_TYPES;

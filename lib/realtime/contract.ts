@@ -1,0 +1,40 @@
+/**
+ * The Socket.IO contract between browser and server (issue 2, "server/realtime").
+ *
+ * Client → server:
+ *   `subscribe`   { thread_id?, run_id?, after? } → ack { ok: true } | { ok: false, error }
+ *                 After the ack the server emits `event` for every stored event of that thread
+ *                 (or run) with seq > after: first the backlog from the store, then live ones,
+ *                 in seq order, each once per subscription.
+ *   `unsubscribe` the same shape (after ignored) → ack.
+ * Server → client:
+ *   `event`           a StoredEvent (ClutchMessage + seq).
+ *   `thread.activity` a ThreadSummary whenever a thread changes (new event, created), sent to
+ *                     every connected client so sidebars can keep unread counts live.
+ */
+import { z } from "zod";
+import type { StoredEvent } from "../protocol/envelope";
+import type { ThreadSummary } from "../api/types";
+
+export const SubscriptionSchema = z
+  .strictObject({
+    thread_id: z.string().min(1).optional(),
+    run_id: z.string().min(1).optional(),
+    after: z.number().int().nonnegative().optional(),
+  })
+  .refine((s) => Boolean(s.thread_id) !== Boolean(s.run_id), {
+    message: "subscribe to exactly one of thread_id or run_id",
+  });
+export type Subscription = z.infer<typeof SubscriptionSchema>;
+
+export type Ack = { ok: true } | { ok: false; error: { code: string; message: string } };
+
+export interface ClientEvents {
+  subscribe: (sub: Subscription, ack: (res: Ack) => void) => void;
+  unsubscribe: (sub: Subscription, ack: (res: Ack) => void) => void;
+}
+
+export interface ServerEvents {
+  event: (event: StoredEvent) => void;
+  "thread.activity": (thread: ThreadSummary) => void;
+}

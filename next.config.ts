@@ -1,0 +1,22 @@
+import type { NextConfig } from "next";
+
+/**
+ * Next.js config. Server-only packages stay external so the custom server (server.ts) and the
+ * route handlers share one copy of pg / Prisma / PGlite / pino with Node's own module loader.
+ */
+const nextConfig: NextConfig = {
+  reactStrictMode: true,
+  poweredByHeader: false,
+  serverExternalPackages: [
+    "pg",
+    "@prisma/adapter-pg",
+    "@prisma/client",
+    "@electric-sql/pglite",
+    "@electric-sql/pglite-socket",
+    "pino",
+  ],
+  // The dev-mode badge would sit on top of the composer on phones.
+  devIndicators: false,
+};
+
+export default nextConfig;

@@ -1,0 +1,20 @@
+/**
+ * Prisma CLI configuration (Prisma 6.19, see ../shared/STACK.md traps 1–3).
+ *
+ * The schema engine runs as WASM through the `pg` driver adapter, so `prisma generate`
+ * and `prisma migrate deploy` work offline. A placeholder DATABASE_URL keeps the CLI on
+ * that path when none is set (generate never connects).
+ */
+import { defineConfig } from "prisma/config";
+import { PrismaPg } from "@prisma/adapter-pg";
+
+process.env.DATABASE_URL ??= "postgresql://placeholder:placeholder@127.0.0.1:1/placeholder";
+
+export default defineConfig({
+  schema: "prisma/schema.prisma",
+  experimental: { adapter: true },
+  engine: "js",
+  async adapter() {
+    return new PrismaPg({ connectionString: process.env.DATABASE_URL, allowExitOnIdle: true });
+  },
+});

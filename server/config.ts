@@ -1,0 +1,53 @@
+/**
+ * Server configuration from the environment, validated once at start.
+ *
+ *   PORT            HTTP port for Next and Socket.IO (default 3000)
+ *   HOST            interface to bind (default 0.0.0.0)
+ *   DATABASE_URL    PostgreSQL to use; unset → the embedded PGlite database
+ *   CLUTCH_DATA_DIR where the embedded database keeps its files (default ./.clutch)
+ *   LOG_LEVEL       pino level (default info)
+ *
+ * Throws a ZodError-derived Error with a readable message when a value is invalid.
+ */
+import path from "node:path";
+import { z } from "zod";
+
+const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgresql:// URL")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  CLUTCH_DATA_DIR: z.string().min(1).default(".clutch"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+});
+
+export interface ClutchConfig {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  logLevel: string;
+  dev: boolean;
+}
+
+/** The configuration read from `env` (defaults to process.env). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ClutchConfig {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const c = parsed.data;
+  return {
+    port: c.PORT,
+    host: c.HOST,
+    databaseUrl: c.DATABASE_URL,
+    dataDir: path.resolve(c.CLUTCH_DATA_DIR),
+    logLevel: c.LOG_LEVEL,
+    dev: c.NODE_ENV !== "production",
+  };
+}

@@ -1,0 +1,255 @@
+/**
+ * The one append path (DESIGN.md "The one idea", Clutch Protocol §5, §8.1).
+ *
+ * `appendInTx(tx, messages)` deduplicates, assigns `seq`, inserts and updates the projections
+ * (threads, tasks, runs) inside the caller's transaction; `EventStore.append` wraps it in a
+ * transaction and publishes only after commit.
+ *
+ * ## Why seq is gap-free and in commit order
+ * A plain sequence hands out numbers at insert time, so with concurrent writers seq 11 can
+ * commit before seq 10, and a reader that saw 11 would later find 10. Here every append first
+ * takes one transaction-scoped advisory lock (`pg_advisory_xact_lock`), then reads
+ * `max(seq) + 1`. The lock is released only when the transaction commits or rolls back, and
+ * PostgreSQL makes a commit visible before it releases the transaction's locks. So appends
+ * run one after another: each sees every earlier commit, numbers continue without a gap (a
+ * rolled-back append leaves max(seq) where it was), and no transaction can commit a lower seq
+ * after a higher one is visible. Dedup checks run under the same lock, so two writers racing
+ * with the same id cannot both insert. Throughput comes from batching: one append may carry
+ * up to MAX_BATCH messages in one transaction.
+ *
+ * ## Duplicates (§5.2)
+ * A message whose `(run_id, id)` or `idempotency_key` is already stored (or appears earlier
+ * in the same batch) is not inserted; the stored original is returned in its place with
+ * `created: false`, and nothing is published for it.
+ */
+import type { ClutchMessage, StoredEvent } from "@/lib/protocol";
+import { foldTask, isTaskEvent, TERMINAL_STATES, type TaskState, type TaskView } from "@/lib/fold/task-state";
+import { runStateOf } from "@/lib/fold/run-state";
+import { countsAsUnread } from "@/lib/unread";
+import type { Prisma } from "../db/generated/client";
+import type { Event as EventRow, Task as TaskRow } from "../db/generated/client";
+import { ClutchError } from "../errors";
+import { fromRow, normalise, toRow } from "./codec";
+
+/** A Prisma interactive-transaction client. */
+export type Tx = Prisma.TransactionClient;
+
+/** Arbitrary constant naming the append lock (pg advisory lock key space is global per db). */
+const APPEND_LOCK_KEY = 0x436c7574; // "Clut"
+
+export interface AppendResult {
+  /** One stored event per input message, in input order (the original for a duplicate). */
+  events: StoredEvent[];
+  /** Per input: true when stored by this append, false when it was a duplicate. */
+  created: boolean[];
+}
+
+const pairKey = (run_id: string, id: string) => `${run_id}\u0000${id}`;
+
+/**
+ * Append validated messages inside `tx`. Throws ClutchError `unknown_thread` (422) when a
+ * message names a thread that does not exist. The caller commits, then publishes the events
+ * whose `created` is true.
+ */
+export async function appendInTx(tx: Tx, input: ClutchMessage[]): Promise<AppendResult> {
+  const messages = input.map(normalise);
+  await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`);
+
+  await assertThreadsExist(tx, [...new Set(messages.map((m) => m.thread_id))]);
+  const stored = await findStored(tx, messages);
+
+  const maxRow = await tx.$queryRawUnsafe<{ max: bigint | null }[]>(`SELECT max(seq) AS max FROM events`);
+  let seq = Number(maxRow[0]?.max ?? 0n);
+
+  const events: StoredEvent[] = [];
+  const created: boolean[] = [];
+  const fresh: StoredEvent[] = [];
+  const byPair = new Map<string, StoredEvent>();
+  const byKey = new Map<string, StoredEvent>();
+  for (const msg of messages) {
+    const earlier =
+      stored.byPair.get(pairKey(msg.run_id, msg.id)) ??
+      (msg.idempotency_key ? stored.byKey.get(msg.idempotency_key) : undefined) ??
+      byPair.get(pairKey(msg.run_id, msg.id)) ??
+      (msg.idempotency_key ? byKey.get(msg.idempotency_key) : undefined);
+    if (earlier) {
+      events.push(earlier);
+      created.push(false);
+      continue;
+    }
+    const ev: StoredEvent = { ...msg, seq: ++seq };
+    byPair.set(pairKey(msg.run_id, msg.id), ev);
+    if (msg.idempotency_key) byKey.set(msg.idempotency_key, ev);
+    events.push(ev);
+    created.push(true);
+    fresh.push(ev);
+  }
+
+  if (fresh.length) {
+    await tx.event.createMany({ data: fresh.map((ev) => toRow(ev, ev.seq)) });
+    await projectThreads(tx, fresh);
+    const taskRuns = await projectTasks(tx, fresh);
+    await projectRuns(tx, fresh, taskRuns);
+  }
+  return { events, created };
+}
+
+async function assertThreadsExist(tx: Tx, threadIds: string[]): Promise<void> {
+  const found = await tx.thread.findMany({ where: { id: { in: threadIds } }, select: { id: true } });
+  if (found.length === threadIds.length) return;
+  const known = new Set(found.map((t) => t.id));
+  const missing = threadIds.filter((id) => !known.has(id));
+  throw new ClutchError(
+    "unknown_thread",
+    `thread ${missing.join(", ")} does not exist; create it with POST /api/threads first; nothing was stored`,
+    422,
+  );
+}
+
+async function findStored(tx: Tx, messages: ClutchMessage[]) {
+  const keys = messages.flatMap((m) => (m.idempotency_key ? [m.idempotency_key] : []));
+  const rows = await tx.$queryRawUnsafe<EventRow[]>(
+    `SELECT * FROM events
+      WHERE (run_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+         OR idempotency_key = ANY($3::text[])`,
+    messages.map((m) => m.run_id),
+    messages.map((m) => m.id),
+    keys,
+  );
+  const byPair = new Map<string, StoredEvent>();
+  const byKey = new Map<string, StoredEvent>();
+  for (const row of rows) {
+    const ev = fromRow(row);
+    byPair.set(pairKey(ev.run_id, ev.id), ev);
+    if (ev.idempotency_key) byKey.set(ev.idempotency_key, ev);
+  }
+  return { byPair, byKey };
+}
+
+/** threads: last_seq, last_event_at and message_count (lib/unread.ts) per thread. */
+async function projectThreads(tx: Tx, fresh: StoredEvent[]): Promise<void> {
+  const per = new Map<string, { id: string; last_seq: number; last_event_at: string; n: number }>();
+  for (const ev of fresh) {
+    const t = per.get(ev.thread_id) ?? { id: ev.thread_id, last_seq: 0, last_event_at: ev.ts, n: 0 };
+    t.last_seq = ev.seq;
+    t.last_event_at = ev.ts;
+    if (countsAsUnread(ev.type)) t.n++;
+    per.set(ev.thread_id, t);
+  }
+  await tx.$executeRawUnsafe(
+    `UPDATE threads t
+        SET last_seq = x.last_seq, last_event_at = x.last_event_at, message_count = t.message_count + x.n
+       FROM jsonb_to_recordset($1::jsonb) AS x(id text, last_seq bigint, last_event_at timestamptz, n int)
+      WHERE t.id = x.id`,
+    JSON.stringify([...per.values()]),
+  );
+}
+
+function taskViewOf(row: TaskRow): TaskView {
+  return {
+    task_id: row.id,
+    run_id: row.run_id,
+    thread_id: row.thread_id,
+    parent_task_id: row.parent_task_id,
+    state: row.state as TaskState,
+    assignee: row.assignee,
+    requester: row.requester,
+    title: row.title,
+    attempts: row.attempts,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    ended_at: row.ended_at?.toISOString() ?? null,
+    error: (row.error as Record<string, unknown> | null) ?? null,
+    last_seq: Number(row.last_seq),
+  };
+}
+
+interface RunDelta {
+  thread_id: string;
+  started_at: string;
+  tasks_added: number;
+  done_delta: number;
+}
+
+/** tasks: fold each task.* event (lib/fold/task-state.ts) and upsert. Returns per-run deltas. */
+async function projectTasks(tx: Tx, fresh: StoredEvent[]): Promise<Map<string, RunDelta>> {
+  const taskEvents = fresh.filter((ev) => isTaskEvent(ev.type));
+  const runs = new Map<string, RunDelta>();
+  if (!taskEvents.length) return runs;
+  const ids = [...new Set(taskEvents.map((ev) => ev.task_id))];
+  const before = new Map((await tx.task.findMany({ where: { id: { in: ids } } })).map((r) => [r.id, taskViewOf(r)]));
+  const after = new Map(before);
+  for (const ev of taskEvents) after.set(ev.task_id, foldTask(after.get(ev.task_id), ev)!);
+
+  for (const [id, task] of after) {
+    const prev = before.get(id);
+    const delta = runs.get(task.run_id) ?? { thread_id: task.thread_id, started_at: task.created_at, tasks_added: 0, done_delta: 0 };
+    if (!prev) delta.tasks_added++;
+    const wasDone = prev ? TERMINAL_STATES.has(prev.state) : false;
+    const isDone = TERMINAL_STATES.has(task.state);
+    delta.done_delta += Number(isDone) - Number(wasDone);
+    runs.set(task.run_id, delta);
+  }
+  await tx.$executeRawUnsafe(
+    `INSERT INTO tasks (id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts,
+                        created_at, updated_at, ended_at, error, last_seq)
+     SELECT task_id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts,
+            created_at, updated_at, ended_at, error, last_seq
+       FROM jsonb_to_recordset($1::jsonb) AS x(task_id text, run_id text, thread_id text, parent_task_id text,
+            state text, assignee text, requester text, title text, attempts int, created_at timestamptz,
+            updated_at timestamptz, ended_at timestamptz, error jsonb, last_seq bigint)
+     ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, assignee = EXCLUDED.assignee, title = EXCLUDED.title,
+            attempts = EXCLUDED.attempts, updated_at = EXCLUDED.updated_at, ended_at = EXCLUDED.ended_at,
+            error = EXCLUDED.error, last_seq = EXCLUDED.last_seq`,
+    JSON.stringify([...after.values()].filter((t) => t !== before.get(t.task_id))),
+  );
+  return runs;
+}
+
+/**
+ * runs: a run appears with its first task; every event of a known run bumps its counters;
+ * its state follows its root tasks (lib/fold/run-state.ts).
+ */
+async function projectRuns(tx: Tx, fresh: StoredEvent[], taskRuns: Map<string, RunDelta>): Promise<void> {
+  const per = new Map<string, { id: string; n: number; last_seq: number; updated_at: string }>();
+  for (const ev of fresh) {
+    const r = per.get(ev.run_id) ?? { id: ev.run_id, n: 0, last_seq: 0, updated_at: ev.ts };
+    r.n++;
+    r.last_seq = ev.seq;
+    r.updated_at = ev.ts;
+    per.set(ev.run_id, r);
+  }
+  if (taskRuns.size) {
+    const runIds = [...taskRuns.keys()];
+    const roots = await tx.task.findMany({
+      where: { run_id: { in: runIds }, parent_task_id: null },
+      select: { run_id: true, state: true },
+    });
+    const rows = runIds.map((id) => {
+      const d = taskRuns.get(id)!;
+      const p = per.get(id)!;
+      const state = runStateOf(roots.filter((r) => r.run_id === id).map((r) => r.state as TaskState));
+      return { ...d, ...p, state, ended_at: state === "running" ? null : p.updated_at };
+    });
+    await tx.$executeRawUnsafe(
+      `INSERT INTO runs (id, thread_id, state, started_at, updated_at, ended_at, task_total, task_done, event_count, last_seq)
+       SELECT id, thread_id, state, started_at, updated_at, ended_at, tasks_added, done_delta, n, last_seq
+         FROM jsonb_to_recordset($1::jsonb) AS x(id text, thread_id text, state text, started_at timestamptz,
+              updated_at timestamptz, ended_at timestamptz, tasks_added int, done_delta int, n int, last_seq bigint)
+       ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, updated_at = EXCLUDED.updated_at,
+              ended_at = EXCLUDED.ended_at, task_total = runs.task_total + EXCLUDED.task_total,
+              task_done = runs.task_done + EXCLUDED.task_done, event_count = runs.event_count + EXCLUDED.event_count,
+              last_seq = EXCLUDED.last_seq`,
+      JSON.stringify(rows),
+    );
+  }
+  const others = [...per.values()].filter((r) => !taskRuns.has(r.id));
+  if (others.length) {
+    await tx.$executeRawUnsafe(
+      `UPDATE runs r SET event_count = r.event_count + x.n, last_seq = x.last_seq, updated_at = x.updated_at
+         FROM jsonb_to_recordset($1::jsonb) AS x(id text, n int, last_seq bigint, updated_at timestamptz)
+        WHERE r.id = x.id`,
+      JSON.stringify(others),
+    );
+  }
+}

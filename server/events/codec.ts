@@ -1,0 +1,52 @@
+/**
+ * Mapping between a ClutchMessage and its `events` row (prisma/schema.prisma).
+ *
+ * Queried envelope fields are columns; `payload` is one JSONB column and every other envelope
+ * field (including `from`, `to`, `v` and `parent_task_id` as given) is kept in `rest`, so a
+ * message read back is the message stored. `ts` is normalised to milliseconds in UTC
+ * (`toISOString()`) when stored.
+ */
+import type { ClutchMessage, StoredEvent } from "@/lib/protocol";
+import type { Event as EventRow, Prisma } from "../db/generated/client";
+
+/** The `events` row for a message and its seq. */
+export function toRow(msg: ClutchMessage, seq: number): Prisma.EventCreateManyInput {
+  const { id, ts, thread_id, run_id, task_id, type, payload, idempotency_key, ...rest } = msg;
+  return {
+    seq: BigInt(seq),
+    id,
+    ts: new Date(ts),
+    thread_id,
+    run_id,
+    task_id,
+    parent_task_id: msg.parent_task_id ?? null,
+    type,
+    from_agent_id: msg.from.agent_id,
+    idempotency_key: idempotency_key ?? null,
+    payload: payload as Prisma.InputJsonValue,
+    rest: rest as Prisma.InputJsonValue,
+  };
+}
+
+/** The stored event of a row. */
+export function fromRow(row: EventRow): StoredEvent {
+  const rest = row.rest as Omit<ClutchMessage, "id" | "ts" | "thread_id" | "run_id" | "task_id" | "type" | "payload">;
+  const event = {
+    ...rest,
+    id: row.id,
+    ts: row.ts.toISOString(),
+    thread_id: row.thread_id,
+    run_id: row.run_id,
+    task_id: row.task_id,
+    type: row.type as ClutchMessage["type"],
+    payload: row.payload as Record<string, unknown>,
+    seq: Number(row.seq),
+  } as StoredEvent;
+  if (row.idempotency_key !== null) event.idempotency_key = row.idempotency_key;
+  return event;
+}
+
+/** The message with `ts` normalised as it will be stored. */
+export function normalise(msg: ClutchMessage): ClutchMessage {
+  return { ...msg, ts: new Date(msg.ts).toISOString() };
+}

@@ -1,0 +1,83 @@
+/**
+ * EventStore: the facade over the log that the API, the socket gateway and (later) the
+ * orchestrator use. Every write goes through `append` (or `createThread`, which appends its
+ * announcement in the same transaction); events are offered to the tail only after commit.
+ */
+import type { ThreadSummary } from "@/lib/api/types";
+import type { Db } from "../db/client";
+import { ClutchError } from "../errors";
+import { appendInTx, type AppendResult } from "./append";
+import { readEvents, type Page, type ReadQuery, type Scope } from "./read";
+import type { EventTail } from "./tail";
+import { insertThread, NewThreadSchema, toSummary } from "./threads";
+import { validateMessages } from "./validate";
+
+const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
+
+export class EventStore {
+  constructor(
+    readonly db: Db,
+    private readonly tail: EventTail,
+  ) {}
+
+  /**
+   * Validate and append one message or a batch (one transaction), then publish the new ones.
+   * Throws ClutchError: invalid_event (400), batch_too_large (413), unknown_thread (422).
+   */
+  async append(input: unknown): Promise<AppendResult> {
+    const messages = validateMessages(input);
+    const result = await this.db.$transaction((tx) => appendInTx(tx, messages), TX_OPTIONS);
+    this.tail.offer(result.events.filter((_, i) => result.created[i]));
+    return result;
+  }
+
+  /**
+   * Create a channel. Throws ClutchError invalid_thread (400) or name_taken (409).
+   * `by` is who created it, named in the announcement.
+   */
+  async createThread(input: unknown, by: { agent_id: string; display_name?: string }): Promise<ThreadSummary> {
+    const parsed = NewThreadSchema.safeParse(input);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0]!;
+      throw new ClutchError("invalid_thread", `${first.path.join(".") || "body"}: ${first.message}`, 400, parsed.error.issues);
+    }
+    const existing = await this.db.thread.findUnique({ where: { name: parsed.data.name } });
+    if (existing) throw new ClutchError("name_taken", `#${parsed.data.name} already exists`, 409);
+    try {
+      const { row, result } = await this.db.$transaction(async (tx) => {
+        const { row, announce } = await insertThread(tx, parsed.data, by);
+        const result = await appendInTx(tx, [announce]);
+        return { row, result };
+      }, TX_OPTIONS);
+      this.tail.offer(result.events);
+      const fresh = await this.db.thread.findUniqueOrThrow({ where: { id: row.id } });
+      return toSummary(fresh);
+    } catch (err) {
+      if ((err as { code?: string }).code === "P2002") throw new ClutchError("name_taken", `#${parsed.data.name} already exists`, 409);
+      throw err;
+    }
+  }
+
+  /** Every channel, by name. */
+  async listThreads(): Promise<ThreadSummary[]> {
+    const rows = await this.db.thread.findMany({ orderBy: { name: "asc" } });
+    return rows.map(toSummary);
+  }
+
+  /** One channel, or null. */
+  async getThread(id: string): Promise<ThreadSummary | null> {
+    const row = await this.db.thread.findUnique({ where: { id } });
+    return row ? toSummary(row) : null;
+  }
+
+  /** Channels by id (for sidebar activity). */
+  async getThreads(ids: string[]): Promise<ThreadSummary[]> {
+    const rows = await this.db.thread.findMany({ where: { id: { in: ids } } });
+    return rows.map(toSummary);
+  }
+
+  /** A page of events; see server/events/read.ts. */
+  read(scope: Scope, q: ReadQuery = {}): Promise<Page> {
+    return readEvents(this.db, scope, q);
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Threads (channels). A thread is created together with its first event, a chat.system
+ * "channel created" message, in one transaction through the append path, so the creation is
+ * in the log like everything else.
+ */
+import { z } from "zod";
+import { makeMessage, newId, type ClutchMessage } from "@/lib/protocol";
+import type { ThreadSummary } from "@/lib/api/types";
+import type { Thread as ThreadRow } from "../db/generated/client";
+import type { Tx } from "./append";
+
+/** `POST /api/threads` body. Names are Slack-style: lowercase letters, digits, - and _. */
+export const NewThreadSchema = z.strictObject({
+  name: z
+    .string()
+    .trim()
+    .min(1, "a channel needs a name")
+    .max(80, "a channel name is at most 80 characters")
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, "use lowercase letters, digits, - and _ (e.g. sales-q4)"),
+  topic: z.string().trim().max(250, "a topic is at most 250 characters").optional(),
+});
+export type NewThread = z.infer<typeof NewThreadSchema>;
+
+/** The wire shape of a thread row. */
+export function toSummary(row: ThreadRow): ThreadSummary {
+  return {
+    id: row.id,
+    name: row.name,
+    topic: row.topic,
+    created_at: row.created_at.toISOString(),
+    last_seq: Number(row.last_seq),
+    last_event_at: row.last_event_at?.toISOString() ?? null,
+    message_count: row.message_count,
+  };
+}
+
+/**
+ * The conversation context of a thread: chat outside any run uses a run and task id derived
+ * from the thread's ULID (`thr_X` → `run_X`, `task_X`), so plain chat needs no run of its own.
+ */
+export function conversationIds(thread_id: string): { run_id: string; task_id: string } {
+  const ulid = thread_id.replace(/^thr_/, "");
+  return { run_id: `run_${ulid}`, task_id: `task_${ulid}` };
+}
+
+/** Insert the thread row and return the chat.system message that announces it. */
+export async function insertThread(tx: Tx, input: NewThread, by: { agent_id: string; display_name?: string }) {
+  const row = await tx.thread.create({ data: { id: newId("thread"), name: input.name, topic: input.topic ?? "" } });
+  const announce: ClutchMessage = makeMessage({
+    type: "chat.system",
+    thread_id: row.id,
+    ...conversationIds(row.id),
+    from: { agent_id: "system", role: "system" },
+    to: [],
+    payload: {
+      text: `${by.display_name ?? by.agent_id} created #${row.name}${row.topic ? `: ${row.topic}` : ""}`,
+      level: "info",
+    },
+  });
+  return { row, announce };
+}

@@ -1,0 +1,84 @@
+/**
+ * The process runtime: database (embedded or DATABASE_URL), migrations, the event store and
+ * its tail. `startRuntime` is called once by server.ts (and by tests and benches); route
+ * handlers, which Next bundles as a separate module graph, reach the same instance through
+ * `getRuntime()`, which reads it from globalThis.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { createDb, type Db } from "./db/client";
+import { startEmbeddedDatabase, type EmbeddedDatabase } from "./db/embedded";
+import { migrate } from "./db/migrate";
+import { EventStore } from "./events/store";
+import { EventTail } from "./events/tail";
+import { log } from "./log";
+import type { ClutchConfig } from "./config";
+
+export interface Runtime {
+  db: Db;
+  store: EventStore;
+  tail: EventTail;
+  databaseKind: "embedded" | "postgres";
+  databaseUrl: string;
+  version: string;
+  stop(): Promise<void>;
+}
+
+const KEY = Symbol.for("clutch.runtime");
+type Holder = { [KEY]?: Runtime };
+
+/** The running runtime. Throws when the server was not started through server.ts. */
+export function getRuntime(): Runtime {
+  const rt = (globalThis as Holder)[KEY];
+  if (!rt) throw new Error("Clutch runtime is not started: run the app with `npm start` or `npm run dev` (server.ts)");
+  return rt;
+}
+
+function readVersion(): string {
+  try {
+    return JSON.parse(fs.readFileSync(path.resolve("package.json"), "utf8")).version as string;
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/**
+ * Start the database (embedded under `<dataDir>/pgdata` when no DATABASE_URL), apply
+ * migrations, create the store and start its tail. Registers the runtime globally.
+ */
+export async function startRuntime(config: Pick<ClutchConfig, "databaseUrl" | "dataDir">): Promise<Runtime> {
+  let embedded: EmbeddedDatabase | undefined;
+  let url = config.databaseUrl;
+  if (!url) {
+    embedded = await startEmbeddedDatabase({ dataDir: path.join(config.dataDir, "pgdata") });
+    url = embedded.url;
+    log.info({ dataDir: config.dataDir }, "embedded PostgreSQL (PGlite) started");
+  }
+  await migrate(url);
+  const db = createDb(url);
+  const tail = new EventTail(db, { onError: (err) => log.error({ err }, "event tail") });
+  await tail.start();
+  const store = new EventStore(db, tail);
+  const runtime: Runtime = {
+    db,
+    store,
+    tail,
+    databaseKind: embedded ? "embedded" : "postgres",
+    databaseUrl: url,
+    version: readVersion(),
+    async stop() {
+      tail.stop();
+      await db.$disconnect();
+      await embedded?.stop();
+      delete (globalThis as Holder)[KEY];
+    },
+  };
+  (globalThis as Holder)[KEY] = runtime;
+  return runtime;
+}
+
+/** Create #general on a workspace with no channel, so a first visit lands somewhere. */
+export async function ensureDefaultChannel(rt: Runtime): Promise<void> {
+  if ((await rt.db.thread.count()) > 0) return;
+  await rt.store.createThread({ name: "general", topic: "Talk to the team, people and agents" }, { agent_id: "system", display_name: "Clutch" });
+}
