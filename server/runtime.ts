@@ -45,8 +45,11 @@ function readVersion(): string {
 /**
  * Start the database (embedded under `<dataDir>/pgdata` when no DATABASE_URL), apply
  * migrations, create the store and start its tail. Registers the runtime globally.
+ * `embeddedUrl` says that `databaseUrl` is an embedded database served elsewhere (tests).
  */
-export async function startRuntime(config: Pick<ClutchConfig, "databaseUrl" | "dataDir">): Promise<Runtime> {
+export async function startRuntime(
+  config: Pick<ClutchConfig, "databaseUrl" | "dataDir"> & { embeddedUrl?: boolean },
+): Promise<Runtime> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {
@@ -55,7 +58,10 @@ export async function startRuntime(config: Pick<ClutchConfig, "databaseUrl" | "d
     log.info({ dataDir: config.dataDir }, "embedded PostgreSQL (PGlite) started");
   }
   await migrate(url);
-  const db = createDb(url);
+  // PGlite serves every connection from one backend and interleaves their protocol messages,
+  // so the embedded database gets a single connection (STACK.md trap 9).
+  const isEmbedded = Boolean(embedded) || Boolean(config.embeddedUrl);
+  const db = createDb(url, { max: isEmbedded ? 1 : 10 });
   const tail = new EventTail(db, { onError: (err) => log.error({ err }, "event tail") });
   await tail.start();
   const store = new EventStore(db, tail);

@@ -1,7 +1,7 @@
 /**
  * `Markdown`: a chat message's text as sanitized GitHub-flavoured markdown (issue 2 "text
- * rendered as sanitized markdown"). Raw HTML is never interpreted: react-markdown turns it into
- * plain text (so `<img src=x onerror=…>` shows as typed), rehype-sanitize strips anything
+ * rendered as sanitized markdown"). Raw HTML is never interpreted: it is turned into
+ * plain text (remark-html-as-text: `<img src=x onerror=…>` shows as typed), rehype-sanitize strips anything
  * unsafe that markdown itself could produce, and links open in a new tab with
  * rel="noopener noreferrer".
  */
@@ -9,6 +9,7 @@ import { memo } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeSanitize from "rehype-sanitize";
 import remarkGfm from "remark-gfm";
+import { remarkHtmlAsText } from "./remark-html-as-text";
 
 const components: Components = {
   a: ({ node: _node, href, children, ...rest }) => (
@@ -26,7 +27,7 @@ const components: Components = {
     ),
 };
 
-const remarkPlugins = [remarkGfm];
+const remarkPlugins = [remarkGfm, remarkHtmlAsText];
 const rehypePlugins = [rehypeSanitize];
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {

@@ -4,17 +4,12 @@
  * the CSS follows `prefers-color-scheme`. The class on <html> is the single source of truth.
  */
 import { useCallback, useSyncExternalStore } from "react";
+import { THEME_COOKIE, type ThemeChoice } from "./theme-cookie";
 
-export type ThemeChoice = "light" | "dark" | "system";
-export const THEME_COOKIE = "clutch-theme";
+export type { ThemeChoice };
 
 const listeners = new Set<() => void>();
 const darkQuery = () => window.matchMedia("(prefers-color-scheme: dark)");
-
-/** Reads the cookie value as a ThemeChoice ("system" for anything else). */
-export function parseThemeChoice(value: string | undefined | null): ThemeChoice {
-  return value === "light" || value === "dark" ? value : "system";
-}
 
 function choiceNow(): ThemeChoice {
   const cl = document.documentElement.classList;

@@ -63,9 +63,16 @@ export const CapManifestObjectSchema = z.looseObject({
     error: "allowed_agents must be an array of agent ids",
   }),
   delegate_rules: z.record(
-    z.string().regex(CAP_AGENT_ID_PATTERN, "a delegate_rules key must be an agent id matching ^[A-Za-z0-9_-]+$"),
+    z.string().regex(CAP_AGENT_ID_PATTERN),
     CapDelegateRuleSchema,
-    { error: "delegate_rules must be an object keyed by agent id" },
+    {
+      error: (iss) =>
+        iss.code === "invalid_key"
+          ? `delegate_rules key ${JSON.stringify(iss.input)} is not an agent id matching ^[A-Za-z0-9_-]+$`
+          : iss.code === "invalid_type"
+            ? "delegate_rules must be an object keyed by agent id"
+            : undefined,
+    },
   ),
   overseer: z.string({ error: "overseer must be an agent id or null" }).nullable().optional(),
   mcp_bindings: z.array(CapMcpBindingSchema, { error: "mcp_bindings must be an array" }),

@@ -1,0 +1,114 @@
+/**
+ * The frame every event row shares (issue 2 "group consecutive messages like Slack; hover shows
+ * exact time; seq available on hover"): a 36 px gutter (avatar, icon, or the time on hover for
+ * a grouped row), the sender line for the first row of a group, and a hover tag with `#seq`.
+ */
+import type { ReactNode } from "react";
+import type { StoredEvent } from "@/lib/protocol";
+import { Avatar } from "@/components/ui/avatar";
+import { formatFull, formatTime } from "@/components/ui/time";
+import { displayName, hueFor, isHuman } from "./participant";
+
+/** Exact time on hover, seq included for debugging. */
+export function EventTime({ event, className = "" }: { event: StoredEvent; className?: string }) {
+  return (
+    <time dateTime={event.ts} title={`${formatFull(event.ts)} · seq ${event.seq}`} className={className}>
+      {formatTime(event.ts)}
+    </time>
+  );
+}
+
+function SeqTag({ seq }: { seq: number }) {
+  return (
+    <span
+      title={`seq ${seq}`}
+      className="pointer-events-none absolute right-3 top-1 hidden rounded border border-line bg-surface px-1.5 font-mono text-[10px] leading-4 text-fg-subtle shadow-sm group-hover:block group-focus-within:block"
+    >
+      #{seq}
+    </span>
+  );
+}
+
+/**
+ * A row with the sender's avatar and name (first of a group) or, when `continued`, only the
+ * content with the time in the gutter on hover.
+ */
+export function SenderRow({
+  event,
+  continued,
+  label,
+  children,
+}: {
+  event: StoredEvent;
+  continued: boolean;
+  label: string;
+  children: ReactNode;
+}) {
+  const human = isHuman(event.from);
+  const name = displayName(event.from);
+  return (
+    <article
+      data-seq={event.seq}
+      aria-label={label}
+      className={`group relative flex gap-2.5 px-4 hover:bg-hover/70 sm:px-5 ${continued ? "py-0.5" : "mt-1.5 pb-0.5 pt-1.5"}`}
+    >
+      <div className="flex w-9 shrink-0 justify-center">
+        {continued ? (
+          <EventTime
+            event={event}
+            className="invisible pt-[3px] text-[10px] leading-5 text-fg-subtle tabular-nums group-hover:visible"
+          />
+        ) : (
+          <span className="pt-0.5">
+            <Avatar name={name} hue={hueFor(event.from.agent_id)} agent={!human} />
+          </span>
+        )}
+      </div>
+      <div className="min-w-0 flex-1">
+        {!continued && (
+          <div className="flex items-baseline gap-1.5 leading-5">
+            <span className="truncate font-semibold text-fg" title={event.from.agent_id}>
+              {name}
+            </span>
+            {!human && (
+              <span className="rounded bg-agent/12 px-1 text-[10px] font-semibold uppercase tracking-wide text-agent">
+                Agent
+              </span>
+            )}
+            <EventTime event={event} className="shrink-0 text-xs text-fg-subtle hover:underline" />
+          </div>
+        )}
+        {children}
+      </div>
+      <SeqTag seq={event.seq} />
+    </article>
+  );
+}
+
+/** A compact one-line row with an icon in the gutter (system notices, agent lifecycle). */
+export function LineRow({
+  event,
+  icon,
+  label,
+  children,
+}: {
+  event: StoredEvent;
+  icon: ReactNode;
+  label: string;
+  children: ReactNode;
+}) {
+  return (
+    <article
+      data-seq={event.seq}
+      aria-label={label}
+      className="group relative flex gap-2.5 px-4 py-[3px] text-[13px] leading-5 hover:bg-hover/70 sm:px-5"
+    >
+      <div className="flex w-9 shrink-0 justify-center pt-0.5 text-fg-subtle">{icon}</div>
+      <div className="flex min-w-0 flex-1 flex-wrap items-baseline gap-x-1.5">
+        {children}
+        <EventTime event={event} className="shrink-0 text-[11px] text-fg-subtle" />
+      </div>
+      <SeqTag seq={event.seq} />
+    </article>
+  );
+}

@@ -1,0 +1,105 @@
+/**
+ * `EventView`: picks the renderer for an event's type (issue 2 "every event type has a
+ * renderer"), after checking its payload against the type's schema (lib/protocol/payloads.ts);
+ * an unknown type or a payload of an unexpected shape renders as formatted JSON, and every
+ * renderer sits inside an error boundary that falls back to JSON.
+ */
+import { memo } from "react";
+import { PAYLOAD_BY_TYPE, type MessageType, type StoredEvent } from "@/lib/protocol";
+import type { TaskView } from "@/lib/fold/task-state";
+import { AgentHeartbeat, AgentRegister, AgentUpdate } from "./agent-event";
+import { ChatMessage, ChatSystem } from "./chat";
+import { EventErrorBoundary } from "./error-boundary";
+import { RoutingDecision, RoutingFailure } from "./routing-event";
+import { TaskCard } from "./task-card";
+import { ToolCall, ToolError, ToolResult } from "./tool-event";
+import { UnknownEvent } from "./unknown-event";
+
+/** What a renderer may need beyond the event itself (computed by components/thread/rows.ts). */
+export interface EventContext {
+  /** Same sender as the row above, within a few minutes: no avatar and name. */
+  continued: boolean;
+  /** For task.*: the task right after this event, and its latest state. */
+  task?: TaskView;
+  taskNow?: TaskView;
+  /** For tool.call: the matching tool.result / tool.error, once it arrived. */
+  toolOutcome?: StoredEvent;
+}
+
+/** Types rendered as one-liners: they never group with their neighbours. */
+export const LINE_TYPES: ReadonlySet<string> = new Set(["chat.system", "agent.register", "agent.heartbeat", "agent.update"]);
+
+function payloadFits(event: StoredEvent): boolean {
+  const schema = PAYLOAD_BY_TYPE[event.type as MessageType];
+  return Boolean(schema) && schema.safeParse(event.payload).success;
+}
+
+function Renderer({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
+  if (!event || typeof event !== "object" || typeof event.from?.agent_id !== "string" || !Array.isArray(event.to)) {
+    return <UnknownEvent event={event} note="This event is missing envelope fields." />;
+  }
+  if (!payloadFits(event)) {
+    return (
+      <UnknownEvent
+        event={event}
+        note={PAYLOAD_BY_TYPE[event.type as MessageType] ? "Payload has an unexpected shape." : undefined}
+      />
+    );
+  }
+  const { continued } = ctx;
+  switch (event.type) {
+    case "chat.message":
+      return <ChatMessage event={event} continued={continued} />;
+    case "chat.system":
+      return <ChatSystem event={event} />;
+    case "task.request":
+    case "task.accept":
+    case "task.progress":
+    case "task.result":
+    case "task.error":
+    case "task.cancel":
+    case "task.timeout":
+      return <TaskCard event={event} continued={continued} task={ctx.task} now={ctx.taskNow} />;
+    case "tool.call":
+      return <ToolCall event={event} continued={continued} outcome={ctx.toolOutcome} />;
+    case "tool.result":
+      return <ToolResult event={event} continued={continued} />;
+    case "tool.error":
+      return <ToolError event={event} continued={continued} />;
+    case "routing.decision":
+      return <RoutingDecision event={event} continued={continued} />;
+    case "routing.failure":
+      return <RoutingFailure event={event} continued={continued} />;
+    case "agent.register":
+      return <AgentRegister event={event} />;
+    case "agent.update":
+      return <AgentUpdate event={event} />;
+    case "agent.heartbeat":
+      return <AgentHeartbeat event={event} />;
+    default:
+      return <UnknownEvent event={event} />;
+  }
+}
+
+function sameCtx(a: EventContext, b: EventContext): boolean {
+  return (
+    a.continued === b.continued &&
+    a.task?.state === b.task?.state &&
+    a.task?.title === b.task?.title &&
+    a.task?.assignee === b.task?.assignee &&
+    a.task?.attempts === b.task?.attempts &&
+    a.taskNow?.state === b.taskNow?.state &&
+    a.toolOutcome?.seq === b.toolOutcome?.seq
+  );
+}
+
+export const EventView = memo(
+  function EventView({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
+    return (
+      <EventErrorBoundary event={event}>
+        <Renderer event={event} ctx={ctx} />
+      </EventErrorBoundary>
+    );
+  },
+  (prev, next) => prev.event === next.event && sameCtx(prev.ctx, next.ctx),
+);

@@ -1,0 +1,251 @@
+/**
+ * Task lifecycle renderer (Clutch Protocol §2.1; issue 2 "task.* as a task card"): what
+ * happened, the task's state badge folded by lib/fold/task-state.ts, the agent, a summary of
+ * the payload, a progress bar for `percent`, and the payload JSON on demand.
+ */
+import type { PayloadOf, StoredEvent } from "@/lib/protocol";
+import type { TaskState, TaskView } from "@/lib/fold/task-state";
+import { Chip, StatusBadge, type Tone } from "@/components/ui/chip";
+import { Disclosure } from "@/components/ui/disclosure";
+import { TaskIcon } from "@/components/ui/icons";
+import { formatDuration } from "@/components/ui/time";
+import { SenderRow } from "./event-shell";
+import { JsonView } from "./json-view";
+import { bareId } from "./participant";
+
+const STATE: Record<TaskState, { tone: Tone; label: string }> = {
+  pending: { tone: "neutral", label: "Pending" },
+  approval_required: { tone: "warning", label: "Needs approval" },
+  running: { tone: "info", label: "Running" },
+  waiting_input: { tone: "warning", label: "Waiting for input" },
+  succeeded: { tone: "success", label: "Succeeded" },
+  failed: { tone: "danger", label: "Failed" },
+  cancelled: { tone: "neutral", label: "Cancelled" },
+  timed_out: { tone: "warning", label: "Timed out" },
+};
+
+const VERB: Record<string, string> = {
+  "task.request": "Task requested",
+  "task.accept": "Task accepted",
+  "task.progress": "Progress",
+  "task.result": "Result",
+  "task.error": "Task failed",
+  "task.cancel": "Task cancelled",
+  "task.timeout": "Task timed out",
+};
+
+/** The state badge of a task (issue 2 "state badge using lib/fold/task-state.ts"). */
+export function TaskStateBadge({ state }: { state: TaskState }) {
+  const s = STATE[state] ?? { tone: "neutral" as Tone, label: state };
+  return (
+    <StatusBadge tone={s.tone} label={`State: ${s.label}`}>
+      <span className="h-1.5 w-1.5 rounded-full bg-current" aria-hidden="true" />
+      {s.label}
+    </StatusBadge>
+  );
+}
+
+/** Short text fields a result payload commonly carries, first match wins. */
+function resultSummary(payload: Record<string, unknown>): string | null {
+  for (const k of ["summary", "text", "message", "title", "answer", "output"]) {
+    const v = payload[k];
+    if (typeof v === "string" && v.trim()) return v.trim();
+  }
+  return null;
+}
+
+function ProgressBar({ percent }: { percent: number }) {
+  const pct = Math.max(0, Math.min(100, percent));
+  return (
+    <div className="mt-1.5 flex items-center gap-2">
+      <div
+        role="progressbar"
+        aria-label="Task progress"
+        aria-valuenow={Math.round(pct)}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        className="h-1.5 flex-1 overflow-hidden rounded-full bg-fg-muted/15"
+      >
+        <div className="h-full rounded-full bg-info transition-[width]" style={{ width: `${pct}%` }} />
+      </div>
+      <span className="w-9 text-right text-xs tabular-nums text-fg-muted">{Math.round(pct)}%</span>
+    </div>
+  );
+}
+
+function Body({ event }: { event: StoredEvent }) {
+  const payload = event.payload;
+  switch (event.type) {
+    case "task.request": {
+      const p = payload as PayloadOf<"task.request">;
+      const to = event.to.map((t) => t.agent_id);
+      const detail = p.title ? (p.instructions ?? p.context_summary) : p.context_summary && p.instructions ? p.context_summary : undefined;
+      return (
+        <>
+          {detail && <p className="line-clamp-3 whitespace-pre-wrap text-[13px] text-fg-muted">{detail}</p>}
+          {(to.length > 0 || event.requires?.length || event.prefers?.length) && (
+            <div className="mt-1.5 flex flex-wrap items-center gap-1 text-[11px] text-fg-muted">
+              {to.length > 0 && <span>to</span>}
+              {to.map((a) => (
+                <Chip key={a}>{a}</Chip>
+              ))}
+              {event.requires?.map((c) => (
+                <Chip key={`r-${c}`} title="requires" className="border-accent/30 text-accent">
+                  {c}
+                </Chip>
+              ))}
+              {event.prefers?.map((c) => (
+                <Chip key={`p-${c}`} title="prefers">
+                  ~{c}
+                </Chip>
+              ))}
+            </div>
+          )}
+        </>
+      );
+    }
+    case "task.accept": {
+      const p = payload as PayloadOf<"task.accept">;
+      return (
+        <p className="text-[13px] text-fg-muted">
+          Accepted by <span className="font-medium text-fg">{p.agent_id ?? event.from.agent_id}</span>
+          {p.instance_id && <> · instance {p.instance_id}</>}
+          {p.note && <> — {p.note}</>}
+        </p>
+      );
+    }
+    case "task.progress": {
+      const p = payload as PayloadOf<"task.progress">;
+      return (
+        <>
+          {p.message && <p className="whitespace-pre-wrap text-[13px] text-fg-muted">{p.message}</p>}
+          {typeof p.percent === "number" && <ProgressBar percent={p.percent} />}
+        </>
+      );
+    }
+    case "task.result": {
+      const summary = resultSummary(payload);
+      const keys = Object.keys(payload);
+      return (
+        <div className="text-[13px] text-fg-muted">
+          {event.payload_type && <Chip className="mb-1 mr-1 text-success">{event.payload_type}</Chip>}
+          {summary ? (
+            <p className="line-clamp-3 whitespace-pre-wrap">{summary}</p>
+          ) : keys.length > 0 ? (
+            <p>
+              Fields: <span className="font-mono text-xs">{keys.slice(0, 8).join(", ")}{keys.length > 8 ? "…" : ""}</span>
+            </p>
+          ) : (
+            <p>Completed with an empty result.</p>
+          )}
+        </div>
+      );
+    }
+    case "task.error": {
+      const p = payload as PayloadOf<"task.error">;
+      return (
+        <p className="text-[13px]">
+          <span className="mr-1.5 font-mono text-xs font-semibold text-danger">{p.code}</span>
+          <span className="text-fg">{p.message}</span>
+          {p.retryable !== undefined && (
+            <span className="ml-2">
+              <StatusBadge tone={p.retryable ? "warning" : "neutral"}>{p.retryable ? "Retryable" : "Not retryable"}</StatusBadge>
+            </span>
+          )}
+        </p>
+      );
+    }
+    case "task.cancel": {
+      const p = payload as PayloadOf<"task.cancel">;
+      return (
+        <p className="text-[13px] text-fg-muted">
+          {p.reason ?? "No reason given."}
+          {p.requested_by && <> · by {p.requested_by}</>}
+        </p>
+      );
+    }
+    case "task.timeout": {
+      const p = payload as PayloadOf<"task.timeout">;
+      return (
+        <p className="text-[13px] text-fg-muted">
+          {p.message ?? "The task ran out of time."}
+          {typeof p.timeout_ms === "number" && <> · limit {formatDuration(p.timeout_ms)}</>}
+        </p>
+      );
+    }
+    default:
+      return null;
+  }
+}
+
+/** `task_01JD0Q8X9Y…` shortened to `task_01JD0Q…X9Y4`. */
+export function shortId(id: string): string {
+  return id.length > 20 ? `${id.slice(0, 12)}…${id.slice(-4)}` : id;
+}
+
+const ACCENT: Record<string, string> = {
+  "task.result": "border-l-success",
+  "task.error": "border-l-danger",
+  "task.timeout": "border-l-warning",
+  "task.cancel": "border-l-fg-subtle",
+};
+
+/** One task event as a card; `task` is the task right after this event, `now` its latest state. */
+export function TaskCard({
+  event,
+  continued,
+  task,
+  now,
+}: {
+  event: StoredEvent;
+  continued: boolean;
+  task?: TaskView;
+  now?: TaskView;
+}) {
+  const verb = VERB[event.type] ?? event.type;
+  const title = task?.title ?? (event.payload as { title?: unknown }).title;
+  const agent = task?.assignee;
+  return (
+    <SenderRow event={event} continued={continued} label={`${verb}${typeof title === "string" ? `: ${title}` : ""}`}>
+      <section
+        aria-label="Task"
+        className={`mt-1 max-w-2xl rounded-lg border border-l-[3px] border-line bg-surface px-3 py-2 shadow-[0_1px_0_rgb(0_0_0/0.02)] ${ACCENT[event.type] ?? "border-l-info"}`}
+      >
+        <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
+          <TaskIcon size={14} className="shrink-0 text-fg-subtle" />
+          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">{verb}</span>
+          {task && <TaskStateBadge state={task.state} />}
+          {now && task && now.state !== task.state && event.type === "task.request" && (
+            <span className="text-[11px] text-fg-subtle">
+              now <TaskStateBadge state={now.state} />
+            </span>
+          )}
+          {agent && (
+            <span className="ml-auto truncate text-xs text-fg-muted" title={agent}>
+              {bareId(agent)}
+            </span>
+          )}
+        </header>
+        {typeof title === "string" && title && <h3 className="mt-1 text-[14px] font-semibold leading-5 text-fg">{title}</h3>}
+        <div className="mt-0.5">
+          <Body event={event} />
+        </div>
+        <footer className="mt-1.5 text-[11px] text-fg-subtle">
+          <Disclosure
+            label="Payload"
+            aside={
+              <>
+                <span className="font-mono" title={`task ${event.task_id}`}>
+                  {shortId(event.task_id)}
+                </span>
+                {(task?.attempts ?? 1) > 1 && <span>attempt {task?.attempts}</span>}
+              </>
+            }
+          >
+            <JsonView value={event.payload} label={`${event.type} payload`} />
+          </Disclosure>
+        </footer>
+      </section>
+    </SenderRow>
+  );
+}

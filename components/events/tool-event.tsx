@@ -1,0 +1,133 @@
+/**
+ * Tool call renderers (Clutch Protocol §2.3; issue 2 "tool.call/result/error (collapsible,
+ * JSON arguments and result, duration in ms; error with code/message/retryable)").
+ */
+import type { PayloadOf, StoredEvent } from "@/lib/protocol";
+import { StatusBadge } from "@/components/ui/chip";
+import { Disclosure } from "@/components/ui/disclosure";
+import { WrenchIcon } from "@/components/ui/icons";
+import { formatDuration } from "@/components/ui/time";
+import { SenderRow } from "./event-shell";
+import { JsonView, safeStringify } from "./json-view";
+
+function ToolName({ tool, server }: { tool: string; server?: string }) {
+  return (
+    <span className="font-mono text-[12.5px] font-semibold text-fg">
+      {server && <span className="font-normal text-fg-muted">{server} · </span>}
+      {tool}
+    </span>
+  );
+}
+
+function Frame({ tone, children, label }: { tone: "call" | "ok" | "error"; children: React.ReactNode; label: string }) {
+  const border = tone === "error" ? "border-danger/35 bg-danger/[0.04]" : "border-line bg-surface";
+  return (
+    <section aria-label={label} className={`mt-1 max-w-2xl rounded-lg border px-3 py-1.5 ${border}`}>
+      {children}
+    </section>
+  );
+}
+
+/** One-line preview of JSON arguments: `{"query":"…"}` cut to fit. */
+function preview(value: unknown, max = 90): string {
+  const s = safeStringify(value).replace(/\s*\n\s*/g, " ");
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** A tool invocation; `outcome` is the matching tool.result / tool.error when it has arrived. */
+export function ToolCall({ event, continued, outcome }: { event: StoredEvent; continued: boolean; outcome?: StoredEvent }) {
+  const p = event.payload as PayloadOf<"tool.call">;
+  const o = outcome?.payload as { duration_ms?: number; code?: string } | undefined;
+  return (
+    <SenderRow event={event} continued={continued} label={`Tool call ${p.tool}`}>
+      <Frame tone="call" label="Tool call">
+        <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
+          <WrenchIcon size={13} className="text-fg-subtle" />
+          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">Tool call</span>
+          <ToolName tool={p.tool} server={p.server_id} />
+          <span className="ml-auto">
+            {!outcome ? (
+              <StatusBadge tone="info">Running…</StatusBadge>
+            ) : outcome.type === "tool.error" ? (
+              <StatusBadge tone="danger">Error{o?.code ? ` ${o.code}` : ""}</StatusBadge>
+            ) : (
+              <StatusBadge tone="success">
+                Done{typeof o?.duration_ms === "number" ? ` · ${formatDuration(o.duration_ms)}` : ""}
+              </StatusBadge>
+            )}
+          </span>
+        </div>
+        {p.arguments && Object.keys(p.arguments).length > 0 ? (
+          <Disclosure
+            className="mt-1"
+            label="Arguments"
+            aside={<code className="min-w-0 flex-1 truncate font-mono text-[11px] text-fg-subtle">{preview(p.arguments)}</code>}
+          >
+            <JsonView value={p.arguments} label="Arguments" />
+          </Disclosure>
+        ) : (
+          <p className="mt-0.5 text-xs text-fg-subtle">No arguments</p>
+        )}
+        <p className="mt-0.5 font-mono text-[10.5px] text-fg-subtle">{p.call_id}</p>
+      </Frame>
+    </SenderRow>
+  );
+}
+
+/** A tool's successful result, with its duration. */
+export function ToolResult({ event, continued }: { event: StoredEvent; continued: boolean }) {
+  const p = event.payload as PayloadOf<"tool.result">;
+  return (
+    <SenderRow event={event} continued={continued} label={`Tool result ${p.tool}`}>
+      <Frame tone="ok" label="Tool result">
+        <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
+          <WrenchIcon size={13} className="text-success" />
+          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">Tool result</span>
+          <ToolName tool={p.tool} server={p.server_id} />
+          {typeof p.duration_ms === "number" && (
+            <span className="text-xs tabular-nums text-fg-muted" title={`${p.duration_ms} ms`}>
+              {formatDuration(p.duration_ms)}
+            </span>
+          )}
+          {p.truncated && <StatusBadge tone="warning">Truncated</StatusBadge>}
+        </div>
+        <Disclosure
+          className="mt-1"
+          label="Result"
+          aside={<code className="min-w-0 flex-1 truncate font-mono text-[11px] text-fg-subtle">{preview(p.result)}</code>}
+        >
+          <JsonView value={p.result} label="Result" />
+        </Disclosure>
+        {p.artifact_ref && <p className="mt-0.5 font-mono text-[11px] text-fg-muted">full result: {p.artifact_ref}</p>}
+        <p className="mt-0.5 font-mono text-[10.5px] text-fg-subtle">{p.call_id}</p>
+      </Frame>
+    </SenderRow>
+  );
+}
+
+/** A tool failure: code, message, whether a retry may help, duration. */
+export function ToolError({ event, continued }: { event: StoredEvent; continued: boolean }) {
+  const p = event.payload as PayloadOf<"tool.error">;
+  return (
+    <SenderRow event={event} continued={continued} label={`Tool error ${p.tool}`}>
+      <Frame tone="error" label="Tool error">
+        <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
+          <WrenchIcon size={13} className="text-danger" />
+          <span className="text-[11px] font-semibold uppercase tracking-wide text-danger">Tool error</span>
+          <ToolName tool={p.tool} server={p.server_id} />
+          {typeof p.duration_ms === "number" && (
+            <span className="text-xs tabular-nums text-fg-muted">{formatDuration(p.duration_ms)}</span>
+          )}
+          {p.retryable !== undefined && (
+            <StatusBadge tone={p.retryable ? "warning" : "neutral"}>{p.retryable ? "Retryable" : "Not retryable"}</StatusBadge>
+          )}
+        </div>
+        <p className="mt-1 text-[13px]">
+          <span className="mr-1.5 font-mono text-xs font-semibold text-danger">{p.code}</span>
+          <span className="text-fg">{p.message}</span>
+        </p>
+        <p className="mt-0.5 font-mono text-[10.5px] text-fg-subtle">{p.call_id}</p>
+      </Frame>
+    </SenderRow>
+  );
+}

@@ -1,0 +1,11 @@
+/**
+ * The theme cookie (issue 2 "light and dark theme … remembered … no flash on load"): read by
+ * the root layout on the server, written by components/prefs/theme.ts in the browser.
+ */
+export type ThemeChoice = "light" | "dark" | "system";
+export const THEME_COOKIE = "clutch-theme";
+
+/** Reads the cookie value as a ThemeChoice ("system" for anything else). */
+export function parseThemeChoice(value: string | undefined | null): ThemeChoice {
+  return value === "light" || value === "dark" ? value : "system";
+}

@@ -1,0 +1,195 @@
+"use client";
+/**
+ * `MessageList`: a channel's events in seq order, newest at the bottom (issue 2 "main pane").
+ * Sticks to the bottom while the person is there; when they have scrolled up, new events show
+ * a "N new" pill that jumps down. Scrolling near the top loads older history (`before=`) and
+ * keeps the view where it was.
+ */
+import { useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
+import type { StoredEvent } from "@/lib/protocol";
+import { EventView } from "@/components/events/event-view";
+import { ArrowDownIcon, HashIcon } from "@/components/ui/icons";
+import { buildRows } from "./rows";
+
+export interface MessageListHandle {
+  scrollToBottom(smooth?: boolean): void;
+}
+
+const BOTTOM_SLACK = 48;
+const LOAD_OLDER_AT = 400;
+
+export function MessageList({
+  ref,
+  channelName,
+  topic,
+  events,
+  hasMoreBefore,
+  loadOlder,
+  loadingOlder,
+  olderError,
+}: {
+  ref?: Ref<MessageListHandle>;
+  channelName: string;
+  topic?: string;
+  events: readonly StoredEvent[];
+  hasMoreBefore: boolean;
+  loadOlder: () => void;
+  loadingOlder: boolean;
+  olderError: string | null;
+}) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const content = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+  const lastHeight = useRef(0);
+  const firstSeq = useRef<number | null>(null);
+  const lastSeqRef = useRef(0);
+  const [atBottom, setAtBottom] = useState(true);
+  const [seenSeq, setSeenSeq] = useState(Number.POSITIVE_INFINITY);
+
+  const rows = useMemo(() => buildRows(events), [events]);
+  const lastSeq = events.length ? events[events.length - 1].seq : 0;
+
+  const toBottom = useCallback((smooth = false) => {
+    const el = scroller.current;
+    if (!el) return;
+    stick.current = true;
+    el.scrollTo({ top: el.scrollHeight, behavior: smooth ? "smooth" : "auto" });
+  }, []);
+  useImperativeHandle(ref, () => ({ scrollToBottom: toBottom }), [toBottom]);
+
+  // After each change: keep the view on older-history prepends, follow the bottom if stuck.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const first = events.length ? events[0].seq : null;
+    if (firstSeq.current !== null && first !== null && first < firstSeq.current && !stick.current) {
+      el.scrollTop += el.scrollHeight - lastHeight.current;
+    }
+    if (stick.current) el.scrollTop = el.scrollHeight;
+    firstSeq.current = first;
+    lastSeqRef.current = events.length ? events[events.length - 1].seq : 0;
+    lastHeight.current = el.scrollHeight;
+  }, [events]);
+
+  // Content that grows later (images, expanded JSON) keeps the bottom in view when stuck.
+  useEffect(() => {
+    const el = scroller.current;
+    const inner = content.current;
+    if (!el || !inner || typeof ResizeObserver === "undefined") return;
+    const ro = new ResizeObserver(() => {
+      if (stick.current) el.scrollTop = el.scrollHeight;
+      lastHeight.current = el.scrollHeight;
+    });
+    ro.observe(inner);
+    return () => ro.disconnect();
+  }, []);
+
+  // A first page that does not fill the pane: fetch more until it does (or none is left).
+  useEffect(() => {
+    const el = scroller.current;
+    if (el && hasMoreBefore && !loadingOlder && !olderError && el.scrollHeight <= el.clientHeight + LOAD_OLDER_AT) {
+      loadOlder();
+    }
+  }, [events, hasMoreBefore, loadingOlder, olderError, loadOlder]);
+
+  const onScroll = () => {
+    const el = scroller.current;
+    if (!el) return;
+    const bottom = el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK;
+    stick.current = bottom;
+    setAtBottom(bottom);
+    if (bottom) setSeenSeq(lastSeqRef.current);
+    else setSeenSeq((s) => (Number.isFinite(s) ? s : lastSeqRef.current));
+    lastHeight.current = el.scrollHeight;
+    if (el.scrollTop < LOAD_OLDER_AT && hasMoreBefore && !loadingOlder && !olderError) loadOlder();
+  };
+
+  const newCount = useMemo(() => {
+    if (atBottom || !Number.isFinite(seenSeq)) return 0;
+    let n = 0;
+    for (let i = events.length - 1; i >= 0 && events[i].seq > seenSeq; i--) n++;
+    return n;
+  }, [atBottom, seenSeq, events]);
+
+  return (
+    <div className="relative min-h-0 flex-1">
+      <div
+        ref={scroller}
+        onScroll={onScroll}
+        className="scroll-slim h-full overflow-y-auto overscroll-contain [overflow-anchor:none]"
+      >
+        <div ref={content} className="flex min-h-full flex-col justify-end pb-3">
+          <div className="px-4 pt-4 sm:px-5">
+            {hasMoreBefore ? (
+              <div className="flex h-8 items-center justify-center text-xs text-fg-subtle" role="status">
+                {olderError ? (
+                  <span>
+                    Couldn’t load older messages.{" "}
+                    <button type="button" className="font-medium text-accent hover:underline" onClick={loadOlder}>
+                      Retry
+                    </button>
+                  </span>
+                ) : loadingOlder ? (
+                  "Loading older messages…"
+                ) : (
+                  ""
+                )}
+              </div>
+            ) : (
+              <ChannelIntro name={channelName} topic={topic} />
+            )}
+          </div>
+          <div role="log" aria-label={`Messages in #${channelName}`} aria-live="polite" aria-relevant="additions">
+            {rows.map((row) =>
+              row.kind === "day" ? (
+                <DayDivider key={row.key} label={row.label} />
+              ) : (
+                <EventView key={row.key} event={row.event} ctx={row.ctx} />
+              ),
+            )}
+          </div>
+        </div>
+      </div>
+      {newCount > 0 && (
+        <button
+          type="button"
+          onClick={() => toBottom(true)}
+          className="absolute bottom-3 left-1/2 z-10 inline-flex -translate-x-1/2 animate-pop-in items-center gap-1.5 rounded-full bg-accent px-3 py-1.5 text-xs font-semibold text-accent-fg shadow-pop hover:brightness-110"
+        >
+          <ArrowDownIcon size={13} />
+          {newCount} new {newCount === 1 ? "message" : "messages"}
+        </button>
+      )}
+      <span className="sr-only" aria-live="polite">
+        {lastSeq ? "" : "No messages yet"}
+      </span>
+    </div>
+  );
+}
+
+function DayDivider({ label }: { label: string }) {
+  return (
+    <div role="separator" aria-label={label} className="relative mx-4 mb-1 mt-4 flex items-center sm:mx-5">
+      <div className="h-px flex-1 bg-line" />
+      <span className="mx-2 rounded-full border border-line bg-canvas px-2.5 py-0.5 text-[11px] font-semibold text-fg-muted">
+        {label}
+      </span>
+      <div className="h-px flex-1 bg-line" />
+    </div>
+  );
+}
+
+function ChannelIntro({ name, topic }: { name: string; topic?: string }) {
+  return (
+    <div className="pb-2 pt-6">
+      <div className="mb-2 inline-flex h-11 w-11 items-center justify-center rounded-xl bg-accent/12 text-accent">
+        <HashIcon size={22} />
+      </div>
+      <h2 className="text-xl font-bold tracking-tight">Welcome to #{name}</h2>
+      <p className="mt-0.5 text-[13px] text-fg-muted">
+        This is the very beginning of the <span className="font-medium text-fg">#{name}</span> channel.
+        {topic ? ` Topic: ${topic}` : ""}
+      </p>
+    </div>
+  );
+}

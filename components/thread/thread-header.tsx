@@ -1,0 +1,48 @@
+"use client";
+/**
+ * `ThreadHeader`: the channel's name and topic, the drawer button on phones, the switcher and
+ * the theme toggle (issue 2 "workspace").
+ */
+import type { ThreadSummary } from "@/lib/api/types";
+import { HashIcon, MenuIcon, SearchIcon } from "@/components/ui/icons";
+import { ThemeToggle } from "@/components/workspace/theme-toggle";
+import { useWorkspace } from "@/components/workspace/workspace-context";
+
+export function ThreadHeader({ thread, fallbackName }: { thread?: ThreadSummary; fallbackName?: string }) {
+  const { openDrawer, openSwitcher } = useWorkspace();
+  return (
+    <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line bg-canvas px-2 sm:px-4">
+      <button
+        type="button"
+        onClick={openDrawer}
+        aria-label="Open channel list"
+        className="inline-flex h-8 w-8 items-center justify-center rounded-md text-fg-muted hover:bg-hover hover:text-fg md:hidden"
+      >
+        <MenuIcon size={18} />
+      </button>
+      <div className="flex min-w-0 flex-1 items-baseline gap-2">
+        <h1 className="flex min-w-0 items-center gap-0.5 text-[15px] font-bold">
+          <HashIcon size={15} className="shrink-0 text-fg-muted" />
+          <span className="truncate">{thread?.name ?? fallbackName ?? ""}</span>
+        </h1>
+        {thread?.topic && (
+          <p className="min-w-0 truncate text-[13px] text-fg-muted max-sm:hidden" title={thread.topic}>
+            {thread.topic}
+          </p>
+        )}
+      </div>
+      <button
+        type="button"
+        onClick={openSwitcher}
+        aria-label="Switch channel"
+        title="Switch channel (Ctrl/⌘ K)"
+        className="inline-flex h-8 items-center gap-2 rounded-md text-fg-muted hover:bg-hover hover:text-fg max-sm:w-8 max-sm:justify-center sm:border sm:border-line sm:px-2.5 sm:text-xs"
+      >
+        <SearchIcon size={14} />
+        <span className="max-sm:hidden">Jump to…</span>
+        <kbd className="rounded border border-line bg-sunken px-1 font-sans text-[10px] font-semibold max-sm:hidden">⌘K</kbd>
+      </button>
+      <ThemeToggle />
+    </header>
+  );
+}

@@ -1,0 +1,114 @@
+"use client";
+/**
+ * `ThreadScreen`: one channel — header, live event list and composer (issue 2 "the main pane
+ * shows the selected channel's events in order"). Marks the channel read while it is open and
+ * remembers it as the last channel visited.
+ */
+import Link from "next/link";
+import { useEffect, useRef } from "react";
+import { useThreadEvents } from "@/components/live/use-thread-events";
+import { useThread, useThreads } from "@/components/live/use-threads";
+import { useConnectionStatus } from "@/components/live/connection";
+import { useReadMarks } from "@/components/prefs/read-marks";
+import { writeLocal } from "@/components/prefs/local-store";
+import { Composer } from "./composer";
+import { MessageList, type MessageListHandle } from "./message-list";
+import { ThreadHeader } from "./thread-header";
+
+export const LAST_THREAD_KEY = "clutch:last-thread";
+
+export function ThreadScreen({ threadId }: { threadId: string }) {
+  const threads = useThreads();
+  const thread = useThread(threadId);
+  const feed = useThreadEvents(threadId);
+  const { markRead } = useReadMarks();
+  const list = useRef<MessageListHandle>(null);
+  const missing = threads.isSuccess && !thread;
+
+  // The open channel is read (issue 2 "unread counts").
+  const count = thread?.message_count;
+  useEffect(() => {
+    if (count !== undefined) markRead(threadId, count);
+  }, [threadId, count, markRead]);
+
+  useEffect(() => {
+    if (thread) writeLocal(LAST_THREAD_KEY, thread.id);
+  }, [thread]);
+
+  useEffect(() => {
+    if (thread) document.title = `#${thread.name} · Clutch`;
+  }, [thread]);
+
+  if (missing) {
+    return (
+      <div className="flex h-full flex-col">
+        <ThreadHeader fallbackName="not-found" />
+        <div className="flex flex-1 flex-col items-center justify-center gap-2 p-6 text-center">
+          <h2 className="text-lg font-semibold">Channel not found</h2>
+          <p className="text-sm text-fg-muted">It may have been typed wrong, or it does not exist on this server.</p>
+          <Link href="/" className="mt-2 text-sm font-medium text-accent hover:underline">
+            Go to your channels
+          </Link>
+        </div>
+      </div>
+    );
+  }
+
+  const name = thread?.name ?? "";
+  return (
+    <div className="flex h-full min-h-0 flex-col">
+      <ThreadHeader thread={thread} />
+      <ConnectionBanner />
+      {feed.error ? (
+        <div className="flex flex-1 flex-col items-center justify-center gap-2 p-6 text-center" role="alert">
+          <p className="font-medium">Couldn’t load this channel.</p>
+          <p className="text-sm text-fg-muted">{feed.error.message}</p>
+          <button type="button" onClick={() => feed.refetch()} className="text-sm font-medium text-accent hover:underline">
+            Try again
+          </button>
+        </div>
+      ) : feed.isLoading || !feed.events ? (
+        <ListSkeleton />
+      ) : (
+        <MessageList
+          ref={list}
+          channelName={name}
+          topic={thread?.topic}
+          events={feed.events}
+          hasMoreBefore={feed.hasMoreBefore}
+          loadOlder={feed.loadOlder}
+          loadingOlder={feed.loadingOlder}
+          olderError={feed.olderError}
+        />
+      )}
+      <Composer threadId={threadId} channelName={name} onSent={() => list.current?.scrollToBottom()} />
+    </div>
+  );
+}
+
+function ConnectionBanner() {
+  const status = useConnectionStatus();
+  if (status !== "disconnected") return null;
+  return (
+    <div role="status" className="flex items-center justify-center gap-2 bg-warning/12 px-4 py-1 text-xs font-medium text-warning">
+      <span className="h-1.5 w-1.5 animate-pulse rounded-full bg-current" aria-hidden="true" />
+      Reconnecting… new events will appear when the connection is back.
+    </div>
+  );
+}
+
+function ListSkeleton() {
+  return (
+    <div className="flex flex-1 flex-col justify-end gap-4 overflow-hidden px-5 pb-4" aria-busy="true" aria-label="Loading messages">
+      {[0.7, 0.45, 0.85, 0.55].map((w, i) => (
+        <div key={i} className="flex animate-pulse gap-2.5">
+          <div className="h-9 w-9 rounded-lg bg-fg-muted/12" />
+          <div className="flex-1 space-y-2 pt-1">
+            <div className="h-3 w-28 rounded bg-fg-muted/15" />
+            <div className="h-3 rounded bg-fg-muted/10" style={{ width: `${w * 100}%` }} />
+          </div>
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,38 @@
+/**
+ * Small inline labels: `Chip` for ids and capabilities, `StatusBadge` for coloured states.
+ */
+import type { ReactNode } from "react";
+
+export function Chip({ children, title, className = "" }: { children: ReactNode; title?: string; className?: string }) {
+  return (
+    <span
+      title={title}
+      className={`inline-flex max-w-full items-center truncate rounded border border-line bg-sunken px-1.5 py-px font-mono text-[11px] leading-4 text-fg-muted ${className}`}
+    >
+      {children}
+    </span>
+  );
+}
+
+export type Tone = "neutral" | "info" | "success" | "warning" | "danger" | "agent" | "accent";
+
+const TONES: Record<Tone, string> = {
+  neutral: "bg-fg-muted/12 text-fg-muted ring-fg-muted/20",
+  info: "bg-info/12 text-info ring-info/25",
+  success: "bg-success/12 text-success ring-success/25",
+  warning: "bg-warning/12 text-warning ring-warning/25",
+  danger: "bg-danger/12 text-danger ring-danger/25",
+  agent: "bg-agent/12 text-agent ring-agent/25",
+  accent: "bg-accent/12 text-accent ring-accent/25",
+};
+
+export function StatusBadge({ tone, children, label }: { tone: Tone; children: ReactNode; label?: string }) {
+  return (
+    <span
+      aria-label={label}
+      className={`inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-px text-[11px] font-semibold leading-4 ring-1 ring-inset ${TONES[tone]}`}
+    >
+      {children}
+    </span>
+  );
+}

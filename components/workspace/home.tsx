@@ -1,0 +1,70 @@
+"use client";
+/**
+ * `Home`: the workspace's landing page (issue 2). Opens the last channel visited, else the
+ * first one; with no channel yet it invites the person to create one.
+ */
+import { useRouter } from "next/navigation";
+import { useEffect } from "react";
+import { useThreads } from "@/components/live/use-threads";
+import { readLocal } from "@/components/prefs/local-store";
+import { Button } from "@/components/ui/button";
+import { HashIcon, MenuIcon } from "@/components/ui/icons";
+import { LAST_THREAD_KEY } from "@/components/thread/thread-screen";
+import { ThemeToggle } from "./theme-toggle";
+import { useWorkspace } from "./workspace-context";
+
+export function Home() {
+  const router = useRouter();
+  const { data: threads, isError, refetch } = useThreads();
+  const { openNewChannel, openDrawer } = useWorkspace();
+
+  useEffect(() => {
+    if (!threads?.length) return;
+    const last = readLocal<string | null>(LAST_THREAD_KEY, null);
+    const target = threads.find((t) => t.id === last) ?? threads[0];
+    router.replace(`/c/${encodeURIComponent(target.id)}`);
+  }, [threads, router]);
+
+  const empty = threads && threads.length === 0;
+  return (
+    <div className="flex h-full flex-col">
+      <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line px-2 sm:px-4">
+        <button
+          type="button"
+          onClick={openDrawer}
+          aria-label="Open channel list"
+          className="inline-flex h-8 w-8 items-center justify-center rounded-md text-fg-muted hover:bg-hover md:hidden"
+        >
+          <MenuIcon size={18} />
+        </button>
+        <h1 className="flex-1 text-[15px] font-bold">Clutch</h1>
+        <ThemeToggle />
+      </header>
+      <div className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
+        {isError ? (
+          <>
+            <p className="font-medium">Couldn’t reach the server.</p>
+            <Button onClick={() => refetch()}>Try again</Button>
+          </>
+        ) : empty ? (
+          <>
+            <div className="inline-flex h-12 w-12 items-center justify-center rounded-2xl bg-accent/12 text-accent">
+              <HashIcon size={24} />
+            </div>
+            <h2 className="text-lg font-bold">Start with a channel</h2>
+            <p className="max-w-sm text-sm text-fg-muted">
+              Channels hold the conversation and everything your agents do: tasks, tool calls and routing decisions, live.
+            </p>
+            <Button variant="primary" onClick={openNewChannel}>
+              Create a channel
+            </Button>
+          </>
+        ) : (
+          <p className="text-sm text-fg-muted" role="status">
+            Opening your channels…
+          </p>
+        )}
+      </div>
+    </div>
+  );
+}

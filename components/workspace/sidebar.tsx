@@ -1,0 +1,144 @@
+"use client";
+/**
+ * `Sidebar`: the channel list with unread badges, "new channel", the switcher, and the person's
+ * name and theme (issue 2 "a left sidebar with channels (threads) and new channel"; "unread
+ * counts per channel"). On narrow screens the shell shows it as a drawer.
+ */
+import Link from "next/link";
+import { useThreads } from "@/components/live/use-threads";
+import { useDisplayName } from "@/components/prefs/display-name";
+import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
+import { Avatar } from "@/components/ui/avatar";
+import { CloseIcon, HashIcon, PlusIcon, SearchIcon, SettingsIcon } from "@/components/ui/icons";
+import { ThemeToggle } from "./theme-toggle";
+import { useWorkspace } from "./workspace-context";
+
+export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; onNavigate: () => void; onClose: () => void }) {
+  const { data: threads, isPending, isError, refetch } = useThreads();
+  const { marks } = useReadMarks();
+  const [name] = useDisplayName();
+  const { openSwitcher, openNewChannel, openSettings } = useWorkspace();
+
+  return (
+    <div className="flex h-full flex-col bg-sidebar text-sidebar-fg">
+      <div className="flex h-12 shrink-0 items-center gap-2 border-b border-line px-3">
+        <span className="inline-flex h-7 w-7 items-center justify-center rounded-lg bg-accent text-[13px] font-black text-white" aria-hidden="true">
+          C
+        </span>
+        <span className="flex-1 truncate text-[15px] font-bold tracking-tight">Clutch</span>
+        <button
+          type="button"
+          onClick={onClose}
+          aria-label="Close channel list"
+          className="inline-flex h-8 w-8 items-center justify-center rounded-md text-sidebar-muted hover:bg-sidebar-hover md:hidden"
+        >
+          <CloseIcon />
+        </button>
+      </div>
+
+      <div className="px-2 pt-2">
+        <button
+          type="button"
+          onClick={openSwitcher}
+          className="flex h-8 w-full items-center gap-2 rounded-md border border-line bg-canvas/60 px-2 text-[13px] text-sidebar-muted hover:border-line-strong hover:text-sidebar-fg"
+        >
+          <SearchIcon size={14} />
+          <span className="flex-1 text-left">Jump to channel…</span>
+          <kbd className="rounded border border-line px-1 font-sans text-[10px] font-semibold">⌘K</kbd>
+        </button>
+      </div>
+
+      <nav aria-label="Channels" className="scroll-slim mt-3 min-h-0 flex-1 overflow-y-auto px-2 pb-3">
+        <div className="mb-0.5 flex items-center justify-between pl-2 pr-0.5">
+          <h2 className="text-[11px] font-semibold uppercase tracking-wider text-sidebar-muted">Channels</h2>
+          <button
+            type="button"
+            onClick={openNewChannel}
+            aria-label="New channel"
+            title="New channel"
+            className="inline-flex h-6 w-6 items-center justify-center rounded text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
+          >
+            <PlusIcon size={15} />
+          </button>
+        </div>
+        {isPending ? (
+          <ul className="space-y-1.5 px-2 pt-1" aria-hidden="true">
+            {[60, 80, 50].map((w) => (
+              <li key={w} className="h-4 animate-pulse rounded bg-sidebar-hover" style={{ width: `${w}%` }} />
+            ))}
+          </ul>
+        ) : isError ? (
+          <p className="px-2 text-xs text-danger" role="alert">
+            Couldn’t load channels.{" "}
+            <button type="button" className="font-medium underline" onClick={() => refetch()}>
+              Retry
+            </button>
+          </p>
+        ) : threads.length === 0 ? (
+          <p className="px-2 py-1 text-xs text-sidebar-muted">No channels yet.</p>
+        ) : (
+          <ul className="space-y-px">
+            {threads.map((t) => {
+              const active = t.id === activeId;
+              const unread = active ? 0 : unreadCount(t, marks);
+              return (
+                <li key={t.id}>
+                  <Link
+                    href={`/c/${encodeURIComponent(t.id)}`}
+                    onClick={onNavigate}
+                    aria-current={active ? "page" : undefined}
+                    className={`group flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
+                      active
+                        ? "bg-sidebar-active font-semibold text-sidebar-active-fg"
+                        : unread
+                          ? "font-bold text-sidebar-fg hover:bg-sidebar-hover"
+                          : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
+                    }`}
+                  >
+                    <HashIcon size={14} className="shrink-0 opacity-70" />
+                    <span className="min-w-0 flex-1 truncate">{t.name}</span>
+                    {unread > 0 && (
+                      <span
+                        aria-label={`${unread} unread`}
+                        className="ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full bg-danger px-1.5 text-[11px] font-bold leading-none text-white"
+                      >
+                        {unread > 99 ? "99+" : unread}
+                      </span>
+                    )}
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        <button
+          type="button"
+          onClick={openNewChannel}
+          className="mt-1 flex h-7 w-full items-center gap-1.5 rounded-md px-2 text-[13px] text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
+        >
+          <span className="inline-flex h-4 w-4 items-center justify-center rounded bg-sidebar-hover">
+            <PlusIcon size={12} />
+          </span>
+          Add a channel
+        </button>
+      </nav>
+
+      <div className="flex shrink-0 items-center gap-1 border-t border-line px-2 py-2">
+        <button
+          type="button"
+          onClick={openSettings}
+          aria-label={name ? `Settings (signed in as ${name})` : "Settings (set your name)"}
+          className="flex min-w-0 flex-1 items-center gap-2 rounded-md px-1.5 py-1 text-left hover:bg-sidebar-hover"
+        >
+          <Avatar name={name || "Guest"} hue={name ? 212 : 240} agent={false} size={26} />
+          <span className="min-w-0 flex-1">
+            <span className="block truncate text-[13px] font-semibold">{name || "Guest"}</span>
+            <span className="block truncate text-[11px] text-sidebar-muted">{name ? "Human" : "Set your name"}</span>
+          </span>
+          <SettingsIcon size={15} className="shrink-0 text-sidebar-muted" />
+        </button>
+        <ThemeToggle className="text-sidebar-muted hover:bg-sidebar-hover" />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,26 @@
+"use client";
+/**
+ * What the workspace shell lets any screen open: the mobile channel drawer, the Ctrl/Cmd+K
+ * switcher, the new-channel dialog and the settings dialog (issue 2 "workspace").
+ */
+import { createContext, useContext } from "react";
+
+export interface WorkspaceActions {
+  openDrawer(): void;
+  openSwitcher(): void;
+  openNewChannel(): void;
+  openSettings(): void;
+}
+
+const noop = () => {};
+export const WorkspaceContext = createContext<WorkspaceActions>({
+  openDrawer: noop,
+  openSwitcher: noop,
+  openNewChannel: noop,
+  openSettings: noop,
+});
+
+/** The shell's actions (no-ops outside the shell). */
+export function useWorkspace(): WorkspaceActions {
+  return useContext(WorkspaceContext);
+}

@@ -1,0 +1,84 @@
+"use client";
+/**
+ * `WorkspaceShell`: the Slack-like frame around every page (issue 2 "workspace"): the channel
+ * sidebar (a drawer below 768 px), the main pane, Ctrl/Cmd+K for the channel switcher, and the
+ * new-channel and settings dialogs.
+ */
+import { usePathname } from "next/navigation";
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
+import { ChannelSwitcher } from "./channel-switcher";
+import { NewChannelDialog } from "./new-channel-dialog";
+import { SettingsDialog } from "./settings-dialog";
+import { Sidebar } from "./sidebar";
+import { WorkspaceContext, type WorkspaceActions } from "./workspace-context";
+
+type Modal = "switcher" | "new-channel" | "settings" | null;
+
+/** The thread id in `/c/<thread_id>`, if the path is a channel. */
+export function threadIdFromPath(path: string | null): string | undefined {
+  const m = path?.match(/^\/c\/([^/?#]+)/);
+  return m ? decodeURIComponent(m[1]) : undefined;
+}
+
+export function WorkspaceShell({ children }: { children: ReactNode }) {
+  const activeId = threadIdFromPath(usePathname());
+  const [drawer, setDrawer] = useState(false);
+  const [modal, setModal] = useState<Modal>(null);
+  const close = useCallback(() => setModal(null), []);
+  const closeDrawer = useCallback(() => setDrawer(false), []);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.metaKey || e.ctrlKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "k") {
+        e.preventDefault();
+        setDrawer(false);
+        setModal((m) => (m === "switcher" ? null : "switcher"));
+      } else if (e.key === "Escape") {
+        setDrawer(false);
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  const actions = useMemo<WorkspaceActions>(
+    () => ({
+      openDrawer: () => setDrawer(true),
+      openSwitcher: () => {
+        setDrawer(false);
+        setModal("switcher");
+      },
+      openNewChannel: () => {
+        setDrawer(false);
+        setModal("new-channel");
+      },
+      openSettings: () => {
+        setDrawer(false);
+        setModal("settings");
+      },
+    }),
+    [],
+  );
+
+  return (
+    <WorkspaceContext.Provider value={actions}>
+      <div className="flex h-dvh overflow-hidden">
+        {drawer && (
+          <div className="fixed inset-0 z-30 animate-fade-in bg-black/40 md:hidden" aria-hidden="true" onClick={closeDrawer} />
+        )}
+        <aside
+          aria-label="Workspace"
+          className={`z-40 w-[264px] shrink-0 border-r border-line max-md:fixed max-md:inset-y-0 max-md:left-0 max-md:w-[min(300px,85vw)] max-md:shadow-pop max-md:transition-[transform,visibility] max-md:duration-200 ${
+            drawer ? "max-md:visible max-md:translate-x-0" : "max-md:invisible max-md:-translate-x-full"
+          }`}
+        >
+          <Sidebar activeId={activeId} onNavigate={closeDrawer} onClose={closeDrawer} />
+        </aside>
+        <main className="min-w-0 flex-1 bg-canvas">{children}</main>
+      </div>
+      <ChannelSwitcher open={modal === "switcher"} onClose={close} activeId={activeId} />
+      <NewChannelDialog open={modal === "new-channel"} onClose={close} />
+      <SettingsDialog open={modal === "settings"} onClose={close} />
+    </WorkspaceContext.Provider>
+  );
+}

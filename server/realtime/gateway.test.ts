@@ -1,0 +1,128 @@
+/**
+ * The socket contract with a real socket.io-client (issue 2 §5): backlog after a cursor, then
+ * live; reconnect with the last seq receives exactly what was missed, then live, none twice.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { io as connect, type Socket } from "socket.io-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newId, type StoredEvent } from "@/lib/protocol";
+import type { Ack, ClientEvents, ServerEvents } from "@/lib/realtime/contract";
+import type { Runtime } from "@/server/runtime";
+import { chat, newThread, testRuntime } from "@/test/helpers";
+import { RealtimeGateway } from "./gateway";
+
+let rt: Runtime;
+let http: Server;
+let gateway: RealtimeGateway;
+let url: string;
+
+beforeAll(async () => {
+  rt = await testRuntime();
+  http = createServer();
+  gateway = new RealtimeGateway(http, rt.store, rt.tail);
+  await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await gateway.close();
+  await rt.stop();
+});
+
+type Client = Socket<ServerEvents, ClientEvents>;
+
+function client(): { socket: Client; received: StoredEvent[] } {
+  const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true });
+  const received: StoredEvent[] = [];
+  socket.on("event", (ev) => received.push(ev));
+  return { socket, received };
+}
+
+const until = async (check: () => boolean, what: string, ms = 10_000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+const subscribe = (s: Client, sub: Parameters<ClientEvents["subscribe"]>[0]) =>
+  new Promise<Ack>((resolve) => s.emit("subscribe", sub, resolve));
+
+describe("realtime gateway", () => {
+  it("replays after a cursor, goes live, and after a reconnect with the last seq fills exactly the gap", async () => {
+    const thread_id = await newThread(rt, "socket");
+    const run_id = newId("run");
+    const texts = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `m${from + i}`);
+    const first = await rt.store.append(texts(0, 10).map((t) => chat(t, { thread_id, run_id })));
+    const cursor = first.events[4]!.seq; // the client has seen m0..m4
+
+    const a = client();
+    expect(await subscribe(a.socket, { thread_id, after: cursor })).toEqual({ ok: true });
+    await rt.store.append(texts(10, 15).map((t) => chat(t, { thread_id, run_id }))); // live while connected
+    await until(() => a.received.length === 10, "backlog and live events");
+    expect(a.received.map((e) => e.payload.text)).toEqual(texts(5, 15));
+    const lastSeen = a.received.at(-1)!.seq;
+    a.socket.disconnect();
+
+    // Appended while the client is away, concurrently, from several writers.
+    await Promise.all([0, 1, 2].map((w) => rt.store.append(texts(15 + w * 5, 20 + w * 5).map((t) => chat(t, { thread_id, run_id })))));
+
+    const b = client();
+    expect(await subscribe(b.socket, { thread_id, after: lastSeen })).toEqual({ ok: true });
+    const live = rt.store.append(texts(30, 35).map((t) => chat(t, { thread_id, run_id })));
+    await live;
+    await until(() => b.received.length === 20, "missed and live events");
+    await new Promise((r) => setTimeout(r, 200)); // nothing more may arrive
+    const got = b.received.map((e) => e.payload.text as string);
+    expect(got).toHaveLength(20);
+    expect(new Set(got).size).toBe(20);
+    expect([...got].sort()).toEqual(texts(15, 35).sort());
+    const seqs = b.received.map((e) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    expect(seqs[0]).toBeGreaterThan(lastSeen);
+    b.socket.disconnect();
+  });
+
+  it("streams a run's events and ignores other runs", async () => {
+    const thread_id = await newThread(rt, "runsub");
+    const run_id = newId("run");
+    const c = client();
+    expect(await subscribe(c.socket, { run_id, after: 0 })).toEqual({ ok: true });
+    await rt.store.append([chat("other", { thread_id, run_id: newId("run") }), chat("mine", { thread_id, run_id })]);
+    await until(() => c.received.length === 1, "the run's event");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(c.received.map((e) => e.payload.text)).toEqual(["mine"]);
+    c.socket.disconnect();
+  });
+
+  it("rejects a bad subscription with a readable error, and stops after unsubscribe", async () => {
+    const c = client();
+    const bad = await subscribe(c.socket, { after: 0 } as never);
+    expect(bad).toMatchObject({ ok: false, error: { code: "invalid_subscription" } });
+    const unknown = await subscribe(c.socket, { thread_id: newId("thread") });
+    expect(unknown).toMatchObject({ ok: false, error: { code: "unknown_thread" } });
+
+    const thread_id = await newThread(rt, "unsub");
+    const run_id = newId("run");
+    expect(await subscribe(c.socket, { thread_id })).toEqual({ ok: true });
+    await rt.store.append(chat("before", { thread_id, run_id }));
+    await until(() => c.received.length === 2, "the channel's announcement and first message");
+    await new Promise<Ack>((r) => c.socket.emit("unsubscribe", { thread_id }, r));
+    await rt.store.append(chat("after", { thread_id, run_id }));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(c.received.map((e) => e.payload.text)).toEqual([expect.stringMatching(/created #unsub/), "before"]);
+    c.socket.disconnect();
+  });
+
+  it("broadcasts thread.activity with the new counts", async () => {
+    const thread_id = await newThread(rt, "activity");
+    const c = client();
+    const activity: { id: string; message_count: number }[] = [];
+    c.socket.on("thread.activity", (t) => activity.push(t));
+    await until(() => c.socket.connected, "connection");
+    await rt.store.append(chat("ping", { thread_id, run_id: newId("run") }));
+    await until(() => activity.some((t) => t.id === thread_id && t.message_count === 2), "activity for the thread");
+    c.socket.disconnect();
+  });
+});

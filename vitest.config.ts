@@ -1,0 +1,16 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  test: {
+    include: ["lib/**/*.test.ts", "server/**/*.test.ts", "test/**/*.test.ts"],
+    globalSetup: ["test/global-setup.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: "forks",
+    // The embedded database (no DATABASE_URL) serves all connections from one backend that
+    // cannot interleave clients' queries safely, so its test files run one at a time.
+    fileParallelism: Boolean(process.env.DATABASE_URL),
+  },
+});
