@@ -108,6 +108,19 @@ describe("append", () => {
     expect((await rt.store.read({ run_id })).events).toEqual([]);
   });
 
+  it("commits concurrent appends together but keeps each batch all or nothing", async () => {
+    const run_id = newId("run");
+    const calls = [
+      rt.store.append(chat("g1", { thread_id, run_id })),
+      rt.store.append([chat("g2", { thread_id, run_id }), chat("g3", { thread_id, run_id })]),
+      rt.store.append([chat("lost", { thread_id, run_id }), chat("lost2", { thread_id: newId("thread"), run_id })]),
+      rt.store.append(chat("g4", { thread_id, run_id })),
+    ];
+    const settled = await Promise.allSettled(calls);
+    expect(settled.map((s) => s.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect((await rt.store.read({ run_id })).events.map((e) => e.payload.text)).toEqual(["g1", "g2", "g3", "g4"]);
+  });
+
   it("refuses to update or delete a stored event", async () => {
     const run_id = newId("run");
     await rt.store.append(chat("immutable", { thread_id, run_id }));

@@ -15,7 +15,8 @@
  * rolled-back append leaves max(seq) where it was), and no transaction can commit a lower seq
  * after a higher one is visible. Dedup checks run under the same lock, so two writers racing
  * with the same id cannot both insert. Throughput comes from batching: one append may carry
- * up to MAX_BATCH messages in one transaction.
+ * up to MAX_BATCH messages in one transaction, and concurrent appends in one process are
+ * committed together (group commit, `appendGroupInTx`, driven by server/events/store.ts).
  *
  * ## Duplicates (§5.2)
  * A message whose `(run_id, id)` or `idempotency_key` is already stored (or appears earlier
@@ -47,42 +48,68 @@ export interface AppendResult {
 const pairKey = (run_id: string, id: string) => `${run_id}\u0000${id}`;
 
 /**
- * Append validated messages inside `tx`. Throws ClutchError `unknown_thread` (422) when a
- * message names a thread that does not exist. The caller commits, then publishes the events
- * whose `created` is true.
+ * Append validated messages inside `tx` as one unit. Throws ClutchError `unknown_thread` (422)
+ * when a message names a thread that does not exist. The caller commits, then publishes the
+ * events whose `created` is true.
  */
-export async function appendInTx(tx: Tx, input: ClutchMessage[]): Promise<AppendResult> {
-  const messages = input.map(normalise);
+export async function appendInTx(tx: Tx, messages: ClutchMessage[]): Promise<AppendResult> {
+  const [result] = await appendGroupInTx(tx, [messages]);
+  if (result instanceof ClutchError) throw result;
+  return result!;
+}
+
+/**
+ * Group commit: append several callers' batches in one transaction. Each batch stays all or
+ * nothing: a batch naming an unknown thread gets a ClutchError in its slot and stores
+ * nothing, while the others are appended. Results are in the order of `batches`.
+ */
+export async function appendGroupInTx(tx: Tx, batches: ClutchMessage[][]): Promise<(AppendResult | ClutchError)[]> {
   await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`);
+  const results: (AppendResult | ClutchError)[] = new Array(batches.length);
+  const known = await knownThreads(tx, [...new Set(batches.flat().map((m) => m.thread_id))]);
+  const accepted: { index: number; messages: ClutchMessage[] }[] = [];
+  batches.forEach((batch, index) => {
+    const missing = [...new Set(batch.filter((m) => !known.has(m.thread_id)).map((m) => m.thread_id))];
+    if (missing.length) {
+      results[index] = new ClutchError(
+        "unknown_thread",
+        `thread ${missing.join(", ")} does not exist; create it with POST /api/threads first; nothing was stored`,
+        422,
+      );
+    } else accepted.push({ index, messages: batch.map(normalise) });
+  });
+  const all = accepted.flatMap((a) => a.messages);
+  if (!all.length) return results;
 
-  await assertThreadsExist(tx, [...new Set(messages.map((m) => m.thread_id))]);
-  const stored = await findStored(tx, messages);
-
+  const stored = await findStored(tx, all);
   const maxRow = await tx.$queryRawUnsafe<{ max: bigint | null }[]>(`SELECT max(seq) AS max FROM events`);
   let seq = Number(maxRow[0]?.max ?? 0n);
 
-  const events: StoredEvent[] = [];
-  const created: boolean[] = [];
   const fresh: StoredEvent[] = [];
   const byPair = new Map<string, StoredEvent>();
   const byKey = new Map<string, StoredEvent>();
-  for (const msg of messages) {
-    const earlier =
-      stored.byPair.get(pairKey(msg.run_id, msg.id)) ??
-      (msg.idempotency_key ? stored.byKey.get(msg.idempotency_key) : undefined) ??
-      byPair.get(pairKey(msg.run_id, msg.id)) ??
-      (msg.idempotency_key ? byKey.get(msg.idempotency_key) : undefined);
-    if (earlier) {
-      events.push(earlier);
-      created.push(false);
-      continue;
+  for (const { index, messages } of accepted) {
+    const events: StoredEvent[] = [];
+    const created: boolean[] = [];
+    for (const msg of messages) {
+      const earlier =
+        stored.byPair.get(pairKey(msg.run_id, msg.id)) ??
+        (msg.idempotency_key ? stored.byKey.get(msg.idempotency_key) : undefined) ??
+        byPair.get(pairKey(msg.run_id, msg.id)) ??
+        (msg.idempotency_key ? byKey.get(msg.idempotency_key) : undefined);
+      if (earlier) {
+        events.push(earlier);
+        created.push(false);
+        continue;
+      }
+      const ev: StoredEvent = { ...msg, seq: ++seq };
+      byPair.set(pairKey(msg.run_id, msg.id), ev);
+      if (msg.idempotency_key) byKey.set(msg.idempotency_key, ev);
+      events.push(ev);
+      created.push(true);
+      fresh.push(ev);
     }
-    const ev: StoredEvent = { ...msg, seq: ++seq };
-    byPair.set(pairKey(msg.run_id, msg.id), ev);
-    if (msg.idempotency_key) byKey.set(msg.idempotency_key, ev);
-    events.push(ev);
-    created.push(true);
-    fresh.push(ev);
+    results[index] = { events, created };
   }
 
   if (fresh.length) {
@@ -91,19 +118,12 @@ export async function appendInTx(tx: Tx, input: ClutchMessage[]): Promise<Append
     const taskRuns = await projectTasks(tx, fresh);
     await projectRuns(tx, fresh, taskRuns);
   }
-  return { events, created };
+  return results;
 }
 
-async function assertThreadsExist(tx: Tx, threadIds: string[]): Promise<void> {
+async function knownThreads(tx: Tx, threadIds: string[]): Promise<Set<string>> {
   const found = await tx.thread.findMany({ where: { id: { in: threadIds } }, select: { id: true } });
-  if (found.length === threadIds.length) return;
-  const known = new Set(found.map((t) => t.id));
-  const missing = threadIds.filter((id) => !known.has(id));
-  throw new ClutchError(
-    "unknown_thread",
-    `thread ${missing.join(", ")} does not exist; create it with POST /api/threads first; nothing was stored`,
-    422,
-  );
+  return new Set(found.map((t) => t.id));
 }
 
 async function findStored(tx: Tx, messages: ClutchMessage[]) {

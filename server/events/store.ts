@@ -1,12 +1,14 @@
 /**
  * EventStore: the facade over the log that the API, the socket gateway and (later) the
- * orchestrator use. Every write goes through `append` (or `createThread`, which appends its
- * announcement in the same transaction); events are offered to the tail only after commit.
+ * orchestrator use. Every write goes through `append` (group-committed, see
+ * group-commit.ts) or `createThread`, which appends its announcement in the same transaction
+ * as the thread row; events are offered to the tail only after commit.
  */
 import type { ThreadSummary } from "@/lib/api/types";
 import type { Db } from "../db/client";
 import { ClutchError } from "../errors";
 import { appendInTx, type AppendResult } from "./append";
+import { GroupCommitter } from "./group-commit";
 import { readEvents, type Page, type ReadQuery, type Scope } from "./read";
 import type { EventTail } from "./tail";
 import { insertThread, NewThreadSchema, toSummary } from "./threads";
@@ -15,20 +17,21 @@ import { validateMessages } from "./validate";
 const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 
 export class EventStore {
+  private readonly writer: GroupCommitter;
+
   constructor(
     readonly db: Db,
     private readonly tail: EventTail,
-  ) {}
+  ) {
+    this.writer = new GroupCommitter(db, (events) => tail.offer(events));
+  }
 
   /**
    * Validate and append one message or a batch (one transaction), then publish the new ones.
    * Throws ClutchError: invalid_event (400), batch_too_large (413), unknown_thread (422).
    */
   async append(input: unknown): Promise<AppendResult> {
-    const messages = validateMessages(input);
-    const result = await this.db.$transaction((tx) => appendInTx(tx, messages), TX_OPTIONS);
-    this.tail.offer(result.events.filter((_, i) => result.created[i]));
-    return result;
+    return this.writer.submit(validateMessages(input));
   }
 
   /**

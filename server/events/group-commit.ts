@@ -1,0 +1,74 @@
+/**
+ * GroupCommitter: one writer per process that commits concurrent appends together.
+ *
+ * Appends are serialized by the append lock anyway (server/events/append.ts), so while one
+ * transaction runs, the callers that arrive queue up, and the next transaction takes them all
+ * (up to `maxMessages`) through `appendGroupInTx`. Each caller's batch stays all or nothing:
+ * a batch rejected inside the group (unknown thread) fails alone, and if the transaction
+ * itself fails, every batch of the group is retried in a transaction of its own so one bad
+ * batch cannot fail the others. Events are handed to `onCommitted` only after commit.
+ */
+import type { ClutchMessage, StoredEvent } from "@/lib/protocol";
+import type { Db } from "../db/client";
+import { isClutchError } from "../errors";
+import { appendGroupInTx, type AppendResult } from "./append";
+
+const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
+
+interface Pending {
+  messages: ClutchMessage[];
+  resolve(r: AppendResult): void;
+  reject(e: unknown): void;
+}
+
+export class GroupCommitter {
+  private readonly queue: Pending[] = [];
+  private running = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly onCommitted: (events: StoredEvent[]) => void,
+    private readonly maxMessages = 5000,
+  ) {}
+
+  /** Append one validated batch; resolves after its transaction has committed. */
+  submit(messages: ClutchMessage[]): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ messages, resolve, reject });
+      void this.pump();
+    });
+  }
+
+  private async pump(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (this.queue.length) {
+        const group = [this.queue.shift()!];
+        let size = group[0]!.messages.length;
+        while (this.queue.length && size + this.queue[0]!.messages.length <= this.maxMessages) {
+          size += this.queue[0]!.messages.length;
+          group.push(this.queue.shift()!);
+        }
+        await this.commit(group);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async commit(group: Pending[]): Promise<void> {
+    let results;
+    try {
+      results = await this.db.$transaction((tx) => appendGroupInTx(tx, group.map((p) => p.messages)), TX_OPTIONS);
+    } catch (err) {
+      if (group.length === 1) return group[0]!.reject(err);
+      for (const p of group) await this.commit([p]);
+      return;
+    }
+    const fresh: StoredEvent[] = [];
+    for (const r of results) if (!isClutchError(r)) fresh.push(...r.events.filter((_, i) => r.created[i]));
+    this.onCommitted(fresh);
+    results.forEach((r, i) => (isClutchError(r) ? group[i]!.reject(r) : group[i]!.resolve(r)));
+  }
+}
