@@ -1,0 +1,139 @@
+/**
+ * The HTTP API's route handlers, called with real Requests against real PostgreSQL
+ * (issue 2 §4): status codes, the error shape, cursors.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newId, PROTOCOL_VERSION } from "@/lib/protocol";
+import type { Runtime } from "@/server/runtime";
+import * as eventsRoute from "@/app/api/events/route";
+import * as threadsRoute from "@/app/api/threads/route";
+import * as threadEventsRoute from "@/app/api/threads/[thread_id]/events/route";
+import * as messagesRoute from "@/app/api/threads/[thread_id]/messages/route";
+import * as runEventsRoute from "@/app/api/runs/[run_id]/events/route";
+import * as healthRoute from "@/app/api/health/route";
+import { chat, testRuntime } from "./helpers";
+
+let rt: Runtime;
+beforeAll(async () => {
+  rt = await testRuntime();
+});
+afterAll(() => rt.stop());
+
+const post = (body: unknown) =>
+  new Request("http://test/api", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+const get = (query = "") => new Request(`http://test/api${query}`);
+const params = <T>(p: T) => ({ params: Promise.resolve(p) });
+
+async function newChannel(name = `api-${newId("thread").slice(-8).toLowerCase()}`) {
+  const res = await threadsRoute.POST(post({ name, topic: "testing" }), undefined as never);
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { thread: { id: string; name: string } }).thread;
+}
+
+describe("threads", () => {
+  it("creates a thr_ channel, lists it, and refuses a duplicate or bad name", async () => {
+    const thread = await newChannel();
+    expect(thread.id).toMatch(/^thr_[0-9A-HJKMNP-TV-Z]{26}$/);
+    const list = (await (await threadsRoute.GET(get(), undefined as never)).json()) as { threads: { id: string }[] };
+    expect(list.threads.map((t) => t.id)).toContain(thread.id);
+
+    const dup = await threadsRoute.POST(post({ name: thread.name }), undefined as never);
+    expect(dup.status).toBe(409);
+    expect(await dup.json()).toEqual({ error: { code: "name_taken", message: `#${thread.name} already exists` } });
+
+    const bad = await threadsRoute.POST(post({ name: "Not Valid!" }), undefined as never);
+    expect(bad.status).toBe(400);
+    const body = (await bad.json()) as { error: { code: string; message: string; issues: unknown[] } };
+    expect(body.error.code).toBe("invalid_thread");
+    expect(body.error.message).toMatch(/lowercase letters/);
+    expect(body.error.issues.length).toBeGreaterThan(0);
+  });
+});
+
+describe("events", () => {
+  it("POST /api/events: 201 with seq, 200 with the originals on repeat, 400 with issues, 422 unknown thread", async () => {
+    const { id: thread_id } = await newChannel();
+    const run_id = newId("run");
+    const batch = [chat("one", { thread_id, run_id }), chat("two", { thread_id, run_id })];
+    const res = await eventsRoute.POST(post(batch), undefined as never);
+    expect(res.status).toBe(201);
+    const stored = ((await res.json()) as { events: { seq: number; id: string }[] }).events;
+    expect(stored.map((e) => e.id)).toEqual(batch.map((m) => m.id));
+    expect(stored[1]!.seq).toBe(stored[0]!.seq + 1);
+
+    const again = await eventsRoute.POST(post(batch), undefined as never);
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { events: unknown[] }).events).toEqual(stored);
+
+    const invalid = await eventsRoute.POST(post({ ...batch[0], id: newId("message"), type: "chat.shout" }), undefined as never);
+    expect(invalid.status).toBe(400);
+    const err = (await invalid.json()) as { error: { code: string; issues: { path: unknown[] }[] } };
+    expect(err.error.code).toBe("invalid_event");
+    expect(err.error.issues[0]!.path).toEqual(["type"]);
+
+    const notJson = await eventsRoute.POST(post("{oops"), undefined as never);
+    expect(notJson.status).toBe(400);
+    expect(((await notJson.json()) as { error: { code: string } }).error.code).toBe("invalid_json");
+
+    const orphan = await eventsRoute.POST(post(chat("x", { thread_id: newId("thread"), run_id })), undefined as never);
+    expect(orphan.status).toBe(422);
+  });
+
+  it("pages a thread and a run by cursor, oldest first, and the newest page with before=end", async () => {
+    const { id: thread_id } = await newChannel();
+    const run_id = newId("run");
+    await rt.store.append(Array.from({ length: 7 }, (_, i) => chat(`m${i}`, { thread_id, run_id })));
+
+    const page1 = (await (await threadEventsRoute.GET(get("?limit=3"), params({ thread_id }))).json()) as {
+      events: { seq: number; payload: { text: string } }[];
+      next_after: number | null;
+    };
+    expect(page1.events.map((e) => e.payload.text)).toEqual([expect.stringMatching(/created/), "m0", "m1"]);
+    const page2 = (await (await threadEventsRoute.GET(get(`?after=${page1.next_after}&limit=100`), params({ thread_id }))).json()) as typeof page1;
+    expect(page2.events.map((e) => e.payload.text)).toEqual(["m2", "m3", "m4", "m5", "m6"]);
+    expect(page2.next_after).toBeNull();
+
+    const newest = (await (await threadEventsRoute.GET(get("?before=end&limit=2"), params({ thread_id }))).json()) as typeof page1 & {
+      has_more_before: boolean;
+    };
+    expect(newest.events.map((e) => e.payload.text)).toEqual(["m5", "m6"]);
+    expect(newest.has_more_before).toBe(true);
+
+    const run = (await (await runEventsRoute.GET(get("?after=0"), params({ run_id }))).json()) as typeof page1;
+    expect(run.events).toHaveLength(7);
+
+    const bad = await threadEventsRoute.GET(get("?after=-1"), params({ thread_id }));
+    expect(bad.status).toBe(400);
+    const missing = await threadEventsRoute.GET(get(), params({ thread_id: newId("thread") }));
+    expect(missing.status).toBe(404);
+  });
+
+  it("POST /api/threads/:id/messages stores the person's chat.message as sent", async () => {
+    const { id: thread_id } = await newChannel();
+    const res = await messagesRoute.POST(post({ text: "Hi *team*", display_name: "Ada Lovelace" }), params({ thread_id }));
+    expect(res.status).toBe(201);
+    const { event } = (await res.json()) as { event: Record<string, unknown> };
+    expect(event).toMatchObject({
+      v: PROTOCOL_VERSION,
+      type: "chat.message",
+      thread_id,
+      from: { agent_id: "user:ada-lovelace", role: "human", display_name: "Ada Lovelace" },
+      payload: { text: "Hi *team*" },
+    });
+    const empty = await messagesRoute.POST(post({ text: "   " }), params({ thread_id }));
+    expect(empty.status).toBe(400);
+    expect(((await empty.json()) as { error: { message: string } }).error.message).toMatch(/needs text/);
+  });
+});
+
+describe("health", () => {
+  it("reports the database and version", async () => {
+    const res = await healthRoute.GET(get(), undefined as never);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ ok: true, version: expect.any(String), database: { ok: true } });
+  });
+});
