@@ -11,7 +11,9 @@
  *   task.cancel   → cancelled
  *   task.timeout  → timed_out
  *
- * `approval_required` and `waiting_input` are set by later issues (policy, agents asking).
+ * Questions (chat.message in the task with `payload.expects_reply`, from its assignee) put a
+ * running task in `waiting_input` until every open question has an answer (a chat.message
+ * whose `payload.reply_to` names it). `approval_required` is set by the policy issue.
  */
 import type { StoredEvent } from "../protocol/envelope";
 
@@ -47,12 +49,41 @@ export interface TaskView {
   ended_at: string | null;
   /** The task.error payload when failed. */
   error: Record<string, unknown> | null;
+  /** Questions the assignee asked that have no answer yet. */
+  open_questions: OpenQuestion[];
   last_seq: number;
+}
+
+/** A question awaiting an answer: the chat.message id, its sender and recipients. */
+export interface OpenQuestion {
+  id: string;
+  from: string;
+  to: string[];
 }
 
 /** True for the event types that change a task's state. */
 export function isTaskEvent(type: string): boolean {
   return type.startsWith("task.");
+}
+
+/** True for events that change a task: task.* events, and questions and answers in it. */
+export function affectsTask(ev: Pick<StoredEvent, "type" | "payload">): boolean {
+  if (isTaskEvent(ev.type)) return true;
+  const p = ev.payload as { expects_reply?: unknown; reply_to?: unknown };
+  return ev.type === "chat.message" && (p.expects_reply === true || typeof p.reply_to === "string");
+}
+
+function foldQuestion(prev: TaskView, ev: StoredEvent): TaskView {
+  const p = ev.payload as { expects_reply?: unknown; reply_to?: unknown };
+  const next: TaskView = { ...prev, updated_at: ev.ts, last_seq: ev.seq };
+  if (typeof p.reply_to === "string") next.open_questions = prev.open_questions.filter((q) => q.id !== p.reply_to);
+  if (p.expects_reply === true && ev.from.agent_id === prev.assignee) {
+    next.open_questions = [...next.open_questions, { id: ev.id, from: ev.from.agent_id, to: ev.to.map((t) => t.agent_id) }];
+  }
+  if (TERMINAL_STATES.has(prev.state) || prev.state === "approval_required") return next;
+  if (next.open_questions.length) next.state = "waiting_input";
+  else if (prev.state === "waiting_input") next.state = "running";
+  return next;
 }
 
 function titleOf(ev: StoredEvent): string | null {
@@ -68,8 +99,9 @@ function titleOf(ev: StoredEvent): string | null {
  * Returns `prev` unchanged for events that are not task.* events or belong to another task.
  */
 export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView | undefined {
-  if (!isTaskEvent(ev.type)) return prev;
+  if (!affectsTask(ev)) return prev;
   if (prev && prev.task_id !== ev.task_id) return prev;
+  if (!isTaskEvent(ev.type)) return prev ? foldQuestion(prev, ev) : prev;
   const base: TaskView = prev ?? {
     task_id: ev.task_id,
     run_id: ev.run_id,
@@ -84,6 +116,7 @@ export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView 
     updated_at: ev.ts,
     ended_at: null,
     error: null,
+    open_questions: [],
     last_seq: ev.seq,
   };
   const next: TaskView = { ...base, updated_at: ev.ts, last_seq: ev.seq };
@@ -101,11 +134,11 @@ export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView 
       }
       break;
     case "task.accept":
-      if (!ended) next.state = "running";
+      if (!ended) next.state = next.open_questions.length ? "waiting_input" : "running";
       next.assignee = ev.from.agent_id;
       break;
     case "task.progress":
-      if (!ended) next.state = "running";
+      if (!ended && base.state === "pending") next.state = "running";
       break;
     case "task.result":
       next.state = "succeeded";
@@ -121,6 +154,9 @@ export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView 
       next.state = "timed_out";
       break;
   }
-  if (TERMINAL_STATES.has(next.state) && !ended) next.ended_at = ev.ts;
+  if (TERMINAL_STATES.has(next.state) && !ended) {
+    next.ended_at = ev.ts;
+    next.open_questions = [];
+  }
   return next;
 }

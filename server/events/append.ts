@@ -24,7 +24,7 @@
  * `created: false`, and nothing is published for it.
  */
 import type { ClutchMessage, StoredEvent } from "@/lib/protocol";
-import { foldTask, isTaskEvent, TERMINAL_STATES, type TaskState, type TaskView } from "@/lib/fold/task-state";
+import { affectsTask, foldTask, TERMINAL_STATES, type OpenQuestion, type TaskState, type TaskView } from "@/lib/fold/task-state";
 import { runStateOf } from "@/lib/fold/run-state";
 import { countsAsUnread } from "@/lib/unread";
 import type { Prisma } from "../db/generated/client";
@@ -180,6 +180,7 @@ function taskViewOf(row: TaskRow): TaskView {
     updated_at: row.updated_at.toISOString(),
     ended_at: row.ended_at?.toISOString() ?? null,
     error: (row.error as Record<string, unknown> | null) ?? null,
+    open_questions: (row.open_questions as unknown as OpenQuestion[] | null) ?? [],
     last_seq: Number(row.last_seq),
   };
 }
@@ -191,15 +192,21 @@ interface RunDelta {
   done_delta: number;
 }
 
-/** tasks: fold each task.* event (lib/fold/task-state.ts) and upsert. Returns per-run deltas. */
+/**
+ * tasks: fold each event that affects a task (task.*, questions and answers;
+ * lib/fold/task-state.ts) and upsert. Returns per-run deltas.
+ */
 async function projectTasks(tx: Tx, fresh: StoredEvent[]): Promise<Map<string, RunDelta>> {
-  const taskEvents = fresh.filter((ev) => isTaskEvent(ev.type));
+  const taskEvents = fresh.filter(affectsTask);
   const runs = new Map<string, RunDelta>();
   if (!taskEvents.length) return runs;
   const ids = [...new Set(taskEvents.map((ev) => ev.task_id))];
   const before = new Map((await tx.task.findMany({ where: { id: { in: ids } } })).map((r) => [r.id, taskViewOf(r)]));
   const after = new Map(before);
-  for (const ev of taskEvents) after.set(ev.task_id, foldTask(after.get(ev.task_id), ev)!);
+  for (const ev of taskEvents) {
+    const task = foldTask(after.get(ev.task_id), ev);
+    if (task) after.set(ev.task_id, task);
+  }
 
   for (const [id, task] of after) {
     const prev = before.get(id);
@@ -212,15 +219,15 @@ async function projectTasks(tx: Tx, fresh: StoredEvent[]): Promise<Map<string, R
   }
   await tx.$executeRawUnsafe(
     `INSERT INTO tasks (id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts,
-                        created_at, updated_at, ended_at, error, last_seq)
+                        created_at, updated_at, ended_at, error, open_questions, last_seq)
      SELECT task_id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts,
-            created_at, updated_at, ended_at, error, last_seq
+            created_at, updated_at, ended_at, error, open_questions, last_seq
        FROM jsonb_to_recordset($1::jsonb) AS x(task_id text, run_id text, thread_id text, parent_task_id text,
             state text, assignee text, requester text, title text, attempts int, created_at timestamptz,
-            updated_at timestamptz, ended_at timestamptz, error jsonb, last_seq bigint)
+            updated_at timestamptz, ended_at timestamptz, error jsonb, open_questions jsonb, last_seq bigint)
      ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, assignee = EXCLUDED.assignee, title = EXCLUDED.title,
             attempts = EXCLUDED.attempts, updated_at = EXCLUDED.updated_at, ended_at = EXCLUDED.ended_at,
-            error = EXCLUDED.error, last_seq = EXCLUDED.last_seq`,
+            error = EXCLUDED.error, open_questions = EXCLUDED.open_questions, last_seq = EXCLUDED.last_seq`,
     JSON.stringify([...after.values()].filter((t) => t !== before.get(t.task_id))),
   );
   return runs;

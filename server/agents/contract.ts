@@ -1,0 +1,114 @@
+/**
+ * The contract between Clutch's agent runtime and any model (issue 3; CAP seed 000,
+ * Clutch Protocol §2). Shared by the runner (which builds prompts and executes tool calls)
+ * and the built-in model (which reads prompts and chooses tool calls).
+ *
+ * ## Tools every agent is offered
+ *   ask            send a question to a person or an agent; the answer arrives later as a
+ *                  new user message (the call itself returns at once: "sent")
+ *   reply          answer a question someone asked you (reply_to = that message's id)
+ *   delegate       hand a subtask to an agent in your allowed_agents (CAP delegation_notice →
+ *                  task.request with parent_task_id); returns at once with the new task_id, or
+ *                  an error when not permitted; the subtask's result arrives later as a user
+ *                  message, after the delegate's overseer approved it
+ *   submit_result  finish your task with a result (for a review task: a review.feedback.v1)
+ * plus one tool per MCP tool of the servers in the agent's mcp_bindings, named
+ * `<server_id>__<tool>` (e.g. `DataServer__query_data`), with the MCP tool's input schema.
+ *
+ * A turn ends when the model answers with text and no tool call, or after submit_result.
+ * The runner calls the model again whenever something new arrives for the agent's task.
+ *
+ * ## Prompt
+ *   system     the manifest's system_prompt plus Clutch's operating rules;
+ *              providerOptions.clutch: SystemMeta
+ *   user       one message per inbound event (the task.request, a message addressed to the
+ *              agent, a subtask's outcome), as readable text; providerOptions.clutch:
+ *              { event: StoredEvent } so a model can read the structured event
+ *   assistant  the agent's earlier tool calls (rebuilt from the log)
+ *   tool       their outputs (MCP results as JSON; acknowledgements for ask/reply/delegate)
+ */
+import { z } from "zod";
+
+export const MCP_TOOL_SEPARATOR = "__";
+
+/** `<server_id>__<tool>` for an MCP tool. */
+export function mcpToolName(server_id: string, tool: string): string {
+  return `${server_id}${MCP_TOOL_SEPARATOR}${tool}`;
+}
+
+/** The server and tool of an MCP tool name, or null for a built-in tool. */
+export function parseMcpToolName(name: string): { server_id: string; tool: string } | null {
+  const i = name.indexOf(MCP_TOOL_SEPARATOR);
+  return i > 0 ? { server_id: name.slice(0, i), tool: name.slice(i + MCP_TOOL_SEPARATOR.length) } : null;
+}
+
+const Attachment = z.looseObject({
+  kind: z.enum(["tool_call_result", "text_snippet", "file", "python_object", "artifact_ref"]),
+  server_id: z.string().optional(),
+  tool: z.string().optional(),
+  result: z.unknown().optional(),
+  text: z.string().optional(),
+  path: z.string().optional(),
+  object: z.unknown().optional(),
+  ref: z.string().optional(),
+});
+
+/** `ask`: `to` is an agent id (`agent:pm-1`) or `user` for the people in the channel. */
+export const AskInput = z.object({
+  to: z.string().min(1).describe('agent id such as "agent:pm-1", or "user" for the people in the channel'),
+  question: z.string().min(1),
+  /** CAP oversight_inquiry: an overseer questioning the work under review. */
+  oversight_inquiry: z.boolean().optional(),
+});
+export type AskInput = z.infer<typeof AskInput>;
+
+/** `reply`: answer the message `reply_to` (its id) from `to`. Markdown text. */
+export const ReplyInput = z.object({
+  to: z.string().min(1),
+  text: z.string().min(1),
+  reply_to: z.string().optional().describe("id of the message you answer"),
+});
+export type ReplyInput = z.infer<typeof ReplyInput>;
+
+/** `delegate`: CAP delegation_notice. `agent_id` must be in the delegator's allowed_agents. */
+export const DelegateInput = z.object({
+  agent_id: z.string().min(1),
+  title: z.string().min(1).max(200),
+  context_summary: z.string().min(1).describe("what has been done and what remains"),
+  instructions: z.string().optional(),
+  attachments: z.array(Attachment).optional(),
+});
+export type DelegateInput = z.infer<typeof DelegateInput>;
+
+/**
+ * `submit_result`: the task's result. `report_markdown` is what people read; `data` the
+ * figures behind it. A review task submits `payload_type: "review.feedback.v1"` with
+ * `data: { decision, comments, blocking_issues }`.
+ */
+export const SubmitResultInput = z.object({
+  summary: z.string().min(1),
+  report_markdown: z.string().optional(),
+  payload_type: z.string().optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+export type SubmitResultInput = z.infer<typeof SubmitResultInput>;
+
+export const BUILTIN_TOOLS = {
+  ask: AskInput,
+  reply: ReplyInput,
+  delegate: DelegateInput,
+  submit_result: SubmitResultInput,
+} as const;
+export type BuiltinToolName = keyof typeof BUILTIN_TOOLS;
+
+/** providerOptions.clutch on the system message. */
+export interface SystemMeta {
+  agent_id: string;
+  instance_id: string;
+  task_id: string;
+  run_id: string;
+  /** "work" for a delegated task, "review" for an overseer's review task. */
+  task_kind: "work" | "review";
+  allowed_agents: string[];
+  overseer: string | null;
+}

@@ -1,0 +1,259 @@
+/**
+ * What the built-in model reads from a prompt (server/agents/contract.ts "Prompt"): the agent's
+ * SystemMeta, the inbound events (user messages carrying providerOptions.clutch.event), its own
+ * earlier tool calls (assistant messages) and their outcomes (tool messages), in prompt order.
+ *
+ * Playbooks are small state machines over this view: "has X been called, did it succeed, has
+ * the answer to my question arrived, is there a question I have not answered yet".
+ */
+import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from "@ai-sdk/provider";
+import type { StoredEvent } from "@/lib/protocol";
+import type { SystemMeta } from "../../contract";
+import { isRecord, outcomeOf, sameAgent, str, type ToolOutcome } from "./values";
+
+/** An inbound user message: the event it carries (when the runner attached one) and its text. */
+export interface InboundEntry {
+  kind: "inbound";
+  index: number;
+  event?: StoredEvent;
+  text: string;
+}
+
+/** One of the agent's own earlier tool calls, with its outcome once the prompt holds it. */
+export interface CallEntry {
+  kind: "call";
+  index: number;
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  outcome?: ToolOutcome;
+}
+
+/** Text the agent said earlier (a turn end, or words next to tool calls). */
+export interface TextEntry {
+  kind: "text";
+  index: number;
+  text: string;
+}
+
+export type Entry = InboundEntry | CallEntry | TextEntry;
+
+/** Where one step of a playbook stands. */
+export type Attempt =
+  | { status: "todo" }
+  | { status: "pending"; call: CallEntry }
+  | { status: "retry"; call: CallEntry; error: string }
+  | { status: "failed"; call: CallEntry; error: string }
+  | { status: "ok"; call: CallEntry; value: unknown };
+
+/** How many times a playbook sends a call that failed with a retryable error. */
+export const MAX_ATTEMPTS = 2;
+
+const OUTCOME_TYPES = new Set(["task.result", "task.error", "task.timeout", "task.cancel"]);
+
+function parseInput(input: unknown): Record<string, unknown> {
+  if (typeof input === "string") {
+    try {
+      const v = JSON.parse(input);
+      return isRecord(v) ? v : {};
+    } catch {
+      return {};
+    }
+  }
+  return isRecord(input) ? input : {};
+}
+
+function clutchOf(providerOptions: unknown): Record<string, unknown> | undefined {
+  return isRecord(providerOptions) && isRecord(providerOptions.clutch) ? providerOptions.clutch : undefined;
+}
+
+function eventOf(v: unknown): StoredEvent | undefined {
+  return isRecord(v) && typeof v.type === "string" && isRecord(v.payload) && isRecord(v.from) ? (v as unknown as StoredEvent) : undefined;
+}
+
+/** True when `from` is a person rather than an agent or the orchestrator. */
+export function isHuman(from: { agent_id?: string; role?: string } | undefined): boolean {
+  if (!from?.agent_id) return false;
+  if (from.role === "human") return true;
+  const id = from.agent_id;
+  return id === "user" || id.startsWith("user:") || id.startsWith("human:");
+}
+
+export class Transcript {
+  readonly meta: SystemMeta;
+  readonly system: string;
+  readonly entries: Entry[] = [];
+  readonly calls: CallEntry[] = [];
+  readonly inbound: InboundEntry[] = [];
+  /** Names of the tools offered in this call (empty when the caller declared none). */
+  readonly offeredTools: string[];
+
+  constructor(prompt: LanguageModelV4Prompt, tools: LanguageModelV4CallOptions["tools"] = []) {
+    const systemParts: string[] = [];
+    let meta: Record<string, unknown> = {};
+    const byId = new Map<string, CallEntry>();
+    for (const msg of prompt) {
+      if (msg.role === "system") {
+        systemParts.push(msg.content);
+        meta = { ...meta, ...(clutchOf(msg.providerOptions) ?? {}) };
+      } else if (msg.role === "user") {
+        const texts: string[] = [];
+        let event = eventOf(clutchOf(msg.providerOptions)?.event);
+        for (const part of msg.content) {
+          if (part.type === "text") {
+            texts.push(part.text);
+            event ??= eventOf(clutchOf(part.providerOptions)?.event);
+          }
+        }
+        const e: InboundEntry = { kind: "inbound", index: this.entries.length, event, text: texts.join("\n") };
+        this.entries.push(e);
+        this.inbound.push(e);
+      } else if (msg.role === "assistant") {
+        for (const part of msg.content) {
+          if (part.type === "text" && part.text.trim()) {
+            this.entries.push({ kind: "text", index: this.entries.length, text: part.text });
+          } else if (part.type === "tool-call") {
+            const c: CallEntry = { kind: "call", index: this.entries.length, id: part.toolCallId, name: part.toolName, input: parseInput(part.input) };
+            this.entries.push(c);
+            this.calls.push(c);
+            byId.set(c.id, c);
+          } else if (part.type === "tool-result") {
+            const c = byId.get(part.toolCallId);
+            if (c) c.outcome = outcomeOf(part.output);
+          }
+        }
+      } else if (msg.role === "tool") {
+        for (const part of msg.content) {
+          if (part.type !== "tool-result") continue;
+          const c = byId.get(part.toolCallId);
+          if (c) c.outcome = outcomeOf(part.output);
+        }
+      }
+    }
+    this.system = systemParts.join("\n\n");
+    const allowed = Array.isArray(meta.allowed_agents) ? meta.allowed_agents.filter((a): a is string => typeof a === "string") : [];
+    this.meta = {
+      agent_id: str(meta.agent_id) ?? "",
+      instance_id: str(meta.instance_id) ?? "",
+      task_id: str(meta.task_id) ?? "",
+      run_id: str(meta.run_id) ?? "",
+      task_kind: meta.task_kind === "review" ? "review" : "work",
+      allowed_agents: allowed,
+      overseer: str(meta.overseer) ?? null,
+    };
+    this.offeredTools = (tools ?? []).map((t) => t.name);
+  }
+
+  /** True when `id` names this agent. */
+  isMe(id: string | undefined): boolean {
+    return sameAgent(id, this.meta.agent_id);
+  }
+
+  /** The agent's calls of tool `name` (optionally those whose input matches). */
+  callsOf(name: string, match?: (input: Record<string, unknown>) => boolean): CallEntry[] {
+    return this.calls.filter((c) => c.name === name && (!match || match(c.input)));
+  }
+
+  lastCall(name: string, match?: (input: Record<string, unknown>) => boolean): CallEntry | undefined {
+    const all = this.callsOf(name, match);
+    return all[all.length - 1];
+  }
+
+  /**
+   * Where the step "call `name` with an input that `match`es" stands: never called, waiting for
+   * its result, succeeded (the last success wins), or failed (retry while attempts remain and
+   * the error is retryable).
+   */
+  attempt(name: string, match?: (input: Record<string, unknown>) => boolean, after = -1): Attempt {
+    const calls = this.callsOf(name, match).filter((c) => c.index > after);
+    if (calls.length === 0) return { status: "todo" };
+    for (let i = calls.length - 1; i >= 0; i--) {
+      const o = calls[i].outcome;
+      if (o?.ok) return { status: "ok", call: calls[i], value: o.value };
+    }
+    const last = calls[calls.length - 1];
+    if (!last.outcome) return { status: "pending", call: last };
+    const error = last.outcome.error ?? "failed";
+    const retryable = last.outcome.retryable ?? /time(d)? ?out|crash|unavailable|ECONN|closed|exited/i.test(error);
+    return retryable && calls.length < MAX_ATTEMPTS ? { status: "retry", call: last, error } : { status: "failed", call: last, error };
+  }
+
+  /** Inbound entries after prompt position `index`. */
+  inboundAfter(index: number): InboundEntry[] {
+    return this.inbound.filter((e) => e.index > index);
+  }
+
+  /** The task.request of this agent's task (else the first one in the prompt). */
+  request(): StoredEvent | undefined {
+    const reqs = this.inbound.map((e) => e.event).filter((e): e is StoredEvent => e?.type === "task.request");
+    return reqs.find((e) => e.task_id === this.meta.task_id) ?? reqs[0];
+  }
+
+  /** The request as text: title, instructions, context summary (else the first inbound text). */
+  requestText(): string {
+    const req = this.request();
+    if (req) {
+      const p = req.payload as Record<string, unknown>;
+      const parts = [str(p.title), str(p.instructions), str(p.context_summary)].filter((s): s is string => !!s?.trim());
+      if (parts.length) return parts.join("\n");
+    }
+    return this.inbound[0]?.text ?? "";
+  }
+
+  /** Chat messages addressed to this agent that ask for an answer and have none from it yet. */
+  pendingQuestions(): InboundEntry[] {
+    return this.inbound.filter((e) => {
+      const ev = e.event;
+      if (ev?.type !== "chat.message" || this.isMe(ev.from.agent_id)) return false;
+      const p = ev.payload as Record<string, unknown>;
+      if (!(p.expects_reply === true || p.inquiry === true || p.oversight_inquiry === true)) return false;
+      return !this.calls.some(
+        (c) => c.name === "reply" && (c.input.reply_to === ev.id || (!c.input.reply_to && c.index > e.index && sameAgent(str(c.input.to), ev.from.agent_id))),
+      );
+    });
+  }
+
+  /** The id of the message an `ask` call sent, when its acknowledgement names one. */
+  static sentMessageId(call: CallEntry): string | undefined {
+    const v = call.outcome?.value;
+    if (isRecord(v)) {
+      for (const k of ["message_id", "msg_id", "id", "event_id"]) if (typeof v[k] === "string") return v[k] as string;
+    }
+    const m = /msg_[0-9A-Za-z_-]+/.exec(typeof v === "string" ? v : JSON.stringify(v ?? ""));
+    return m?.[0];
+  }
+
+  /**
+   * The answer to an `ask` call: the chat message replying to the message it sent, else the
+   * first chat message after it from the party asked (a person when `to` is `user`).
+   */
+  answerTo(ask: CallEntry): InboundEntry | undefined {
+    const sent = Transcript.sentMessageId(ask);
+    const chats = this.inbound.filter((e) => e.event?.type === "chat.message" && !this.isMe(e.event.from.agent_id));
+    if (sent) {
+      const direct = chats.find((e) => (e.event!.payload as Record<string, unknown>).reply_to === sent);
+      if (direct) return direct;
+    }
+    const to = str(ask.input.to) ?? "";
+    return chats.find((e) => {
+      if (e.index < ask.index) return false;
+      const from = e.event!.from;
+      return to === "user" ? isHuman(from) : sameAgent(from.agent_id, to);
+    });
+  }
+
+  /** Outcomes (task.result, task.error, task.timeout, task.cancel) of other tasks: subtasks, reviews. */
+  outcomes(): InboundEntry[] {
+    return this.inbound.filter((e) => !!e.event && OUTCOME_TYPES.has(e.event.type) && e.event.task_id !== this.meta.task_id);
+  }
+
+  /** A task.cancel or task.timeout of this agent's own task, if one arrived. */
+  ownTaskStopped(): InboundEntry | undefined {
+    return this.inbound.find((e) => (e.event?.type === "task.cancel" || e.event?.type === "task.timeout") && e.event.task_id === this.meta.task_id);
+  }
+
+  /** The index of the agent's last submit_result (-1 when none). */
+  lastSubmitIndex(): number {
+    return this.lastCall("submit_result")?.index ?? -1;
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * The orchestrator (issue 3 "server/orchestrator"; CAP seed 000 "Workflow Patterns",
+ * "Oversight"; Clutch Protocol §1.3, §2.1). A consumer of the ordered event stream that
+ * appends new events; it keeps no state of its own beyond what the log says.
+ *
+ *   a person's new message in a channel with an entry agent
+ *        → a new run: routing.decision + task.request to the entry agent (T1)
+ *   task.request to an agent of the workspace            → wake that agent's instance
+ *   a message to an agent (a question, an answer, an oversight inquiry)
+ *        → wake the agent's instance for that task (or for the task it delegated)
+ *   a subtask's outcome                                  → wake its delegator's instance
+ *   an overseer's review.feedback.v1 on a result under review
+ *        approved → the reviewed task's task.result (only now does it reach its delegator)
+ *        otherwise → wake the author, who sees the feedback and revises
+ *
+ * `recover()` runs once at start: it wakes every unfinished task and finishes any reaction
+ * the previous process was stopped before making; idempotency keys make each reaction happen
+ * once however often it is attempted.
+ */
+import { makeMessage, newId, type StoredEvent } from "@/lib/protocol";
+import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
+import { fromRow } from "../events/codec";
+import type { EventStore } from "../events/store";
+import type { EventTail } from "../events/tail";
+import { conversationIds } from "../events/threads";
+import type { AgentRunner } from "../agents/runner";
+import type { Workspace } from "../workspace/workspace";
+import { log } from "../log";
+
+const ORCHESTRATOR = { agent_id: "agent:orchestrator", role: "orchestrator" } as const;
+const OUTCOMES = new Set(["task.result", "task.error", "task.timeout", "task.cancel"]);
+
+export interface ChannelBinding {
+  thread_id: string;
+  name: string;
+  entry_agent: string;
+}
+
+export class Orchestrator {
+  private unsubscribe: (() => void) | null = null;
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly tail: EventTail,
+    private readonly workspace: Workspace,
+    private readonly runner: AgentRunner,
+    private readonly channels: ChannelBinding[],
+  ) {}
+
+  /** Follow the stream (reactions run one at a time, in seq order). */
+  start(): void {
+    this.unsubscribe = this.tail.subscribe((ev) => {
+      this.chain = this.chain.then(() => this.react(ev)).catch((err) => log.error({ err, seq: ev.seq, type: ev.type }, "orchestrator reaction failed"));
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    await this.chain;
+  }
+
+  /** Resolves when every reaction queued so far has run. */
+  settled(): Promise<void> {
+    return this.chain;
+  }
+
+  private isAgent(id: string | undefined): id is string {
+    return Boolean(id && this.workspace.agents.has(id));
+  }
+
+  private async task(id: string | null | undefined) {
+    return id ? this.store.db.task.findUnique({ where: { id } }) : null;
+  }
+
+  private async react(ev: StoredEvent): Promise<void> {
+    if (ev.type === "chat.message") return this.onMessage(ev);
+    if (ev.type === "task.request") {
+      const to = ev.to[0]?.agent_id;
+      if (this.isAgent(to)) this.runner.wake(to, ev.task_id);
+      return;
+    }
+    if (OUTCOMES.has(ev.type)) return this.onOutcome(ev);
+  }
+
+  private async onMessage(ev: StoredEvent): Promise<void> {
+    const p = ev.payload as { reply_to?: string };
+    const channel = this.channels.find((c) => c.thread_id === ev.thread_id);
+    if (ev.from.role === "human" && !p.reply_to && channel && ev.run_id === conversationIds(ev.thread_id).run_id) {
+      return this.openRun(ev, channel);
+    }
+    for (const { agent_id } of ev.to) {
+      if (!this.isAgent(agent_id) || agent_id === ev.from.agent_id) continue;
+      const task = await this.task(ev.task_id);
+      if (task?.assignee === agent_id) {
+        this.runner.wake(agent_id, task.id);
+        continue;
+      }
+      const parent = await this.task(task?.parent_task_id);
+      if (parent?.assignee === agent_id) this.runner.wake(agent_id, parent.id);
+    }
+  }
+
+  /** A person's request in a channel becomes a run whose root task goes to the entry agent. */
+  private async openRun(ev: StoredEvent, channel: ChannelBinding): Promise<void> {
+    const text = String((ev.payload as { text: string }).text);
+    const run_id = newId("run");
+    const task_id = newId("task");
+    const entry = channel.entry_agent;
+    const others = [...this.workspace.agents.keys()].filter((id) => id !== entry);
+    const firstLine = text.split("\n")[0]!.trim();
+    await this.store.append([
+      makeMessage({
+        type: "routing.decision",
+        thread_id: ev.thread_id,
+        run_id,
+        task_id,
+        parent_task_id: null,
+        from: ORCHESTRATOR,
+        to: [],
+        payload: {
+          selected: entry,
+          candidates: [entry, ...others],
+          reason: `${entry} is the entry agent of #${channel.name}: a person's new request starts with planning (${this.workspace.agents.get(entry)!.card.capabilities[0]?.id ?? "planner"})`,
+          scores: Object.fromEntries([[entry, 1], ...others.map((id) => [id, 0])]),
+          rejected: others.map((agent_id) => ({ agent_id, filter: "entry_agent", reason: `not the entry agent of #${channel.name}; reachable by delegation` })),
+        },
+        idempotency_key: `open-run-routing:${ev.id}`,
+      }),
+      makeMessage({
+        type: "task.request",
+        thread_id: ev.thread_id,
+        run_id,
+        task_id,
+        parent_task_id: null,
+        from: ORCHESTRATOR,
+        to: [{ agent_id: entry }],
+        payload: {
+          title: firstLine.length > 120 ? `${firstLine.slice(0, 119)}…` : firstLine,
+          instructions: text,
+          context_summary: `User request from ${ev.from.display_name ?? ev.from.agent_id} in #${channel.name}: ${text}`,
+          input: { message_id: ev.id, from: ev.from },
+        },
+        idempotency_key: `open-run:${ev.id}`,
+      }),
+    ]);
+  }
+
+  private async onOutcome(ev: StoredEvent): Promise<void> {
+    const request = await this.store.db.event.findFirst({ where: { run_id: ev.run_id, task_id: ev.task_id, type: "task.request" }, orderBy: { seq: "asc" } });
+    const reviewOf = (request?.rest as { meta?: { review_of?: string } } | undefined)?.meta?.review_of;
+    if (reviewOf) return this.onReviewOutcome(ev, reviewOf, request!.payload as { input?: { result?: Record<string, unknown>; payload_type?: string | null } });
+    const parent = await this.task(ev.parent_task_id);
+    if (parent && this.isAgent(parent.assignee ?? undefined) && !TERMINAL_STATES.has(parent.state as TaskState)) {
+      this.runner.wake(parent.assignee!, parent.id);
+    }
+  }
+
+  /** CAP oversight: only after the overseer's approval does the result return to the delegator. */
+  private async onReviewOutcome(ev: StoredEvent, reviewed_id: string, request: { input?: { result?: Record<string, unknown>; payload_type?: string | null } }) {
+    const reviewed = await this.task(reviewed_id);
+    if (!reviewed || TERMINAL_STATES.has(reviewed.state as TaskState)) return;
+    const decision = ev.type === "task.result" ? (ev.payload as { decision?: string }).decision : undefined;
+    if (decision !== "approved") {
+      if (this.isAgent(reviewed.assignee ?? undefined)) this.runner.wake(reviewed.assignee!, reviewed.id);
+      return;
+    }
+    const reviewedRequest = await this.store.db.event.findFirst({ where: { run_id: reviewed.run_id, task_id: reviewed.id, type: "task.request" }, orderBy: { seq: "asc" } });
+    const delegator = (reviewedRequest?.rest as { from?: { agent_id: string } } | undefined)?.from?.agent_id;
+    const payload_type = request.input?.payload_type ?? undefined;
+    await this.store.append(
+      makeMessage({
+        type: "task.result",
+        thread_id: reviewed.thread_id,
+        run_id: reviewed.run_id,
+        task_id: reviewed.id,
+        parent_task_id: reviewed.parent_task_id,
+        from: { agent_id: reviewed.assignee!, role: "worker" },
+        to: delegator ? [{ agent_id: delegator }] : [],
+        ...(payload_type ? { payload_type } : {}),
+        payload: request.input?.result ?? {},
+        meta: { approved_by: ev.from.agent_id, review_task_id: ev.task_id },
+        idempotency_key: `review-approved:${ev.task_id}`,
+      }),
+    );
+  }
+
+  /**
+   * Carry on after a restart: wake every unfinished task of a workspace agent, resolve approved
+   * reviews whose result was not yet released, and open runs for requests that got none.
+   */
+  async recover(): Promise<void> {
+    const open = await this.store.db.task.findMany({ where: { state: { notIn: [...TERMINAL_STATES] } }, orderBy: { created_at: "asc" } });
+    for (const t of open) if (this.isAgent(t.assignee ?? undefined)) this.runner.wake(t.assignee!, t.id);
+
+    const reviews = await this.store.db.event.findMany({ where: { type: "task.result", rest: { path: ["payload_type"], equals: "review.feedback.v1" } }, orderBy: { seq: "asc" } });
+    for (const row of reviews) await this.onOutcome(fromRow(row));
+
+    for (const channel of this.channels) {
+      const { run_id } = conversationIds(channel.thread_id);
+      const recent = await this.store.db.event.findMany({ where: { run_id, type: "chat.message" }, orderBy: { seq: "desc" }, take: 20 });
+      for (const row of recent.reverse()) {
+        const ev = fromRow(row);
+        if (ev.from.role !== "human" || (ev.payload as { reply_to?: string }).reply_to) continue;
+        const opened = await this.store.db.event.findUnique({ where: { idempotency_key: `open-run:${ev.id}` } });
+        if (!opened) await this.openRun(ev, channel);
+      }
+    }
+  }
+}

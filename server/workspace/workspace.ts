@@ -1,0 +1,115 @@
+/**
+ * The workspace: which agents exist, which MCP servers they may use, and the channels where
+ * they work (issue 3 "Agent definitions"). Loaded from a folder (default
+ * examples/sales-analysis, or CLUTCH_WORKSPACE) holding:
+ *   workspace.json   { agents: "<dir of CAP manifests>", mcp: "<mcpServers file>",
+ *                      channels: [{ name, topic?, entry_agent }] }
+ *   agents/*.json    CAP agent manifests (seed 000)
+ *   mcp.json         { mcpServers: { <server_id>: { command, args?, env? } } }
+ *
+ * Throws a WorkspaceError naming the file and field when anything is invalid or inconsistent
+ * (an allowed_agents entry, overseer or entry_agent that names no agent).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import {
+  capAgentIdToClutch,
+  CapManifestSchema,
+  manifestToAgentCard,
+  type AgentCard,
+  type CapManifest,
+} from "@/lib/protocol";
+
+export class WorkspaceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "WorkspaceError";
+  }
+}
+
+const WorkspaceFileSchema = z.strictObject({
+  $comment: z.string().optional(),
+  agents: z.string().min(1).default("agents"),
+  mcp: z.string().min(1).default("mcp.json"),
+  channels: z
+    .array(
+      z.strictObject({
+        name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "channel names use lowercase letters, digits, - and _"),
+        topic: z.string().max(250).optional(),
+        entry_agent: z.string().min(1),
+      }),
+    )
+    .default([]),
+  /** Concurrent tasks per agent (several instances of one agent run in parallel). */
+  max_concurrency: z.number().int().positive().default(4),
+});
+
+/** One agent of the workspace: its CAP manifest and the AgentCard derived from it. */
+export interface WorkspaceAgent {
+  /** Clutch agent id, `agent:<cap id>`. */
+  agent_id: string;
+  manifest: CapManifest;
+  card: AgentCard;
+  /** Clutch ids of the agents it may delegate to. */
+  allowed_agents: string[];
+  /** Clutch id of its overseer, or null. */
+  overseer: string | null;
+}
+
+export interface Workspace {
+  dir: string;
+  agents: Map<string, WorkspaceAgent>;
+  channels: { name: string; topic?: string; entry_agent: string }[];
+  /** Absolute path of the mcpServers file. */
+  mcpConfigPath: string;
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new WorkspaceError(`${file}: ${(err as Error).message}`);
+  }
+}
+
+function issuesOf(file: string, error: z.ZodError): string {
+  return `${file}: ${error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`;
+}
+
+/** Load and check the workspace in `dir`. */
+export function loadWorkspace(dir: string): Workspace {
+  const root = path.resolve(dir);
+  const wsFile = path.join(root, "workspace.json");
+  const ws = WorkspaceFileSchema.safeParse(readJson(wsFile));
+  if (!ws.success) throw new WorkspaceError(issuesOf(wsFile, ws.error));
+
+  const agentsDir = path.resolve(root, ws.data.agents);
+  if (!fs.existsSync(agentsDir)) throw new WorkspaceError(`${wsFile}: agents folder ${agentsDir} does not exist`);
+  const agents = new Map<string, WorkspaceAgent>();
+  for (const name of fs.readdirSync(agentsDir).filter((f) => f.endsWith(".json")).sort()) {
+    const file = path.join(agentsDir, name);
+    const parsed = CapManifestSchema.safeParse(readJson(file));
+    if (!parsed.success) throw new WorkspaceError(issuesOf(file, parsed.error));
+    const manifest = parsed.data;
+    const agent_id = capAgentIdToClutch(manifest.id);
+    if (agents.has(agent_id)) throw new WorkspaceError(`${file}: agent id ${manifest.id} is defined twice`);
+    agents.set(agent_id, {
+      agent_id,
+      manifest,
+      card: manifestToAgentCard(manifest, { max_concurrency: ws.data.max_concurrency }),
+      allowed_agents: manifest.allowed_agents.map(capAgentIdToClutch),
+      overseer: manifest.overseer ? capAgentIdToClutch(manifest.overseer) : null,
+    });
+  }
+  for (const a of agents.values()) {
+    for (const target of [...a.allowed_agents, ...(a.overseer ? [a.overseer] : [])]) {
+      if (!agents.has(target)) throw new WorkspaceError(`${a.manifest.id}: names agent ${target.replace(/^agent:/, "")}, which is not defined in ${agentsDir}`);
+    }
+  }
+  const channels = ws.data.channels.map((c) => ({ ...c, entry_agent: capAgentIdToClutch(c.entry_agent) }));
+  for (const c of channels) {
+    if (!agents.has(c.entry_agent)) throw new WorkspaceError(`${wsFile}: channel #${c.name} has entry_agent ${c.entry_agent}, which is not defined`);
+  }
+  return { dir: root, agents, channels, mcpConfigPath: path.resolve(root, ws.data.mcp) };
+}
