@@ -1,16 +1,26 @@
 /**
- * A person's chat message (`POST /api/threads/:thread_id/messages`): `{ text, display_name? }`
- * becomes a chat.message from `user:<slug of display_name>` (role human) in the thread's
- * conversation context (server/events/threads.ts `conversationIds`).
+ * A person's chat message (`POST /api/threads/:thread_id/messages`): `{ text, display_name?,
+ * reply_to? }` becomes a chat.message from `user:<slug of display_name>` (role human).
+ *
+ * When it answers a question an agent asked the people in the channel (`reply_to` names the
+ * question, or, without `reply_to`, the newest unanswered question to people in the thread),
+ * it is stored in that question's run and task with `payload.reply_to`, addressed to the
+ * asker: that is how an answer reaches the waiting task (issue 3). Otherwise it belongs to the
+ * thread's conversation context (server/events/threads.ts `conversationIds`).
  */
 import { z } from "zod";
 import { makeMessage, type ClutchMessage } from "@/lib/protocol";
+import type { OpenQuestion } from "@/lib/fold/task-state";
+import type { Db } from "../db/client";
 import { ClutchError } from "../errors";
+import { fromRow } from "./codec";
 import { conversationIds } from "./threads";
 
 export const PersonMessageSchema = z.strictObject({
   text: z.string().max(100_000, "a message is at most 100,000 characters").refine((t) => t.trim().length > 0, "a message needs text"),
   display_name: z.string().trim().min(1).max(80).optional(),
+  /** id of the question this answers. */
+  reply_to: z.string().min(1).max(200).optional(),
   /** Lets a client retry a send without posting twice. */
   idempotency_key: z.string().min(1).max(200).optional(),
 });
@@ -25,21 +35,55 @@ export function personId(displayName: string | undefined): string {
   return `user:${slug || "anonymous"}`;
 }
 
-/** Build the person's chat.message. Throws ClutchError invalid_message (400). */
-export function personMessage(thread_id: string, input: unknown): ClutchMessage {
+/** A question to people that is waiting for an answer. */
+interface Question {
+  id: string;
+  run_id: string;
+  task_id: string;
+  parent_task_id: string | null;
+  from: string;
+}
+
+/** The question `reply_to` names in the thread, or the newest open question to people there. */
+async function questionToAnswer(db: Db, thread_id: string, reply_to?: string): Promise<Question | null> {
+  if (reply_to) {
+    const row = await db.event.findFirst({ where: { thread_id, id: reply_to } });
+    if (!row) throw new ClutchError("unknown_message", `there is no message ${reply_to} in this channel to reply to`, 422);
+    const ev = fromRow(row);
+    return { id: ev.id, run_id: ev.run_id, task_id: ev.task_id, parent_task_id: ev.parent_task_id ?? null, from: ev.from.agent_id };
+  }
+  const waiting = await db.task.findMany({ where: { thread_id, state: "waiting_input" }, orderBy: { updated_at: "desc" } });
+  let best: (Question & { at: number }) | null = null;
+  for (const t of waiting) {
+    for (const q of t.open_questions as unknown as OpenQuestion[]) {
+      if (!q.to.includes("user")) continue;
+      const row = await db.event.findFirst({ where: { run_id: t.run_id, id: q.id } });
+      if (row && (!best || Number(row.seq) > best.at)) {
+        best = { id: q.id, run_id: t.run_id, task_id: t.id, parent_task_id: t.parent_task_id, from: q.from, at: Number(row.seq) };
+      }
+    }
+  }
+  return best;
+}
+
+/** Build the person's chat.message. Throws ClutchError invalid_message (400), unknown_message (422). */
+export async function personMessage(db: Db, thread_id: string, input: unknown): Promise<ClutchMessage> {
   const r = PersonMessageSchema.safeParse(input);
   if (!r.success) {
     const i = r.error.issues[0]!;
     throw new ClutchError("invalid_message", `${i.path.join(".") || "body"}: ${i.message}`, 400, r.error.issues);
   }
-  const { text, display_name, idempotency_key } = r.data;
+  const { text, display_name, idempotency_key, reply_to } = r.data;
+  const question = await questionToAnswer(db, thread_id, reply_to);
   return makeMessage({
     type: "chat.message",
     thread_id,
-    ...conversationIds(thread_id),
+    ...(question
+      ? { run_id: question.run_id, task_id: question.task_id, parent_task_id: question.parent_task_id }
+      : conversationIds(thread_id)),
     from: { agent_id: personId(display_name), role: "human", ...(display_name ? { display_name } : {}) },
-    to: [],
-    payload: { text },
+    to: question ? [{ agent_id: question.from }] : [],
+    payload: { text, ...(question ? { reply_to: question.id } : {}) },
     ...(idempotency_key ? { idempotency_key } : {}),
   });
 }

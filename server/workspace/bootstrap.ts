@@ -1,0 +1,105 @@
+/**
+ * Starting the workspace's agents (issue 3 step 1): the channels it names exist (#sales),
+ * each agent announces itself with agent.register (or agent.update when its card changed),
+ * and the MCP hub, the agent runner and the orchestrator start, then carry on every
+ * unfinished run.
+ */
+import type { LanguageModel } from "ai";
+import { makeMessage, type AgentCard } from "@/lib/protocol";
+import { McpHub } from "../adapters/mcp/hub";
+import { ArtifactStore } from "../artifacts/store";
+import { AgentRunner } from "../agents/runner";
+import { McpToolCaller } from "../agents/tool-caller";
+import { fromRow } from "../events/codec";
+import { conversationIds } from "../events/threads";
+import { log } from "../log";
+import { Orchestrator, type ChannelBinding } from "../orchestrator/orchestrator";
+import type { Runtime } from "../runtime";
+import { loadWorkspace, type Workspace, type WorkspaceAgent } from "./workspace";
+
+export interface AgentSystem {
+  workspace: Workspace;
+  channels: ChannelBinding[];
+  hub: McpHub;
+  runner: AgentRunner;
+  orchestrator: Orchestrator;
+  stop(): Promise<void>;
+}
+
+export interface AgentSystemOptions {
+  /** Folder of workspace.json. */
+  workspaceDir: string;
+  /** Where artifacts are kept (`<dataDir>/artifacts`). */
+  dataDir: string;
+  /** The model of each agent. */
+  modelFor(agent: WorkspaceAgent): LanguageModel;
+  /** Repo root MCP server commands run in (default cwd). */
+  cwd?: string;
+}
+
+/** Create the workspace's channels that do not exist yet; returns their bindings. */
+async function ensureChannels(rt: Runtime, ws: Workspace): Promise<ChannelBinding[]> {
+  const out: ChannelBinding[] = [];
+  for (const c of ws.channels) {
+    let thread = await rt.db.thread.findUnique({ where: { name: c.name } });
+    if (!thread) {
+      await rt.store.createThread({ name: c.name, topic: c.topic }, { agent_id: "system", display_name: "Clutch" });
+      thread = await rt.db.thread.findUniqueOrThrow({ where: { name: c.name } });
+    }
+    out.push({ thread_id: thread.id, name: c.name, entry_agent: c.entry_agent });
+  }
+  return out;
+}
+
+/** agent.register for a new agent, agent.update when its card differs from the last one announced. */
+async function announceAgents(rt: Runtime, ws: Workspace, home: ChannelBinding | undefined): Promise<void> {
+  if (!home) return;
+  for (const agent of ws.agents.values()) {
+    const last = await rt.db.event.findFirst({
+      where: { from_agent_id: agent.agent_id, type: { in: ["agent.register", "agent.update"] } },
+      orderBy: { seq: "desc" },
+    });
+    const lastCard = last ? (fromRow(last).payload as { card?: AgentCard }).card : undefined;
+    if (lastCard && JSON.stringify(lastCard) === JSON.stringify(agent.card)) continue;
+    await rt.store.append(
+      makeMessage({
+        type: lastCard ? "agent.update" : "agent.register",
+        thread_id: home.thread_id,
+        ...conversationIds(home.thread_id),
+        from: { agent_id: agent.agent_id, role: "worker", display_name: agent.card.display.name },
+        to: [],
+        payload: { card: agent.card },
+      }),
+    );
+  }
+}
+
+/** Load the workspace, announce its agents and start the orchestration. */
+export async function startAgentSystem(rt: Runtime, opts: AgentSystemOptions): Promise<AgentSystem> {
+  const workspace = loadWorkspace(opts.workspaceDir);
+  const channels = await ensureChannels(rt, workspace);
+  await announceAgents(rt, workspace, channels[0]);
+  const hub = await McpHub.fromFile(workspace.mcpConfigPath, { cwd: opts.cwd ?? process.cwd() });
+  const runner = new AgentRunner({
+    store: rt.store,
+    workspace,
+    tools: new McpToolCaller(hub, new ArtifactStore(opts.dataDir)),
+    modelFor: opts.modelFor,
+  });
+  const orchestrator = new Orchestrator(rt.store, rt.tail, workspace, runner, channels);
+  orchestrator.start();
+  await orchestrator.recover();
+  log.info({ agents: [...workspace.agents.keys()], channels: channels.map((c) => c.name) }, "agents started");
+  return {
+    workspace,
+    channels,
+    hub,
+    runner,
+    orchestrator,
+    async stop() {
+      await orchestrator.stop();
+      await runner.stop();
+      await hub.close();
+    },
+  };
+}
