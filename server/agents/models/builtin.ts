@@ -1,0 +1,131 @@
+/**
+ * Clutch's built-in model: a deterministic LanguageModelV4 (AI SDK provider spec v4) that needs
+ * no key and no network (issue 3 "Two model sources"). It plays seed 000's example by reading
+ * the prompt the runner builds (server/agents/contract.ts): the system message's
+ * providerOptions.clutch (SystemMeta) picks the playbook by role (pm, analyst, qa, or generic);
+ * the inbound events, its own earlier tool calls and their results tell the playbook where it
+ * stands; the playbook returns the next action.
+ *
+ * Each call returns either tool calls (`finishReason: tool-calls`; inputs as JSON strings) or
+ * text only (`stop`), which ends the agent's turn while it waits. Every figure it states comes
+ * from tool results in the prompt; it holds no canned numbers. The same prompt always gives the
+ * same answer, including the tool call ids (a hash of the prompt), so a replayed step after a
+ * restart is identical.
+ *
+ * doStream replays the doGenerate result as stream parts (text-start/delta/end,
+ * tool-input-start/delta/end + tool-call, finish).
+ */
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+  LanguageModelV4Usage,
+} from "@ai-sdk/provider";
+import { decide, roleOf } from "./playbooks";
+import { Transcript } from "./playbooks/transcript";
+import type { Action } from "./playbooks/types";
+
+export const BUILTIN_PROVIDER = "clutch.builtin";
+export const BUILTIN_MODEL_ID = "clutch-builtin-1";
+
+/** FNV-1a 32-bit of `s`, as 8 hex digits. */
+function fnv1a(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+
+function promptKey(options: LanguageModelV4CallOptions): string {
+  return JSON.stringify(options.prompt, (_k, v) => (v instanceof Uint8Array ? `bytes:${v.length}` : v));
+}
+
+function usage(inputChars: number, outputChars: number): LanguageModelV4Usage {
+  // Rough token estimates (4 characters a token) so dashboards show something; not billed.
+  const input = Math.ceil(inputChars / 4);
+  const output = Math.ceil(outputChars / 4);
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: output, text: output, reasoning: 0 },
+    raw: { estimated: true },
+  };
+}
+
+/** The next action for a prompt (exported for tests and tooling). */
+export function builtinAction(options: Pick<LanguageModelV4CallOptions, "prompt" | "tools">): Action {
+  return decide(new Transcript(options.prompt, options.tools));
+}
+
+/** The deterministic built-in model. */
+export class BuiltinLanguageModel implements LanguageModelV4 {
+  readonly specificationVersion = "v4" as const;
+  readonly provider = BUILTIN_PROVIDER;
+  readonly modelId: string;
+  readonly supportedUrls: Record<string, RegExp[]> = {};
+
+  constructor(modelId: string = BUILTIN_MODEL_ID) {
+    this.modelId = modelId;
+  }
+
+  async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
+    options.abortSignal?.throwIfAborted();
+    const transcript = new Transcript(options.prompt, options.tools);
+    let action = decide(transcript);
+    if (options.toolChoice?.type === "none" && action.calls.length) {
+      action = { calls: [], text: `${action.text ? `${action.text} ` : ""}(Tools are off for this call; next I would call ${action.calls.map((c) => c.tool).join(", ")}.)` };
+    }
+    const key = promptKey(options);
+    const stamp = fnv1a(key);
+    const content: LanguageModelV4Content[] = [];
+    if (action.text) content.push({ type: "text", text: action.text });
+    action.calls.forEach((c, i) => {
+      content.push({ type: "tool-call", toolCallId: `call_bi_${stamp}_${transcript.calls.length + i + 1}`, toolName: c.tool, input: JSON.stringify(c.input) });
+    });
+    const outChars = content.reduce((n, c) => n + (c.type === "text" ? c.text.length : c.type === "tool-call" ? c.input.length : 0), 0);
+    return {
+      content,
+      finishReason: action.calls.length ? { unified: "tool-calls", raw: "tool_calls" } : { unified: "stop", raw: "stop" },
+      usage: usage(key.length, outChars),
+      providerMetadata: { clutch: { role: roleOf(transcript.meta.agent_id, transcript.system), builtin: true } },
+      response: { id: `resp_bi_${stamp}`, modelId: this.modelId, timestamp: new Date(0) },
+      warnings: [],
+    };
+  }
+
+  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
+    const result = await this.doGenerate(options);
+    const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: result.warnings }];
+    parts.push({ type: "response-metadata", ...result.response });
+    result.content.forEach((c, i) => {
+      if (c.type === "text") {
+        const id = `txt_${i}`;
+        parts.push({ type: "text-start", id }, { type: "text-delta", id, delta: c.text }, { type: "text-end", id });
+      } else if (c.type === "tool-call") {
+        parts.push(
+          { type: "tool-input-start", id: c.toolCallId, toolName: c.toolName },
+          { type: "tool-input-delta", id: c.toolCallId, delta: c.input },
+          { type: "tool-input-end", id: c.toolCallId },
+          c,
+        );
+      }
+    });
+    parts.push({ type: "finish", usage: result.usage, finishReason: result.finishReason, providerMetadata: result.providerMetadata });
+    const stream = new ReadableStream<LanguageModelV4StreamPart>({
+      start(controller) {
+        for (const p of parts) controller.enqueue(p);
+        controller.close();
+      },
+    });
+    return { stream };
+  }
+}
+
+/** A built-in model instance (stateless; one can serve every agent). */
+export function builtinModel(modelId?: string): BuiltinLanguageModel {
+  return new BuiltinLanguageModel(modelId);
+}
