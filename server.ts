@@ -9,12 +9,26 @@ import { loadConfig } from "./server/config";
 import { log } from "./server/log";
 import { RealtimeGateway } from "./server/realtime/gateway";
 import { ensureDefaultChannel, startRuntime } from "./server/runtime";
+import { modelFromEnv } from "./server/agents/models";
+import { startAgentSystem } from "./server/workspace/bootstrap";
 
 nextEnv.loadEnvConfig(process.cwd());
 const config = loadConfig();
 
 const runtime = await startRuntime(config);
 await ensureDefaultChannel(runtime);
+const models = new Map<string, ReturnType<typeof modelFromEnv>>();
+const agents = config.workspaceDir
+  ? await startAgentSystem(runtime, {
+      workspaceDir: config.workspaceDir,
+      dataDir: config.dataDir,
+      modelFor: (agent) => {
+        let model = models.get(agent.agent_id);
+        if (!model) models.set(agent.agent_id, (model = modelFromEnv(process.env, agent.agent_id)));
+        return model;
+      },
+    })
+  : null;
 
 const httpServer = createServer();
 const app = next({ dev: config.dev, hostname: "localhost", port: config.port, httpServer });
@@ -35,6 +49,7 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => process.exit(1), 10_000);
   force.unref();
   await gateway.close().catch(() => {});
+  await agents?.stop().catch(() => {});
   await new Promise((r) => httpServer.close(() => r(null)));
   await app.close?.().catch(() => {});
   await runtime.stop();

@@ -6,6 +6,8 @@
  *   DATABASE_URL    PostgreSQL to use; unset → the embedded PGlite database
  *   CLUTCH_DATA_DIR where the embedded database keeps its files (default ./.clutch)
  *   LOG_LEVEL       pino level (default info)
+ *   CLUTCH_WORKSPACE folder of the agents' workspace.json (default examples/sales-analysis;
+ *                   "none" starts no agents)
  *
  * Throws a ZodError-derived Error with a readable message when a value is invalid.
  */
@@ -23,6 +25,7 @@ const ConfigSchema = z.object({
   CLUTCH_DATA_DIR: z.string().min(1).default(".clutch"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  CLUTCH_WORKSPACE: z.string().min(1).default("examples/sales-analysis"),
 });
 
 export interface ClutchConfig {
@@ -32,6 +35,8 @@ export interface ClutchConfig {
   dataDir: string;
   logLevel: string;
   dev: boolean;
+  /** Absolute folder of workspace.json, or null for no agents. */
+  workspaceDir: string | null;
 }
 
 /** The configuration read from `env` (defaults to process.env). */
@@ -49,5 +54,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ClutchConfig {
     dataDir: path.resolve(c.CLUTCH_DATA_DIR),
     logLevel: c.LOG_LEVEL,
     dev: c.NODE_ENV !== "production",
+    workspaceDir: c.CLUTCH_WORKSPACE === "none" ? null : path.resolve(c.CLUTCH_WORKSPACE),
   };
 }

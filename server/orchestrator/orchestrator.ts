@@ -13,6 +13,8 @@
  *        approved → the reviewed task's task.result (only now does it reach its delegator)
  *        otherwise → wake the author, who sees the feedback and revises
  *
+ * It acts only in its workspace's channels (and the runs started there).
+ *
  * `recover()` runs once at start: it wakes every unfinished task and finishes any reaction
  * the previous process was stopped before making; idempotency keys make each reaction happen
  * once however often it is attempted.
@@ -74,6 +76,7 @@ export class Orchestrator {
   }
 
   private async react(ev: StoredEvent): Promise<void> {
+    if (!this.channels.some((c) => c.thread_id === ev.thread_id)) return; // another workspace's channel
     if (ev.type === "chat.message") return this.onMessage(ev);
     if (ev.type === "task.request") {
       const to = ev.to[0]?.agent_id;
@@ -190,10 +193,17 @@ export class Orchestrator {
    * reviews whose result was not yet released, and open runs for requests that got none.
    */
   async recover(): Promise<void> {
-    const open = await this.store.db.task.findMany({ where: { state: { notIn: [...TERMINAL_STATES] } }, orderBy: { created_at: "asc" } });
+    const threads = this.channels.map((c) => c.thread_id);
+    const open = await this.store.db.task.findMany({
+      where: { thread_id: { in: threads }, state: { notIn: [...TERMINAL_STATES] } },
+      orderBy: { created_at: "asc" },
+    });
     for (const t of open) if (this.isAgent(t.assignee ?? undefined)) this.runner.wake(t.assignee!, t.id);
 
-    const reviews = await this.store.db.event.findMany({ where: { type: "task.result", rest: { path: ["payload_type"], equals: "review.feedback.v1" } }, orderBy: { seq: "asc" } });
+    const reviews = await this.store.db.event.findMany({
+      where: { thread_id: { in: threads }, type: "task.result", rest: { path: ["payload_type"], equals: "review.feedback.v1" } },
+      orderBy: { seq: "asc" },
+    });
     for (const row of reviews) await this.onOutcome(fromRow(row));
 
     for (const channel of this.channels) {

@@ -90,7 +90,7 @@ const WHAT: Record<Dimension, string> = {
 };
 
 function delegation(t: Transcript, dim: Dimension, answer: string, specPath: string | undefined, specText: string, overview: unknown, qs: QuarterTotals[]): Record<string, unknown> {
-  const request = clip(t.requestText(), 300) || "analyze last quarter's sales trends";
+  const request = clip(t.askedText(), 300) || "analyze last quarter's sales trends";
   const c = PERIODS.current;
   const contextSummary = [
     `The person asked: "${request}". I read the project spec${specPath ? ` (${specPath})` : ""} and asked which view they want; they answered: "${clip(answer, 300)}". So the analysis is ${WHAT[dim]}.`,
@@ -146,7 +146,7 @@ function finalReport(t: Transcript, outcome: InboundEntry | undefined, failure: 
   const c = PERIODS.current;
   if (analysis) {
     const intro = [
-      `You asked: "${clip(t.requestText(), 200) || "Analyze last quarter's sales trends"}" and chose: "${clip(answer, 200)}". Analysis by ${analyst}${approvedBy ? `, verified by ${approvedBy}` : ""}.`,
+      `You asked: "${clip(t.askedText(), 200) || "Analyze last quarter's sales trends"}" and chose: "${clip(answer, 200)}". Analysis by ${analyst}${approvedBy ? `, verified by ${approvedBy}` : ""}.`,
     ];
     return {
       report: renderAnalysis(analysis, { title: `${c.label} sales trends ${dimensionLabel(analysis.dimension).title}`, intro, takeaways: true }),

@@ -200,6 +200,12 @@ export class Transcript {
     return this.inbound[0]?.text ?? "";
   }
 
+  /** What the requester asked, in their words: the instructions, else the title or summary. */
+  askedText(): string {
+    const p = (this.request()?.payload ?? {}) as Record<string, unknown>;
+    return [str(p.instructions), str(p.title), str(p.context_summary)].find((s): s is string => !!s?.trim()) ?? this.inbound[0]?.text ?? "";
+  }
+
   /** Chat messages addressed to this agent that ask for an answer and have none from it yet. */
   pendingQuestions(): InboundEntry[] {
     return this.inbound.filter((e) => {

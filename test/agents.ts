@@ -1,0 +1,74 @@
+/**
+ * Test harness for the agent system: the sales-analysis workspace in a channel of its own
+ * (so test files sharing the database do not see each other's runs), on the built-in model.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { newId, type StoredEvent } from "@/lib/protocol";
+import { builtinModel } from "@/server/agents/models";
+import { personMessage } from "@/server/events/chat";
+import type { Runtime } from "@/server/runtime";
+import { startAgentSystem, type AgentSystem } from "@/server/workspace/bootstrap";
+
+const EXAMPLE = path.resolve("examples/sales-analysis");
+
+/** A workspace folder like the example's, with one channel `sales-<random>`, and optional manifest edits. */
+export function scratchWorkspace(edit?: (manifests: Record<string, Record<string, unknown>>) => void): { dir: string; channel: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
+  const channel = `sales-${newId("thread").slice(-8).toLowerCase()}`;
+  const manifests: Record<string, Record<string, unknown>> = {};
+  for (const f of fs.readdirSync(path.join(EXAMPLE, "agents"))) {
+    manifests[f] = JSON.parse(fs.readFileSync(path.join(EXAMPLE, "agents", f), "utf8"));
+  }
+  edit?.(manifests);
+  fs.mkdirSync(path.join(dir, "agents"));
+  for (const [f, m] of Object.entries(manifests)) fs.writeFileSync(path.join(dir, "agents", f), JSON.stringify(m));
+  fs.writeFileSync(
+    path.join(dir, "workspace.json"),
+    JSON.stringify({ agents: "agents", mcp: path.join(EXAMPLE, "mcp.json"), channels: [{ name: channel, entry_agent: "pm-1" }] }),
+  );
+  return { dir, channel };
+}
+
+/** Start the agents of `workspaceDir` on the built-in model. */
+export function startAgents(rt: Runtime, workspaceDir: string): Promise<AgentSystem> {
+  return startAgentSystem(rt, {
+    workspaceDir,
+    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
+    modelFor: () => builtinModel(),
+  });
+}
+
+/** Post a person's message as the API does. */
+export async function say(rt: Runtime, thread_id: string, text: string, display_name = "Dana"): Promise<StoredEvent> {
+  const msg = await personMessage(rt.db, thread_id, { text, display_name });
+  return (await rt.store.append(msg)).events[0]!;
+}
+
+/** All events of a thread, in seq order. */
+export async function threadEvents(rt: Runtime, thread_id: string): Promise<StoredEvent[]> {
+  const out: StoredEvent[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await rt.store.read({ thread_id }, { after, limit: 1000 });
+    out.push(...page.events);
+    if (page.next_after === null) return out;
+    after = page.next_after;
+  }
+}
+
+/** Poll the thread until `find` returns something (or time out with what was seen). */
+export async function waitFor<T>(rt: Runtime, thread_id: string, what: string, find: (events: StoredEvent[]) => T | undefined, ms = 90_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const events = await threadEvents(rt, thread_id);
+    const found = find(events);
+    if (found !== undefined && found !== false) return found;
+    if (Date.now() > end) {
+      const tail = events.slice(-15).map((e) => `${e.seq} ${e.type} ${e.from.agent_id} ${JSON.stringify(e.payload).slice(0, 160)}`);
+      throw new Error(`timed out waiting for ${what}; last events:\n${tail.join("\n")}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

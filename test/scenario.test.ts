@@ -1,0 +1,123 @@
+/**
+ * The seed's PM → Analyst → QA example, made real (issue 3 "Tests that must exist"): a person
+ * asks in a channel, answers the clarifying question, and the team answers with figures equal
+ * to those computed here straight from the CSV. Built-in model, real MCP servers, real
+ * PostgreSQL, every step through the one append path.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StoredEvent } from "@/lib/protocol";
+import type { Runtime } from "@/server/runtime";
+import type { AgentSystem } from "@/server/workspace/bootstrap";
+import { testRuntime } from "./helpers";
+import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
+import { figures, loadOrders, money } from "./superstore";
+
+let rt: Runtime;
+let agents: AgentSystem;
+let thread_id: string;
+
+beforeAll(async () => {
+  rt = await testRuntime();
+  const ws = scratchWorkspace();
+  agents = await startAgents(rt, ws.dir);
+  thread_id = agents.channels[0]!.thread_id;
+});
+afterAll(async () => {
+  await agents?.stop();
+  await rt?.stop();
+});
+
+const byType = (events: StoredEvent[], type: string, from?: string) => events.filter((e) => e.type === type && (!from || e.from.agent_id === from));
+
+describe("sales analysis scenario", () => {
+  it("plans, asks, delegates, reviews and reports real figures", async () => {
+    await say(rt, thread_id, "Analyze last quarter's sales trends");
+    const question = await waitFor(rt, thread_id, "pm-1's clarifying question", (evs) =>
+      evs.find((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.payload.expects_reply),
+    );
+    expect(question.payload.text).toMatch(/regional breakdowns, customer segments, or overall trend/);
+    const waiting = await rt.db.task.findUniqueOrThrow({ where: { id: question.task_id } });
+    expect(waiting.state).toBe("waiting_input");
+
+    const answer = await say(rt, thread_id, "Regional breakdown by major market");
+    expect(answer).toMatchObject({ run_id: question.run_id, task_id: question.task_id, payload: { reply_to: question.id } });
+
+    const run_id = question.run_id;
+    const run = await runFinished(rt, run_id);
+    expect(run).toMatchObject({ state: "succeeded", task_total: 3, task_done: 3 });
+
+    const events = (await threadEvents(rt, thread_id)).filter((e) => e.run_id === run_id);
+    const requests = byType(events, "task.request");
+    const [t1, t11, review] = requests;
+    // The seed's T1 → T1.1 → T1.1.1 tree, one run.
+    expect(requests.map((e) => [e.to[0]!.agent_id, e.parent_task_id ?? null])).toEqual([
+      ["agent:pm-1", null],
+      ["agent:analyst-1", t1!.task_id],
+      ["agent:qa-1", t11!.task_id],
+    ]);
+    expect(review!.meta?.review_of).toBe(t11!.task_id);
+
+    // The steps of the scenario, in order.
+    const step = (pred: (e: StoredEvent) => boolean, what: string) => {
+      const e = events.find(pred);
+      if (!e) throw new Error(`missing: ${what}`);
+      return e.seq;
+    };
+    const order = [
+      step((e) => e.type === "routing.decision" && e.task_id === t1!.task_id && e.payload.selected === "agent:pm-1", "routing to pm-1"),
+      step((e) => e.type === "tool.call" && e.payload.server_id === "DocsServer" && e.payload.tool === "read_file", "pm reads the spec"),
+      step((e) => e.id === question.id, "the clarifying question"),
+      step((e) => e.id === answer.id, "the person's answer"),
+      step((e) => e.type === "tool.call" && e.from.agent_id === "agent:pm-1" && e.payload.tool === "query_data", "pm queries DataServer"),
+      step((e) => e.id === t11!.id, "delegation to analyst-1"),
+      step((e) => e.type === "chat.message" && e.from.agent_id === "agent:analyst-1" && e.to[0]?.agent_id === "agent:pm-1", "analyst's follow-up"),
+      step((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.to[0]?.agent_id === "agent:analyst-1", "pm's answer"),
+      step((e) => e.id === review!.id, "the review task to qa-1"),
+      step((e) => e.type === "tool.call" && e.from.agent_id === "agent:qa-1" && e.payload.tool === "query_data", "qa recomputes"),
+      step((e) => e.type === "chat.message" && e.from.agent_id === "agent:qa-1" && e.payload.inquiry === true, "qa's oversight inquiry"),
+      step((e) => e.type === "chat.message" && e.from.agent_id === "agent:analyst-1" && e.to[0]?.agent_id === "agent:qa-1", "analyst answers qa"),
+      step((e) => e.type === "task.result" && e.task_id === review!.task_id && e.payload.decision === "approved", "qa approves"),
+      step((e) => e.type === "task.result" && e.task_id === t11!.task_id, "the analysis returns to pm-1"),
+      step((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.to[0]?.agent_id === "user" && !e.payload.expects_reply, "the final report"),
+      step((e) => e.type === "task.result" && e.task_id === t1!.task_id, "pm's result"),
+    ];
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+
+    // Only after qa's approval does anything of the analysis reach pm-1.
+    const approval = events.find((e) => e.type === "task.result" && e.task_id === review!.task_id)!;
+    const analysis = events.find((e) => e.type === "task.result" && e.task_id === t11!.task_id)!;
+    expect(analysis.meta?.approved_by).toBe("agent:qa-1");
+    expect(events.filter((e) => e.type === "task.result" && e.task_id === t11!.task_id)).toHaveLength(1);
+    expect(events.some((e) => e.seq < approval.seq && e.type === "task.result" && e.task_id === t11!.task_id)).toBe(false);
+    expect(approval.payload_type).toBe("review.feedback.v1");
+
+    // Every figure of the final report equals the same figure computed from the CSV.
+    const report = byType(events, "chat.message", "agent:pm-1").at(-1)!.payload.text as string;
+    const f = figures(loadOrders());
+    for (const r of f.byRegion) {
+      const row = report.split("\n").find((l) => l.startsWith(`| ${r.region} |`) && l.includes(money(r.sales_q4_2017)));
+      expect(row, `sales row of ${r.region}`).toBeDefined();
+      for (const v of [r.sales_q4_2017, r.sales_q4_2016, r.sales_q3_2017]) expect(row).toContain(`$${money(v)}`);
+      expect(report).toContain(`${r.profit_q4_2017 < 0 ? "-" : ""}$${money(r.profit_q4_2017)}`);
+    }
+    expect(report).toContain(`$${money(f.total_q4_2017)}`);
+    for (const p of [...f.up, ...f.down]) {
+      const line = report.split("\n").find((l) => l.includes(`| ${p.product_id} |`));
+      expect(line, p.product_id).toBeDefined();
+      expect(line).toContain(`${p.change < 0 ? "-" : "+"}$${money(p.change)}`);
+    }
+    expect(report).toContain(`**${f.churn.count}** customers`);
+    expect(report).toContain(`$${money(f.churn.sales_2016)}`);
+    for (const v of Object.values(f.december)) expect(report).toContain(`$${money(v)}`);
+  });
+});
+
+async function runFinished(rt: Runtime, run_id: string) {
+  const end = Date.now() + 120_000;
+  for (;;) {
+    const r = await rt.db.run.findUnique({ where: { id: run_id } });
+    if (r && r.state !== "running") return r;
+    if (Date.now() > end) throw new Error(`run ${run_id} still ${r?.state ?? "missing"}`);
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}
