@@ -13,6 +13,7 @@ import { EventStore } from "./events/store";
 import { EventTail } from "./events/tail";
 import { log } from "./log";
 import type { ClutchConfig } from "./config";
+import type { Workspace } from "./workspace/workspace";
 
 export interface Runtime {
   db: Db;
@@ -21,6 +22,8 @@ export interface Runtime {
   databaseKind: "embedded" | "postgres";
   databaseUrl: string;
   version: string;
+  /** The agents' workspace once server.ts has started it (null: no agents). */
+  workspace: Workspace | null;
   stop(): Promise<void>;
 }
 
@@ -72,6 +75,7 @@ export async function startRuntime(
     databaseKind: embedded ? "embedded" : "postgres",
     databaseUrl: url,
     version: readVersion(),
+    workspace: null,
     async stop() {
       tail.stop();
       await db.$disconnect();

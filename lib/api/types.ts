@@ -35,3 +35,50 @@ export interface Health {
   version: string;
   database: { ok: boolean; kind: "embedded" | "postgres"; error?: string };
 }
+
+/** An agent as listed by `GET /api/agents` (issue 3: the sidebar's agents with their status). */
+export interface AgentSummary {
+  agent_id: string;
+  name: string;
+  description: string | null;
+  /** online: ready; busy: working on a task; offline: not running in this workspace. */
+  status: "online" | "busy" | "offline";
+  /** Tasks it is working on now (pending or running). */
+  active_tasks: number;
+  /** Tasks waiting for someone's answer. */
+  waiting_tasks: number;
+  max_concurrency: number;
+  card: import("../protocol/agent-card").AgentCard;
+}
+
+/** A task as the run views show it (the tasks projection; lib/fold/task-state.ts). */
+export interface TaskSummary {
+  task_id: string;
+  parent_task_id: string | null;
+  state: import("../fold/task-state").TaskState;
+  assignee: string | null;
+  requester: string | null;
+  title: string | null;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  ended_at: string | null;
+}
+
+/** A run as `GET /api/threads/:id/runs` and `GET /api/runs/:id` list it. */
+export interface RunSummary {
+  run_id: string;
+  thread_id: string;
+  state: import("../fold/run-state").RunState;
+  /** Title of the root task (the request that started the run). */
+  title: string | null;
+  started_at: string;
+  updated_at: string;
+  ended_at: string | null;
+  task_total: number;
+  task_done: number;
+  event_count: number;
+  /** seq of the run's first event: where its header goes in the channel. */
+  first_seq: number;
+  last_seq: number;
+}

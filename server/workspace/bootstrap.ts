@@ -77,6 +77,7 @@ async function announceAgents(rt: Runtime, ws: Workspace, home: ChannelBinding |
 /** Load the workspace, announce its agents and start the orchestration. */
 export async function startAgentSystem(rt: Runtime, opts: AgentSystemOptions): Promise<AgentSystem> {
   const workspace = loadWorkspace(opts.workspaceDir);
+  rt.workspace = workspace;
   const channels = await ensureChannels(rt, workspace);
   await announceAgents(rt, workspace, channels[0]);
   const hub = await McpHub.fromFile(workspace.mcpConfigPath, { cwd: opts.cwd ?? process.cwd() });

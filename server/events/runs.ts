@@ -1,0 +1,59 @@
+/**
+ * Runs and tasks as the UI reads them, from the `runs` and `tasks` projections.
+ */
+import type { RunSummary, TaskSummary } from "@/lib/api/types";
+import type { RunState } from "@/lib/fold/run-state";
+import type { TaskState } from "@/lib/fold/task-state";
+import type { Db } from "../db/client";
+import type { Run as RunRow, Task as TaskRow } from "../db/generated/client";
+
+export function toTaskSummary(t: TaskRow): TaskSummary {
+  return {
+    task_id: t.id,
+    parent_task_id: t.parent_task_id,
+    state: t.state as TaskState,
+    assignee: t.assignee,
+    requester: t.requester,
+    title: t.title,
+    attempts: t.attempts,
+    created_at: t.created_at.toISOString(),
+    updated_at: t.updated_at.toISOString(),
+    ended_at: t.ended_at?.toISOString() ?? null,
+  };
+}
+
+async function summaries(db: Db, rows: RunRow[]): Promise<RunSummary[]> {
+  if (!rows.length) return [];
+  const ids = rows.map((r) => r.id);
+  const roots = await db.task.findMany({ where: { run_id: { in: ids }, parent_task_id: null }, orderBy: { created_at: "asc" } });
+  const firsts = await db.event.groupBy({ by: ["run_id"], where: { run_id: { in: ids } }, _min: { seq: true } });
+  return rows.map((r) => ({
+    run_id: r.id,
+    thread_id: r.thread_id,
+    state: r.state as RunState,
+    title: roots.find((t) => t.run_id === r.id)?.title ?? null,
+    started_at: r.started_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+    ended_at: r.ended_at?.toISOString() ?? null,
+    task_total: r.task_total,
+    task_done: r.task_done,
+    event_count: r.event_count,
+    first_seq: Number(firsts.find((f) => f.run_id === r.id)?._min.seq ?? 0n),
+    last_seq: Number(r.last_seq),
+  }));
+}
+
+/** The runs of a thread, oldest first (at most `limit`, the newest ones). */
+export async function threadRuns(db: Db, thread_id: string, limit = 100): Promise<RunSummary[]> {
+  const rows = await db.run.findMany({ where: { thread_id }, orderBy: { started_at: "desc" }, take: limit });
+  return summaries(db, rows.reverse());
+}
+
+/** One run with its tasks, or null. */
+export async function runDetail(db: Db, run_id: string): Promise<{ run: RunSummary; tasks: TaskSummary[] } | null> {
+  const row = await db.run.findUnique({ where: { id: run_id } });
+  if (!row) return null;
+  const [run] = await summaries(db, [row]);
+  const tasks = await db.task.findMany({ where: { run_id }, orderBy: { created_at: "asc" } });
+  return { run: run!, tasks: tasks.map(toTaskSummary) };
+}
