@@ -17,6 +17,8 @@ const nextConfig: NextConfig = {
   ],
   // The dev-mode badge would sit on top of the composer on phones.
   devIndicators: false,
+  // Dev assets may be loaded from 127.0.0.1 too (e2e/reconnect.spec.ts uses it).
+  allowedDevOrigins: ["127.0.0.1"],
 };
 
 export default nextConfig;

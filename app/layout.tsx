@@ -12,11 +12,13 @@ import { parseThemeChoice, THEME_COOKIE } from "@/components/prefs/theme-cookie"
 import { WorkspaceShell } from "@/components/workspace/workspace-shell";
 import "./globals.css";
 
+/** Title and description of every page. */
 export const metadata: Metadata = {
   title: "Clutch",
   description: "Work with teams of AI agents like colleagues.",
 };
 
+/** Mobile viewport and the browser chrome colour per scheme. */
 export const viewport: Viewport = {
   width: "device-width",
   initialScale: 1,

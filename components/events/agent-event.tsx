@@ -28,9 +28,9 @@ export function AgentRegister({ event }: { event: StoredEvent }) {
   const { card } = event.payload as PayloadOf<"agent.register">;
   return (
     <LineRow event={event} icon={<BotIcon size={14} className="text-success" />} label={`Agent registered: ${card.agent_id}`}>
-      <span className="font-medium text-fg">{card.display.name}</span>
-      <span className="font-mono text-[11px] text-fg-subtle">{card.agent_id}</span>
-      <span className="text-fg-muted">came online</span>
+      <span className="font-medium text-fg">{card.display.name}</span>{" "}
+      <span className="font-mono text-[11px] text-fg-subtle">{card.agent_id}</span>{" "}
+      <span className="text-fg-muted">came online</span>{" "}
       <Capabilities card={card} />
     </LineRow>
   );
@@ -41,9 +41,9 @@ export function AgentUpdate({ event }: { event: StoredEvent }) {
   const { card } = event.payload as PayloadOf<"agent.update">;
   return (
     <LineRow event={event} icon={<RefreshIcon size={14} className="text-info" />} label={`Agent updated: ${card.agent_id}`}>
-      <span className="font-medium text-fg">{card.display.name}</span>
-      <span className="font-mono text-[11px] text-fg-subtle">{card.agent_id}</span>
-      <span className="text-fg-muted">updated its card</span>
+      <span className="font-medium text-fg">{card.display.name}</span>{" "}
+      <span className="font-mono text-[11px] text-fg-subtle">{card.agent_id}</span>{" "}
+      <span className="text-fg-muted">updated its card</span>{" "}
       <Capabilities card={card} />
     </LineRow>
   );
@@ -56,8 +56,8 @@ export function AgentHeartbeat({ event }: { event: StoredEvent }) {
   const p = event.payload as PayloadOf<"agent.heartbeat">;
   return (
     <LineRow event={event} icon={<HeartPulseIcon size={14} className="text-danger/70" />} label={`Heartbeat: ${p.agent_id}`}>
-      <span className="font-mono text-[12px] text-fg-muted">{p.agent_id}</span>
-      <span className="text-fg-subtle">heartbeat</span>
+      <span className="font-mono text-[12px] text-fg-muted">{p.agent_id}</span>{" "}
+      <span className="text-fg-subtle">heartbeat</span>{" "}
       {p.status && <span className={`font-medium ${STATUS_CLS[p.status]}`}>{p.status}</span>}
       {typeof p.active_tasks === "number" && (
         <span className="text-fg-subtle">

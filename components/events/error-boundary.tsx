@@ -12,6 +12,7 @@ interface Props {
   children: ReactNode;
 }
 
+/** Catches a renderer's error and shows the event as JSON instead (issue 2). */
 export class EventErrorBoundary extends Component<Props, { failed: boolean }> {
   state = { failed: false };
 

@@ -6,14 +6,14 @@
 import type { ReactNode } from "react";
 import type { StoredEvent } from "@/lib/protocol";
 import { Avatar } from "@/components/ui/avatar";
-import { formatFull, formatTime } from "@/components/ui/time";
+import { formatFull, formatShortTime, formatTime } from "@/components/ui/time";
 import { displayName, hueFor, isHuman } from "./participant";
 
 /** Exact time on hover, seq included for debugging. */
-export function EventTime({ event, className = "" }: { event: StoredEvent; className?: string }) {
+export function EventTime({ event, className = "", short = false }: { event: StoredEvent; className?: string; short?: boolean }) {
   return (
     <time dateTime={event.ts} title={`${formatFull(event.ts)} · seq ${event.seq}`} className={className}>
-      {formatTime(event.ts)}
+      {short ? formatShortTime(event.ts) : formatTime(event.ts)}
     </time>
   );
 }
@@ -56,7 +56,8 @@ export function SenderRow({
         {continued ? (
           <EventTime
             event={event}
-            className="invisible pt-[3px] text-[10px] leading-5 text-fg-subtle tabular-nums group-hover:visible"
+            short
+            className="invisible whitespace-nowrap pt-px text-[10.5px] leading-5 text-fg-subtle tabular-nums group-hover:visible"
           />
         ) : (
           <span className="pt-0.5">
@@ -69,12 +70,12 @@ export function SenderRow({
           <div className="flex items-baseline gap-1.5 leading-5">
             <span className="truncate font-semibold text-fg" title={event.from.agent_id}>
               {name}
-            </span>
+            </span>{" "}
             {!human && (
               <span className="rounded bg-agent/12 px-1 text-[10px] font-semibold uppercase tracking-wide text-agent">
                 Agent
               </span>
-            )}
+            )}{" "}
             <EventTime event={event} className="shrink-0 text-xs text-fg-subtle hover:underline" />
           </div>
         )}
@@ -105,7 +106,7 @@ export function LineRow({
     >
       <div className="flex w-9 shrink-0 justify-center pt-0.5 text-fg-subtle">{icon}</div>
       <div className="flex min-w-0 flex-1 flex-wrap items-baseline gap-x-1.5">
-        {children}
+        {children}{" "}
         <EventTime event={event} className="shrink-0 text-[11px] text-fg-subtle" />
       </div>
       <SeqTag seq={event.seq} />

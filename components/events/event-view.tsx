@@ -93,6 +93,7 @@ function sameCtx(a: EventContext, b: EventContext): boolean {
   );
 }
 
+/** One event, rendered by its type's renderer inside an error boundary (issue 2). */
 export const EventView = memo(
   function EventView({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
     return (

@@ -64,6 +64,7 @@ function highlight(src: string) {
   return parts;
 }
 
+/** A value as formatted JSON; `label` names the block for assistive tech and tests. */
 export function JsonView({ value, label, className = "" }: { value: unknown; label?: string; className?: string }) {
   const text = useMemo(() => safeStringify(value), [value]);
   const [all, setAll] = useState(false);

@@ -31,3 +31,17 @@ export function hueFor(id: string): number {
   for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
   return HUES[h % HUES.length];
 }
+
+/**
+ * The agent id the server gives a person who posts as `displayName` (`user:ada-lovelace`),
+ * so the sidebar's avatar has the same colour as their messages. Mirrors server/events/chat.ts
+ * `personId` (which this module may not import).
+ */
+export function personIdFor(displayName: string): string {
+  const slug = displayName
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  return `user:${slug || "anonymous"}`;
+}

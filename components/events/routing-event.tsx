@@ -60,8 +60,8 @@ function RejectedList({ rejected }: { rejected: Rejected }) {
       <ul className="mt-0.5 space-y-0.5 text-[12px]" aria-label="Rejected agents">
         {rejected.map((r, i) => (
           <li key={`${r.agent_id}-${i}`} className="flex flex-wrap items-baseline gap-x-1.5">
-            <span className="font-mono text-fg-muted">{r.agent_id}</span>
-            <Chip className="text-warning">{r.filter}</Chip>
+            <span className="font-mono text-fg-muted">{r.agent_id}</span>{" "}
+            <Chip className="text-warning">{r.filter}</Chip>{" "}
             <span className="text-fg-muted">{r.reason}</span>
           </li>
         ))}
@@ -98,7 +98,7 @@ export function RoutingDecision({ event, continued }: { event: StoredEvent; cont
       <section aria-label="Routing decision" className="mt-1 max-w-2xl rounded-lg border border-line bg-surface px-3 py-2">
         <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <RouteIcon size={13} className="text-fg-subtle" />
-          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">Routed to</span>
+          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">Routed to</span>{" "}
           <span className="font-mono text-[13px] font-semibold text-success">{p.selected}</span>
           <span className="ml-auto text-[11px] text-fg-subtle">
             {p.candidates.length} candidate{p.candidates.length === 1 ? "" : "s"}
@@ -121,7 +121,7 @@ export function RoutingFailure({ event, continued }: { event: StoredEvent; conti
       <section aria-label="Routing failure" className="mt-1 max-w-2xl rounded-lg border border-danger/35 bg-danger/[0.04] px-3 py-2">
         <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <RouteIcon size={13} className="text-danger" />
-          <span className="text-[11px] font-semibold uppercase tracking-wide text-danger">No agent matched</span>
+          <span className="text-[11px] font-semibold uppercase tracking-wide text-danger">No agent matched</span>{" "}
           <StatusBadge tone="danger">Routing failed</StatusBadge>
         </header>
         <p className="mt-0.5 text-[13px] text-fg">{p.reason}</p>

@@ -145,7 +145,7 @@ function Body({ event }: { event: StoredEvent }) {
       const p = payload as PayloadOf<"task.error">;
       return (
         <p className="text-[13px]">
-          <span className="mr-1.5 font-mono text-xs font-semibold text-danger">{p.code}</span>
+          <span className="mr-1.5 font-mono text-xs font-semibold text-danger">{p.code}</span>{" "}
           <span className="text-fg">{p.message}</span>
           {p.retryable !== undefined && (
             <span className="ml-2">
@@ -204,7 +204,8 @@ export function TaskCard({
 }) {
   const verb = VERB[event.type] ?? event.type;
   const title = task?.title ?? (event.payload as { title?: unknown }).title;
-  const agent = task?.assignee;
+  // The agent working on it, when that is not the sender already named above the card.
+  const agent = task?.assignee && task.assignee !== event.from.agent_id ? task.assignee : null;
   return (
     <SenderRow event={event} continued={continued} label={`${verb}${typeof title === "string" ? `: ${title}` : ""}`}>
       <section
@@ -213,7 +214,7 @@ export function TaskCard({
       >
         <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <TaskIcon size={14} className="shrink-0 text-fg-subtle" />
-          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">{verb}</span>
+          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">{verb}</span>{" "}
           {task && <TaskStateBadge state={task.state} />}
           {now && task && now.state !== task.state && event.type === "task.request" && (
             <span className="text-[11px] text-fg-subtle">

@@ -19,6 +19,14 @@ function ToolName({ tool, server }: { tool: string; server?: string }) {
   );
 }
 
+function CallId({ id }: { id: string }) {
+  return (
+    <span className="font-mono text-[10.5px] text-fg-subtle" title="call_id">
+      {id}
+    </span>
+  );
+}
+
 function Frame({ tone, children, label }: { tone: "call" | "ok" | "error"; children: React.ReactNode; label: string }) {
   const border = tone === "error" ? "border-danger/35 bg-danger/[0.04]" : "border-line bg-surface";
   return (
@@ -43,8 +51,9 @@ export function ToolCall({ event, continued, outcome }: { event: StoredEvent; co
       <Frame tone="call" label="Tool call">
         <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <WrenchIcon size={13} className="text-fg-subtle" />
-          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">Tool call</span>
-          <ToolName tool={p.tool} server={p.server_id} />
+          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">Tool call</span>{" "}
+          <ToolName tool={p.tool} server={p.server_id} />{" "}
+          <CallId id={p.call_id} />
           <span className="ml-auto">
             {!outcome ? (
               <StatusBadge tone="info">Running…</StatusBadge>
@@ -61,14 +70,13 @@ export function ToolCall({ event, continued, outcome }: { event: StoredEvent; co
           <Disclosure
             className="mt-1"
             label="Arguments"
-            aside={<code className="min-w-0 flex-1 truncate font-mono text-[11px] text-fg-subtle">{preview(p.arguments)}</code>}
+            aside={(open) => !open && <code className="min-w-0 flex-1 truncate font-mono text-[11px] text-fg-subtle">{preview(p.arguments)}</code>}
           >
             <JsonView value={p.arguments} label="Arguments" />
           </Disclosure>
         ) : (
           <p className="mt-0.5 text-xs text-fg-subtle">No arguments</p>
         )}
-        <p className="mt-0.5 font-mono text-[10.5px] text-fg-subtle">{p.call_id}</p>
       </Frame>
     </SenderRow>
   );
@@ -82,24 +90,26 @@ export function ToolResult({ event, continued }: { event: StoredEvent; continued
       <Frame tone="ok" label="Tool result">
         <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <WrenchIcon size={13} className="text-success" />
-          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">Tool result</span>
-          <ToolName tool={p.tool} server={p.server_id} />
+          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">Tool result</span>{" "}
+          <ToolName tool={p.tool} server={p.server_id} />{" "}
           {typeof p.duration_ms === "number" && (
             <span className="text-xs tabular-nums text-fg-muted" title={`${p.duration_ms} ms`}>
               {formatDuration(p.duration_ms)}
             </span>
           )}
           {p.truncated && <StatusBadge tone="warning">Truncated</StatusBadge>}
+          <span className="ml-auto">
+            <CallId id={p.call_id} />
+          </span>
         </div>
         <Disclosure
           className="mt-1"
           label="Result"
-          aside={<code className="min-w-0 flex-1 truncate font-mono text-[11px] text-fg-subtle">{preview(p.result)}</code>}
+          aside={(open) => !open && <code className="min-w-0 flex-1 truncate font-mono text-[11px] text-fg-subtle">{preview(p.result)}</code>}
         >
           <JsonView value={p.result} label="Result" />
         </Disclosure>
         {p.artifact_ref && <p className="mt-0.5 font-mono text-[11px] text-fg-muted">full result: {p.artifact_ref}</p>}
-        <p className="mt-0.5 font-mono text-[10.5px] text-fg-subtle">{p.call_id}</p>
       </Frame>
     </SenderRow>
   );
@@ -113,20 +123,22 @@ export function ToolError({ event, continued }: { event: StoredEvent; continued:
       <Frame tone="error" label="Tool error">
         <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <WrenchIcon size={13} className="text-danger" />
-          <span className="text-[11px] font-semibold uppercase tracking-wide text-danger">Tool error</span>
-          <ToolName tool={p.tool} server={p.server_id} />
+          <span className="text-[11px] font-semibold uppercase tracking-wide text-danger">Tool error</span>{" "}
+          <ToolName tool={p.tool} server={p.server_id} />{" "}
           {typeof p.duration_ms === "number" && (
             <span className="text-xs tabular-nums text-fg-muted">{formatDuration(p.duration_ms)}</span>
           )}
           {p.retryable !== undefined && (
             <StatusBadge tone={p.retryable ? "warning" : "neutral"}>{p.retryable ? "Retryable" : "Not retryable"}</StatusBadge>
           )}
+          <span className="ml-auto">
+            <CallId id={p.call_id} />
+          </span>
         </div>
         <p className="mt-1 text-[13px]">
-          <span className="mr-1.5 font-mono text-xs font-semibold text-danger">{p.code}</span>
+          <span className="mr-1.5 font-mono text-xs font-semibold text-danger">{p.code}</span>{" "}
           <span className="text-fg">{p.message}</span>
         </p>
-        <p className="mt-0.5 font-mono text-[10.5px] text-fg-subtle">{p.call_id}</p>
       </Frame>
     </SenderRow>
   );

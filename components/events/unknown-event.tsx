@@ -8,6 +8,7 @@ import { Disclosure } from "@/components/ui/disclosure";
 import { EventTime } from "./event-shell";
 import { JsonView } from "./json-view";
 
+/** An event shown as its type, sender and payload JSON; `note` says why. */
 export function UnknownEvent({ event, note }: { event: StoredEvent; note?: string }) {
   const type = typeof event?.type === "string" ? event.type : "unknown";
   const from = typeof event?.from?.agent_id === "string" ? event.from.agent_id : "unknown sender";

@@ -4,6 +4,7 @@
 import { useSyncExternalStore } from "react";
 import { getSocket } from "./socket";
 
+/** State of the live connection. */
 export type ConnectionStatus = "connecting" | "connected" | "disconnected";
 
 let everConnected = false;

@@ -6,6 +6,7 @@
 import { io, type Socket } from "socket.io-client";
 import type { ClientEvents, ServerEvents } from "@/lib/realtime/contract";
 
+/** The socket typed with lib/realtime/contract.ts. */
 export type ClutchSocket = Socket<ServerEvents, ClientEvents>;
 
 let socket: ClutchSocket | null = null;

@@ -6,6 +6,7 @@ import { useMutation } from "@tanstack/react-query";
 import { postMessage } from "./api";
 import { ingestEvents } from "./live-sync";
 
+/** Mutation `{ text, displayName? }` → the stored chat.message (issue 2 "composer"). */
 export function useSendMessage(threadId: string) {
   return useMutation({
     mutationFn: ({ text, displayName }: { text: string; displayName?: string }) =>

@@ -12,6 +12,10 @@ import { queryKeys, type ThreadEventsData } from "./query-keys";
 
 const PAGE = 100;
 
+/**
+ * A channel's events (ascending, unique by seq), live; `loadOlder` fetches the page before the
+ * first seq held (issue 2 "loads older history").
+ */
 export function useThreadEvents(threadId: string) {
   const qc = useQueryClient();
   const query = useQuery({

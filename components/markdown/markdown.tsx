@@ -1,7 +1,7 @@
 /**
  * `Markdown`: a chat message's text as sanitized GitHub-flavoured markdown (issue 2 "text
  * rendered as sanitized markdown"). Raw HTML is never interpreted: it is turned into
- * plain text (remark-html-as-text: `<img src=x onerror=…>` shows as typed), rehype-sanitize strips anything
+ * plain text (remark-chat.ts: `<img src=x onerror=…>` shows as typed; line breaks are kept), rehype-sanitize strips anything
  * unsafe that markdown itself could produce, and links open in a new tab with
  * rel="noopener noreferrer".
  */
@@ -9,7 +9,7 @@ import { memo } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeSanitize from "rehype-sanitize";
 import remarkGfm from "remark-gfm";
-import { remarkHtmlAsText } from "./remark-html-as-text";
+import { remarkHtmlAsText, remarkLineBreaks } from "./remark-chat";
 
 const components: Components = {
   a: ({ node: _node, href, children, ...rest }) => (
@@ -27,9 +27,10 @@ const components: Components = {
     ),
 };
 
-const remarkPlugins = [remarkGfm, remarkHtmlAsText];
+const remarkPlugins = [remarkGfm, remarkHtmlAsText, remarkLineBreaks];
 const rehypePlugins = [rehypeSanitize];
 
+/** Renders chat text as sanitized markdown (issue 2; see the file comment for the rules). */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <div className="md">

@@ -4,6 +4,7 @@
  */
 import { useLocalValue } from "./local-store";
 
+/** localStorage key of the display name (JSON string). */
 export const DISPLAY_NAME_KEY = "clutch:display-name";
 
 /** `[name, setName]`; "" until the person sets one. */

@@ -6,6 +6,7 @@ import { useCallback } from "react";
 import type { ThreadSummary } from "@/lib/api/types";
 import { readLocal, useLocalValue, writeLocal } from "./local-store";
 
+/** localStorage key of `{ [thread_id]: message_count read }`. */
 export const READ_MARKS_KEY = "clutch:read";
 type Marks = Record<string, number>;
 const EMPTY: Marks = {};

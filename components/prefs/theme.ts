@@ -6,6 +6,7 @@
 import { useCallback, useSyncExternalStore } from "react";
 import { THEME_COOKIE, type ThemeChoice } from "./theme-cookie";
 
+/** "light", "dark" or "system". */
 export type { ThemeChoice };
 
 const listeners = new Set<() => void>();

@@ -9,6 +9,7 @@ import { SendIcon } from "@/components/ui/icons";
 import { useDisplayName } from "@/components/prefs/display-name";
 import { useSendMessage } from "@/components/live/use-send-message";
 
+/** The message box of a channel (issue 2 "composer"); `onSent` runs after a successful send. */
 export function Composer({ threadId, channelName, onSent }: { threadId: string; channelName: string; onSent?: () => void }) {
   const [text, setText] = useState("");
   const [displayName] = useDisplayName();
@@ -41,7 +42,7 @@ export function Composer({ threadId, channelName, onSent }: { threadId: string; 
   const error = send.isError ? send.error : null;
   return (
     <form
-      className="px-4 pb-4 pt-1 sm:px-5"
+      className="px-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] pt-1 sm:px-5 sm:pb-4"
       onSubmit={(e) => {
         e.preventDefault();
         submit();
@@ -72,7 +73,7 @@ export function Composer({ threadId, channelName, onSent }: { threadId: string; 
               submit();
             }
           }}
-          className="scroll-slim max-h-60 min-h-[24px] flex-1 resize-none bg-transparent py-[3px] text-msg text-fg placeholder:text-fg-subtle focus:outline-none read-only:opacity-70"
+          className="scroll-slim max-h-60 min-h-[24px] flex-1 resize-none bg-transparent py-[3px] text-base text-fg sm:text-msg placeholder:text-fg-subtle focus:outline-none read-only:opacity-70"
         />
         <button
           type="submit"

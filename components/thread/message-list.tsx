@@ -11,6 +11,7 @@ import { EventView } from "@/components/events/event-view";
 import { ArrowDownIcon, HashIcon } from "@/components/ui/icons";
 import { buildRows } from "./rows";
 
+/** What the list lets its parent do (the composer scrolls down after sending). */
 export interface MessageListHandle {
   scrollToBottom(smooth?: boolean): void;
 }
@@ -18,6 +19,7 @@ export interface MessageListHandle {
 const BOTTOM_SLACK = 48;
 const LOAD_OLDER_AT = 400;
 
+/** The scrolling list of a channel's events (issue 2 "main pane"; see the file comment). */
 export function MessageList({
   ref,
   channelName,

@@ -8,6 +8,7 @@ import { foldTask, isTaskEvent, type TaskView } from "@/lib/fold/task-state";
 import { LINE_TYPES, type EventContext } from "@/components/events/event-view";
 import { dayKey, formatDay } from "@/components/ui/time";
 
+/** One row of the list: a day divider or an event with its rendering context. */
 export type Row =
   | { kind: "day"; key: string; label: string }
   | { kind: "event"; key: string; event: StoredEvent; ctx: EventContext };

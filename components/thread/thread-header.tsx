@@ -8,6 +8,7 @@ import { HashIcon, MenuIcon, SearchIcon } from "@/components/ui/icons";
 import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { useWorkspace } from "@/components/workspace/workspace-context";
 
+/** The bar above a channel: name, topic, drawer and switcher buttons, theme toggle. */
 export function ThreadHeader({ thread, fallbackName }: { thread?: ThreadSummary; fallbackName?: string }) {
   const { openDrawer, openSwitcher } = useWorkspace();
   return (
@@ -36,7 +37,7 @@ export function ThreadHeader({ thread, fallbackName }: { thread?: ThreadSummary;
         onClick={openSwitcher}
         aria-label="Switch channel"
         title="Switch channel (Ctrl/⌘ K)"
-        className="inline-flex h-8 items-center gap-2 rounded-md text-fg-muted hover:bg-hover hover:text-fg max-sm:w-8 max-sm:justify-center sm:border sm:border-line sm:px-2.5 sm:text-xs"
+        className="inline-flex h-8 items-center gap-2 rounded-md text-fg-muted hover:bg-hover hover:text-fg max-sm:w-8 max-sm:justify-center sm:border sm:border-line sm:px-2.5 sm:text-xs md:hidden"
       >
         <SearchIcon size={14} />
         <span className="max-sm:hidden">Jump to…</span>

@@ -15,8 +15,10 @@ import { Composer } from "./composer";
 import { MessageList, type MessageListHandle } from "./message-list";
 import { ThreadHeader } from "./thread-header";
 
+/** localStorage key of the last channel opened (the home page reopens it). */
 export const LAST_THREAD_KEY = "clutch:last-thread";
 
+/** One channel, live: header, events, composer (issue 2 "main pane"). */
 export function ThreadScreen({ threadId }: { threadId: string }) {
   const threads = useThreads();
   const thread = useThread(threadId);

@@ -4,6 +4,7 @@
  */
 import { BotIcon } from "./icons";
 
+/** A sender's avatar: initials on a stable colour; agents square with a bot badge (issue 2). */
 export function Avatar({
   name,
   hue,

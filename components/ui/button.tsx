@@ -9,6 +9,7 @@ const VARIANTS = {
   ghost: "text-fg-muted hover:bg-hover hover:text-fg disabled:opacity-50",
 } as const;
 
+/** A button in one of three looks; `type="button"` unless given. */
 export function Button({
   variant = "secondary",
   className = "",

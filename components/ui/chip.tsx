@@ -3,6 +3,7 @@
  */
 import type { ReactNode } from "react";
 
+/** A monospace chip for ids and capabilities. */
 export function Chip({ children, title, className = "" }: { children: ReactNode; title?: string; className?: string }) {
   return (
     <span
@@ -14,6 +15,7 @@ export function Chip({ children, title, className = "" }: { children: ReactNode;
   );
 }
 
+/** Colour of a StatusBadge. */
 export type Tone = "neutral" | "info" | "success" | "warning" | "danger" | "agent" | "accent";
 
 const TONES: Record<Tone, string> = {
@@ -26,6 +28,7 @@ const TONES: Record<Tone, string> = {
   accent: "bg-accent/12 text-accent ring-accent/25",
 };
 
+/** A coloured pill for a state (task states, tool outcomes); `label` names it for assistive tech. */
 export function StatusBadge({ tone, children, label }: { tone: Tone; children: ReactNode; label?: string }) {
   return (
     <span

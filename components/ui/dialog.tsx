@@ -6,6 +6,7 @@
 import { useEffect, useId, useRef, type ReactNode } from "react";
 import { CloseIcon } from "./icons";
 
+/** A modal dialog labelled by `title` (role dialog, Escape and backdrop close it). */
 export function Dialog({
   open,
   onClose,

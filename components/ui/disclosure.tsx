@@ -6,6 +6,7 @@
 import { useId, useState, type ReactNode } from "react";
 import { ChevronRightIcon } from "./icons";
 
+/** A collapsible section behind a button with aria-expanded (issue 2 "collapsible"). */
 export function Disclosure({
   label,
   children,
@@ -14,8 +15,8 @@ export function Disclosure({
   aside,
 }: {
   label: ReactNode;
-  /** Shown on the button's line, after it (ids, durations). */
-  aside?: ReactNode;
+  /** Shown on the button's line, after it (ids, durations); a function gets whether it is open. */
+  aside?: ReactNode | ((open: boolean) => ReactNode);
   children: ReactNode;
   defaultOpen?: boolean;
   className?: string;
@@ -35,7 +36,7 @@ export function Disclosure({
         <ChevronRightIcon size={12} className={`transition-transform ${open ? "rotate-90" : ""}`} />
         {label}
       </button>
-      {aside}
+      {typeof aside === "function" ? aside(open) : aside}
       </div>
       {open && (
         <div id={id} className="mt-1">

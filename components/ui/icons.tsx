@@ -26,6 +26,7 @@ function Svg({ size = 16, children, ...rest }: IconProps) {
   );
 }
 
+// The icons, one per export; all take `size` (px) and any SVG prop.
 export const HashIcon = (p: IconProps) => (
   <Svg {...p}>
     <path d="M4 9h16M4 15h16M10 3 8 21M16 3l-2 18" />

@@ -19,6 +19,18 @@ export function formatTime(ts: string): string {
   return d ? timeFmt.format(d) : ts;
 }
 
+/** "7:31" (no AM/PM): the gutter time of a grouped row. */
+export function formatShortTime(ts: string): string {
+  const d = parse(ts);
+  if (!d) return "";
+  return timeFmt
+    .formatToParts(d)
+    .filter((p) => p.type !== "dayPeriod")
+    .map((p) => p.value)
+    .join("")
+    .trim();
+}
+
 /** "Friday, November 21, 2026 at 10:32:11 AM" plus milliseconds. */
 export function formatFull(ts: string): string {
   const d = parse(ts);

@@ -28,6 +28,7 @@ export function filterChannels(threads: readonly ThreadSummary[], query: string)
   return [...starts, ...contains, ...topic];
 }
 
+/** The Ctrl/Cmd+K channel switcher dialog (issue 2). */
 export function ChannelSwitcher({ open, onClose, activeId }: { open: boolean; onClose: () => void; activeId?: string }) {
   return (
     <Dialog open={open} onClose={onClose} title="Switch channel" hideTitle position="top" className="max-w-lg overflow-hidden">
@@ -108,7 +109,7 @@ function SwitcherBody({ onClose, activeId }: { onClose: () => void; activeId?: s
                 {t.topic}
               </span>
               {unread > 0 && (
-                <span className="rounded-full bg-danger px-1.5 text-[11px] font-bold text-white">{unread > 99 ? "99+" : unread}</span>
+                <span className={`rounded-full px-1.5 text-[11px] font-bold ${i === index ? "bg-accent-fg text-accent" : "bg-accent text-accent-fg"}`}>{unread > 99 ? "99+" : unread}</span>
               )}
               {t.id === activeId && <span className="text-[11px] opacity-70">current</span>}
             </li>

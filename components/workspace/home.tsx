@@ -13,6 +13,7 @@ import { LAST_THREAD_KEY } from "@/components/thread/thread-screen";
 import { ThemeToggle } from "./theme-toggle";
 import { useWorkspace } from "./workspace-context";
 
+/** The `/` page: redirects to a channel or shows the empty workspace (issue 2). */
 export function Home() {
   const router = useRouter();
   const { data: threads, isError, refetch } = useThreads();

@@ -11,6 +11,7 @@ import { normaliseChannelName, useCreateThread } from "@/components/live/use-thr
 import { Button, inputClass } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 
+/** The "Create a channel" dialog (issue 2 "new channel"). */
 export function NewChannelDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   return (
     <Dialog

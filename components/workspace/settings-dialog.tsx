@@ -9,6 +9,7 @@ import { useTheme, type ThemeChoice } from "@/components/prefs/theme";
 import { Button, inputClass } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 
+/** The settings dialog: display name and theme (issue 2). */
 export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   return (
     <Dialog open={open} onClose={onClose} title="Settings" description="Saved in this browser." className="max-w-md">

@@ -8,11 +8,13 @@ import Link from "next/link";
 import { useThreads } from "@/components/live/use-threads";
 import { useDisplayName } from "@/components/prefs/display-name";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
+import { hueFor, personIdFor } from "@/components/events/participant";
 import { Avatar } from "@/components/ui/avatar";
 import { CloseIcon, HashIcon, PlusIcon, SearchIcon, SettingsIcon } from "@/components/ui/icons";
 import { ThemeToggle } from "./theme-toggle";
 import { useWorkspace } from "./workspace-context";
 
+/** The workspace sidebar (issue 2 "left sidebar"); `activeId` is the open channel. */
 export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; onNavigate: () => void; onClose: () => void }) {
   const { data: threads, isPending, isError, refetch } = useThreads();
   const { marks } = useReadMarks();
@@ -22,7 +24,7 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
   return (
     <div className="flex h-full flex-col bg-sidebar text-sidebar-fg">
       <div className="flex h-12 shrink-0 items-center gap-2 border-b border-line px-3">
-        <span className="inline-flex h-7 w-7 items-center justify-center rounded-lg bg-accent text-[13px] font-black text-white" aria-hidden="true">
+        <span className="inline-flex h-7 w-7 items-center justify-center rounded-lg bg-sidebar-active text-[13px] font-black text-white" aria-hidden="true">
           C
         </span>
         <span className="flex-1 truncate text-[15px] font-bold tracking-tight">Clutch</span>
@@ -100,7 +102,7 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
                     {unread > 0 && (
                       <span
                         aria-label={`${unread} unread`}
-                        className="ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full bg-danger px-1.5 text-[11px] font-bold leading-none text-white"
+                        className="ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full bg-accent px-1.5 text-[11px] font-bold leading-none text-accent-fg"
                       >
                         {unread > 99 ? "99+" : unread}
                       </span>
@@ -130,7 +132,7 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
           aria-label={name ? `Settings (signed in as ${name})` : "Settings (set your name)"}
           className="flex min-w-0 flex-1 items-center gap-2 rounded-md px-1.5 py-1 text-left hover:bg-sidebar-hover"
         >
-          <Avatar name={name || "Guest"} hue={name ? 212 : 240} agent={false} size={26} />
+          <Avatar name={name || "Guest"} hue={hueFor(personIdFor(name))} agent={false} size={26} />
           <span className="min-w-0 flex-1">
             <span className="block truncate text-[13px] font-semibold">{name || "Guest"}</span>
             <span className="block truncate text-[11px] text-sidebar-muted">{name ? "Human" : "Set your name"}</span>

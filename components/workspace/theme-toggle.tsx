@@ -6,6 +6,7 @@
 import { useTheme } from "@/components/prefs/theme";
 import { MoonIcon, SunIcon } from "@/components/ui/icons";
 
+/** A button that flips the theme between light and dark (issue 2). */
 export function ThemeToggle({ className = "" }: { className?: string }) {
   const { effective, toggle } = useTheme();
   const next = effective === "dark" ? "light" : "dark";

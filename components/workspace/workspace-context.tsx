@@ -5,6 +5,7 @@
  */
 import { createContext, useContext } from "react";
 
+/** Dialogs and the drawer any screen may open. */
 export interface WorkspaceActions {
   openDrawer(): void;
   openSwitcher(): void;
@@ -13,6 +14,7 @@ export interface WorkspaceActions {
 }
 
 const noop = () => {};
+/** Provided by WorkspaceShell. */
 export const WorkspaceContext = createContext<WorkspaceActions>({
   openDrawer: noop,
   openSwitcher: noop,

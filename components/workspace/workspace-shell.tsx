@@ -5,7 +5,7 @@
  * new-channel and settings dialogs.
  */
 import { usePathname } from "next/navigation";
-import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { ChannelSwitcher } from "./channel-switcher";
 import { NewChannelDialog } from "./new-channel-dialog";
 import { SettingsDialog } from "./settings-dialog";
@@ -20,12 +20,19 @@ export function threadIdFromPath(path: string | null): string | undefined {
   return m ? decodeURIComponent(m[1]) : undefined;
 }
 
+/** Sidebar + main pane + dialogs + Ctrl/Cmd+K (issue 2 "workspace"). */
 export function WorkspaceShell({ children }: { children: ReactNode }) {
   const activeId = threadIdFromPath(usePathname());
   const [drawer, setDrawer] = useState(false);
   const [modal, setModal] = useState<Modal>(null);
   const close = useCallback(() => setModal(null), []);
   const closeDrawer = useCallback(() => setDrawer(false), []);
+  const aside = useRef<HTMLElement>(null);
+
+  // Move focus into the drawer when it opens on a phone.
+  useEffect(() => {
+    if (drawer) aside.current?.querySelector<HTMLElement>("a[aria-current], nav a, button")?.focus();
+  }, [drawer]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -67,6 +74,7 @@ export function WorkspaceShell({ children }: { children: ReactNode }) {
           <div className="fixed inset-0 z-30 animate-fade-in bg-black/40 md:hidden" aria-hidden="true" onClick={closeDrawer} />
         )}
         <aside
+          ref={aside}
           aria-label="Workspace"
           className={`z-40 w-[264px] shrink-0 border-r border-line max-md:fixed max-md:inset-y-0 max-md:left-0 max-md:w-[min(300px,85vw)] max-md:shadow-pop max-md:transition-[transform,visibility] max-md:duration-200 ${
             drawer ? "max-md:visible max-md:translate-x-0" : "max-md:invisible max-md:-translate-x-full"

@@ -1,0 +1,61 @@
+/**
+ * Issue 2: a reload shows the identical thread (same events, same order, same text), and older
+ * history loads when scrolling to the top.
+ */
+import { expect, test, type Page } from "@playwright/test";
+import { createChannel, event, messageLog, openChannel, postEvents, postMessage, send, uniqueName } from "./helpers";
+
+async function rendered(page: Page, name: string) {
+  const articles = messageLog(page, name).getByRole("article");
+  const seqs = await articles.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-seq"))));
+  const texts = await articles.allInnerTexts();
+  return { seqs, texts };
+}
+
+test("after a reload the thread is identical", async ({ page, request }) => {
+  const thread = await createChannel(request, uniqueName("reload"));
+  await openChannel(page, thread);
+  await send(page, thread.name, "typed in the browser");
+  await postMessage(request, thread.id, "posted by **API**", "Grace");
+  await postEvents(request, [
+    event(thread.id, "task.request", { title: "Check the numbers" }, { task_id: "task_reload" }),
+    event(thread.id, "tool.call", { call_id: "c1", tool: "calc", arguments: { x: 1 } }),
+    event(thread.id, "tool.result", { call_id: "c1", tool: "calc", result: 2, duration_ms: 5 }),
+    event(thread.id, "task.result", { summary: "All good" }, { task_id: "task_reload" }),
+  ]);
+  const log = messageLog(page, thread.name);
+  await expect(log.getByRole("article", { name: /^Result/ })).toContainText("All good");
+
+  const before = await rendered(page, thread.name);
+  expect(before.seqs.length).toBeGreaterThanOrEqual(6);
+  expect([...before.seqs].sort((a, b) => a - b)).toEqual(before.seqs);
+  expect(new Set(before.seqs).size).toBe(before.seqs.length);
+
+  await page.reload();
+  await expect(log.getByRole("article", { name: /^Result/ })).toContainText("All good");
+  const after = await rendered(page, thread.name);
+  expect(after).toEqual(before);
+});
+
+test("scrolling to the top loads older history", async ({ page, request }) => {
+  const thread = await createChannel(request, uniqueName("history"));
+  const batch = Array.from({ length: 260 }, (_, i) =>
+    event(thread.id, "chat.message", { text: `history message ${i + 1}` }, { from: { agent_id: "agent:echo", display_name: "Echo" } }),
+  );
+  await postEvents(request, batch);
+  await openChannel(page, thread);
+  const log = messageLog(page, thread.name);
+  await expect(log.getByText("history message 260", { exact: true })).toBeVisible();
+  await expect(log.getByText("history message 1", { exact: true })).toHaveCount(0);
+
+  // Scroll up until the very beginning of the channel shows.
+  await expect(async () => {
+    await log.hover();
+    await page.mouse.wheel(0, -50_000);
+    await expect(page.getByRole("heading", { name: `Welcome to #${thread.name}` })).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 15_000 });
+  await expect(log.getByText("history message 1", { exact: true })).toBeVisible();
+  const { seqs } = await rendered(page, thread.name);
+  expect(new Set(seqs).size).toBe(seqs.length);
+  expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+});
