@@ -15,7 +15,10 @@ const UNREAD_TYPES: ReadonlySet<string> = new Set<MessageType>([
   "routing.failure",
 ]);
 
-/** True when an event of this type adds one to its thread's unread count. */
-export function countsAsUnread(type: string): boolean {
-  return UNREAD_TYPES.has(type);
+/** `meta.kind` of the chat.system notice that announces a new channel: not news to anyone. */
+export const THREAD_CREATED = "thread.created";
+
+/** True when the event adds one to its thread's unread count. */
+export function countsAsUnread(ev: { type: string; meta?: Record<string, unknown> }): boolean {
+  return UNREAD_TYPES.has(ev.type) && ev.meta?.kind !== THREAD_CREATED;
 }

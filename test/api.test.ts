@@ -29,7 +29,7 @@ const get = (query = "") => new Request(`http://test/api${query}`);
 const params = <T>(p: T) => ({ params: Promise.resolve(p) });
 
 async function newChannel(name = `api-${newId("thread").slice(-8).toLowerCase()}`) {
-  const res = await threadsRoute.POST(post({ name, topic: "testing" }), undefined as never);
+  const res = await threadsRoute.POST(post({ name, topic: "testing", display_name: "Renée Smith" }), undefined as never);
   expect(res.status).toBe(201);
   return ((await res.json()) as { thread: { id: string; name: string } }).thread;
 }
@@ -38,6 +38,8 @@ describe("threads", () => {
   it("creates a thr_ channel, lists it, and refuses a duplicate or bad name", async () => {
     const thread = await newChannel();
     expect(thread.id).toMatch(/^thr_[0-9A-HJKMNP-TV-Z]{26}$/);
+    const first = (await rt.store.read({ thread_id: thread.id })).events[0]!;
+    expect(first.payload.text).toBe(`Renée Smith created #${thread.name}: testing`);
     const list = (await (await threadsRoute.GET(get(), undefined as never)).json()) as { threads: { id: string }[] };
     expect(list.threads.map((t) => t.id)).toContain(thread.id);
 
@@ -114,14 +116,14 @@ describe("events", () => {
 
   it("POST /api/threads/:id/messages stores the person's chat.message as sent", async () => {
     const { id: thread_id } = await newChannel();
-    const res = await messagesRoute.POST(post({ text: "Hi *team*", display_name: "Ada Lovelace" }), params({ thread_id }));
+    const res = await messagesRoute.POST(post({ text: "Hi *team*", display_name: "Adá Lovelace" }), params({ thread_id }));
     expect(res.status).toBe(201);
     const { event } = (await res.json()) as { event: Record<string, unknown> };
     expect(event).toMatchObject({
       v: PROTOCOL_VERSION,
       type: "chat.message",
       thread_id,
-      from: { agent_id: "user:ada-lovelace", role: "human", display_name: "Ada Lovelace" },
+      from: { agent_id: "user:ada-lovelace", role: "human", display_name: "Adá Lovelace" },
       payload: { text: "Hi *team*" },
     });
     const empty = await messagesRoute.POST(post({ text: "   " }), params({ thread_id }));

@@ -2,6 +2,7 @@
  * Who sent an event, for display (issue 2 "avatar/initials, name; humans vs agents visually
  * distinct"). Humans are `role: "human"` or `user:` ids; everyone else counts as an agent.
  */
+import { personId } from "@/lib/people";
 import type { Participant } from "@/lib/protocol";
 
 /** True for a person rather than an agent or the system. */
@@ -32,16 +33,5 @@ export function hueFor(id: string): number {
   return HUES[h % HUES.length];
 }
 
-/**
- * The agent id the server gives a person who posts as `displayName` (`user:ada-lovelace`),
- * so the sidebar's avatar has the same colour as their messages. Mirrors server/events/chat.ts
- * `personId` (which this module may not import).
- */
-export function personIdFor(displayName: string): string {
-  const slug = displayName
-    .toLowerCase()
-    .normalize("NFKD")
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-  return `user:${slug || "anonymous"}`;
-}
+/** The id of the person with this display name (lib/people.ts). */
+export const personIdFor = personId;

@@ -27,6 +27,8 @@ export interface EventPage {
   events: StoredEvent[];
   /** seq to pass as `after` for the next page; null when this page reached the end. */
   next_after: number | null;
+  /** With `before=`: whether older events exist. */
+  has_more_before?: boolean;
 }
 
 /** `GET /api/health`. */

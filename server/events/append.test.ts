@@ -170,6 +170,7 @@ describe("projections", () => {
   it("counts unread-worthy events per thread", async () => {
     const t = await newThread(rt, "unread");
     const before = (await rt.store.getThread(t))!;
+    expect(before.message_count).toBe(0); // the "created #x" notice is not news
     const run_id = newId("run");
     await rt.store.append([
       chat("one", { thread_id: t, run_id }),

@@ -153,7 +153,7 @@ async function projectThreads(tx: Tx, fresh: StoredEvent[]): Promise<void> {
     const t = per.get(ev.thread_id) ?? { id: ev.thread_id, last_seq: 0, last_event_at: ev.ts, n: 0 };
     t.last_seq = ev.seq;
     t.last_event_at = ev.ts;
-    if (countsAsUnread(ev.type)) t.n++;
+    if (countsAsUnread(ev)) t.n++;
     per.set(ev.thread_id, t);
   }
   await tx.$executeRawUnsafe(

@@ -9,6 +9,7 @@
  * thread's conversation context (server/events/threads.ts `conversationIds`).
  */
 import { z } from "zod";
+import { personId } from "@/lib/people";
 import { makeMessage, type ClutchMessage } from "@/lib/protocol";
 import type { OpenQuestion } from "@/lib/fold/task-state";
 import type { Db } from "../db/client";
@@ -24,16 +25,6 @@ export const PersonMessageSchema = z.strictObject({
   /** Lets a client retry a send without posting twice. */
   idempotency_key: z.string().min(1).max(200).optional(),
 });
-
-/** The agent id of a person: `user:` and a slug of their display name (`user:ada-lovelace`). */
-export function personId(displayName: string | undefined): string {
-  const slug = (displayName ?? "")
-    .toLowerCase()
-    .normalize("NFKD")
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-  return `user:${slug || "anonymous"}`;
-}
 
 /** A question to people that is waiting for an answer. */
 interface Question {

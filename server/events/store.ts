@@ -48,7 +48,7 @@ export class EventStore {
     if (existing) throw new ClutchError("name_taken", `#${parsed.data.name} already exists`, 409);
     try {
       const { row, result } = await this.db.$transaction(async (tx) => {
-        const { row, announce } = await insertThread(tx, parsed.data, by);
+        const { row, announce } = await insertThread(tx, parsed.data, parsed.data.display_name ? { ...by, display_name: parsed.data.display_name } : by);
         const result = await appendInTx(tx, [announce]);
         return { row, result };
       }, TX_OPTIONS);

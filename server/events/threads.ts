@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { makeMessage, newId, type ClutchMessage } from "@/lib/protocol";
 import type { ThreadSummary } from "@/lib/api/types";
+import { THREAD_CREATED } from "@/lib/unread";
 import type { Thread as ThreadRow } from "../db/generated/client";
 import type { Tx } from "./append";
 
@@ -18,6 +19,8 @@ export const NewThreadSchema = z.strictObject({
     .max(80, "a channel name is at most 80 characters")
     .regex(/^[a-z0-9][a-z0-9_-]*$/, "use lowercase letters, digits, - and _ (e.g. sales-q4)"),
   topic: z.string().trim().max(250, "a topic is at most 250 characters").optional(),
+  /** Who creates it, named in the announcement. */
+  display_name: z.string().trim().min(1).max(80).optional(),
 });
 export type NewThread = z.infer<typeof NewThreadSchema>;
 
@@ -56,6 +59,7 @@ export async function insertThread(tx: Tx, input: NewThread, by: { agent_id: str
       text: `${by.display_name ?? by.agent_id} created #${row.name}${row.topic ? `: ${row.topic}` : ""}`,
       level: "info",
     },
+    meta: { kind: THREAD_CREATED },
   });
   return { row, announce };
 }

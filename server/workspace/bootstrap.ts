@@ -4,6 +4,7 @@
  * and the MCP hub, the agent runner and the orchestrator start, then carry on every
  * unfinished run.
  */
+import { isDeepStrictEqual } from "node:util";
 import type { LanguageModel } from "ai";
 import { makeMessage, type AgentCard } from "@/lib/protocol";
 import { McpHub } from "../adapters/mcp/hub";
@@ -60,7 +61,7 @@ async function announceAgents(rt: Runtime, ws: Workspace, home: ChannelBinding |
       orderBy: { seq: "desc" },
     });
     const lastCard = last ? (fromRow(last).payload as { card?: AgentCard }).card : undefined;
-    if (lastCard && JSON.stringify(lastCard) === JSON.stringify(agent.card)) continue;
+    if (lastCard && isDeepStrictEqual(lastCard, agent.card)) continue;
     await rt.store.append(
       makeMessage({
         type: lastCard ? "agent.update" : "agent.register",

@@ -1,7 +1,8 @@
 /**
  * GET /api/threads: { threads } by name.
- * POST /api/threads { name, topic? }: 201 { thread }; 400 invalid_thread; 409 name_taken.
+ * POST /api/threads { name, topic?, display_name? }: 201 { thread }; 400 invalid_thread; 409 name_taken.
  */
+import { personId } from "@/lib/people";
 import { getRuntime } from "@/server/runtime";
 import { json, readJson, route } from "../_lib/http";
 
@@ -11,6 +12,8 @@ export const GET = route(async () => json({ threads: await getRuntime().store.li
 
 export const POST = route(async (req) => {
   const body = await readJson(req);
-  const thread = await getRuntime().store.createThread(body, { agent_id: "user:anonymous", display_name: "Someone" });
+  const name = (body as { display_name?: unknown }).display_name;
+  const by = typeof name === "string" && name.trim() ? { agent_id: personId(name), display_name: name.trim() } : { agent_id: "user:anonymous", display_name: "Someone" };
+  const thread = await getRuntime().store.createThread(body, by);
   return json({ thread }, 201);
 });
