@@ -14,6 +14,7 @@ import { EventTail } from "./events/tail";
 import { log } from "./log";
 import type { ClutchConfig } from "./config";
 import type { Workspace } from "./workspace/workspace";
+import type { ArtifactStore } from "./artifacts/store";
 
 export interface Runtime {
   db: Db;
@@ -24,6 +25,8 @@ export interface Runtime {
   version: string;
   /** The agents' workspace once server.ts has started it (null: no agents). */
   workspace: Workspace | null;
+  /** Where large tool results are kept (set with the agents). */
+  artifacts: ArtifactStore | null;
   stop(): Promise<void>;
 }
 
@@ -76,6 +79,7 @@ export async function startRuntime(
     databaseUrl: url,
     version: readVersion(),
     workspace: null,
+    artifacts: null,
     async stop() {
       tail.stop();
       await db.$disconnect();

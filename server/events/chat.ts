@@ -3,7 +3,8 @@
  * reply_to? }` becomes a chat.message from `user:<slug of display_name>` (role human).
  *
  * When it answers a question an agent asked the people in the channel (`reply_to` names the
- * question, or, without `reply_to`, the newest unanswered question to people in the thread),
+ * question, or, without `reply_to`, the newest unanswered question to people in the thread;
+ * `reply_to: null` says it is not an answer),
  * it is stored in that question's run and task with `payload.reply_to`, addressed to the
  * asker: that is how an answer reaches the waiting task (issue 3). Otherwise it belongs to the
  * thread's conversation context (server/events/threads.ts `conversationIds`).
@@ -20,8 +21,8 @@ import { conversationIds } from "./threads";
 export const PersonMessageSchema = z.strictObject({
   text: z.string().max(100_000, "a message is at most 100,000 characters").refine((t) => t.trim().length > 0, "a message needs text"),
   display_name: z.string().trim().min(1).max(80).optional(),
-  /** id of the question this answers. */
-  reply_to: z.string().min(1).max(200).optional(),
+  /** id of the question this answers; null: not an answer (a new request); absent: the newest open question, if any. */
+  reply_to: z.string().min(1).max(200).nullable().optional(),
   /** Lets a client retry a send without posting twice. */
   idempotency_key: z.string().min(1).max(200).optional(),
 });
@@ -36,7 +37,8 @@ interface Question {
 }
 
 /** The question `reply_to` names in the thread, or the newest open question to people there. */
-async function questionToAnswer(db: Db, thread_id: string, reply_to?: string): Promise<Question | null> {
+async function questionToAnswer(db: Db, thread_id: string, reply_to?: string | null): Promise<Question | null> {
+  if (reply_to === null) return null;
   if (reply_to) {
     const row = await db.event.findFirst({ where: { thread_id, id: reply_to } });
     if (!row) throw new ClutchError("unknown_message", `there is no message ${reply_to} in this channel to reply to`, 422);

@@ -82,10 +82,11 @@ export async function startAgentSystem(rt: Runtime, opts: AgentSystemOptions): P
   const channels = await ensureChannels(rt, workspace);
   await announceAgents(rt, workspace, channels[0]);
   const hub = await McpHub.fromFile(workspace.mcpConfigPath, { cwd: opts.cwd ?? process.cwd() });
+  rt.artifacts = new ArtifactStore(opts.dataDir);
   const runner = new AgentRunner({
     store: rt.store,
     workspace,
-    tools: new McpToolCaller(hub, new ArtifactStore(opts.dataDir)),
+    tools: new McpToolCaller(hub, rt.artifacts),
     modelFor: opts.modelFor,
   });
   const orchestrator = new Orchestrator(rt.store, rt.tail, workspace, runner, channels);
