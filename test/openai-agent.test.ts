@@ -1,0 +1,111 @@
+/**
+ * An agent on an OpenAI-compatible endpoint, through the real agent loop (issue 3: "The
+ * OpenAI-compatible path against a local HTTP server that speaks the chat-completions
+ * protocol with scripted tool calls"): a local server scripts a DataServer query, then a
+ * submit_result built from the query's rows; the run finishes with that result.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newId } from "@/lib/protocol";
+import { resolveModel } from "@/server/agents/models";
+import type { Runtime } from "@/server/runtime";
+import { startAgentSystem, type AgentSystem } from "@/server/workspace/bootstrap";
+import { say, waitFor } from "./agents";
+import { testRuntime } from "./helpers";
+
+type Body = { model: string; messages: { role: string; content: unknown; tool_calls?: unknown[] }[]; tools?: { function: { name: string } }[] };
+
+let rt: Runtime;
+let agents: AgentSystem;
+let server: http.Server;
+const requests: Body[] = [];
+
+const completion = (model: string, message: Record<string, unknown>, finish: string) => ({
+  id: `chatcmpl-${requests.length}`,
+  object: "chat.completion",
+  created: 1_700_000_000,
+  model,
+  choices: [{ index: 0, message: { role: "assistant", content: null, ...message }, finish_reason: finish }],
+  usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+});
+const call = (id: string, name: string, args: unknown) => ({ tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }] });
+
+/** The scripted model: query, then submit what the query returned, then end the turn. */
+function answer(body: Body) {
+  const tools = body.messages.filter((m) => m.role === "tool");
+  if (tools.length === 0) return completion(body.model, call("call_q", "DataServer__query_data", { sql: "SELECT COUNT(*) AS n FROM orders" }), "tool_calls");
+  if (tools.length === 1) {
+    const content = tools[0]!.content;
+    const n = /"n":\s*(\d+)/.exec(typeof content === "string" ? content : JSON.stringify(content))?.[1] ?? "unknown";
+    return completion(body.model, call("call_s", "submit_result", { summary: `There are ${n} order lines.` }), "tool_calls");
+  }
+  return completion(body.model, { content: "Done." }, "stop");
+}
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let raw = "";
+    req.on("data", (c) => (raw += c));
+    req.on("end", () => {
+      const body = JSON.parse(raw) as Body;
+      requests.push(body);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(answer(body)));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
+  fs.mkdirSync(path.join(dir, "agents"));
+  fs.writeFileSync(
+    path.join(dir, "agents", "counter-1.json"),
+    JSON.stringify({
+      id: "counter-1",
+      system_prompt: "You are CounterAgent, who counts orders.",
+      allowed_agents: [],
+      delegate_rules: {},
+      overseer: null,
+      mcp_bindings: [{ server_id: "DataServer", scopes: ["read:data"], allowed_tools: ["query_data"] }],
+    }),
+  );
+  const channel = `count-${newId("thread").slice(-8).toLowerCase()}`;
+  fs.writeFileSync(
+    path.join(dir, "workspace.json"),
+    JSON.stringify({ mcp: path.resolve("examples/sales-analysis/mcp.json"), channels: [{ name: channel, entry_agent: "counter-1" }] }),
+  );
+  rt = await testRuntime();
+  agents = await startAgentSystem(rt, {
+    workspaceDir: dir,
+    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
+    modelFor: () => resolveModel({ provider: "openai-compatible", baseURL, apiKey: "test-key", model: "scripted-1" }),
+  });
+});
+afterAll(async () => {
+  await agents?.stop();
+  await rt?.stop();
+  server?.close();
+});
+
+describe("an agent on an OpenAI-compatible endpoint", () => {
+  it("calls the scripted tools through the agent loop and finishes with a result built from the tool's output", async () => {
+    const thread_id = agents.channels[0]!.thread_id;
+    await say(rt, thread_id, "How many order lines are there?");
+    const result = await waitFor(rt, thread_id, "the agent's result", (evs) => evs.find((e) => e.type === "task.result"));
+    expect(result.payload.summary).toBe("There are 9994 order lines.");
+    expect(result.from.agent_id).toBe("agent:counter-1");
+
+    const first = requests[0]!;
+    expect(first.model).toBe("scripted-1");
+    expect(first.tools!.map((t) => t.function.name).sort()).toEqual(["DataServer__query_data", "ask", "delegate", "reply", "submit_result"]);
+    expect(JSON.stringify(first.messages[0])).toContain("You are CounterAgent, who counts orders.");
+    expect(JSON.stringify(first.messages)).toContain("How many order lines are there?");
+    expect(requests).toHaveLength(3); // query, submit, end of turn
+    const run = await rt.db.run.findUniqueOrThrow({ where: { id: result.run_id } });
+    expect(run.state).toBe("succeeded");
+  });
+});
