@@ -98,13 +98,15 @@ describe("an agent on an OpenAI-compatible endpoint", () => {
     const result = await waitFor(rt, thread_id, "the agent's result", (evs) => evs.find((e) => e.type === "task.result"));
     expect(result.payload.summary).toBe("There are 9994 order lines.");
     expect(result.from.agent_id).toBe("agent:counter-1");
+    await agents.orchestrator.settled();
+    await agents.runner.idle();
 
     const first = requests[0]!;
     expect(first.model).toBe("scripted-1");
     expect(first.tools!.map((t) => t.function.name).sort()).toEqual(["DataServer__query_data", "ask", "delegate", "reply", "submit_result"]);
     expect(JSON.stringify(first.messages[0])).toContain("You are CounterAgent, who counts orders.");
     expect(JSON.stringify(first.messages)).toContain("How many order lines are there?");
-    expect(requests).toHaveLength(3); // query, submit, end of turn
+    expect(requests).toHaveLength(2); // query, then submit: a finished task calls its model no more
     const run = await rt.db.run.findUniqueOrThrow({ where: { id: result.run_id } });
     expect(run.state).toBe("succeeded");
   });
