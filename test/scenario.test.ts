@@ -12,6 +12,7 @@ import type { AgentSummary, RunSummary, TaskSummary } from "@/lib/api/types";
 import * as agentsRoute from "@/app/api/agents/route";
 import * as runRoute from "@/app/api/runs/[run_id]/route";
 import * as threadRunsRoute from "@/app/api/threads/[thread_id]/runs/route";
+import { personMessage } from "@/server/events/chat";
 import { testRuntime } from "./helpers";
 import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
 import { figures, loadOrders, money } from "./superstore";
@@ -130,6 +131,33 @@ describe("sales analysis scenario", () => {
       // Other test files may be running these agents right now: online or busy, never offline.
       expect(listed.agents.find((a) => a.agent_id === id)).toMatchObject({ status: expect.stringMatching(/^(online|busy)$/), max_concurrency: 4 });
     }
+  });
+});
+
+describe("parallel runs", () => {
+  it("runs two requests at once, each agent task in an instance of its own", async () => {
+    await Promise.all([say(rt, thread_id, "Analyze last quarter's sales trends"), say(rt, thread_id, "Analyze last quarter's sales trends, again please")]);
+    const questions = await waitFor(rt, thread_id, "two open questions", (evs) => {
+      const qs = evs.filter((e) => e.from.agent_id === "agent:pm-1" && e.payload.expects_reply && !evs.some((a) => a.payload.reply_to === e.id));
+      return qs.length === 2 ? qs : undefined;
+    });
+    await Promise.all(
+      questions.map(async (q) => rt.store.append(await personMessage(rt.db, thread_id, { text: "Regional breakdown by major market", reply_to: q.id }))),
+    );
+    const runs = await Promise.all(questions.map((q) => runFinished(rt, q.run_id)));
+    expect(runs.map((r) => r.state)).toEqual(["succeeded", "succeeded"]);
+
+    const events = await threadEvents(rt, thread_id);
+    const analystTasks = questions.map((q) => events.find((e) => e.type === "task.request" && e.run_id === q.run_id && e.to[0]?.agent_id === "agent:analyst-1")!.task_id);
+    const instances = analystTasks.map((task_id) => events.find((e) => e.type === "task.accept" && e.task_id === task_id)!.payload.instance_id);
+    expect(new Set(instances).size).toBe(2);
+    // Both analyst instances were at work at the same time.
+    const span = (task_id: string) => {
+      const own = events.filter((e) => e.task_id === task_id);
+      return [own[0]!.seq, own.at(-1)!.seq] as const;
+    };
+    const [a, b] = analystTasks.map(span) as [readonly [number, number], readonly [number, number]];
+    expect(a[0] < b[1] && b[0] < a[1]).toBe(true);
   });
 });
 
