@@ -6,10 +6,14 @@
  * - `thread.activity` → upserts the ThreadSummary in `["threads"]` (sidebar, unread badges).
  * - every (re)connect → re-subscribes each open channel with the last seq held, so the server
  *   sends exactly what was missed; and refetches the channel list.
+ * - an event that changes a task (task.*, a question or an answer; lib/fold/task-state.ts
+ *   `affectsTask`) → refetches the agents (their status) and that channel's runs (run headers),
+ *   at most once per 250 ms (issue 3).
  */
 import type { QueryClient } from "@tanstack/react-query";
 import type { ThreadSummary } from "@/lib/api/types";
 import type { StoredEvent } from "@/lib/protocol";
+import { affectsTask } from "@/lib/fold/task-state";
 import { mergeBySeq } from "./merge";
 import { queryKeys, type ThreadEventsData } from "./query-keys";
 import { getSocket } from "./socket";
@@ -18,6 +22,21 @@ let client: QueryClient | null = null;
 const active = new Map<string, number>(); // thread_id → subscriber count
 const buffer = new Map<string, StoredEvent[]>();
 let flushTimer: ReturnType<typeof setTimeout> | null = null;
+const staleRuns = new Set<string>();
+let staleTimer: ReturnType<typeof setTimeout> | null = null;
+
+/** Agents and runs change with tasks: refetch them soon, once for a burst of events. */
+function markTaskActivity(threadId: string): void {
+  staleRuns.add(threadId);
+  if (staleTimer) return;
+  staleTimer = setTimeout(() => {
+    staleTimer = null;
+    if (!client) return;
+    void client.invalidateQueries({ queryKey: queryKeys.agents });
+    for (const id of staleRuns) void client.invalidateQueries({ queryKey: queryKeys.threadRuns(id) });
+    staleRuns.clear();
+  }, 250);
+}
 
 function flush(): void {
   flushTimer = null;
@@ -55,18 +74,17 @@ function emitSubscribe(threadId: string): void {
   });
 }
 
-function upsertThread(summary: ThreadSummary): void {
+function upsertThreads(summaries: ThreadSummary[]): void {
   client?.setQueryData<ThreadSummary[]>(queryKeys.threads, (old) => {
     if (!old) return old;
-    const i = old.findIndex((t) => t.id === summary.id);
-    if (i >= 0) {
+    let next = old.slice();
+    for (const summary of summaries) {
+      const i = next.findIndex((t) => t.id === summary.id);
+      if (i < 0) next = [...next, summary];
       // Ignore activity older than what we hold (out-of-order delivery).
-      if (old[i].last_seq > summary.last_seq) return old;
-      const next = old.slice();
-      next[i] = summary;
-      return next;
+      else if (next[i]!.last_seq <= summary.last_seq) next[i] = summary;
     }
-    return [...old, summary].sort((a, b) => a.name.localeCompare(b.name));
+    return next.sort((a, b) => a.name.localeCompare(b.name));
   });
 }
 
@@ -83,16 +101,19 @@ export function startLiveSync(queryClient: QueryClient): () => void {
     connectedBefore = true;
   };
   const onEvent = (ev: StoredEvent) => {
-    if (ev && typeof ev.seq === "number" && typeof ev.thread_id === "string") ingestEvents([ev]);
+    if (ev && typeof ev.seq === "number" && typeof ev.thread_id === "string") {
+      ingestEvents([ev]);
+      if (typeof ev.type === "string" && ev.payload && affectsTask(ev)) markTaskActivity(ev.thread_id);
+    }
   };
   socket.on("connect", onConnect);
   socket.on("event", onEvent);
-  socket.on("thread.activity", upsertThread);
+  socket.on("thread.activity", upsertThreads);
   if (socket.connected) onConnect();
   return () => {
     socket.off("connect", onConnect);
     socket.off("event", onEvent);
-    socket.off("thread.activity", upsertThread);
+    socket.off("thread.activity", upsertThreads);
     client = null;
   };
 }

@@ -9,8 +9,9 @@
  *   `unsubscribe` the same shape (after ignored) → ack.
  * Server → client:
  *   `event`           a StoredEvent (ClutchMessage + seq).
- *   `thread.activity` a ThreadSummary whenever a thread changes (new event, created), sent to
- *                     every connected client so sidebars can keep unread counts live.
+ *   `thread.activity` the ThreadSummaries of the threads that changed (new events, created),
+ *                     at most one message per client every 250 ms, so sidebars keep unread
+ *                     counts live.
  */
 import { z } from "zod";
 import type { StoredEvent } from "../protocol/envelope";
@@ -36,5 +37,5 @@ export interface ClientEvents {
 
 export interface ServerEvents {
   event: (event: StoredEvent) => void;
-  "thread.activity": (thread: ThreadSummary) => void;
+  "thread.activity": (threads: ThreadSummary[]) => void;
 }

@@ -113,7 +113,7 @@ export async function appendGroupInTx(tx: Tx, batches: ClutchMessage[][]): Promi
   }
 
   if (fresh.length) {
-    await tx.event.createMany({ data: fresh.map((ev) => toRow(ev, ev.seq)) });
+    await insertEvents(tx, fresh);
     await projectThreads(tx, fresh);
     const taskRuns = await projectTasks(tx, fresh);
     await projectRuns(tx, fresh, taskRuns);
@@ -126,12 +126,16 @@ async function knownThreads(tx: Tx, threadIds: string[]): Promise<Set<string>> {
   return new Set(found.map((t) => t.id));
 }
 
+/**
+ * Stored events with the same `(run_id, id)` or `idempotency_key` as any message: two lookups
+ * joined with UNION so each uses its unique index (an OR would scan the whole log).
+ */
 async function findStored(tx: Tx, messages: ClutchMessage[]) {
   const keys = messages.flatMap((m) => (m.idempotency_key ? [m.idempotency_key] : []));
   const rows = await tx.$queryRawUnsafe<EventRow[]>(
-    `SELECT * FROM events
-      WHERE (run_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
-         OR idempotency_key = ANY($3::text[])`,
+    `SELECT e.* FROM unnest($1::text[], $2::text[]) AS k(run_id, id) JOIN events e ON e.run_id = k.run_id AND e.id = k.id
+     UNION
+     SELECT e.* FROM events e WHERE e.idempotency_key = ANY($3::text[])`,
     messages.map((m) => m.run_id),
     messages.map((m) => m.id),
     keys,
@@ -144,6 +148,21 @@ async function findStored(tx: Tx, messages: ClutchMessage[]) {
     if (ev.idempotency_key) byKey.set(ev.idempotency_key, ev);
   }
   return { byPair, byKey };
+}
+
+/** Insert the new events in one statement (jsonb_to_recordset: one parameter, any batch size). */
+async function insertEvents(tx: Tx, fresh: StoredEvent[]): Promise<void> {
+  const rows = fresh.map((ev) => {
+    const r = toRow(ev, ev.seq);
+    return { ...r, seq: ev.seq, ts: ev.ts };
+  });
+  await tx.$executeRawUnsafe(
+    `INSERT INTO events (seq, id, run_id, thread_id, task_id, parent_task_id, type, from_agent_id, ts, idempotency_key, payload, rest)
+     SELECT seq, id, run_id, thread_id, task_id, parent_task_id, type, from_agent_id, ts, idempotency_key, payload, rest
+       FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, id text, run_id text, thread_id text, task_id text, parent_task_id text,
+            type text, from_agent_id text, ts timestamptz, idempotency_key text, payload jsonb, rest jsonb)`,
+    JSON.stringify(rows),
+  );
 }
 
 /** threads: last_seq, last_event_at and message_count (lib/unread.ts) per thread. */

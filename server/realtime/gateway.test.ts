@@ -119,7 +119,7 @@ describe("realtime gateway", () => {
     const thread_id = await newThread(rt, "activity");
     const c = client();
     const activity: { id: string; message_count: number }[] = [];
-    c.socket.on("thread.activity", (t) => activity.push(t));
+    c.socket.on("thread.activity", (ts) => activity.push(...ts));
     await until(() => c.socket.connected, "connection");
     await rt.store.append(chat("ping", { thread_id, run_id: newId("run") }));
     await until(() => activity.some((t) => t.id === thread_id && t.message_count === 1), "activity for the thread");

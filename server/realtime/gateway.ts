@@ -3,13 +3,15 @@
  *
  * A subscription `{ thread_id | run_id, after }` first replays the store after `after`, then
  * goes live. While it replays, live events for it are buffered; when the replay has caught up
- * the buffer is flushed, skipping what the replay already sent. Each subscription keeps a
- * cursor (the last seq it emitted) and never emits a seq at or below it, so a client sees
- * every event of the scope once and in seq order, with no gap across a reconnect that passes
- * its last seq as `after`.
+ * the buffer is flushed, skipping what the replay already sent, and, in the same synchronous
+ * step, the socket joins the scope's room (`thread:<id>` or `run:<id>`). Live events are then
+ * broadcast to the rooms of their thread and run in one emit, so each is encoded once and a
+ * socket in both rooms still gets it once. The tail delivers events in seq order, so a client
+ * sees every event of the scope once and in order, with no gap across a reconnect that passes
+ * its last seq as `after`. (Rooms are also what a Socket.IO adapter shares between nodes.)
  *
- * It also broadcasts `thread.activity` (the changed ThreadSummary) to every client, coalesced
- * every ACTIVITY_MS, so sidebars keep unread counts live.
+ * It also broadcasts `thread.activity` (the ThreadSummaries that changed) to every client,
+ * one message every ACTIVITY_MS at most, so sidebars keep unread counts live.
  */
 import type { Server as HttpServer } from "node:http";
 import { Server, type Socket } from "socket.io";
@@ -21,7 +23,7 @@ import { isClutchError } from "../errors";
 import { log } from "../log";
 import { authenticate, type Principal } from "./auth";
 
-const ACTIVITY_MS = 100;
+const ACTIVITY_MS = 250;
 const REPLAY_PAGE = 1000;
 
 type ClutchSocket = Socket<ClientEvents, ServerEvents, Record<string, never>, { principal: Principal }>;
@@ -127,6 +129,7 @@ export class RealtimeGateway {
     for (const ev of sub.buffer) this.emit(sub, ev);
     sub.buffer = [];
     sub.live = true;
+    void sub.socket.join(sub.key);
   }
 
   private emit(sub: LiveSub, ev: StoredEvent) {
@@ -137,6 +140,7 @@ export class RealtimeGateway {
 
   private remove(sub: LiveSub, subs: Map<string, LiveSub>) {
     sub.closed = true;
+    void sub.socket.leave(sub.key);
     subs.delete(sub.key);
     const set = this.byKey.get(sub.key);
     set?.delete(sub);
@@ -144,14 +148,14 @@ export class RealtimeGateway {
   }
 
   private onEvent(ev: StoredEvent) {
-    for (const key of [`thread:${ev.thread_id}`, `run:${ev.run_id}`]) {
-      const set = this.byKey.get(key);
-      if (!set) continue;
-      for (const sub of set) {
-        if (sub.live) this.emit(sub, ev);
+    const rooms = [`thread:${ev.thread_id}`, `run:${ev.run_id}`];
+    for (const key of rooms) {
+      for (const sub of this.byKey.get(key) ?? []) {
+        if (sub.live) sub.cursor = ev.seq;
         else sub.buffer.push(ev);
       }
     }
+    this.io.to(rooms).emit("event", ev);
     this.dirtyThreads.add(ev.thread_id);
     this.activityTimer ??= setTimeout(() => void this.flushActivity(), ACTIVITY_MS);
   }
@@ -161,7 +165,8 @@ export class RealtimeGateway {
     const ids = [...this.dirtyThreads];
     this.dirtyThreads.clear();
     try {
-      for (const thread of await this.store.getThreads(ids)) this.io.emit("thread.activity", thread);
+      const threads = await this.store.getThreads(ids);
+      if (threads.length) this.io.emit("thread.activity", threads);
     } catch (err) {
       log.warn({ err }, "thread.activity broadcast failed");
     }

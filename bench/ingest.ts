@@ -1,0 +1,307 @@
+/**
+ * Ingest benchmark: events/s through the real append path (validate, dedupe, seq, insert,
+ * projections, commit, publish to the tail), for several batch sizes and numbers of
+ * concurrent writers, (a) in-process via `runtime.store.append(batch)` and (b) over HTTP
+ * `POST /api/events`.
+ *
+ *   node --import tsx bench/ingest.ts [options]
+ *
+ * Options (or env BENCH_<NAME>):
+ *   --events=100000        events per configuration (stops earlier at --cap)
+ *   --cap=15               seconds per configuration at most
+ *   --batches=1,10,100,1000
+ *   --writers=1,4,16       concurrent writers (each awaits its append before the next)
+ *   --modes=inproc,http
+ *   --http=auto|server|handler   server: spawn `server.ts` (needs `next build`); handler: a
+ *                          minimal node:http server mounting app/api/events/route.ts POST;
+ *                          auto: server when .next/BUILD_ID exists, else handler
+ *   --threads=8            channels the events are spread over
+ *   --profile              time the append transactions (bench/_txprofile.ts), in-process only
+ *   --probe=1              after each mode's matrix, batch 1 × 1 writer for 5 s again on the
+ *                          grown log (0 to skip)
+ *   --name=ingest          results go to bench/results/<name>.json
+ *
+ * Database: BENCH_DATABASE_URL, or for each mode a fresh `clutch_bench_<ts>` created on the
+ * local PostgreSQL, migrated, and dropped after that mode. The event log grows from one
+ * configuration to the next (it is append-only); each row gives the log size it started at.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import type { ClutchMessage } from "@/lib/protocol";
+import { startRuntime, type Runtime } from "@/server/runtime";
+import { arg, benchDatabase, createThreads, flag, gitState, listArg, load, machine, numArg, ROOT, safeUrl, sleep, summarize, Workload, writeResults, type Dist } from "./_lib";
+import { profileTransactions, type TxProfile } from "./_txprofile";
+
+const EVENTS = numArg("events", 100_000);
+const CAP_S = numArg("cap", 15);
+const BATCHES = listArg("batches", "1,10,100,1000").map(Number);
+const WRITERS = listArg("writers", "1,4,16").map(Number);
+const MODES = listArg("modes", "inproc,http");
+const HTTP_KIND = arg("http", "auto");
+const THREADS = numArg("threads", 8);
+const PROFILE = flag("profile");
+const NAME = arg("name", "ingest");
+const PROBE = arg("probe", "1") !== "0";
+
+type Append = (batch: ClutchMessage[]) => Promise<void>;
+
+interface ConfigResult {
+  mode: string;
+  batch: number;
+  writers: number;
+  events: number;
+  seconds: number;
+  events_per_s: number;
+  appends: number;
+  /** Latency of one append call as its caller sees it (ms). */
+  append_ms: Dist;
+  /** Time spent building messages inside the timed loop (ms, whole configuration). */
+  generate_ms: number;
+  stopped_by: "events" | "cap";
+  log_size_before: number;
+  loadavg_after: number[];
+  profile?: TxProfile;
+  /** "log-size": batch 1 × 1 for 5 s again after the matrix, on the grown log. */
+  probe?: string;
+}
+
+const now = () => performance.now();
+
+async function logSize(rt: Runtime): Promise<number> {
+  const rows = await rt.db.$queryRawUnsafe<{ n: bigint }[]>("SELECT count(*) AS n FROM events");
+  return Number(rows[0]!.n);
+}
+
+async function runConfig(
+  rt: Runtime,
+  mode: string,
+  append: Append,
+  threads: string[],
+  batch: number,
+  writers: number,
+  seed: number,
+  profiler?: ReturnType<typeof profileTransactions>,
+  capS = CAP_S,
+): Promise<ConfigResult> {
+  const before = await logSize(rt);
+  const wl = new Workload(threads, { seed, openRuns: Math.max(6, writers * 3) });
+  let claimed = 0;
+  let appended = 0;
+  let generateMs = 0;
+  const latencies: number[] = [];
+  const t0 = now();
+  const deadline = t0 + capS * 1000;
+  profiler?.reset();
+  const writer = async () => {
+    while (claimed < EVENTS && now() < deadline) {
+      const n = Math.min(batch, EVENTS - claimed);
+      claimed += n;
+      const g = now();
+      const msgs = wl.batch(n);
+      const s = now();
+      generateMs += s - g;
+      await append(msgs);
+      latencies.push(now() - s);
+      appended += n;
+    }
+  };
+  await Promise.all(Array.from({ length: writers }, writer));
+  const elapsed = now() - t0;
+  const profile = profiler?.report(elapsed);
+  const after = await logSize(rt);
+  if (after - before !== appended) {
+    throw new Error(`${mode} batch ${batch} × ${writers}: appended ${appended} but the log grew by ${after - before}`);
+  }
+  return {
+    mode,
+    batch,
+    writers,
+    events: appended,
+    seconds: Math.round(elapsed) / 1000,
+    events_per_s: Math.round((appended / elapsed) * 1000),
+    appends: latencies.length,
+    append_ms: summarize(latencies),
+    generate_ms: Math.round(generateMs),
+    stopped_by: appended >= EVENTS ? "events" : "cap",
+    log_size_before: before,
+    loadavg_after: load(),
+    ...(profile ? { profile } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP target: the real server (server.ts after `next build`) or the route handler mounted on
+// node:http (bench/_http-server.ts); either way its own process.
+
+interface HttpTarget {
+  kind: "next-server" | "route-handler";
+  port: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function startHttpTarget(databaseUrl: string): Promise<HttpTarget> {
+  const built = fs.existsSync(path.join(ROOT, ".next/BUILD_ID"));
+  const kind = HTTP_KIND === "server" || (HTTP_KIND === "auto" && built) ? "next-server" : "route-handler";
+  if (kind === "next-server" && !built) throw new Error("--http=server needs a production build: run `npx next build` first");
+  const port = kind === "next-server" ? numArg("port", 3200) : 0;
+  const script = kind === "next-server" ? "server.ts" : "bench/_http-server.ts";
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production", LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const stop = async () => {
+    if (child.exitCode === null) child.kill("SIGTERM");
+    await Promise.race([exited, sleep(10_000)]);
+    if (child.exitCode === null) child.kill("SIGKILL");
+  };
+  const ready = new Promise<number>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${script} exited (${code}) before it was ready:\n${output}`)));
+    if (kind === "route-handler") {
+      child.stdout!.on("data", (d: Buffer) => {
+        output += d.toString();
+        const m = /listening (\d+)/.exec(output);
+        if (m) resolve(Number(m[1]));
+      });
+    } else {
+      child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+      const poll = async () => {
+        for (let i = 0; i < 600; i++) {
+          const ok = await new Promise<boolean>((r) =>
+            http.get({ host: "127.0.0.1", port, path: "/api/health" }, (res) => (res.resume(), r(res.statusCode === 200))).on("error", () => r(false)),
+          );
+          if (ok) return resolve(port);
+          await sleep(100);
+        }
+        reject(new Error(`server.ts did not answer /api/health in 60 s:\n${output}`));
+      };
+      void poll();
+    }
+  });
+  try {
+    return { kind, port: await ready, child, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+function httpAppender(port: number, agent: http.Agent): Append {
+  return (batch) =>
+    new Promise<void>((resolve, reject) => {
+      const body = Buffer.from(JSON.stringify(batch.length === 1 ? batch[0] : batch));
+      const req = http.request(
+        { host: "127.0.0.1", port, path: "/api/events", method: "POST", agent, headers: { "content-type": "application/json", "content-length": body.length } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            if (res.statusCode === 201) resolve();
+            else reject(new Error(`POST /api/events → ${res.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 500)}`));
+          });
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function printRow(r: ConfigResult) {
+  const p = r.profile;
+  const prof = p
+    ? `  | lock held p50 ${p.lock_held.p50} ms, serialized ${Math.round(p.serialized_fraction * 100)}% of wall, lock wait p50 ${p.lock_wait.p50} ms`
+    : "";
+  console.log(
+    `${r.mode.padEnd(7)} batch ${String(r.batch).padStart(4)} × ${String(r.writers).padStart(2)} writers: ` +
+      `${String(r.events_per_s).padStart(7)} events/s  (${r.events} events in ${r.seconds.toFixed(1)} s, ${r.stopped_by === "cap" ? "capped" : "done"}; ` +
+      `append p50 ${r.append_ms.p50} ms p99 ${r.append_ms.p99} ms; log ${r.log_size_before})${r.probe ? "  [log-size probe]" : ""}${prof}`,
+  );
+}
+
+async function main() {
+  const started = new Date().toISOString();
+  const m0 = machine();
+  const git = gitState();
+  console.log(`ingest: ${m0.cpus} cpus, node ${m0.node}, postgres ${m0.postgres}, load ${m0.loadavg.join(" ")}`);
+  console.log(`        ${EVENTS} events per configuration, cap ${CAP_S} s; batches ${BATCHES.join(",")}; writers ${WRITERS.join(",")}`);
+  const results: ConfigResult[] = [];
+  let httpKind: string | null = null;
+  const file = () =>
+    writeResults(NAME, {
+      bench: "ingest",
+      started_at: started,
+      finished_at: new Date().toISOString(),
+      machine: { ...m0, loadavg_start: m0.loadavg, loadavg_end: load() },
+      git,
+      options: { events: EVENTS, cap_s: CAP_S, batches: BATCHES, writers: WRITERS, modes: MODES, threads: THREADS, profile: PROFILE, probe: PROBE },
+      http_target: httpKind,
+      results,
+    });
+  const record = (r: ConfigResult) => {
+    printRow(r);
+    results.push(r);
+    file();
+  };
+
+  // Each mode gets its own fresh database, so both start from the same log size.
+  for (const mode of MODES) {
+    if (mode !== "inproc" && mode !== "http") throw new Error(`unknown mode ${mode}: use inproc or http`);
+    const db = await benchDatabase();
+    console.log(`${mode}: database ${safeUrl(db.url)}${db.created ? " (fresh, dropped after this mode)" : ""}`);
+    let rt: Runtime | undefined;
+    let target: HttpTarget | undefined;
+    let agent: http.Agent | undefined;
+    try {
+      rt = await startRuntime({ databaseUrl: db.url, dataDir: "" });
+      const threads = await createThreads(rt.store, THREADS, "ingest");
+      let append: Append;
+      let profiler: ReturnType<typeof profileTransactions> | undefined;
+      if (mode === "inproc") {
+        const store = rt.store;
+        append = async (b) => void (await store.append(b));
+        profiler = PROFILE ? profileTransactions(rt.db) : undefined;
+      } else {
+        // This process does not append in this mode; stop its tail so it does not read the server's events.
+        rt.tail.stop();
+        target = await startHttpTarget(db.url);
+        httpKind = target.kind;
+        console.log(`      measuring ${target.kind === "next-server" ? "the real server (server.ts, production build)" : "the route handler app/api/events/route.ts POST on a minimal node:http server (bench/_http-server.ts; no `next build` found)"}, port ${target.port}, its own process`);
+        agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(...WRITERS) });
+        append = httpAppender(target.port, agent);
+      }
+      await warmUp(append, threads);
+      let seed = 1;
+      for (const batch of BATCHES) {
+        for (const writers of WRITERS) record(await runConfig(rt, mode, append, threads, batch, writers, seed++, profiler));
+      }
+      // The same small configuration again on the grown log: shows what log size costs.
+      if (PROBE) record({ ...(await runConfig(rt, mode, append, threads, 1, 1, seed++, profiler, 5)), probe: "log-size" });
+      profiler?.stop();
+    } finally {
+      agent?.destroy();
+      await target?.stop();
+      await rt?.stop();
+      await db.drop();
+    }
+  }
+  console.log(`results: ${path.relative(process.cwd(), file())}  (load ${load().join(" ")})`);
+}
+
+/** A short warm-up (JIT, connection pool, server) whose figures are not kept. */
+async function warmUp(append: Append, threads: string[]) {
+  const wl = new Workload(threads, { seed: 999 });
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    for (let i = 0; i < 20; i++) await append(wl.batch(10));
+  }));
+}
+
+await main();
