@@ -1,17 +1,158 @@
 /**
- * Conversation renderers (Clutch Protocol §2.2; issue 2 "chat.message", "chat.system").
+ * Conversation renderers (Clutch Protocol §2.2; issue 2 "chat.message", "chat.system"; issue 3
+ * "questions to the person marked as waiting for an answer"): a question to the people of the
+ * channel is highlighted with a Reply button until it is answered; messages between agents say
+ * who they are for ("pm-1 → analyst-1"); a reply links to the message it answers; an
+ * overseer's question carries an "Oversight inquiry" badge.
  */
+"use client";
 import type { PayloadOf, StoredEvent } from "@/lib/protocol";
+import { excerpt, isPeopleRecipient, type MessageRef, type QuestionView } from "@/lib/fold/questions";
 import { Markdown } from "@/components/markdown/markdown";
-import { AlertIcon, InfoIcon, XCircleIcon } from "@/components/ui/icons";
+import { StatusBadge } from "@/components/ui/chip";
+import { AlertIcon, CheckIcon, ClockIcon, CornerDownRightIcon, InfoIcon, XCircleIcon } from "@/components/ui/icons";
 import { LineRow, SenderRow } from "./event-shell";
-import { displayName } from "./participant";
+import { bareId, displayName } from "./participant";
+import { useThreadActions } from "./thread-actions";
+
+/** "→ analyst-1" for a message addressed to agents or to one person; nothing for the whole channel. */
+function Addressing({ event }: { event: StoredEvent }) {
+  const targets = event.to.filter((t) => t.agent_id !== "user");
+  if (targets.length === 0) return null;
+  return (
+    <span className="min-w-0 truncate text-[13px] text-fg-muted" aria-label={`to ${targets.map((t) => displayName(t)).join(", ")}`}>
+      <span aria-hidden="true">→ </span>
+      {targets.map((t, i) => (
+        <span key={t.agent_id} className="font-medium text-fg" title={t.agent_id}>
+          {i > 0 ? ", " : ""}
+          {displayName(t)}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+/** "↳ in reply to pm-1: “excerpt”", a button that scrolls to the message it answers. */
+function ReplyLink({ target, replyToId }: { target?: MessageRef; replyToId: string }) {
+  const { jumpTo } = useThreadActions();
+  if (!target) {
+    return (
+      <p className="mb-0.5 flex items-center gap-1 text-xs text-fg-subtle">
+        <CornerDownRightIcon size={12} /> in reply to an earlier message
+      </p>
+    );
+  }
+  const who = displayName(target.from);
+  return (
+    <button
+      type="button"
+      onClick={() => jumpTo(replyToId)}
+      className="mb-0.5 flex max-w-full items-center gap-1 rounded text-left text-xs text-fg-muted hover:text-fg"
+      aria-label={`In reply to ${who}: ${excerpt(target.text, 60)} (show the message)`}
+    >
+      <CornerDownRightIcon size={12} className="shrink-0 text-fg-subtle" />
+      <span className="shrink-0">
+        in reply to <span className="font-semibold">{who}</span>
+      </span>
+      <span className="min-w-0 truncate text-fg-subtle">· “{excerpt(target.text, 80)}”</span>
+    </button>
+  );
+}
+
+/** Under a question: waiting (with Reply for people), answered (with a link to the answer), or closed. */
+function QuestionStatus({ question }: { question: QuestionView }) {
+  const { replyTo, jumpTo } = useThreadActions();
+  const answer = question.answer;
+  if (answer) {
+    return (
+      <div className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-fg-muted">
+        <StatusBadge tone="success" label="Answered">
+          <CheckIcon size={11} strokeWidth={3} />
+          Answered
+        </StatusBadge>
+        <button type="button" onClick={() => jumpTo(answer.id)} className="hover:text-fg hover:underline">
+          by <span className="font-medium">{displayName(answer.from)}</span> · show answer
+        </button>
+      </div>
+    );
+  }
+  if (question.closed) {
+    return (
+      <div className="mt-1">
+        <StatusBadge tone="neutral">No longer waiting — the task ended</StatusBadge>
+      </div>
+    );
+  }
+  if (!question.to_people) {
+    const to = question.to.map(bareId).join(", ");
+    return (
+      <div className="mt-1">
+        <StatusBadge tone="warning" label={`Waiting for a reply from ${to}`}>
+          <ClockIcon size={11} strokeWidth={2.5} />
+          Waiting for a reply from {to}
+        </StatusBadge>
+      </div>
+    );
+  }
+  return (
+    <div className="mt-1.5 flex flex-wrap items-center gap-2">
+      <StatusBadge tone="warning" label="Waiting for your answer">
+        <ClockIcon size={11} strokeWidth={2.5} />
+        Waiting for your answer
+      </StatusBadge>
+      <button
+        type="button"
+        onClick={() => replyTo(question.id)}
+        className="inline-flex h-7 items-center gap-1.5 rounded-md bg-accent px-2.5 text-xs font-semibold text-accent-fg shadow-sm hover:brightness-110"
+      >
+        <CornerDownRightIcon size={13} />
+        Reply
+      </button>
+    </div>
+  );
+}
 
 /** A person's or an agent's message: avatar, name, time and the text as sanitized markdown. */
-export function ChatMessage({ event, continued }: { event: StoredEvent; continued: boolean }) {
-  const p = event.payload as PayloadOf<"chat.message">;
+export function ChatMessage({
+  event,
+  continued,
+  question,
+  replyTo,
+}: {
+  event: StoredEvent;
+  continued: boolean;
+  /** Set when the message expects a reply (lib/fold/questions.ts). */
+  question?: QuestionView;
+  /** The message it answers, when loaded. */
+  replyTo?: MessageRef;
+}) {
+  const p = event.payload as PayloadOf<"chat.message"> & { inquiry?: unknown };
+  const name = displayName(event.from);
+  const waitingForPeople = Boolean(question && question.to_people && !question.answer && !question.closed);
+  const forPeople = event.to.some(isPeopleRecipient);
+  const label = question ? `${p.inquiry === true ? "Oversight inquiry" : "Question"} from ${name}` : `Message from ${name}`;
   return (
-    <SenderRow event={event} continued={continued} label={`Message from ${displayName(event.from)}`}>
+    <SenderRow
+      event={event}
+      continued={continued}
+      label={label}
+      className={
+        waitingForPeople
+          ? "border-l-[3px] border-warning bg-warning/[0.07] pl-[13px]! sm:pl-[17px]!"
+          : "hover:bg-hover/70"
+      }
+      headerExtra={
+        <>
+          {!forPeople && <Addressing event={event} />}
+          {p.inquiry === true && (
+            <StatusBadge tone="agent" label="Oversight inquiry">
+              Oversight inquiry
+            </StatusBadge>
+          )}
+        </>
+      }
+    >
+      {typeof p.reply_to === "string" && <ReplyLink target={replyTo} replyToId={p.reply_to} />}
       <div className="text-msg text-fg">
         <Markdown text={p.text} />
       </div>
@@ -24,7 +165,11 @@ export function ChatMessage({ event, continued }: { event: StoredEvent; continue
           ))}
         </div>
       )}
-      {p.expects_reply && <div className="mt-0.5 text-[11px] font-medium text-warning">Waiting for a reply</div>}
+      {question ? (
+        <QuestionStatus question={question} />
+      ) : (
+        p.expects_reply && <div className="mt-0.5 text-[11px] font-medium text-warning">Waiting for a reply</div>
+      )}
     </SenderRow>
   );
 }

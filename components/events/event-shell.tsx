@@ -38,19 +38,26 @@ export function SenderRow({
   continued,
   label,
   children,
+  headerExtra,
+  className = "hover:bg-hover/70",
 }: {
   event: StoredEvent;
   continued: boolean;
   label: string;
   children: ReactNode;
+  /** Shown after the sender's name: addressing ("→ analyst-1"), badges. */
+  headerExtra?: ReactNode;
+  /** Background and border of the row (a question waiting for an answer is highlighted). */
+  className?: string;
 }) {
   const human = isHuman(event.from);
   const name = displayName(event.from);
   return (
     <article
       data-seq={event.seq}
+      data-msg-id={event.id}
       aria-label={label}
-      className={`group relative flex gap-2.5 px-4 hover:bg-hover/70 sm:px-5 ${continued ? "py-0.5" : "mt-1.5 pb-0.5 pt-1.5"}`}
+      className={`group relative flex gap-2.5 px-4 sm:px-5 ${continued ? "py-0.5" : "mt-1.5 pb-0.5 pt-1.5"} ${className}`}
     >
       <div className="flex w-9 shrink-0 justify-center">
         {continued ? (
@@ -67,8 +74,8 @@ export function SenderRow({
       </div>
       <div className="min-w-0 flex-1">
         {!continued && (
-          <div className="flex items-baseline gap-1.5 leading-5">
-            <span className="truncate font-semibold text-fg" title={event.from.agent_id}>
+          <div className="flex flex-wrap items-baseline gap-x-1.5 leading-5">
+            <span className="min-w-0 truncate font-semibold text-fg" title={event.from.agent_id}>
               {name}
             </span>{" "}
             {!human && (
@@ -76,6 +83,7 @@ export function SenderRow({
                 Agent
               </span>
             )}{" "}
+            {headerExtra}
             <EventTime event={event} className="shrink-0 text-xs text-fg-subtle hover:underline" />
           </div>
         )}
@@ -101,6 +109,7 @@ export function LineRow({
   return (
     <article
       data-seq={event.seq}
+      data-msg-id={event.id}
       aria-label={label}
       className="group relative flex gap-2.5 px-4 py-[3px] text-[13px] leading-5 hover:bg-hover/70 sm:px-5"
     >

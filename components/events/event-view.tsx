@@ -7,6 +7,7 @@
 import { memo } from "react";
 import { PAYLOAD_BY_TYPE, type MessageType, type StoredEvent } from "@/lib/protocol";
 import type { TaskView } from "@/lib/fold/task-state";
+import type { MessageRef, QuestionView } from "@/lib/fold/questions";
 import { AgentHeartbeat, AgentRegister, AgentUpdate } from "./agent-event";
 import { ChatMessage, ChatSystem } from "./chat";
 import { EventErrorBoundary } from "./error-boundary";
@@ -24,6 +25,17 @@ export interface EventContext {
   taskNow?: TaskView;
   /** For tool.call: the matching tool.result / tool.error, once it arrived. */
   toolOutcome?: StoredEvent;
+  /** For a chat.message that expects a reply: the question and its answer (lib/fold/questions.ts). */
+  question?: QuestionView;
+  /** For a chat.message with `reply_to`: the message it answers, when it is loaded. */
+  replyTo?: MessageRef;
+  /**
+   * For task.progress `in_review`: the review task; for a review's task.request (meta.review_of):
+   * the task under review. Latest state.
+   */
+  related?: TaskView;
+  /** For task.progress `in_review`: the decision of its review (review.feedback.v1), once made. */
+  decision?: string;
 }
 
 /** Types rendered as one-liners: they never group with their neighbours. */
@@ -49,7 +61,7 @@ function Renderer({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
   const { continued } = ctx;
   switch (event.type) {
     case "chat.message":
-      return <ChatMessage event={event} continued={continued} />;
+      return <ChatMessage event={event} continued={continued} question={ctx.question} replyTo={ctx.replyTo} />;
     case "chat.system":
       return <ChatSystem event={event} />;
     case "task.request":
@@ -59,7 +71,7 @@ function Renderer({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
     case "task.error":
     case "task.cancel":
     case "task.timeout":
-      return <TaskCard event={event} continued={continued} task={ctx.task} now={ctx.taskNow} />;
+      return <TaskCard event={event} continued={continued} task={ctx.task} now={ctx.taskNow} related={ctx.related} decision={ctx.decision} />;
     case "tool.call":
       return <ToolCall event={event} continued={continued} outcome={ctx.toolOutcome} />;
     case "tool.result":
@@ -89,7 +101,13 @@ function sameCtx(a: EventContext, b: EventContext): boolean {
     a.task?.assignee === b.task?.assignee &&
     a.task?.attempts === b.task?.attempts &&
     a.taskNow?.state === b.taskNow?.state &&
-    a.toolOutcome?.seq === b.toolOutcome?.seq
+    a.toolOutcome?.seq === b.toolOutcome?.seq &&
+    a.question?.answer?.id === b.question?.answer?.id &&
+    a.question?.closed === b.question?.closed &&
+    a.replyTo?.id === b.replyTo?.id &&
+    a.related?.state === b.related?.state &&
+    a.related?.assignee === b.related?.assignee &&
+    a.decision === b.decision
   );
 }
 

@@ -2,16 +2,23 @@
  * Task lifecycle renderer (Clutch Protocol §2.1; issue 2 "task.* as a task card"): what
  * happened, the task's state badge folded by lib/fold/task-state.ts, the agent, a summary of
  * the payload, a progress bar for `percent`, and the payload JSON on demand.
+ *
+ * Review and refusals (issue 3; CAP seed 000 "Oversight"): a result submitted for review
+ * (task.progress `status: "in_review"`) reads "In review by qa-1"; the overseer's
+ * review.feedback.v1 result shows its decision, comments and blocking issues; a result that
+ * passed review (`meta.approved_by`) says "Approved by qa-1"; a delegation refused by the
+ * manifest (task.error PERMISSION_DENIED) reads as a refusal, not a crash.
  */
 import type { PayloadOf, StoredEvent } from "@/lib/protocol";
 import type { TaskState, TaskView } from "@/lib/fold/task-state";
 import { Chip, StatusBadge, type Tone } from "@/components/ui/chip";
 import { Disclosure } from "@/components/ui/disclosure";
-import { TaskIcon } from "@/components/ui/icons";
+import { LockIcon, ShieldCheckIcon, TaskIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
 import { SenderRow } from "./event-shell";
 import { JsonView } from "./json-view";
 import { bareId } from "./participant";
+import { DECISION_ACCENT, DecisionBadge, ReviewFeedback, reviewDecision } from "./review";
 
 const STATE: Record<TaskState, { tone: Tone; label: string }> = {
   pending: { tone: "neutral", label: "Pending" },
@@ -33,6 +40,30 @@ const VERB: Record<string, string> = {
   "task.cancel": "Task cancelled",
   "task.timeout": "Task timed out",
 };
+
+/** Codes of a task.error that is a refusal by policy rather than a failure. */
+export const REFUSAL_CODES: ReadonlySet<string> = new Set(["PERMISSION_DENIED", "TOOL_NOT_ALLOWED", "POLICY_DENIED"]);
+
+function isRefusal(event: StoredEvent): boolean {
+  return event.type === "task.error" && REFUSAL_CODES.has(String((event.payload as { code?: unknown }).code));
+}
+
+function isReviewResult(event: StoredEvent): boolean {
+  return event.type === "task.result" && event.payload_type === "review.feedback.v1";
+}
+
+function isInReview(event: StoredEvent): boolean {
+  return event.type === "task.progress" && (event.payload as { status?: unknown }).status === "in_review";
+}
+
+/** What happened, for the card's header and the row's label. */
+function verbOf(event: StoredEvent): string {
+  if (isRefusal(event)) return "Delegation refused";
+  if (isReviewResult(event)) return "Review decision";
+  if (isInReview(event)) return "Submitted for review";
+  if (event.type === "task.request" && typeof event.meta?.review_of === "string") return "Review requested";
+  return VERB[event.type] ?? event.type;
+}
 
 /** The state badge of a task (issue 2 "state badge using lib/fold/task-state.ts"). */
 export function TaskStateBadge({ state }: { state: TaskState }) {
@@ -73,11 +104,49 @@ function ProgressBar({ percent }: { percent: number }) {
   );
 }
 
-function Body({ event }: { event: StoredEvent }) {
+/** "In review by qa-1" while the review runs; "Reviewed by qa-1 · Approved" once it is decided. */
+function InReview({ event, review, decision }: { event: StoredEvent; review?: TaskView; decision?: string }) {
+  const message = (event.payload as { message?: unknown }).message;
+  const fromText = typeof message === "string" ? /review(?:ed)? by (agent:[\w.-]+)/.exec(message)?.[1] : undefined;
+  const reviewer = review?.assignee ?? fromText;
+  const who = <span className="font-semibold text-fg">{reviewer ? bareId(reviewer) : "its overseer"}</span>;
+  return (
+    <p className="flex flex-wrap items-center gap-x-2 gap-y-1 text-[13px] text-fg-muted">
+      <span>{decision ? <>Reviewed by {who}</> : <>In review by {who}</>}</span>
+      {decision ? <DecisionBadge decision={decision} /> : review && review.state !== "succeeded" && <TaskStateBadge state={review.state} />}
+    </p>
+  );
+}
+
+function Body({ event, related, decision }: { event: StoredEvent; related?: TaskView; decision?: string }) {
   const payload = event.payload;
+  if (isInReview(event)) return <InReview event={event} review={related} decision={decision} />;
+  if (isReviewResult(event) && reviewDecision(payload)) return <ReviewFeedback payload={payload} showDecision={false} />;
+  if (isRefusal(event)) {
+    const p = payload as PayloadOf<"task.error">;
+    return (
+      <div className="text-[13px]">
+        <p className="flex gap-1.5">
+          <LockIcon size={13} className="mt-[3px] shrink-0 text-warning" />
+          <span className="min-w-0 break-words text-fg">{p.message}</span>
+        </p>
+        <p className="mt-0.5 text-xs text-fg-muted">
+          Refused by policy (<span className="font-mono">{p.code}</span>), not a crash: the agent was told and the run goes on.
+        </p>
+      </div>
+    );
+  }
   switch (event.type) {
     case "task.request": {
       const p = payload as PayloadOf<"task.request">;
+      if (typeof event.meta?.review_of === "string") {
+        return (
+          <p className="text-[13px] text-fg-muted">
+            Checks the work of <span className="font-semibold text-fg">{related?.assignee ? bareId(related.assignee) : "another agent"}</span>
+            {related?.title && <> on “{related.title}”</>} before it goes back to whoever asked.
+          </p>
+        );
+      }
       const to = event.to.map((t) => t.agent_id);
       const detail = p.title ? (p.instructions ?? p.context_summary) : p.context_summary && p.instructions ? p.context_summary : undefined;
       return (
@@ -190,36 +259,63 @@ const ACCENT: Record<string, string> = {
   "task.cancel": "border-l-fg-subtle",
 };
 
-/** One task event as a card; `task` is the task right after this event, `now` its latest state. */
+/**
+ * One task event as a card; `task` is the task right after this event, `now` its latest state,
+ * `related` the review task (in_review progress) or the task under review (review request).
+ */
 export function TaskCard({
   event,
   continued,
   task,
   now,
+  related,
+  decision: reviewOutcome,
 }: {
   event: StoredEvent;
   continued: boolean;
   task?: TaskView;
   now?: TaskView;
+  related?: TaskView;
+  /** For task.progress `in_review`: the review's decision, once it came. */
+  decision?: string;
 }) {
-  const verb = VERB[event.type] ?? event.type;
+  const verb = verbOf(event);
   const title = task?.title ?? (event.payload as { title?: unknown }).title;
   // The agent working on it, when that is not the sender already named above the card.
   const agent = task?.assignee && task.assignee !== event.from.agent_id ? task.assignee : null;
+  const refusal = isRefusal(event);
+  const decision = isReviewResult(event) ? reviewDecision(event.payload) : null;
+  const approvedBy = event.type === "task.result" && typeof event.meta?.approved_by === "string" ? event.meta.approved_by : null;
+  const accent = refusal ? "border-l-warning" : decision ? (DECISION_ACCENT[decision] ?? "border-l-success") : (ACCENT[event.type] ?? "border-l-info");
   return (
     <SenderRow event={event} continued={continued} label={`${verb}${typeof title === "string" ? `: ${title}` : ""}`}>
       <section
         aria-label="Task"
-        className={`mt-1 max-w-2xl rounded-lg border border-l-[3px] border-line bg-surface px-3 py-2 shadow-[0_1px_0_rgb(0_0_0/0.02)] ${ACCENT[event.type] ?? "border-l-info"}`}
+        className={`mt-1 max-w-2xl rounded-lg border border-l-[3px] border-line bg-surface px-3 py-2 shadow-[0_1px_0_rgb(0_0_0/0.02)] ${accent}`}
       >
         <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
-          <TaskIcon size={14} className="shrink-0 text-fg-subtle" />
-          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">{verb}</span>{" "}
-          {task && <TaskStateBadge state={task.state} />}
+          {refusal ? <LockIcon size={14} className="shrink-0 text-warning" /> : <TaskIcon size={14} className="shrink-0 text-fg-subtle" />}
+          <span className={`text-[11px] font-semibold uppercase tracking-wide ${refusal ? "text-warning" : "text-fg-muted"}`}>{verb}</span>{" "}
+          {refusal ? (
+            <StatusBadge tone="warning" label="State: Refused">
+              <span className="h-1.5 w-1.5 rounded-full bg-current" aria-hidden="true" />
+              Refused
+            </StatusBadge>
+          ) : decision ? (
+            <DecisionBadge decision={decision} />
+          ) : (
+            task && <TaskStateBadge state={task.state} />
+          )}
           {now && task && now.state !== task.state && event.type === "task.request" && (
             <span className="text-[11px] text-fg-subtle">
               now <TaskStateBadge state={now.state} />
             </span>
+          )}
+          {approvedBy && (
+            <StatusBadge tone="success" label={`Approved by ${bareId(approvedBy)}`}>
+              <ShieldCheckIcon size={12} strokeWidth={2.25} />
+              Approved by {bareId(approvedBy)}
+            </StatusBadge>
           )}
           {agent && (
             <span className="ml-auto truncate text-xs text-fg-muted" title={agent}>
@@ -229,7 +325,7 @@ export function TaskCard({
         </header>
         {typeof title === "string" && title && <h3 className="mt-1 text-[14px] font-semibold leading-5 text-fg">{title}</h3>}
         <div className="mt-0.5">
-          <Body event={event} />
+          <Body event={event} related={related} decision={reviewOutcome} />
         </div>
         <footer className="mt-1.5 text-[11px] text-fg-subtle">
           <Disclosure

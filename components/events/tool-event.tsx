@@ -1,14 +1,23 @@
 /**
  * Tool call renderers (Clutch Protocol §2.3; issue 2 "tool.call/result/error (collapsible,
- * JSON arguments and result, duration in ms; error with code/message/retryable)").
+ * JSON arguments and result, duration in ms; error with code/message/retryable)"; issue 3: a
+ * `sql` argument as a formatted query, rows results as a small table with a JSON toggle, a link
+ * to the whole of a truncated result, and a call refused by the agent's bindings
+ * (TOOL_NOT_ALLOWED) shown as a refusal rather than a failure).
  */
 import type { PayloadOf, StoredEvent } from "@/lib/protocol";
+import { artifactUrl } from "@/components/live/api";
 import { StatusBadge } from "@/components/ui/chip";
 import { Disclosure } from "@/components/ui/disclosure";
-import { WrenchIcon } from "@/components/ui/icons";
+import { ExternalLinkIcon, LockIcon, WrenchIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
 import { SenderRow } from "./event-shell";
 import { JsonView, safeStringify } from "./json-view";
+import { RowsResult, rowsShape, rowsSummary } from "./rows-table";
+import { SqlBlock, sqlPreview } from "./sql-block";
+
+/** tool.error codes that mean "not allowed" rather than "broken". */
+const REFUSED = new Set(["TOOL_NOT_ALLOWED", "PERMISSION_DENIED", "POLICY_DENIED"]);
 
 function ToolName({ tool, server }: { tool: string; server?: string }) {
   return (
@@ -21,14 +30,15 @@ function ToolName({ tool, server }: { tool: string; server?: string }) {
 
 function CallId({ id }: { id: string }) {
   return (
-    <span className="font-mono text-[10.5px] text-fg-subtle" title="call_id">
+    <span className="font-mono text-[10.5px] text-fg-subtle max-sm:hidden" title="call_id">
       {id}
     </span>
   );
 }
 
-function Frame({ tone, children, label }: { tone: "call" | "ok" | "error"; children: React.ReactNode; label: string }) {
-  const border = tone === "error" ? "border-danger/35 bg-danger/[0.04]" : "border-line bg-surface";
+function Frame({ tone, children, label }: { tone: "call" | "ok" | "error" | "refused"; children: React.ReactNode; label: string }) {
+  const border =
+    tone === "error" ? "border-danger/35 bg-danger/[0.04]" : tone === "refused" ? "border-warning/40 bg-warning/[0.05]" : "border-line bg-surface";
   return (
     <section aria-label={label} className={`mt-1 max-w-2xl rounded-lg border px-3 py-1.5 ${border}`}>
       {children}
@@ -40,6 +50,21 @@ function Frame({ tone, children, label }: { tone: "call" | "ok" | "error"; child
 function preview(value: unknown, max = 90): string {
   const s = safeStringify(value).replace(/\s*\n\s*/g, " ");
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** A query call: the SQL as a code block (one line while closed), other arguments as JSON. */
+function SqlArguments({ args, sql }: { args: Record<string, unknown>; sql: string }) {
+  const { sql: _sql, ...rest } = args;
+  return (
+    <Disclosure
+      className="mt-1"
+      label="SQL"
+      aside={(open) => !open && <code className="min-w-0 flex-1 truncate font-mono text-[11px] text-fg-subtle">{sqlPreview(sql)}</code>}
+    >
+      <SqlBlock sql={sql} label="SQL query" />
+      {Object.keys(rest).length > 0 && <JsonView className="mt-1" value={rest} label="Other arguments" />}
+    </Disclosure>
+  );
 }
 
 /** A tool invocation; `outcome` is the matching tool.result / tool.error when it has arrived. */
@@ -57,6 +82,8 @@ export function ToolCall({ event, continued, outcome }: { event: StoredEvent; co
           <span className="ml-auto">
             {!outcome ? (
               <StatusBadge tone="info">Running…</StatusBadge>
+            ) : outcome.type === "tool.error" && o?.code && REFUSED.has(o.code) ? (
+              <StatusBadge tone="warning">Refused</StatusBadge>
             ) : outcome.type === "tool.error" ? (
               <StatusBadge tone="danger">Error{o?.code ? ` ${o.code}` : ""}</StatusBadge>
             ) : (
@@ -66,7 +93,9 @@ export function ToolCall({ event, continued, outcome }: { event: StoredEvent; co
             )}
           </span>
         </div>
-        {p.arguments && Object.keys(p.arguments).length > 0 ? (
+        {typeof p.arguments?.sql === "string" ? (
+          <SqlArguments args={p.arguments} sql={p.arguments.sql} />
+        ) : p.arguments && Object.keys(p.arguments).length > 0 ? (
           <Disclosure
             className="mt-1"
             label="Arguments"
@@ -85,6 +114,7 @@ export function ToolCall({ event, continued, outcome }: { event: StoredEvent; co
 /** A tool's successful result, with its duration. */
 export function ToolResult({ event, continued }: { event: StoredEvent; continued: boolean }) {
   const p = event.payload as PayloadOf<"tool.result">;
+  const shape = rowsShape(p.result);
   return (
     <SenderRow event={event} continued={continued} label={`Tool result ${p.tool}`}>
       <Frame tone="ok" label="Tool result">
@@ -105,30 +135,53 @@ export function ToolResult({ event, continued }: { event: StoredEvent; continued
         <Disclosure
           className="mt-1"
           label="Result"
-          aside={(open) => !open && <code className="min-w-0 flex-1 truncate font-mono text-[11px] text-fg-subtle">{preview(p.result)}</code>}
+          aside={(open) =>
+            !open &&
+            (shape ? (
+              <span className="min-w-0 flex-1 truncate text-[11px] text-fg-subtle">{rowsSummary(shape)}</span>
+            ) : (
+              <code className="min-w-0 flex-1 truncate font-mono text-[11px] text-fg-subtle">{preview(p.result)}</code>
+            ))
+          }
         >
-          <JsonView value={p.result} label="Result" />
+          {shape ? <RowsResult shape={shape} result={p.result} label="Result" /> : <JsonView value={p.result} label="Result" />}
         </Disclosure>
-        {p.artifact_ref && <p className="mt-0.5 font-mono text-[11px] text-fg-muted">full result: {p.artifact_ref}</p>}
+        {p.artifact_ref && (
+          <p className="mt-0.5 text-[11px] text-fg-muted">
+            {p.truncated ? "This event holds a preview. " : ""}
+            <a
+              href={artifactUrl(p.artifact_ref)}
+              target="_blank"
+              rel="noopener noreferrer"
+              className="inline-flex items-center gap-1 font-medium text-accent hover:underline"
+              title={p.artifact_ref}
+            >
+              Open the whole result <ExternalLinkIcon size={11} />
+            </a>
+          </p>
+        )}
       </Frame>
     </SenderRow>
   );
 }
 
-/** A tool failure: code, message, whether a retry may help, duration. */
+/** A tool failure: code, message, whether a retry may help, duration; a refusal reads as one. */
 export function ToolError({ event, continued }: { event: StoredEvent; continued: boolean }) {
   const p = event.payload as PayloadOf<"tool.error">;
+  const refused = REFUSED.has(p.code);
   return (
-    <SenderRow event={event} continued={continued} label={`Tool error ${p.tool}`}>
-      <Frame tone="error" label="Tool error">
+    <SenderRow event={event} continued={continued} label={`${refused ? "Tool call refused" : "Tool error"} ${p.tool}`}>
+      <Frame tone={refused ? "refused" : "error"} label={refused ? "Tool call refused" : "Tool error"}>
         <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
-          <WrenchIcon size={13} className="text-danger" />
-          <span className="text-[11px] font-semibold uppercase tracking-wide text-danger">Tool error</span>{" "}
+          {refused ? <LockIcon size={13} className="text-warning" /> : <WrenchIcon size={13} className="text-danger" />}
+          <span className={`text-[11px] font-semibold uppercase tracking-wide ${refused ? "text-warning" : "text-danger"}`}>
+            {refused ? "Tool call refused" : "Tool error"}
+          </span>{" "}
           <ToolName tool={p.tool} server={p.server_id} />{" "}
-          {typeof p.duration_ms === "number" && (
+          {typeof p.duration_ms === "number" && !refused && (
             <span className="text-xs tabular-nums text-fg-muted">{formatDuration(p.duration_ms)}</span>
           )}
-          {p.retryable !== undefined && (
+          {p.retryable !== undefined && !refused && (
             <StatusBadge tone={p.retryable ? "warning" : "neutral"}>{p.retryable ? "Retryable" : "Not retryable"}</StatusBadge>
           )}
           <span className="ml-auto">
@@ -136,9 +189,14 @@ export function ToolError({ event, continued }: { event: StoredEvent; continued:
           </span>
         </div>
         <p className="mt-1 text-[13px]">
-          <span className="mr-1.5 font-mono text-xs font-semibold text-danger">{p.code}</span>{" "}
+          <span className={`mr-1.5 font-mono text-xs font-semibold ${refused ? "text-warning" : "text-danger"}`}>{p.code}</span>{" "}
           <span className="text-fg">{p.message}</span>
         </p>
+        {refused && (
+          <p className="mt-0.5 text-xs text-fg-muted">
+            Not allowed by this agent’s tool bindings, so it was never sent: a refusal, not a crash. The agent was told and goes on.
+          </p>
+        )}
       </Frame>
     </SenderRow>
   );

@@ -2,7 +2,7 @@
  * Typed fetch helpers for the HTTP API (issue 2 "HTTP API"). Every non-2xx answer becomes an
  * `ApiRequestError` carrying the server's `{ error: { code, message, issues? } }`.
  */
-import type { ApiError, EventPage, ThreadSummary } from "@/lib/api/types";
+import type { AgentSummary, ApiError, EventPage, RunSummary, ThreadSummary } from "@/lib/api/types";
 import type { StoredEvent } from "@/lib/protocol";
 
 /** An HTTP error from the API, or a network failure (`code: "network"`). */
@@ -65,14 +65,35 @@ export async function fetchEventsBefore(threadId: string, before: number | "end"
   };
 }
 
-/** Posts the person's chat.message; answers the stored event. */
-export async function postMessage(threadId: string, text: string, displayName?: string): Promise<StoredEvent> {
-  const body: { text: string; display_name?: string } = { text };
+/**
+ * Posts the person's chat.message; answers the stored event. `replyTo`: the id of the question
+ * it answers; `null` says it is a new request even while a question is open; `undefined` lets
+ * the server pick the newest open question to people (issue 3).
+ */
+export async function postMessage(threadId: string, text: string, displayName?: string, replyTo?: string | null): Promise<StoredEvent> {
+  const body: { text: string; display_name?: string; reply_to?: string | null } = { text };
   if (displayName?.trim()) body.display_name = displayName.trim();
+  if (replyTo !== undefined) body.reply_to = replyTo;
   return (
     await request<{ event: StoredEvent }>(`/api/threads/${encodeURIComponent(threadId)}/messages`, {
       method: "POST",
       body: JSON.stringify(body),
     })
   ).event;
+}
+
+/** The workspace's agents with their status (`GET /api/agents`, issue 3). */
+export async function fetchAgents(): Promise<AgentSummary[]> {
+  return (await request<{ agents: AgentSummary[] }>("/api/agents")).agents;
+}
+
+/** A channel's runs, oldest first (`GET /api/threads/:id/runs`, issue 3). */
+export async function fetchThreadRuns(threadId: string): Promise<RunSummary[]> {
+  const runs = (await request<{ runs: RunSummary[] }>(`/api/threads/${encodeURIComponent(threadId)}/runs`)).runs;
+  return runs.slice().sort((a, b) => a.first_seq - b.first_seq);
+}
+
+/** Where the whole of a truncated tool result can be read (`GET /api/artifacts/:ref`). */
+export function artifactUrl(ref: string): string {
+  return `/api/artifacts/${encodeURIComponent(ref)}`;
 }

@@ -2,6 +2,10 @@
 export const queryKeys = {
   threads: ["threads"] as const,
   threadEvents: (threadId: string) => ["thread-events", threadId] as const,
+  /** `GET /api/agents` (issue 3 sidebar). */
+  agents: ["agents"] as const,
+  /** `GET /api/threads/:id/runs` (issue 3 run headers). */
+  threadRuns: (threadId: string) => ["thread-runs", threadId] as const,
 };
 
 /** The cached shape of one channel's events: ascending by seq, unique by seq. */

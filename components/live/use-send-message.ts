@@ -1,16 +1,24 @@
 /**
  * `useSendMessage`: posts the person's chat.message to a channel (issue 2 "composer") and puts
  * the stored event into the channel's cache at once (the socket copy is deduped by seq).
+ * `replyTo` says which question it answers, or `null` for a new request (issue 3).
  */
 import { useMutation } from "@tanstack/react-query";
 import { postMessage } from "./api";
 import { ingestEvents } from "./live-sync";
 
-/** Mutation `{ text, displayName? }` → the stored chat.message (issue 2 "composer"). */
+/** What the composer sends. */
+export interface SendInput {
+  text: string;
+  displayName?: string;
+  /** Question id; `null`: not an answer; omitted: the server decides. */
+  replyTo?: string | null;
+}
+
+/** Mutation `{ text, displayName?, replyTo? }` → the stored chat.message (issue 2 "composer"). */
 export function useSendMessage(threadId: string) {
   return useMutation({
-    mutationFn: ({ text, displayName }: { text: string; displayName?: string }) =>
-      postMessage(threadId, text, displayName),
+    mutationFn: ({ text, displayName, replyTo }: SendInput) => postMessage(threadId, text, displayName, replyTo),
     onSuccess: (event) => ingestEvents([event]),
   });
 }

@@ -4,14 +4,54 @@
  * plain text (remark-chat.ts: `<img src=x onerror=…>` shows as typed; line breaks are kept), rehype-sanitize strips anything
  * unsafe that markdown itself could produce, and links open in a new tab with
  * rel="noopener noreferrer".
+ *
+ * Tables (issue 3 "the final report rendered with its tables") sit in a scroll box of the
+ * message's width, so a wide table scrolls sideways on a phone instead of widening the page;
+ * columns GFM aligns right (`---:`) are numeric: right-aligned, tabular figures, no wrapping.
  */
-import { memo } from "react";
+import { memo, type CSSProperties } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeSanitize from "rehype-sanitize";
 import remarkGfm from "remark-gfm";
 import { remarkHtmlAsText, remarkLineBreaks } from "./remark-chat";
 
+interface HastNode {
+  type: string;
+  value?: string;
+  children?: HastNode[];
+}
+
+function textOf(node: HastNode | undefined): string {
+  if (!node) return "";
+  if (node.type === "text") return node.value ?? "";
+  return (node.children ?? []).map(textOf).join("");
+}
+
+/**
+ * Right-aligned (GFM `---:`) cells hold figures: tabular and on one line. Short cells (ids,
+ * "Office Supplies", "Q4 2017") stay on one line too; longer text wraps.
+ */
+function cellClass(style: CSSProperties | undefined, node: HastNode | undefined): string | undefined {
+  const cls = [style?.textAlign === "right" ? "num" : "", textOf(node).trim().length <= 16 ? "nowrap" : ""].filter(Boolean);
+  return cls.length ? cls.join(" ") : undefined;
+}
+
 const components: Components = {
+  table: ({ node: _node, children, ...rest }) => (
+    <div className="md-table scroll-slim" role="region" aria-label="Table" tabIndex={0}>
+      <table {...rest}>{children}</table>
+    </div>
+  ),
+  th: ({ node, style, children, ...rest }) => (
+    <th {...rest} style={style} className={cellClass(style, node as HastNode | undefined)}>
+      {children}
+    </th>
+  ),
+  td: ({ node, style, children, ...rest }) => (
+    <td {...rest} style={style} className={cellClass(style, node as HastNode | undefined)}>
+      {children}
+    </td>
+  ),
   a: ({ node: _node, href, children, ...rest }) => (
     <a {...rest} href={href} target="_blank" rel="noopener noreferrer">
       {children}

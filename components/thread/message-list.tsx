@@ -7,13 +7,27 @@
  */
 import { useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
 import type { StoredEvent } from "@/lib/protocol";
+import type { RunSummary } from "@/lib/api/types";
 import { EventView } from "@/components/events/event-view";
 import { ArrowDownIcon, HashIcon } from "@/components/ui/icons";
 import { buildRows } from "./rows";
+import { RunHeader } from "./run-header";
 
 /** What the list lets its parent do (the composer scrolls down after sending). */
 export interface MessageListHandle {
   scrollToBottom(smooth?: boolean): void;
+  /** Scrolls to the message with this id and flashes it; false when it is not loaded. */
+  jumpTo(messageId: string): boolean;
+  /** Scrolls to a run's header; false when it is not shown. */
+  jumpToRun(runId: string): boolean;
+}
+
+function flash(el: Element): void {
+  el.classList.remove("flash");
+  // Restart the animation when the same row is flashed twice.
+  void (el as HTMLElement).offsetWidth;
+  el.classList.add("flash");
+  setTimeout(() => el.classList.remove("flash"), 1700);
 }
 
 const BOTTOM_SLACK = 48;
@@ -25,6 +39,7 @@ export function MessageList({
   channelName,
   topic,
   events,
+  runs,
   hasMoreBefore,
   loadOlder,
   loadingOlder,
@@ -34,6 +49,8 @@ export function MessageList({
   channelName: string;
   topic?: string;
   events: readonly StoredEvent[];
+  /** The channel's runs: a header goes before each run's first event. */
+  runs?: readonly RunSummary[];
   hasMoreBefore: boolean;
   loadOlder: () => void;
   loadingOlder: boolean;
@@ -48,7 +65,7 @@ export function MessageList({
   const [atBottom, setAtBottom] = useState(true);
   const [seenSeq, setSeenSeq] = useState(Number.POSITIVE_INFINITY);
 
-  const rows = useMemo(() => buildRows(events), [events]);
+  const rows = useMemo(() => buildRows(events, runs), [events, runs]);
   const lastSeq = events.length ? events[events.length - 1].seq : 0;
 
   const toBottom = useCallback((smooth = false) => {
@@ -57,7 +74,28 @@ export function MessageList({
     stick.current = true;
     el.scrollTo({ top: el.scrollHeight, behavior: smooth ? "smooth" : "auto" });
   }, []);
-  useImperativeHandle(ref, () => ({ scrollToBottom: toBottom }), [toBottom]);
+  // Scroll only the list (scrollIntoView would also scroll the page's frame at the list's ends).
+  const jumpToElement = useCallback((el: Element | null | undefined) => {
+    const box = scroller.current;
+    if (!box || !el) return false;
+    const r = el.getBoundingClientRect();
+    const top = box.scrollTop + (r.top - box.getBoundingClientRect().top) - Math.max(16, (box.clientHeight - r.height) / 2);
+    const max = box.scrollHeight - box.clientHeight;
+    const target = Math.max(0, Math.min(max, top));
+    stick.current = target >= max - BOTTOM_SLACK;
+    box.scrollTo({ top: target, behavior: "smooth" });
+    flash(el);
+    return true;
+  }, []);
+  useImperativeHandle(
+    ref,
+    () => ({
+      scrollToBottom: toBottom,
+      jumpTo: (id) => jumpToElement(scroller.current?.querySelector(`[data-msg-id="${CSS.escape(id)}"]`)),
+      jumpToRun: (id) => jumpToElement(scroller.current?.querySelector(`[data-run-id="${CSS.escape(id)}"]`)),
+    }),
+    [toBottom, jumpToElement],
+  );
 
   // After each change: keep the view on older-history prepends, follow the bottom if stuck.
   useLayoutEffect(() => {
@@ -145,6 +183,8 @@ export function MessageList({
             {rows.map((row) =>
               row.kind === "day" ? (
                 <DayDivider key={row.key} label={row.label} />
+              ) : row.kind === "run" ? (
+                <RunHeader key={row.key} run={row.run} question={row.question} />
               ) : (
                 <EventView key={row.key} event={row.event} ctx={row.ctx} />
               ),

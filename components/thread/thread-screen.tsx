@@ -3,16 +3,24 @@
  * `ThreadScreen`: one channel — header, live event list and composer (issue 2 "the main pane
  * shows the selected channel's events in order"). Marks the channel read while it is open and
  * remembers it as the last channel visited.
+ *
+ * Issue 3: the channel's runs (a header where each starts, a banner while one runs) and its
+ * questions to the person: a question's Reply button and the composer's reply chip share one
+ * reply mode, and links scroll to the message they name (ThreadActions).
  */
 import Link from "next/link";
-import { useEffect, useRef } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { indexQuestions } from "@/lib/fold/questions";
 import { useThreadEvents } from "@/components/live/use-thread-events";
+import { useThreadRuns } from "@/components/live/use-runs";
 import { useThread, useThreads } from "@/components/live/use-threads";
 import { useConnectionStatus } from "@/components/live/connection";
+import { ThreadActionsContext, type ThreadActions } from "@/components/events/thread-actions";
 import { useReadMarks } from "@/components/prefs/read-marks";
 import { writeLocal } from "@/components/prefs/local-store";
-import { Composer } from "./composer";
+import { Composer, type ComposerHandle, type ReplyMode } from "./composer";
 import { MessageList, type MessageListHandle } from "./message-list";
+import { RunBanner } from "./run-banner";
 import { ThreadHeader } from "./thread-header";
 
 /** localStorage key of the last channel opened (the home page reopens it). */
@@ -23,9 +31,24 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   const threads = useThreads();
   const thread = useThread(threadId);
   const feed = useThreadEvents(threadId);
+  const runs = useThreadRuns(threadId).data;
   const { markRead } = useReadMarks();
   const list = useRef<MessageListHandle>(null);
+  const composer = useRef<ComposerHandle>(null);
   const missing = threads.isSuccess && !thread;
+  const [reply, setReply] = useState<ReplyMode>({ kind: "auto" });
+  const events = feed.events;
+  const openQuestions = useMemo(() => (events ? indexQuestions(events).openToPeople : []), [events]);
+  const actions = useMemo<ThreadActions>(
+    () => ({
+      replyTo: (id) => {
+        setReply({ kind: "question", id });
+        composer.current?.focus();
+      },
+      jumpTo: (id) => list.current?.jumpTo(id) ?? false,
+    }),
+    [],
+  );
 
   // The open channel is read (issue 2 "unread counts").
   const count = thread?.message_count;
@@ -57,34 +80,53 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   }
 
   const name = thread?.name ?? "";
+  const newestQuestion = openQuestions.length ? openQuestions[openQuestions.length - 1] : null;
   return (
-    <div className="flex h-full min-h-0 flex-col">
-      <ThreadHeader thread={thread} />
-      <ConnectionBanner />
-      {feed.error ? (
-        <div className="flex flex-1 flex-col items-center justify-center gap-2 p-6 text-center" role="alert">
-          <p className="font-medium">Couldn’t load this channel.</p>
-          <p className="text-sm text-fg-muted">{feed.error.message}</p>
-          <button type="button" onClick={() => feed.refetch()} className="text-sm font-medium text-accent hover:underline">
-            Try again
-          </button>
-        </div>
-      ) : feed.isLoading || !feed.events ? (
-        <ListSkeleton />
-      ) : (
-        <MessageList
-          ref={list}
-          channelName={name}
-          topic={thread?.topic}
-          events={feed.events}
-          hasMoreBefore={feed.hasMoreBefore}
-          loadOlder={feed.loadOlder}
-          loadingOlder={feed.loadingOlder}
-          olderError={feed.olderError}
+    <ThreadActionsContext.Provider value={actions}>
+      <div className="flex h-full min-h-0 flex-col">
+        <ThreadHeader thread={thread} />
+        <ConnectionBanner />
+        <RunBanner
+          runs={runs ?? []}
+          question={newestQuestion}
+          onJumpToQuestion={(id) => list.current?.jumpTo(id)}
+          onJumpToRun={(id) => list.current?.jumpToRun(id)}
         />
-      )}
-      <Composer threadId={threadId} channelName={name} onSent={() => list.current?.scrollToBottom()} />
-    </div>
+        {feed.error ? (
+          <div className="flex flex-1 flex-col items-center justify-center gap-2 p-6 text-center" role="alert">
+            <p className="font-medium">Couldn’t load this channel.</p>
+            <p className="text-sm text-fg-muted">{feed.error.message}</p>
+            <button type="button" onClick={() => feed.refetch()} className="text-sm font-medium text-accent hover:underline">
+              Try again
+            </button>
+          </div>
+        ) : feed.isLoading || !events ? (
+          <ListSkeleton />
+        ) : (
+          <MessageList
+            ref={list}
+            channelName={name}
+            topic={thread?.topic}
+            events={events}
+            runs={runs}
+            hasMoreBefore={feed.hasMoreBefore}
+            loadOlder={feed.loadOlder}
+            loadingOlder={feed.loadingOlder}
+            olderError={feed.olderError}
+          />
+        )}
+        <Composer
+          ref={composer}
+          threadId={threadId}
+          channelName={name}
+          onSent={() => list.current?.scrollToBottom()}
+          openQuestions={openQuestions}
+          reply={reply}
+          onReplyChange={setReply}
+          onShowQuestion={(id) => list.current?.jumpTo(id)}
+        />
+      </div>
+    </ThreadActionsContext.Provider>
   );
 }
 

@@ -2,7 +2,8 @@
 /**
  * `Sidebar`: the channel list with unread badges, "new channel", the switcher, and the person's
  * name and theme (issue 2 "a left sidebar with channels (threads) and new channel"; "unread
- * counts per channel"). On narrow screens the shell shows it as a drawer.
+ * counts per channel"). On narrow screens the shell shows it as a drawer. Under the channels,
+ * the workspace's agents with their status (issue 3; agent-list.tsx).
  */
 import Link from "next/link";
 import { useThreads } from "@/components/live/use-threads";
@@ -11,6 +12,7 @@ import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { hueFor, personIdFor } from "@/components/events/participant";
 import { Avatar } from "@/components/ui/avatar";
 import { CloseIcon, HashIcon, PlusIcon, SearchIcon, SettingsIcon } from "@/components/ui/icons";
+import { AgentList } from "./agent-list";
 import { ThemeToggle } from "./theme-toggle";
 import { useWorkspace } from "./workspace-context";
 
@@ -50,7 +52,8 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
         </button>
       </div>
 
-      <nav aria-label="Channels" className="scroll-slim mt-3 min-h-0 flex-1 overflow-y-auto px-2 pb-3">
+      <div className="scroll-slim mt-3 min-h-0 flex-1 overflow-y-auto px-2 pb-3">
+      <nav aria-label="Channels">
         <div className="mb-0.5 flex items-center justify-between pl-2 pr-0.5">
           <h2 className="text-[11px] font-semibold uppercase tracking-wider text-sidebar-muted">Channels</h2>
           <button
@@ -124,6 +127,8 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
           Add a channel
         </button>
       </nav>
+      <AgentList />
+      </div>
 
       <div className="flex shrink-0 items-center gap-1 border-t border-line px-2 py-2">
         <button

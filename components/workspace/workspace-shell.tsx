@@ -69,7 +69,7 @@ export function WorkspaceShell({ children }: { children: ReactNode }) {
 
   return (
     <WorkspaceContext.Provider value={actions}>
-      <div className="flex h-dvh overflow-hidden">
+      <div className="flex h-dvh overflow-clip">
         {drawer && (
           <div className="fixed inset-0 z-30 animate-fade-in bg-black/40 md:hidden" aria-hidden="true" onClick={closeDrawer} />
         )}

@@ -54,6 +54,8 @@ export interface TaskContext {
 
 export interface ToolCall {
   step: number;
+  /** The newest seq the model had seen when it made the call (conversation.ts). */
+  seen_seq?: number;
   call_id: string;
   tool: string;
   input: unknown;
@@ -85,6 +87,7 @@ export async function perform(ctx: TaskContext, call: ToolCall, deps: ActionDeps
       tool: call.tool,
       input: call.input,
       ...(call.text ? { text: call.text } : {}),
+      ...(call.seen_seq !== undefined ? { seen_seq: call.seen_seq } : {}),
       ...extra,
     } satisfies AgentStepMeta,
   });

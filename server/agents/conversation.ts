@@ -25,6 +25,8 @@ export interface AgentStepMeta {
   input?: unknown;
   /** What the model is told the call returned. */
   output?: unknown;
+  /** The newest seq of the log when the model was asked for this step: what it could see. */
+  seen_seq?: number;
 }
 
 export function stepMetaOf(ev: StoredEvent): AgentStepMeta | undefined {
@@ -139,6 +141,20 @@ export function buildConversation(events: readonly StoredEvent[], ref: AgentTask
   let submitted = false;
   let lastWasTurnEnd = false;
 
+  // Where each own step starts and what its model had seen: an inbound event stored after the
+  // model was asked (seq > seen_seq) but before the step's events is shown after that step,
+  // so the model is asked again with it instead of the turn counting as idle.
+  const stepStarts: { seq: number; seen: number | undefined; step: number }[] = [];
+  for (const ev of events) {
+    const m = stepMetaOf(ev);
+    if (m?.instance_id === ref.instance_id && !stepStarts.some((s) => s.step === m.step)) stepStarts.push({ seq: ev.seq, seen: m.seen_seq, step: m.step });
+  }
+  const deferred = new Map<number, StoredEvent[]>();
+  const deferTo = (ev: StoredEvent): number | undefined => {
+    const next = stepStarts.find((s) => s.seq > ev.seq);
+    return next && next.seen !== undefined && next.seen < ev.seq ? next.step : undefined;
+  };
+
   const pushInbound = (ev: StoredEvent) => {
     messages.push({
       role: "user",
@@ -173,6 +189,8 @@ export function buildConversation(events: readonly StoredEvent[], ref: AgentTask
     lastWasTurnEnd = s.calls.length === 0;
     for (const ev of held) pushInbound(ev);
     held = [];
+    for (const ev of deferred.get(s.step) ?? []) pushInbound(ev);
+    deferred.delete(s.step);
   };
 
   for (const ev of events) {
@@ -192,6 +210,11 @@ export function buildConversation(events: readonly StoredEvent[], ref: AgentTask
       continue;
     }
     if (!isInbound(ev, ref, parents)) continue;
+    const later = deferTo(ev);
+    if (later !== undefined && later !== open?.step) {
+      deferred.set(later, [...(deferred.get(later) ?? []), ev]);
+      continue;
+    }
     if (open && open.calls.some((c) => !open!.outputs.has(c.call_id))) held.push(ev);
     else {
       close();

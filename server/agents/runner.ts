@@ -199,6 +199,7 @@ export class AgentRunner {
       }
       if (conv.idle) return;
       const step = conv.steps + 1;
+      const seen_seq = events.at(-1)?.seq ?? 0;
       const result = await generateText({
         model: this.deps.modelFor(agent),
         instructions: conv.instructions,
@@ -208,6 +209,8 @@ export class AgentRunner {
       });
       const text = result.text.trim();
       if (!result.toolCalls.length) {
+        // The turn ends; if something arrived while the model was thinking, the conversation
+        // shows it after this turn end (seen_seq) and the loop asks the model again.
         await this.deps.store.append(
           makeMessage({
             type: "task.progress",
@@ -219,14 +222,14 @@ export class AgentRunner {
             to: [],
             payload: { message: text || "(waiting)" },
             idempotency_key: `${ctx.instance_id}:${step}:turn-end`,
-            meta: { agent: { instance_id: ctx.instance_id, step, text: text || "(waiting)" } },
+            meta: { agent: { instance_id: ctx.instance_id, step, seen_seq, text: text || "(waiting)" } },
           }),
         );
-        return;
+        continue;
       }
       let first = true;
       for (const call of result.toolCalls) {
-        await perform(ctx, { step, call_id: call.toolCallId, tool: call.toolName, input: call.input, ...(first && text ? { text } : {}) }, actionDeps);
+        await perform(ctx, { step, seen_seq, call_id: call.toolCallId, tool: call.toolName, input: call.input, ...(first && text ? { text } : {}) }, actionDeps);
         first = false;
       }
     }

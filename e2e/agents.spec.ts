@@ -1,0 +1,171 @@
+/**
+ * Issue 3: the person's whole path in #sales on the built-in model. They ask for last quarter's
+ * sales trends, see pm-1's clarifying question marked as waiting for their answer, answer it
+ * through the composer, and watch the run finish: the run header goes to succeeded with 3 of 3
+ * tasks, qa-1's review approves analyst-1's work, and pm-1's report arrives with its tables.
+ * The agents are in the sidebar with their status and card.
+ *
+ * Every e2e test shares one database and #sales, so assertions are about this run: the last
+ * run header, the last question, the last report. Screenshots of the channel during the run
+ * (question waiting) and after it (report) at 1280×800 and 390×844, light and dark, are written
+ * to this test's output directory (test-results/…) and attached to the report.
+ */
+import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
+import type { ThreadSummary } from "../lib/api/types";
+import { messageLog, useDisplayName } from "./helpers";
+
+const SIZES = [
+  { name: "desktop", width: 1280, height: 800 },
+  { name: "phone", width: 390, height: 844 },
+] as const;
+
+/** Screenshots of the page at both sizes in both themes; restores 1280×800 light. */
+async function shoot(page: Page, info: TestInfo, stage: string, frame: (size: (typeof SIZES)[number]) => Promise<void>) {
+  for (const size of SIZES) {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await frame(size);
+      // No hover state in the picture.
+      await page.mouse.move(Math.round(size.width / 2), 20);
+      const path = info.outputPath(`${stage}-${size.name}-${scheme}.png`);
+      await page.screenshot({ path });
+      await info.attach(`${stage}-${size.name}-${scheme}`, { path, contentType: "image/png" });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: "light" });
+}
+
+/** Scrolls the message pane (the scrolling ancestor of `inside`) to its end. */
+async function scrollToBottom(page: Page, inside: Locator) {
+  await inside.evaluate((el) => {
+    let box = el.parentElement;
+    while (box && getComputedStyle(box).overflowY !== "auto") box = box.parentElement;
+    if (box) box.scrollTop = box.scrollHeight;
+  });
+  await page.waitForTimeout(150);
+}
+
+/** Scrolls the message pane so that an element of the channel is at its top. */
+async function scrollToTop(page: Page, target: Locator) {
+  await target.evaluate((el) => {
+    let box = el.parentElement;
+    while (box && getComputedStyle(box).overflowY !== "auto") box = box.parentElement;
+    if (box) box.scrollTop += el.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+  });
+  await page.waitForTimeout(150);
+}
+
+test("a person asks #sales for last quarter's trends, answers pm-1's question, and gets the reviewed report", async ({ page, request }, info) => {
+  test.setTimeout(150_000);
+  const res = await request.get("/api/threads");
+  const sales = ((await res.json()).threads as ThreadSummary[]).find((t) => t.name === "sales");
+  expect(sales, "the server creates #sales on start").toBeTruthy();
+  const thread = sales!;
+
+  await useDisplayName(page, "Dana Whitfield");
+  await page.goto(`/c/${thread.id}`);
+  const log = messageLog(page, "sales");
+  await expect(log).toBeVisible();
+
+  // The agents are in the sidebar with their status; a click shows an agent's card.
+  const agents = page.getByRole("list", { name: "Agents" });
+  for (const id of ["analyst-1", "pm-1", "qa-1"]) {
+    await expect(agents.getByRole("button", { name: new RegExp(`^${id}, `) })).toBeVisible();
+  }
+  await agents.getByRole("button", { name: /^pm-1, Project Manager/ }).click();
+  const card = page.getByRole("dialog", { name: "pm-1" });
+  await expect(card).toContainText("Break down incoming tasks and delegate to specialists.");
+  await expect(card).toContainText("mcp:DocsServer");
+  await expect(card).toContainText("read_file");
+  await card.getByRole("button", { name: "Close" }).click();
+  await expect(card).toBeHidden();
+
+  // The request. (Should an earlier run in this shared channel still wait for an answer, the
+  // composer would offer to reply to it: × makes this message a new request.)
+  const box = page.getByRole("textbox", { name: "Message #sales" });
+  await box.fill("Analyze last quarter's sales trends");
+  const chip = page.getByRole("group", { name: /^Replying to / });
+  if (await chip.isVisible()) await chip.getByRole("button", { name: /send as a new request/ }).click();
+  await box.press("Enter");
+  await expect(box).toHaveValue("");
+
+  // pm-1 asks a clarifying question: marked as waiting for this person's answer, with Reply.
+  const question = log.getByRole("article", { name: "Question from pm-1" }).last();
+  await expect(question).toContainText("regional breakdowns, customer segments, or overall trend", { timeout: 30_000 });
+  await expect(question.getByLabel("Waiting for your answer")).toBeVisible();
+  await expect(question.getByRole("button", { name: "Reply" })).toBeVisible();
+  const run = page.getByRole("region", { name: "Run: Analyze last quarter's sales trends" }).last();
+  await expect(run.getByLabel("Run state: Running")).toBeVisible();
+  await expect(run).toContainText("pm-1 is waiting for your answer");
+  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("pm-1 is waiting for your answer");
+  // By default the composer says what the server will do with the next message.
+  await expect(page.getByRole("group", { name: "Replying to pm-1" })).toContainText("To clarify");
+  await expect(agents.getByRole("button", { name: /^pm-1, .*waiting for an answer/ })).toBeVisible({ timeout: 15_000 });
+
+  // During: the question waiting, the banner above and the composer ready to answer.
+  await shoot(page, info, "sales-question", async () => {
+    await scrollToBottom(page, question);
+  });
+
+  // The answer, through the question's Reply button and the composer.
+  await question.getByRole("button", { name: "Reply" }).click();
+  await expect(box).toBeFocused();
+  await expect(page.getByRole("group", { name: "Replying to pm-1" })).toBeVisible();
+  await box.fill("Regional breakdown by major market");
+  await box.press("Enter");
+  await expect(box).toHaveValue("");
+  await expect(question.getByLabel("Answered")).toBeVisible();
+  const answer = log.getByRole("article", { name: "Message from Dana Whitfield" }).last();
+  await expect(answer).toContainText("Regional breakdown by major market");
+  await expect(answer.getByRole("button", { name: /^In reply to pm-1/ })).toBeVisible();
+  await expect(page.getByRole("group", { name: /^Replying to / })).toBeHidden();
+
+  // The team works: analyst-1 and pm-1 talk, qa-1 inquires and approves, pm-1 reports.
+  await expect(run.getByLabel("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
+  await expect(run).toContainText("3 of 3 tasks done");
+  await expect(run.getByRole("progressbar", { name: "Tasks done" })).toHaveAttribute("aria-valuenow", "3");
+  await expect(page.getByRole("status", { name: "Runs in progress" })).toBeHidden();
+
+  const toPm = log.getByRole("article", { name: "Question from analyst-1" }).last();
+  await expect(toPm).toContainText("→ pm-1");
+  await expect(toPm.getByLabel("Answered")).toBeVisible();
+  const inquiry = log.getByRole("article", { name: "Oversight inquiry from qa-1" }).last();
+  await expect(inquiry.getByLabel("Oversight inquiry")).toBeVisible();
+  await expect(inquiry).toContainText("→ analyst-1");
+
+  const review = log.getByRole("article", { name: /^Review decision: / }).last();
+  await expect(review.getByLabel("Decision: Approved")).toBeVisible();
+  await expect(review).toContainText("No blocking issues");
+  const approved = log.getByRole("article", { name: "Result: Q4 2017 sales analysis by region" }).last();
+  await expect(approved.getByLabel("Approved by qa-1")).toBeVisible();
+  await expect(log.getByRole("article", { name: /^Submitted for review/ }).last()).toContainText("Reviewed by qa-1");
+
+  // The report: headings and tables, figures right-aligned, Central among the regions.
+  const report = log.getByRole("article", { name: "Message from pm-1" }).filter({ hasText: "Q4 2017 sales trends by region" }).last();
+  await expect(report.getByRole("heading", { name: "Q4 2017 sales trends by region" })).toBeVisible();
+  const central = report.getByRole("row", { name: /^Central / }).first();
+  await expect(central).toBeVisible();
+  await expect(central.getByRole("cell").nth(1)).toHaveCSS("text-align", "right");
+  expect(await report.getByRole("table").count()).toBeGreaterThanOrEqual(4);
+
+  // Agents are free again.
+  await expect(agents.getByRole("button", { name: /^pm-1, Project Manager: online$/ })).toBeVisible({ timeout: 15_000 });
+
+  // After: analyst-1's result approved by qa-1 and pm-1's report with its first table (on a
+  // phone, the report from its first table).
+  await shoot(page, info, "sales-report", async (size) => {
+    await scrollToTop(page, size.width < 768 ? report.getByRole("heading", { name: "Sales and profit by region" }) : approved);
+  });
+
+  // On a phone the wide tables scroll inside the message; the page itself never scrolls sideways.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await scrollToTop(page, report);
+  const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, view: window.innerWidth }));
+  expect(widths.page).toBeLessThanOrEqual(widths.view);
+  const overflow = await report.evaluate((el) => el.scrollWidth - el.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(1);
+  const table = report.getByRole("region", { name: "Table" }).first();
+  expect(await table.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+});
