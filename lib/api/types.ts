@@ -83,4 +83,12 @@ export interface RunSummary {
   /** seq of the run's first event: where its header goes in the channel. */
   first_seq: number;
   last_seq: number;
+  /** The run this one was forked from (issue 4), at which seq of it. */
+  forked_from: { run_id: string; seq: number } | null;
+}
+
+/** `GET /api/runs/:run_id`: the run, its forks and its tasks. */
+export interface RunDetail {
+  run: RunSummary & { forks: { run_id: string; at_seq: number; created_at: string }[] };
+  tasks: TaskSummary[];
 }

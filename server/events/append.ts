@@ -253,8 +253,9 @@ async function projectTasks(tx: Tx, fresh: StoredEvent[]): Promise<Map<string, R
 }
 
 /**
- * runs: a run appears with its first task; every event of a known run bumps its counters;
- * its state follows its root tasks (lib/fold/run-state.ts).
+ * runs: a run appears with its first task (a fork's copies name their source in
+ * `meta.forked_from`); every event of a known run bumps its counters; its state follows its
+ * root tasks (lib/fold/run-state.ts).
  */
 async function projectRuns(tx: Tx, fresh: StoredEvent[], taskRuns: Map<string, RunDelta>): Promise<void> {
   const per = new Map<string, { id: string; n: number; last_seq: number; updated_at: string }>();
@@ -275,13 +276,24 @@ async function projectRuns(tx: Tx, fresh: StoredEvent[], taskRuns: Map<string, R
       const d = taskRuns.get(id)!;
       const p = per.get(id)!;
       const state = runStateOf(roots.filter((r) => r.run_id === id).map((r) => r.state as TaskState));
-      return { ...d, ...p, state, ended_at: state === "running" ? null : p.updated_at };
+      const fork = fresh.find((ev) => ev.run_id === id && ev.meta?.forked_from)?.meta?.forked_from as { run_id?: string; at_seq?: number } | undefined;
+      return {
+        ...d,
+        ...p,
+        state,
+        ended_at: state === "running" ? null : p.updated_at,
+        forked_from_run_id: fork?.run_id ?? null,
+        forked_at_seq: fork?.at_seq ?? null,
+      };
     });
     await tx.$executeRawUnsafe(
-      `INSERT INTO runs (id, thread_id, state, started_at, updated_at, ended_at, task_total, task_done, event_count, last_seq)
-       SELECT id, thread_id, state, started_at, updated_at, ended_at, tasks_added, done_delta, n, last_seq
+      `INSERT INTO runs (id, thread_id, state, started_at, updated_at, ended_at, task_total, task_done, event_count, last_seq,
+                         forked_from_run_id, forked_at_seq)
+       SELECT id, thread_id, state, started_at, updated_at, ended_at, tasks_added, done_delta, n, last_seq,
+              forked_from_run_id, forked_at_seq
          FROM jsonb_to_recordset($1::jsonb) AS x(id text, thread_id text, state text, started_at timestamptz,
-              updated_at timestamptz, ended_at timestamptz, tasks_added int, done_delta int, n int, last_seq bigint)
+              updated_at timestamptz, ended_at timestamptz, tasks_added int, done_delta int, n int, last_seq bigint,
+              forked_from_run_id text, forked_at_seq bigint)
        ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, updated_at = EXCLUDED.updated_at,
               ended_at = EXCLUDED.ended_at, task_total = runs.task_total + EXCLUDED.task_total,
               task_done = runs.task_done + EXCLUDED.task_done, event_count = runs.event_count + EXCLUDED.event_count,

@@ -11,7 +11,7 @@ import type { Prisma } from "../db/generated/client";
 import { fromRow } from "./codec";
 
 export const DEFAULT_PAGE = 200;
-export const MAX_PAGE = 1000;
+export const MAX_PAGE = 5000;
 
 export type Scope = { thread_id: string } | { run_id: string } | { all: true };
 

@@ -1,7 +1,7 @@
 /**
  * Runs and tasks as the UI reads them, from the `runs` and `tasks` projections.
  */
-import type { RunSummary, TaskSummary } from "@/lib/api/types";
+import type { RunDetail, RunSummary, TaskSummary } from "@/lib/api/types";
 import type { RunState } from "@/lib/fold/run-state";
 import type { TaskState } from "@/lib/fold/task-state";
 import type { Db } from "../db/client";
@@ -40,6 +40,7 @@ async function summaries(db: Db, rows: RunRow[]): Promise<RunSummary[]> {
     event_count: r.event_count,
     first_seq: Number(firsts.find((f) => f.run_id === r.id)?._min.seq ?? 0n),
     last_seq: Number(r.last_seq),
+    forked_from: r.forked_from_run_id ? { run_id: r.forked_from_run_id, seq: Number(r.forked_at_seq ?? 0n) } : null,
   }));
 }
 
@@ -49,11 +50,15 @@ export async function threadRuns(db: Db, thread_id: string, limit = 100): Promis
   return summaries(db, rows.reverse());
 }
 
-/** One run with its tasks, or null. */
-export async function runDetail(db: Db, run_id: string): Promise<{ run: RunSummary; tasks: TaskSummary[] } | null> {
+/** One run with its forks and tasks, or null. */
+export async function runDetail(db: Db, run_id: string): Promise<RunDetail | null> {
   const row = await db.run.findUnique({ where: { id: run_id } });
   if (!row) return null;
   const [run] = await summaries(db, [row]);
+  const forks = await db.run.findMany({ where: { forked_from_run_id: run_id }, orderBy: { created_at: "asc" } });
   const tasks = await db.task.findMany({ where: { run_id }, orderBy: { created_at: "asc" } });
-  return { run: run!, tasks: tasks.map(toTaskSummary) };
+  return {
+    run: { ...run!, forks: forks.map((f) => ({ run_id: f.id, at_seq: Number(f.forked_at_seq ?? 0n), created_at: f.created_at.toISOString() })) },
+    tasks: tasks.map(toTaskSummary),
+  };
 }

@@ -35,6 +35,28 @@ export class EventStore {
   }
 
   /**
+   * Append many messages (more than one batch holds) in one transaction: all or nothing, then
+   * publish. For imports and forks; live traffic uses `append`. Throws like `append`.
+   */
+  async appendAll(input: unknown[]): Promise<AppendResult> {
+    const messages = validateMessages(input, { maxBatch: 200_000 });
+    const result = await this.db.$transaction(
+      async (tx) => {
+        const out: AppendResult = { events: [], created: [] };
+        for (let i = 0; i < messages.length; i += 1000) {
+          const r = await appendInTx(tx, messages.slice(i, i + 1000));
+          out.events.push(...r.events);
+          out.created.push(...r.created);
+        }
+        return out;
+      },
+      { maxWait: 10_000, timeout: 300_000 },
+    );
+    this.tail.offer(result.events.filter((_, i) => result.created[i]));
+    return result;
+  }
+
+  /**
    * Create a channel. Throws ClutchError invalid_thread (400) or name_taken (409).
    * `by` is who created it, named in the announcement.
    */

@@ -11,12 +11,13 @@ import { ClutchError } from "../errors";
 export const MAX_BATCH = 5000;
 
 /** Parse one message or an array of them. Throws ClutchError("invalid_event") with zod issues. */
-export function validateMessages(input: unknown): ClutchMessage[] {
+export function validateMessages(input: unknown, opts: { maxBatch?: number } = {}): ClutchMessage[] {
+  const maxBatch = opts.maxBatch ?? MAX_BATCH;
   const batch = Array.isArray(input);
   const items = batch ? (input as unknown[]) : [input];
   if (items.length === 0) throw new ClutchError("invalid_event", "an empty batch: send at least one ClutchMessage");
-  if (items.length > MAX_BATCH) {
-    throw new ClutchError("batch_too_large", `a batch holds at most ${MAX_BATCH} messages; this one has ${items.length}`, 413);
+  if (items.length > maxBatch) {
+    throw new ClutchError("batch_too_large", `a batch holds at most ${maxBatch} messages; this one has ${items.length}`, 413);
   }
   const out: ClutchMessage[] = [];
   const issues: z.core.$ZodIssue[] = [];

@@ -42,7 +42,7 @@ const cursor = z.coerce.number().int().nonnegative();
 const PageQuery = z.strictObject({
   after: cursor.optional(),
   before: z.union([z.literal("end"), cursor]).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  limit: z.coerce.number().int().min(1).max(5000).optional(),
 });
 
 /** `?after=&before=&limit=` from a URL. Throws ClutchError invalid_query (400). */

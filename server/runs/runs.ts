@@ -1,0 +1,121 @@
+/**
+ * Fork, export and import of runs (issue 4).
+ *
+ *   forkRun     a new run whose first events are copies of the source run's events 1..N
+ *               (seq ≤ at_seq), each with meta.forked_from = { run_id, seq, at_seq }. Copied
+ *               through the one append path, so the orchestrator sees them like any events and
+ *               wakes the agents of unfinished tasks: their conversations are rebuilt from the
+ *               copies, so recorded model steps and tool outputs before N are reused, and the
+ *               run continues live from there.
+ *   exportRun   the run as JSON Lines, one ClutchMessage (without seq) a line.
+ *   importRun   JSON Lines back in: every line parsed and validated first (a bad line is
+ *               reported with its number and the zod issue), then all appended in one
+ *               transaction, or nothing.
+ */
+import { ClutchMessageSchema, type ClutchMessage, type StoredEvent } from "@/lib/protocol";
+import type { RunSummary } from "@/lib/api/types";
+import { ClutchError } from "../errors";
+import type { EventStore } from "../events/store";
+import { runDetail } from "../events/runs";
+import { remapRun, upTo } from "./remap";
+
+/** Every event of a run, in seq order. */
+export async function runEvents(store: EventStore, run_id: string): Promise<StoredEvent[]> {
+  const out: StoredEvent[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await store.read({ run_id }, { after, limit: 5000 });
+    out.push(...page.events);
+    if (page.next_after === null) return out;
+    after = page.next_after;
+  }
+}
+
+/**
+ * Fork `run_id` at `at_seq`. Throws ClutchError unknown_run (404), invalid_fork (400) when no
+ * event of the run is at or before at_seq.
+ */
+export async function forkRun(store: EventStore, run_id: string, at_seq: number): Promise<RunSummary> {
+  const all = await runEvents(store, run_id);
+  if (!all.length) throw new ClutchError("unknown_run", `run ${run_id} has no events`, 404);
+  const copied = upTo(all, at_seq);
+  if (!copied.length) throw new ClutchError("invalid_fork", `run ${run_id} has no event at or before seq ${at_seq}; its first is ${all[0]!.seq}`);
+  const { run_id: fork, messages } = remapRun(copied, {
+    mark: (ev) => ({ forked_from: { run_id, seq: ev.seq, at_seq } }),
+  });
+  await store.appendAll(messages);
+  const detail = await runDetail(store.db, fork);
+  if (!detail) throw new ClutchError("invalid_fork", `the events up to seq ${at_seq} hold no task, so there is no run to continue`);
+  return detail.run;
+}
+
+/** The run as JSON Lines (a trailing newline after every line). */
+export async function* exportRun(store: EventStore, run_id: string): AsyncGenerator<string> {
+  let after = 0;
+  for (;;) {
+    const page = await store.read({ run_id }, { after, limit: 5000 });
+    yield page.events
+      .map(({ seq, ...msg }) => {
+        void seq;
+        return JSON.stringify(msg) + "\n";
+      })
+      .join("");
+    if (page.next_after === null) return;
+    after = page.next_after;
+  }
+}
+
+export interface ImportOptions {
+  /** Put the run in this channel instead of the one its events name. */
+  thread_id?: string;
+  /** Give the run a new run id (and new task ids), e.g. to import next to the original. */
+  new_run?: boolean;
+}
+
+const MAX_ISSUES = 50;
+
+/**
+ * Import JSON Lines. Throws ClutchError invalid_jsonl (400, issues: [{ line, path, message }])
+ * when any line is bad, multiple_runs (400) when lines name several runs, unknown_thread (422).
+ */
+export async function importRun(store: EventStore, text: string, opts: ImportOptions = {}): Promise<{ run_id: string; events: number; created: number }> {
+  const messages: ClutchMessage[] = [];
+  const issues: { line: number; path: (string | number)[]; message: string }[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    if (!raw.trim() || issues.length >= MAX_ISSUES) return;
+    const line = i + 1;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      issues.push({ line, path: [], message: `not JSON: ${(err as Error).message}` });
+      return;
+    }
+    const r = ClutchMessageSchema.safeParse(value);
+    if (r.success) messages.push(r.data);
+    else for (const issue of r.error.issues) issues.push({ line, path: issue.path as (string | number)[], message: issue.message });
+  });
+  if (issues.length) {
+    const f = issues[0]!;
+    throw new ClutchError(
+      "invalid_jsonl",
+      `line ${f.line}${f.path.length ? ` at ${f.path.join(".")}` : ""}: ${f.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}; nothing was stored`,
+      400,
+      issues,
+    );
+  }
+  if (!messages.length) throw new ClutchError("invalid_jsonl", "no events: send one ClutchMessage per line");
+  const runs = new Set(messages.map((m) => m.run_id));
+  if (runs.size > 1) throw new ClutchError("multiple_runs", `the lines name ${runs.size} runs (${[...runs].slice(0, 3).join(", ")}…); import one run at a time`);
+  let run_id = messages[0]!.run_id;
+  let toStore = messages;
+  if (opts.new_run || opts.thread_id) {
+    const remapped = opts.new_run
+      ? remapRun(messages, { thread_id: opts.thread_id })
+      : { run_id, messages: messages.map((m) => ({ ...m, thread_id: opts.thread_id! })) };
+    run_id = remapped.run_id;
+    toStore = remapped.messages;
+  }
+  const result = await store.appendAll(toStore);
+  return { run_id, events: result.events.length, created: result.created.filter(Boolean).length };
+}

@@ -1,0 +1,134 @@
+/**
+ * Fork, export and import of runs (issue 4): a fork copies events 1..N, reuses what was
+ * recorded before N and goes on live; export and import give the same events; a bad line is
+ * reported with its number and nothing is stored.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunDetail } from "@/lib/api/types";
+import type { StoredEvent } from "@/lib/protocol";
+import type { Runtime } from "@/server/runtime";
+import type { AgentSystem } from "@/server/workspace/bootstrap";
+import * as exportRoute from "@/app/api/runs/[run_id]/export/route";
+import * as forkRoute from "@/app/api/runs/[run_id]/fork/route";
+import * as importRoute from "@/app/api/runs/import/route";
+import * as runRoute from "@/app/api/runs/[run_id]/route";
+import { runEvents } from "@/server/runs/runs";
+import { say, scratchWorkspace, startAgents, waitFor } from "./agents";
+import { testRuntime } from "./helpers";
+
+let rt: Runtime;
+let agents: AgentSystem;
+let thread_id: string;
+let source: StoredEvent[];
+
+async function finished(run_id: string) {
+  const end = Date.now() + 120_000;
+  for (;;) {
+    const r = await rt.db.run.findUnique({ where: { id: run_id } });
+    if (r && r.state !== "running") return r;
+    if (Date.now() > end) throw new Error(`run ${run_id} still ${r?.state}`);
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}
+const params = <T>(p: T) => ({ params: Promise.resolve(p) });
+const strip = ({ seq, ...m }: StoredEvent) => (void seq, m);
+
+beforeAll(async () => {
+  rt = await testRuntime();
+  agents = await startAgents(rt, scratchWorkspace().dir);
+  thread_id = agents.channels[0]!.thread_id;
+  await say(rt, thread_id, "Analyze last quarter's sales trends");
+  const q = await waitFor(rt, thread_id, "the question", (evs) => evs.find((e) => e.from.agent_id === "agent:pm-1" && e.payload.expects_reply));
+  await say(rt, thread_id, "Regional breakdown by major market");
+  await finished(q.run_id);
+  source = await runEvents(rt.store, q.run_id);
+});
+afterAll(async () => {
+  await agents?.stop();
+  await rt?.stop();
+});
+
+describe("export and import", () => {
+  it("exports one ClutchMessage a line, and importing it as a new run gives the same events", async () => {
+    const run_id = source[0]!.run_id;
+    const res = await exportRoute.GET(new Request("http://t"), params({ run_id }));
+    expect(res.headers.get("content-type")).toContain("application/x-ndjson");
+    const text = await res.text();
+    const lines = text.trimEnd().split("\n").map((l) => JSON.parse(l));
+    expect(lines).toEqual(source.map(strip));
+
+    const again = await importRoute.POST(new Request("http://t/api/runs/import", { method: "POST", body: text }), undefined as never);
+    expect(again.status).toBe(201);
+    expect(await again.json()).toMatchObject({ run_id, events: source.length, created: 0 }); // already stored: deduplicated
+
+    const copy = await importRoute.POST(new Request("http://t/api/runs/import?new_run=true", { method: "POST", body: text }), undefined as never);
+    const body = (await copy.json()) as { run_id: string; created: number };
+    expect(body.created).toBe(source.length);
+    const imported = await runEvents(rt.store, body.run_id);
+    expect(imported.map((e) => [e.type, e.from.agent_id, e.payload.text ?? null])).toEqual(source.map((e) => [e.type, e.from.agent_id, e.payload.text ?? null]));
+    const run = await rt.db.run.findUniqueOrThrow({ where: { id: body.run_id } });
+    expect(run).toMatchObject({ state: "succeeded", task_total: 3, task_done: 3 });
+  });
+
+  it("reports a bad line with its number and the zod issue, and stores nothing", async () => {
+    const before = await rt.db.event.count();
+    const good = JSON.stringify(strip(source[0]!));
+    const bad = JSON.stringify({ ...strip(source[1]!), ts: "yesterday" });
+    const res = await importRoute.POST(
+      new Request("http://t/api/runs/import?new_run=true", { method: "POST", body: [good, "", bad, "{nope"].join("\n") }),
+      undefined as never,
+    );
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: { code: string; message: string; issues: { line: number; path: unknown[] }[] } };
+    expect(error.code).toBe("invalid_jsonl");
+    expect(error.message).toMatch(/^line 3 at ts: /);
+    expect(error.issues.map((i) => [i.line, i.path])).toEqual([
+      [3, ["ts"]],
+      [4, []],
+    ]);
+    expect(await rt.db.event.count()).toBe(before);
+  });
+});
+
+describe("fork", () => {
+  it("re-runs from the delegation: copies events 1..N, reuses what was recorded, and goes on live", async () => {
+    const run_id = source[0]!.run_id;
+    const delegation = source.find((e) => e.type === "task.request" && e.to[0]?.agent_id === "agent:analyst-1")!;
+    const res = await forkRoute.POST(
+      new Request("http://t", { method: "POST", body: JSON.stringify({ at_seq: delegation.seq }) }),
+      params({ run_id }),
+    );
+    expect(res.status).toBe(201);
+    const { run } = (await res.json()) as { run: { run_id: string; forked_from: { run_id: string; seq: number } } };
+    expect(run.forked_from).toEqual({ run_id, seq: delegation.seq });
+    const fork = await finished(run.run_id);
+    expect(fork.state).toBe("succeeded");
+
+    const events = await runEvents(rt.store, run.run_id);
+    const copies = events.filter((e) => e.meta?.forked_from);
+    const copied = source.filter((e) => e.seq <= delegation.seq);
+    expect(copies.map((e) => (e.meta!.forked_from as { seq: number }).seq)).toEqual(copied.map((e) => e.seq));
+    expect(copies.map((e) => e.type)).toEqual(copied.map((e) => e.type));
+    expect(events.slice(0, copies.length)).toEqual(copies); // the copies come first
+    // What pm-1 recorded before N (its DocsServer and DataServer calls) was reused, not redone.
+    const pmCalls = events.filter((e) => e.type === "tool.call" && e.from.agent_id === "agent:pm-1");
+    expect(pmCalls.every((e) => e.meta?.forked_from)).toBe(true);
+    // After N the fork went on: the analyst, qa-1's review, the report.
+    const live = events.slice(copies.length);
+    expect(live.some((e) => e.type === "task.result" && e.payload_type === "review.feedback.v1")).toBe(true);
+    expect(live.some((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.to[0]?.agent_id === "user")).toBe(true);
+    // The tree is the same shape, with the fork's own task ids.
+    const tasks = await rt.db.task.findMany({ where: { run_id: run.run_id }, orderBy: { created_at: "asc" } });
+    expect(tasks.map((t) => t.assignee)).toEqual(["agent:pm-1", "agent:analyst-1", "agent:qa-1"]);
+    expect(tasks.some((t) => source.some((e) => e.task_id === t.id))).toBe(false);
+
+    const detail = (await (await runRoute.GET(new Request("http://t"), params({ run_id }))).json()) as RunDetail;
+    expect(detail.run.forks).toEqual([expect.objectContaining({ run_id: run.run_id, at_seq: delegation.seq })]);
+  });
+
+  it("refuses a fork before the run's first event", async () => {
+    const res = await forkRoute.POST(new Request("http://t", { method: "POST", body: JSON.stringify({ at_seq: 1 }) }), params({ run_id: source[0]!.run_id }));
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_fork");
+  });
+});
