@@ -1,0 +1,99 @@
+/**
+ * The workspace policy file, `clutch.policy.yaml` (issue 5; Cordum's Safety Kernel decisions,
+ * seed 004): ordered rules, the first that matches decides. Validated with zod; every error
+ * names the rule and field.
+ *
+ *   version: 1
+ *   default: allow                 # decision when no rule matches
+ *   approvals: { timeout_sec: 3600, on_timeout: reject | escalate, escalate_to: [user:boss] }
+ *   rules:
+ *     - id: approve-process-data
+ *       match: { tool: { server_id: DataServer, tool: process_data } }
+ *       decision: require_approval
+ *       approvers: any              # or [user:dana, user:lee]
+ *       reason: Processing data changes what the analysis rests on
+ *
+ * `match` fields (all given must hold; lists match any of their values): agent, capability,
+ * tool ({ server_id?, tool? }, or a built-in tool name: ask, reply, delegate, submit_result),
+ * recipient (agent id or "user"), payload_type, domain, risk_tags (any shared), run_labels.
+ */
+import { z } from "zod";
+
+const oneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((v) => (Array.isArray(v) ? v : [v]));
+
+export const MatchSchema = z.strictObject({
+  kind: z.enum(["dispatch", "tool_call"]).optional(),
+  agent: oneOrMany.optional(),
+  capability: oneOrMany.optional(),
+  tool: z.union([z.string().min(1), z.strictObject({ server_id: oneOrMany.optional(), tool: oneOrMany.optional() })]).optional(),
+  recipient: oneOrMany.optional(),
+  payload_type: oneOrMany.optional(),
+  domain: oneOrMany.optional(),
+  risk_tags: oneOrMany.optional(),
+  run_labels: oneOrMany.optional(),
+});
+export type Match = z.infer<typeof MatchSchema>;
+
+const base = { id: z.string().regex(/^[A-Za-z0-9_.-]+$/, "rule ids use letters, digits, . _ -"), match: MatchSchema.default({}), reason: z.string().optional() };
+
+export const RuleSchema = z.discriminatedUnion("decision", [
+  z.strictObject({ ...base, decision: z.literal("allow") }),
+  z.strictObject({ ...base, decision: z.literal("deny"), reason: z.string().min(1, "a deny rule needs a reason people can read") }),
+  z.strictObject({
+    ...base,
+    decision: z.literal("require_approval"),
+    approvers: z.union([z.literal("any"), z.array(z.string().min(1)).min(1)]).default("any"),
+  }),
+  z.strictObject({
+    ...base,
+    decision: z.literal("throttle"),
+    /** At most `max` calls per `window_sec`, counted per agent or per tool; beyond, wait `delay_ms` and retry. */
+    rate: z.strictObject({
+      max: z.number().int().positive(),
+      window_sec: z.number().positive(),
+      per: z.enum(["agent", "tool"]).default("agent"),
+    }),
+    delay_ms: z.number().int().positive().max(600_000).default(1000),
+  }),
+  z.strictObject({
+    ...base,
+    decision: z.literal("constrain"),
+    limits: z.strictObject({
+      max_tool_calls: z.number().int().positive().optional(),
+      max_tokens: z.number().int().positive().optional(),
+      sandbox_only_tools: z.array(z.string().min(1)).optional(),
+    }),
+  }),
+]);
+export type Rule = z.infer<typeof RuleSchema>;
+
+export const DECISIONS = ["allow", "deny", "require_approval", "throttle", "constrain"] as const;
+export type DecisionKind = (typeof DECISIONS)[number];
+
+export const PolicySchema = z
+  .strictObject({
+    version: z.literal(1, { error: "version must be 1" }),
+    default: z.enum(["allow", "deny", "require_approval"]).default("allow"),
+    approvals: z
+      .strictObject({
+        timeout_sec: z.number().positive().default(3600),
+        on_timeout: z.enum(["reject", "escalate"]).default("reject"),
+        escalate_to: z.array(z.string().min(1)).default([]),
+      })
+      .default({ timeout_sec: 3600, on_timeout: "reject", escalate_to: [] }),
+    rules: z.array(RuleSchema).default([]),
+  })
+  .superRefine((p, ctx) => {
+    const seen = new Set<string>();
+    p.rules.forEach((r, i) => {
+      if (seen.has(r.id)) ctx.addIssue({ code: "custom", path: ["rules", i, "id"], message: `rule id ${r.id} is used twice` });
+      seen.add(r.id);
+    });
+    if (p.approvals.on_timeout === "escalate" && !p.approvals.escalate_to.length) {
+      ctx.addIssue({ code: "custom", path: ["approvals", "escalate_to"], message: "on_timeout: escalate needs escalate_to (who to escalate to)" });
+    }
+  });
+export type Policy = z.infer<typeof PolicySchema>;
+
+/** The policy when a workspace has no file: allow everything. */
+export const OPEN_POLICY: Policy = PolicySchema.parse({ version: 1 });
