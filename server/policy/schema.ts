@@ -38,7 +38,11 @@ const base = { id: z.string().regex(/^[A-Za-z0-9_.-]+$/, "rule ids use letters, 
 
 export const RuleSchema = z.discriminatedUnion("decision", [
   z.strictObject({ ...base, decision: z.literal("allow") }),
-  z.strictObject({ ...base, decision: z.literal("deny"), reason: z.string().min(1, "a deny rule needs a reason people can read") }),
+  z.strictObject({
+    ...base,
+    decision: z.literal("deny"),
+    reason: z.string({ error: "a deny rule needs a reason people can read" }).min(1, "a deny rule needs a reason people can read"),
+  }),
   z.strictObject({
     ...base,
     decision: z.literal("require_approval"),
