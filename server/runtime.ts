@@ -15,6 +15,7 @@ import { log } from "./log";
 import type { ClutchConfig } from "./config";
 import type { Workspace } from "./workspace/workspace";
 import type { ArtifactStore } from "./artifacts/store";
+import type { Approvals } from "./policy/approvals";
 
 export interface Runtime {
   db: Db;
@@ -27,6 +28,8 @@ export interface Runtime {
   workspace: Workspace | null;
   /** Where large tool results are kept (set with the agents). */
   artifacts: ArtifactStore | null;
+  /** The policy gate and approvals (set with the agents). */
+  approvals: Approvals | null;
   stop(): Promise<void>;
 }
 
@@ -80,6 +83,7 @@ export async function startRuntime(
     version: readVersion(),
     workspace: null,
     artifacts: null,
+    approvals: null,
     async stop() {
       tail.stop();
       await db.$disconnect();

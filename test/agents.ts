@@ -13,8 +13,14 @@ import { startAgentSystem, type AgentSystem } from "@/server/workspace/bootstrap
 
 const EXAMPLE = path.resolve("examples/sales-analysis");
 
-/** A workspace folder like the example's, with one channel `sales-<random>`, and optional manifest edits. */
-export function scratchWorkspace(edit?: (manifests: Record<string, Record<string, unknown>>) => void): { dir: string; channel: string } {
+/**
+ * A workspace folder like the example's, with one channel `sales-<random>`, optional manifest
+ * edits, and an optional clutch.policy.yaml (none: everything allowed).
+ */
+export function scratchWorkspace(
+  edit?: (manifests: Record<string, Record<string, unknown>>) => void,
+  policy?: string,
+): { dir: string; channel: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
   const channel = `sales-${newId("thread").slice(-8).toLowerCase()}`;
   const manifests: Record<string, Record<string, unknown>> = {};
@@ -24,6 +30,7 @@ export function scratchWorkspace(edit?: (manifests: Record<string, Record<string
   edit?.(manifests);
   fs.mkdirSync(path.join(dir, "agents"));
   for (const [f, m] of Object.entries(manifests)) fs.writeFileSync(path.join(dir, "agents", f), JSON.stringify(m));
+  if (policy) fs.writeFileSync(path.join(dir, "clutch.policy.yaml"), policy);
   fs.writeFileSync(
     path.join(dir, "workspace.json"),
     JSON.stringify({ agents: "agents", mcp: path.join(EXAMPLE, "mcp.json"), channels: [{ name: channel, entry_agent: "pm-1" }] }),

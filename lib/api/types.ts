@@ -92,3 +92,37 @@ export interface RunDetail {
   run: RunSummary & { forks: { run_id: string; at_seq: number; created_at: string }[] };
   tasks: TaskSummary[];
 }
+
+/** An approval as `GET /api/approvals` lists it (issue 5). Times are ISO 8601. */
+export interface ApprovalSummary {
+  approval_id: string;
+  state: "pending" | "granted" | "rejected" | "expired";
+  run_id: string;
+  thread_id: string;
+  thread_name: string | null;
+  task_id: string;
+  agent_id: string;
+  kind: "dispatch" | "tool_call";
+  summary: string;
+  subject: Record<string, unknown>;
+  arguments: Record<string, unknown> | null;
+  preview: string | null;
+  recommendation: { decision: string; comments?: unknown } | null;
+  approvers: "any" | string[];
+  rule: string | null;
+  requested_at: string;
+  expires_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  comment: string | null;
+  request_seq: number;
+}
+
+/** `GET /api/policy`: the policy in force and whether the file on disk is valid. */
+export interface PolicyStatus {
+  file: string | null;
+  ok: boolean;
+  error: string | null;
+  loaded_at: string;
+  rules: number;
+}

@@ -13,7 +13,8 @@
  *
  * Questions (chat.message in the task with `payload.expects_reply`, from its assignee) put a
  * running task in `waiting_input` until every open question has an answer (a chat.message
- * whose `payload.reply_to` names it). `approval_required` is set by the policy issue.
+ * whose `payload.reply_to` names it). An approval.requested in the task puts it in
+ * `approval_required` until it is decided (issue 5).
  */
 import type { StoredEvent } from "../protocol/envelope";
 
@@ -51,6 +52,8 @@ export interface TaskView {
   error: Record<string, unknown> | null;
   /** Questions the assignee asked that have no answer yet. */
   open_questions: OpenQuestion[];
+  /** Approvals the task waits for, each with the state to return to once decided. */
+  open_approvals: { id: string; resume: TaskState }[];
   last_seq: number;
 }
 
@@ -68,9 +71,33 @@ export function isTaskEvent(type: string): boolean {
 
 /** True for events that change a task: task.* events, and questions and answers in it. */
 export function affectsTask(ev: Pick<StoredEvent, "type" | "payload">): boolean {
-  if (isTaskEvent(ev.type)) return true;
+  if (isTaskEvent(ev.type) || ev.type.startsWith("approval.")) return true;
   const p = ev.payload as { expects_reply?: unknown; reply_to?: unknown };
   return ev.type === "chat.message" && (p.expects_reply === true || typeof p.reply_to === "string");
+}
+
+/**
+ * approval.requested puts the task in approval_required until every approval it waits for is
+ * granted, rejected or expired (an escalation keeps it waiting); then it returns to the state
+ * it had before.
+ */
+function foldApproval(prev: TaskView, ev: StoredEvent): TaskView {
+  const p = ev.payload as { approval_id?: string; outcome?: string };
+  const next: TaskView = { ...prev, updated_at: ev.ts, last_seq: ev.seq };
+  if (!p.approval_id || TERMINAL_STATES.has(prev.state)) return next;
+  if (ev.type === "approval.requested") {
+    if (prev.open_approvals.some((a) => a.id === p.approval_id)) return next;
+    const resume = prev.state === "approval_required" ? (prev.open_approvals[0]?.resume ?? "running") : prev.state;
+    next.open_approvals = [...prev.open_approvals, { id: p.approval_id, resume }];
+    next.state = "approval_required";
+    return next;
+  }
+  if (ev.type === "approval.expired" && p.outcome === "escalated") return next;
+  const closing = prev.open_approvals.find((a) => a.id === p.approval_id);
+  if (!closing) return next;
+  next.open_approvals = prev.open_approvals.filter((a) => a.id !== p.approval_id);
+  if (!next.open_approvals.length && prev.state === "approval_required") next.state = closing.resume;
+  return next;
 }
 
 function foldQuestion(prev: TaskView, ev: StoredEvent): TaskView {
@@ -101,7 +128,10 @@ function titleOf(ev: StoredEvent): string | null {
 export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView | undefined {
   if (!affectsTask(ev)) return prev;
   if (prev && prev.task_id !== ev.task_id) return prev;
-  if (!isTaskEvent(ev.type)) return prev ? foldQuestion(prev, ev) : prev;
+  if (!isTaskEvent(ev.type)) {
+    if (!prev) return prev;
+    return ev.type.startsWith("approval.") ? foldApproval(prev, ev) : foldQuestion(prev, ev);
+  }
   const base: TaskView = prev ?? {
     task_id: ev.task_id,
     run_id: ev.run_id,
@@ -117,6 +147,7 @@ export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView 
     ended_at: null,
     error: null,
     open_questions: [],
+    open_approvals: [],
     last_seq: ev.seq,
   };
   const next: TaskView = { ...base, updated_at: ev.ts, last_seq: ev.seq };
@@ -154,9 +185,15 @@ export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView 
       next.state = "timed_out";
       break;
   }
+  if (next.open_approvals.length && !TERMINAL_STATES.has(next.state) && ev.type !== "task.request") {
+    // Lifecycle events while an approval is pending change where the task returns to.
+    next.open_approvals = next.open_approvals.map((a) => ({ ...a, resume: next.state }));
+    next.state = "approval_required";
+  }
   if (TERMINAL_STATES.has(next.state) && !ended) {
     next.ended_at = ev.ts;
     next.open_questions = [];
+    next.open_approvals = [];
   }
   return next;
 }

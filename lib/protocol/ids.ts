@@ -17,6 +17,7 @@ export const ID_PREFIX = {
   span: "sp_",
   idempotency: "idem_",
   call: "call_",
+  approval: "apr_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

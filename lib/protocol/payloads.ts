@@ -121,6 +121,71 @@ export const RoutingFailurePayload = z.looseObject({
   rejected: z.array(z.looseObject({ agent_id: z.string(), filter: z.string(), reason: z.string() })).optional(),
 });
 
+// Policy and approvals (issue 5; Cordum's Safety Kernel, seed 004). Not in Clutch §2: Clutch's
+// own extension types, recorded in docs/protocol.md.
+
+/** What a policy decision is about: a task dispatched to an agent, or an agent's tool call. */
+export const PolicySubject = z.looseObject({
+  kind: z.enum(["dispatch", "tool_call"]),
+  agent: z.string().min(1),
+  server_id: z.string().optional(),
+  tool: z.string().optional(),
+  recipient: z.string().optional(),
+  payload_type: z.string().optional(),
+  domain: z.string().optional(),
+  risk_tags: z.array(z.string()).optional(),
+  capabilities: z.array(z.string()).optional(),
+  run_labels: z.array(z.string()).optional(),
+});
+/** policy.decision: the kernel's answer, the rule that matched (null: the default) and why. */
+export const PolicyDecisionPayload = z.looseObject({
+  subject: PolicySubject,
+  decision: z.enum(["allow", "deny", "require_approval", "throttle", "constrain"]),
+  rule: z.string().nullable(),
+  reason: z.string(),
+  approval_id: z.string().optional(),
+  /** throttle: the wait before the call is tried again (ms). */
+  delay_ms: z.number().nonnegative().optional(),
+  limits: z.record(z.string(), z.unknown()).optional(),
+});
+/** approval.requested: what will happen, who may approve, until when. */
+export const ApprovalRequestedPayload = z.looseObject({
+  approval_id: z.string().min(1),
+  subject: PolicySubject,
+  approvers: z.union([z.literal("any"), z.array(z.string().min(1)).min(1)]),
+  summary: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  /** Markdown of what will be sent or done (e.g. the report). */
+  preview: z.string().optional(),
+  /** An overseer agent's verdict when a person must confirm a review. */
+  recommendation: z.looseObject({ decision: z.string(), comments: z.unknown().optional() }).optional(),
+  expires_at: z.iso.datetime({ offset: true }),
+  rule: z.string().nullable().optional(),
+  reason: z.string().optional(),
+});
+/** approval.granted: who approved, optionally with edited arguments. */
+export const ApprovalGrantedPayload = z.looseObject({
+  approval_id: z.string().min(1),
+  by: z.string().min(1),
+  display_name: z.string().optional(),
+  comment: z.string().optional(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
+/** approval.rejected: who rejected and why. */
+export const ApprovalRejectedPayload = z.looseObject({
+  approval_id: z.string().min(1),
+  by: z.string().min(1),
+  display_name: z.string().optional(),
+  comment: z.string().optional(),
+});
+/** approval.expired: nobody decided in time; rejected, or escalated to other approvers. */
+export const ApprovalExpiredPayload = z.looseObject({
+  approval_id: z.string().min(1),
+  outcome: z.enum(["rejected", "escalated"]),
+  escalated_to: z.array(z.string()).optional(),
+  expires_at: z.iso.datetime({ offset: true }).optional(),
+});
+
 /** Payload schema of every message type of §2, keyed by type. */
 export const PAYLOAD_BY_TYPE = {
   "task.request": TaskRequestPayload,
@@ -140,6 +205,11 @@ export const PAYLOAD_BY_TYPE = {
   "agent.update": AgentUpdatePayload,
   "routing.decision": RoutingDecisionPayload,
   "routing.failure": RoutingFailurePayload,
+  "policy.decision": PolicyDecisionPayload,
+  "approval.requested": ApprovalRequestedPayload,
+  "approval.granted": ApprovalGrantedPayload,
+  "approval.rejected": ApprovalRejectedPayload,
+  "approval.expired": ApprovalExpiredPayload,
 } as const;
 
 export type MessageType = keyof typeof PAYLOAD_BY_TYPE;

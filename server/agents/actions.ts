@@ -25,6 +25,8 @@ import type { EventStore } from "../events/store";
 import type { WorkspaceAgent, Workspace } from "../workspace/workspace";
 import { AskInput, DelegateInput, parseMcpToolName, ReplyInput, SubmitResultInput } from "./contract";
 import type { AgentStepMeta } from "./conversation";
+import type { Gate, GateResult } from "../policy/approvals";
+import type { Subject } from "../policy/rules";
 
 /** How MCP calls are made (server/adapters/mcp). */
 export interface ToolCaller {
@@ -67,6 +69,8 @@ export interface ActionDeps {
   store: EventStore;
   workspace: Workspace;
   tools: ToolCaller;
+  /** The policy gate for every call (server/policy/approvals.ts); absent: everything allowed. */
+  gate?: (g: Gate) => Promise<GateResult>;
   /** Events of the run so far (to find the message a reply answers). */
   runEvents: () => Promise<StoredEvent[]>;
 }
@@ -77,8 +81,95 @@ function who(agent_id: string) {
   return agent_id === "user" ? { agent_id: "user", role: "human" } : { agent_id };
 }
 
-/** Carry out one tool call; resolves when its events are stored. */
-export async function perform(ctx: TaskContext, call: ToolCall, deps: ActionDeps): Promise<void> {
+/** What a call is, for the policy gate: its subject, a sentence for people, a preview. */
+function describeCall(ctx: TaskContext, call: ToolCall): Omit<Gate, "key" | "at"> {
+  const who = ctx.agent.manifest.id;
+  const input = asRecord(call.input);
+  const subject: Subject = { kind: "tool_call", agent: ctx.agent.agent_id, ...(ctx.agent.card.capabilities ? { capabilities: ctx.agent.card.capabilities.map((c) => c.id) } : {}) };
+  const mcp = parseMcpToolName(call.tool);
+  if (mcp) return { subject: { ...subject, server_id: mcp.server_id, tool: mcp.tool }, summary: `${who} will call ${mcp.server_id}.${mcp.tool}`, arguments: input };
+  const to = typeof input.to === "string" ? normaliseTarget(input.to) : typeof input.agent_id === "string" ? normaliseTarget(input.agent_id) : undefined;
+  const withTool = { ...subject, tool: call.tool, ...(to ? { recipient: to } : {}) };
+  const audience = to === "user" ? "the people in the channel" : to;
+  switch (call.tool) {
+    case "ask":
+      return { subject: withTool, summary: `${who} will ask ${audience} a question`, arguments: input, preview: String(input.question ?? "") };
+    case "reply":
+      return { subject: withTool, summary: `${who} will send ${audience} a message`, arguments: input, preview: String(input.text ?? "") };
+    case "delegate":
+      return { subject: withTool, summary: `${who} will delegate "${String(input.title ?? "a subtask")}" to ${audience}`, arguments: input, preview: String(input.context_summary ?? "") };
+    case "submit_result": {
+      const data = asRecord(input.data ?? {});
+      const review = ctx.kind === "review";
+      return {
+        subject: { ...withTool, ...(review ? { payload_type: "review.feedback.v1", domain: "review" } : input.payload_type ? { payload_type: String(input.payload_type) } : {}) },
+        summary: review ? `${who} will submit its review: ${String(data.decision ?? "?")}` : `${who} will submit the result of its task`,
+        arguments: input,
+        preview: String(input.report_markdown ?? input.summary ?? ""),
+        ...(review && typeof data.decision === "string" ? { recommendation: { decision: data.decision, comments: data.comments } } : {}),
+      };
+    }
+    default:
+      return { subject: withTool, summary: `${who} will call ${call.tool}`, arguments: input };
+  }
+}
+
+/**
+ * Carry out one tool call; resolves when its events are stored. "waiting" when the policy
+ * holds it for an approval: the call is recorded (tool.call) without an output, and carried
+ * out when the approval is decided and the instance is woken again.
+ */
+export async function perform(ctx: TaskContext, call: ToolCall, deps: ActionDeps): Promise<"done" | "waiting"> {
+  if (deps.gate) {
+    const described = describeCall(ctx, call);
+    const gate = await deps.gate({
+      key: `${ctx.instance_id}:${call.step}:${call.call_id}`,
+      at: { thread_id: ctx.thread_id, run_id: ctx.run_id, task_id: ctx.task_id, parent_task_id: ctx.parent_task_id },
+      ...described,
+      usage: { sandboxed: ctx.agent.card.security?.sandbox !== false },
+    });
+    if (gate.status !== "go") {
+      const recorded = makeMessage({
+        type: "tool.call",
+        thread_id: ctx.thread_id,
+        run_id: ctx.run_id,
+        task_id: ctx.task_id,
+        parent_task_id: ctx.parent_task_id,
+        from: { agent_id: ctx.agent.agent_id, role: "worker" },
+        to: [],
+        payload: { call_id: call.call_id, tool: described.subject.tool ?? call.tool, ...(described.subject.server_id ? { server_id: described.subject.server_id } : {}), arguments: asRecord(call.input) },
+        idempotency_key: `${ctx.instance_id}:${call.step}:${call.call_id}:call`,
+        meta: { agent: { instance_id: ctx.instance_id, step: call.step, call_id: call.call_id, tool: call.tool, input: call.input, ...(call.text ? { text: call.text } : {}), ...(call.seen_seq !== undefined ? { seen_seq: call.seen_seq } : {}) } },
+      });
+      if (gate.status === "wait") {
+        await deps.store.append(recorded);
+        return "waiting";
+      }
+      const output = { error: gate.code, message: gate.message };
+      await deps.store.append([
+        recorded,
+        makeMessage({
+          type: "tool.error",
+          thread_id: ctx.thread_id,
+          run_id: ctx.run_id,
+          task_id: ctx.task_id,
+          parent_task_id: ctx.parent_task_id,
+          from: { agent_id: ctx.agent.agent_id, role: "worker" },
+          to: [],
+          payload: { call_id: call.call_id, tool: described.subject.tool ?? call.tool, ...(described.subject.server_id ? { server_id: described.subject.server_id } : {}), code: gate.code, message: gate.message, retryable: false },
+          idempotency_key: `${ctx.instance_id}:${call.step}:${call.call_id}:refused`,
+          meta: { agent: { instance_id: ctx.instance_id, step: call.step, call_id: call.call_id, tool: call.tool, output } },
+        }),
+      ]);
+      return "done";
+    }
+    if (gate.arguments) call = { ...call, input: gate.arguments };
+  }
+  await carryOut(ctx, call, deps);
+  return "done";
+}
+
+async function carryOut(ctx: TaskContext, call: ToolCall, deps: ActionDeps): Promise<void> {
   const meta = (extra: Partial<AgentStepMeta> = {}): Record<string, unknown> => ({
     agent: {
       instance_id: ctx.instance_id,

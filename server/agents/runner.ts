@@ -22,6 +22,7 @@ import { log } from "../log";
 import { perform, type ToolCaller, type TaskContext } from "./actions";
 import { BUILTIN_TOOLS, mcpToolName, type SystemMeta } from "./contract";
 import { buildConversation } from "./conversation";
+import type { Gate, GateResult } from "../policy/approvals";
 
 export const MAX_STEPS_PER_WAKE = 24;
 const ENDINGS = new Set(["task.result", "task.error", "task.cancel", "task.timeout"]);
@@ -40,6 +41,8 @@ export interface RunnerDeps {
   tools: ToolCaller & { listTools(server_ids: string[]): Promise<OfferedTool[]> };
   /** The model of an agent (server/agents/models). */
   modelFor(agent: WorkspaceAgent): LanguageModel;
+  /** The policy gate for every tool call (server/policy/approvals.ts). */
+  gate?: (g: Gate) => Promise<GateResult>;
 }
 
 const BUILTIN_DESCRIPTIONS: Record<keyof typeof BUILTIN_TOOLS, string> = {
@@ -148,6 +151,8 @@ export class AgentRunner {
   private async pass(agent: WorkspaceAgent, task_id: string): Promise<void> {
     const row = await this.deps.store.db.task.findUnique({ where: { id: task_id } });
     if (!row || row.assignee !== agent.agent_id || TERMINAL_STATES.has(row.state as TaskState)) return;
+    // A dispatch held for approval: the agent does not start until it is granted.
+    if (await this.deps.store.db.approval.findFirst({ where: { task_id, kind: "dispatch", state: "pending" } })) return;
     let events = await this.runEvents(row.run_id);
     const request = events.find((e) => e.type === "task.request" && e.task_id === task_id);
     if (!request) return;
@@ -161,7 +166,13 @@ export class AgentRunner {
       kind: request.meta?.review_of ? "review" : "work",
       request,
     };
-    const actionDeps = { store: this.deps.store, workspace: this.deps.workspace, tools: this.deps.tools, runEvents: () => this.runEvents(row.run_id) };
+    const actionDeps = {
+      store: this.deps.store,
+      workspace: this.deps.workspace,
+      tools: this.deps.tools,
+      gate: this.deps.gate,
+      runEvents: () => this.runEvents(row.run_id),
+    };
 
     if (!events.some((e) => e.type === "task.accept" && e.task_id === task_id)) {
       await this.deps.store.append(
@@ -194,7 +205,9 @@ export class AgentRunner {
       if (events.some((e) => e.task_id === task_id && ENDINGS.has(e.type))) return;
       const conv = buildConversation(events, { agent_id: agent.agent_id, instance_id: ctx.instance_id, task_id }, systemPrompt(agent, ctx.kind), meta);
       if (conv.pending.length) {
-        for (const call of conv.pending) await perform(ctx, call, actionDeps);
+        let waiting = false;
+        for (const call of conv.pending) waiting = (await perform(ctx, call, actionDeps)) === "waiting" || waiting;
+        if (waiting) return; // held for an approval: woken again when it is decided
         continue;
       }
       if (conv.idle) return;
@@ -228,10 +241,13 @@ export class AgentRunner {
         continue;
       }
       let first = true;
+      let waiting = false;
       for (const call of result.toolCalls) {
-        await perform(ctx, { step, seen_seq, call_id: call.toolCallId, tool: call.toolName, input: call.input, ...(first && text ? { text } : {}) }, actionDeps);
+        const r = await perform(ctx, { step, seen_seq, call_id: call.toolCallId, tool: call.toolName, input: call.input, ...(first && text ? { text } : {}) }, actionDeps);
+        waiting = r === "waiting" || waiting;
         first = false;
       }
+      if (waiting) return;
     }
   }
 

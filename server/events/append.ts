@@ -117,6 +117,7 @@ export async function appendGroupInTx(tx: Tx, batches: ClutchMessage[][]): Promi
     await projectThreads(tx, fresh);
     const taskRuns = await projectTasks(tx, fresh);
     await projectRuns(tx, fresh, taskRuns);
+    await projectApprovals(tx, fresh);
   }
   return results;
 }
@@ -200,6 +201,7 @@ function taskViewOf(row: TaskRow): TaskView {
     ended_at: row.ended_at?.toISOString() ?? null,
     error: (row.error as Record<string, unknown> | null) ?? null,
     open_questions: (row.open_questions as unknown as OpenQuestion[] | null) ?? [],
+    open_approvals: (row.open_approvals as unknown as TaskView["open_approvals"] | null) ?? [],
     last_seq: Number(row.last_seq),
   };
 }
@@ -238,15 +240,16 @@ async function projectTasks(tx: Tx, fresh: StoredEvent[]): Promise<Map<string, R
   }
   await tx.$executeRawUnsafe(
     `INSERT INTO tasks (id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts,
-                        created_at, updated_at, ended_at, error, open_questions, last_seq)
+                        created_at, updated_at, ended_at, error, open_questions, open_approvals, last_seq)
      SELECT task_id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts,
-            created_at, updated_at, ended_at, error, open_questions, last_seq
+            created_at, updated_at, ended_at, error, open_questions, open_approvals, last_seq
        FROM jsonb_to_recordset($1::jsonb) AS x(task_id text, run_id text, thread_id text, parent_task_id text,
             state text, assignee text, requester text, title text, attempts int, created_at timestamptz,
-            updated_at timestamptz, ended_at timestamptz, error jsonb, open_questions jsonb, last_seq bigint)
+            updated_at timestamptz, ended_at timestamptz, error jsonb, open_questions jsonb, open_approvals jsonb, last_seq bigint)
      ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, assignee = EXCLUDED.assignee, title = EXCLUDED.title,
             attempts = EXCLUDED.attempts, updated_at = EXCLUDED.updated_at, ended_at = EXCLUDED.ended_at,
-            error = EXCLUDED.error, open_questions = EXCLUDED.open_questions, last_seq = EXCLUDED.last_seq`,
+            error = EXCLUDED.error, open_questions = EXCLUDED.open_questions, open_approvals = EXCLUDED.open_approvals,
+            last_seq = EXCLUDED.last_seq`,
     JSON.stringify([...after.values()].filter((t) => t !== before.get(t.task_id))),
   );
   return runs;
@@ -309,5 +312,60 @@ async function projectRuns(tx: Tx, fresh: StoredEvent[], taskRuns: Map<string, R
         WHERE r.id = x.id`,
       JSON.stringify(others),
     );
+  }
+}
+
+/** approvals: approval.requested inserts a pending approval; granted, rejected, expired decide it. */
+async function projectApprovals(tx: Tx, fresh: StoredEvent[]): Promise<void> {
+  for (const ev of fresh) {
+    if (!ev.type.startsWith("approval.")) continue;
+    const p = ev.payload as Record<string, unknown> & { approval_id: string };
+    if (ev.type === "approval.requested") {
+      const subject = p.subject as { kind: string; agent: string };
+      await tx.approval.createMany({
+        data: [
+          {
+            id: p.approval_id,
+            run_id: ev.run_id,
+            thread_id: ev.thread_id,
+            task_id: ev.task_id,
+            agent_id: subject.agent,
+            kind: subject.kind,
+            state: "pending",
+            summary: String(p.summary),
+            subject: subject as never,
+            arguments: (p.arguments ?? undefined) as never,
+            preview: (p.preview as string | undefined) ?? null,
+            recommendation: (p.recommendation ?? undefined) as never,
+            approvers: p.approvers as never,
+            rule: (p.rule as string | null | undefined) ?? null,
+            requested_at: new Date(ev.ts),
+            expires_at: new Date(String(p.expires_at)),
+            request_seq: BigInt(ev.seq),
+            gate_key: String(ev.meta?.gate ?? p.approval_id),
+          },
+        ],
+        skipDuplicates: true,
+      });
+      continue;
+    }
+    const decided = { decided_at: new Date(ev.ts), decided_by: (p.by as string | undefined) ?? null, comment: (p.comment as string | undefined) ?? null };
+    if (ev.type === "approval.granted") {
+      await tx.approval.updateMany({
+        where: { id: p.approval_id, state: "pending" },
+        data: { ...decided, state: "granted", decided_arguments: (p.arguments ?? undefined) as never },
+      });
+    } else if (ev.type === "approval.rejected") {
+      await tx.approval.updateMany({ where: { id: p.approval_id, state: "pending" }, data: { ...decided, state: "rejected" } });
+    } else if (ev.type === "approval.expired") {
+      if (p.outcome === "escalated") {
+        await tx.approval.updateMany({
+          where: { id: p.approval_id, state: "pending" },
+          data: { approvers: (p.escalated_to ?? []) as never, ...(p.expires_at ? { expires_at: new Date(String(p.expires_at)) } : {}) },
+        });
+      } else {
+        await tx.approval.updateMany({ where: { id: p.approval_id, state: "pending" }, data: { state: "expired", decided_at: new Date(ev.ts) } });
+      }
+    }
   }
 }

@@ -9,6 +9,8 @@
  *   a message to an agent (a question, an answer, an oversight inquiry)
  *        → wake the agent's instance for that task (or for the task it delegated)
  *   a subtask's outcome                                  → wake its delegator's instance
+ *   a task.request passes the policy first (issue 5): go, wait for an approval, or task.error
+ *   an approval decided                                  → carry on what it held
  *   an overseer's review.feedback.v1 on a result under review
  *        approved → the reviewed task's task.result (only now does it reach its delegator)
  *        otherwise → wake the author, who sees the feedback and revises
@@ -26,6 +28,7 @@ import type { EventStore } from "../events/store";
 import type { EventTail } from "../events/tail";
 import { conversationIds } from "../events/threads";
 import type { AgentRunner } from "../agents/runner";
+import type { Approvals } from "../policy/approvals";
 import type { Workspace } from "../workspace/workspace";
 import { log } from "../log";
 
@@ -42,12 +45,15 @@ export class Orchestrator {
   private unsubscribe: (() => void) | null = null;
   private chain: Promise<void> = Promise.resolve();
 
+  private expiryTimer: NodeJS.Timeout | null = null;
+
   constructor(
     private readonly store: EventStore,
     private readonly tail: EventTail,
     private readonly workspace: Workspace,
     private readonly runner: AgentRunner,
     private readonly channels: ChannelBinding[],
+    private readonly approvals: Approvals | null = null,
   ) {}
 
   /** Follow the stream (reactions run one at a time, in seq order). */
@@ -55,10 +61,16 @@ export class Orchestrator {
     this.unsubscribe = this.tail.subscribe((ev) => {
       this.chain = this.chain.then(() => this.react(ev)).catch((err) => log.error({ err, seq: ev.seq, type: ev.type }, "orchestrator reaction failed"));
     });
+    if (this.approvals) {
+      const approvals = this.approvals;
+      this.expiryTimer = setInterval(() => void approvals.expireDue().catch((err) => log.warn({ err }, "approval expiry failed")), 5000);
+      this.expiryTimer.unref();
+    }
   }
 
   async stop(): Promise<void> {
     this.unsubscribe?.();
+    if (this.expiryTimer) clearInterval(this.expiryTimer);
     await this.chain;
   }
 
@@ -78,12 +90,65 @@ export class Orchestrator {
   private async react(ev: StoredEvent): Promise<void> {
     if (!this.channels.some((c) => c.thread_id === ev.thread_id)) return; // another workspace's channel
     if (ev.type === "chat.message") return this.onMessage(ev);
-    if (ev.type === "task.request") {
-      const to = ev.to[0]?.agent_id;
-      if (this.isAgent(to)) this.runner.wake(to, ev.task_id);
+    if (ev.type === "task.request") return this.dispatch(ev);
+    if (OUTCOMES.has(ev.type)) return this.onOutcome(ev);
+    if (ev.type === "approval.granted" || ev.type === "approval.rejected" || ev.type === "approval.expired") return this.onDecision(ev);
+  }
+
+  /** The policy check before a task reaches its agent (issue 5): go, wait for approval, or refuse. */
+  private async dispatch(ev: StoredEvent): Promise<void> {
+    const to = ev.to[0]?.agent_id;
+    if (!this.isAgent(to)) return;
+    if (this.approvals) {
+      const agent = this.workspace.agents.get(to)!;
+      const meta = (ev.meta ?? {}) as { risk_tags?: string[]; labels?: string[] };
+      const gate = await this.approvals.gate({
+        key: `dispatch:${ev.task_id}`,
+        subject: {
+          kind: "dispatch",
+          agent: to,
+          capabilities: agent.card.capabilities.map((c) => c.id),
+          ...(ev.domain ? { domain: ev.domain } : {}),
+          ...(ev.payload_type ? { payload_type: ev.payload_type } : {}),
+          ...(meta.risk_tags ? { risk_tags: meta.risk_tags } : {}),
+          ...(meta.labels ? { run_labels: meta.labels } : {}),
+        },
+        at: { thread_id: ev.thread_id, run_id: ev.run_id, task_id: ev.task_id, parent_task_id: ev.parent_task_id ?? null },
+        summary: `${to} will start "${String((ev.payload as { title?: string }).title ?? ev.task_id)}"`,
+        preview: String((ev.payload as { context_summary?: string }).context_summary ?? ""),
+      });
+      if (gate.status === "wait") return;
+      if (gate.status === "refused") {
+        await this.store.append(
+          makeMessage({
+            type: "task.error",
+            thread_id: ev.thread_id,
+            run_id: ev.run_id,
+            task_id: ev.task_id,
+            parent_task_id: ev.parent_task_id ?? null,
+            from: ORCHESTRATOR,
+            to: [{ agent_id: ev.from.agent_id }],
+            payload: { code: gate.code, message: gate.message, retryable: false },
+            idempotency_key: `dispatch:${ev.task_id}:refused`,
+          }),
+        );
+        return;
+      }
+    }
+    this.runner.wake(to, ev.task_id);
+  }
+
+  /** An approval was decided: carry on the dispatch or the call it held. */
+  private async onDecision(ev: StoredEvent): Promise<void> {
+    const id = (ev.payload as { approval_id?: string }).approval_id;
+    const a = id ? await this.store.db.approval.findUnique({ where: { id } }) : null;
+    if (!a || a.state === "pending") return;
+    if (a.kind === "dispatch") {
+      const request = await this.store.db.event.findFirst({ where: { run_id: a.run_id, task_id: a.task_id, type: "task.request" }, orderBy: { seq: "asc" } });
+      if (request) await this.dispatch(fromRow(request));
       return;
     }
-    if (OUTCOMES.has(ev.type)) return this.onOutcome(ev);
+    if (this.isAgent(a.agent_id)) this.runner.wake(a.agent_id, a.task_id);
   }
 
   private async onMessage(ev: StoredEvent): Promise<void> {

@@ -15,6 +15,8 @@ import { fromRow } from "../events/codec";
 import { conversationIds } from "../events/threads";
 import { log } from "../log";
 import { Orchestrator, type ChannelBinding } from "../orchestrator/orchestrator";
+import { Approvals } from "../policy/approvals";
+import { PolicyKernel } from "../policy/kernel";
 import type { Runtime } from "../runtime";
 import { loadWorkspace, type Workspace, type WorkspaceAgent } from "./workspace";
 
@@ -83,13 +85,20 @@ export async function startAgentSystem(rt: Runtime, opts: AgentSystemOptions): P
   await announceAgents(rt, workspace, channels[0]);
   const hub = await McpHub.fromFile(workspace.mcpConfigPath, { cwd: opts.cwd ?? process.cwd() });
   rt.artifacts = new ArtifactStore(opts.dataDir);
+  const kernel = new PolicyKernel(workspace.policyPath, {
+    onChange: (s) => (s.ok ? log.info({ file: s.file, rules: s.rules }, "policy loaded") : log.error({ file: s.file, error: s.error }, "policy invalid")),
+  });
+  kernel.watch();
+  const approvals = new Approvals(rt.store, kernel);
+  rt.approvals = approvals;
   const runner = new AgentRunner({
     store: rt.store,
     workspace,
     tools: new McpToolCaller(hub, rt.artifacts),
     modelFor: opts.modelFor,
+    gate: (g) => approvals.gate(g),
   });
-  const orchestrator = new Orchestrator(rt.store, rt.tail, workspace, runner, channels);
+  const orchestrator = new Orchestrator(rt.store, rt.tail, workspace, runner, channels, approvals);
   orchestrator.start();
   await orchestrator.recover();
   log.info({ agents: [...workspace.agents.keys()], channels: channels.map((c) => c.name) }, "agents started");
@@ -100,6 +109,7 @@ export async function startAgentSystem(rt: Runtime, opts: AgentSystemOptions): P
     runner,
     orchestrator,
     async stop() {
+      kernel.close();
       await orchestrator.stop();
       await runner.stop();
       await hub.close();

@@ -41,6 +41,8 @@ const WorkspaceFileSchema = z.strictObject({
       }),
     )
     .default([]),
+  /** The policy file (issue 5), relative to the workspace; absent file: everything allowed. */
+  policy: z.string().min(1).default("clutch.policy.yaml"),
   /** Concurrent tasks per agent (several instances of one agent run in parallel). */
   max_concurrency: z.number().int().positive().default(4),
 });
@@ -63,6 +65,8 @@ export interface Workspace {
   channels: { name: string; topic?: string; entry_agent: string }[];
   /** Absolute path of the mcpServers file. */
   mcpConfigPath: string;
+  /** Absolute path of the policy file (it may not exist). */
+  policyPath: string;
 }
 
 function readJson(file: string): unknown {
@@ -111,5 +115,5 @@ export function loadWorkspace(dir: string): Workspace {
   for (const c of channels) {
     if (!agents.has(c.entry_agent)) throw new WorkspaceError(`${wsFile}: channel #${c.name} has entry_agent ${c.entry_agent}, which is not defined`);
   }
-  return { dir: root, agents, channels, mcpConfigPath: path.resolve(root, ws.data.mcp) };
+  return { dir: root, agents, channels, mcpConfigPath: path.resolve(root, ws.data.mcp), policyPath: path.resolve(root, ws.data.policy) };
 }

@@ -1,0 +1,169 @@
+/**
+ * Gates and approvals (issue 5): the kernel's decision for every dispatch and tool call, as
+ * events, and durable approvals shared by the whole team.
+ *
+ * `gate(g)` answers `go` (with the approver's edited arguments, if any), `wait` (an approval
+ * is pending) or `refused`. Each decision is a `policy.decision` event; require_approval adds
+ * an `approval.requested` (the task shows approval_required). A gate is keyed (`g.key`: the
+ * call or dispatch it guards), so asking again after a restart finds the same approval: a
+ * pending approval is a projection of the log and survives restarts. Throttled calls wait
+ * and ask again; they are delayed, never dropped.
+ */
+import { makeMessage, newId, type ClutchMessage } from "@/lib/protocol";
+import { personId } from "@/lib/people";
+import type { Approval as ApprovalRow } from "../db/generated/client";
+import { ClutchError } from "../errors";
+import type { EventStore } from "../events/store";
+import type { PolicyKernel, Usage } from "./kernel";
+import type { Subject } from "./rules";
+
+export type GateResult =
+  | { status: "go"; arguments?: Record<string, unknown> }
+  | { status: "wait"; approval_id: string }
+  | { status: "refused"; code: "POLICY_DENIED" | "PERMISSION_DENIED"; message: string };
+
+export interface Gate {
+  /** What the gate guards, unique: a call (`<instance>:<step>:<call id>`) or a dispatch (`dispatch:<task id>`). */
+  key: string;
+  subject: Subject;
+  /** Where the events go. */
+  at: { thread_id: string; run_id: string; task_id: string; parent_task_id: string | null };
+  /** One sentence for people: what will happen. */
+  summary: string;
+  arguments?: Record<string, unknown>;
+  preview?: string;
+  recommendation?: { decision: string; comments?: unknown };
+  usage?: Usage;
+}
+
+const KERNEL = { agent_id: "agent:policy", role: "system" } as const;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class Approvals {
+  constructor(
+    private readonly store: EventStore,
+    readonly kernel: PolicyKernel,
+  ) {}
+
+  private event(g: Gate, type: "policy.decision" | "approval.requested" | "approval.expired", payload: Record<string, unknown>, key: string, meta?: Record<string, unknown>): ClutchMessage {
+    return makeMessage({ type, ...g.at, from: KERNEL, to: [], payload: payload as never, idempotency_key: key, ...(meta ? { meta } : {}) });
+  }
+
+  /** Decide a dispatch or call; see the module doc. */
+  async gate(g: Gate): Promise<GateResult> {
+    const existing = await this.store.db.approval.findUnique({ where: { gate_key: g.key } });
+    if (existing) return this.outcome(existing);
+    for (let attempt = 0; ; attempt++) {
+      const d = this.kernel.evaluate(g.subject, g.usage);
+      const base = { subject: g.subject, decision: d.decision, rule: d.rule, reason: d.reason };
+      if (d.decision === "throttle") {
+        await this.store.append(this.event(g, "policy.decision", { ...base, delay_ms: d.delay_ms }, `${g.key}:policy:throttle:${attempt}`));
+        await sleep(d.delay_ms ?? 1000);
+        continue;
+      }
+      if (d.decision === "require_approval") {
+        const approval_id = newId("approval");
+        const expires_at = new Date(Date.now() + this.kernel.current().approvals.timeout_sec * 1000).toISOString();
+        const { events } = await this.store.append([
+          this.event(g, "policy.decision", { ...base, approval_id }, `${g.key}:policy`),
+          this.event(
+            g,
+            "approval.requested",
+            {
+              approval_id,
+              subject: g.subject,
+              approvers: d.approvers ?? "any",
+              summary: g.summary,
+              ...(g.arguments ? { arguments: g.arguments } : {}),
+              ...(g.preview ? { preview: g.preview } : {}),
+              ...(g.recommendation ? { recommendation: g.recommendation } : {}),
+              expires_at,
+              rule: d.rule,
+              reason: d.reason,
+            },
+            `${g.key}:approval`,
+            { gate: g.key },
+          ),
+        ]);
+        return { status: "wait", approval_id: String(events[1]!.payload.approval_id) };
+      }
+      await this.store.append(this.event(g, "policy.decision", { ...base, ...(d.limits ? { limits: d.limits } : {}) }, `${g.key}:policy`));
+      if (d.decision === "deny") return { status: "refused", code: "POLICY_DENIED", message: `refused by policy${d.rule ? ` (rule ${d.rule})` : ""}: ${d.reason}` };
+      return { status: "go" };
+    }
+  }
+
+  private outcome(a: ApprovalRow): GateResult {
+    switch (a.state) {
+      case "pending":
+        return { status: "wait", approval_id: a.id };
+      case "granted":
+        return { status: "go", ...(a.decided_arguments ? { arguments: a.decided_arguments as Record<string, unknown> } : {}) };
+      case "expired":
+        return { status: "refused", code: "PERMISSION_DENIED", message: "nobody approved in time; the approval expired and counts as rejected" };
+      default:
+        return { status: "refused", code: "PERMISSION_DENIED", message: `rejected by ${a.decided_by ?? "a person"}${a.comment ? `: ${a.comment}` : ""}` };
+    }
+  }
+
+  /**
+   * A person's decision. Throws ClutchError unknown_approval (404), not_pending (409),
+   * not_an_approver (403), invalid_arguments (400).
+   */
+  async decide(
+    approval_id: string,
+    input: { decision: "approve" | "reject"; comment?: string; arguments?: Record<string, unknown>; display_name?: string },
+  ): Promise<ApprovalRow> {
+    const a = await this.store.db.approval.findUnique({ where: { id: approval_id } });
+    if (!a) throw new ClutchError("unknown_approval", `there is no approval ${approval_id}`, 404);
+    if (a.state !== "pending") throw new ClutchError("not_pending", `approval ${approval_id} is already ${a.state}${a.decided_by ? ` by ${a.decided_by}` : ""}`, 409);
+    const by = personId(input.display_name);
+    const approvers = a.approvers as "any" | string[];
+    if (approvers !== "any" && !approvers.includes(by)) {
+      throw new ClutchError("not_an_approver", `${by} may not decide this approval; approvers: ${approvers.join(", ")}`, 403);
+    }
+    if (input.arguments && input.decision === "reject") throw new ClutchError("invalid_arguments", "edited arguments go with approve, not reject");
+    const at = { thread_id: a.thread_id, run_id: a.run_id, task_id: a.task_id };
+    const who = { agent_id: by, role: "human", ...(input.display_name ? { display_name: input.display_name } : {}) };
+    await this.store.append(
+      makeMessage({
+        type: input.decision === "approve" ? "approval.granted" : "approval.rejected",
+        ...at,
+        from: who,
+        to: [{ agent_id: a.agent_id }],
+        payload: {
+          approval_id,
+          by,
+          ...(input.display_name ? { display_name: input.display_name } : {}),
+          ...(input.comment ? { comment: input.comment } : {}),
+          ...(input.arguments ? { arguments: input.arguments } : {}),
+        } as never,
+        idempotency_key: `${approval_id}:decision`,
+      }),
+    );
+    return this.store.db.approval.findUniqueOrThrow({ where: { id: approval_id } });
+  }
+
+  /** Expire pending approvals past their time: rejected, or escalated per the policy. */
+  async expireDue(now = new Date()): Promise<number> {
+    const due = await this.store.db.approval.findMany({ where: { state: "pending", expires_at: { lt: now } } });
+    const { approvals } = this.kernel.current();
+    for (const a of due) {
+      const escalate = approvals.on_timeout === "escalate" && JSON.stringify(a.approvers) !== JSON.stringify(approvals.escalate_to);
+      const expires_at = new Date(now.getTime() + approvals.timeout_sec * 1000).toISOString();
+      await this.store.append(
+        makeMessage({
+          type: "approval.expired",
+          thread_id: a.thread_id,
+          run_id: a.run_id,
+          task_id: a.task_id,
+          from: KERNEL,
+          to: [{ agent_id: a.agent_id }],
+          payload: escalate ? { approval_id: a.id, outcome: "escalated", escalated_to: approvals.escalate_to, expires_at } : { approval_id: a.id, outcome: "rejected" },
+          idempotency_key: `${a.id}:expired:${a.expires_at.toISOString()}`,
+        }),
+      );
+    }
+    return due.length;
+  }
+}
