@@ -122,7 +122,17 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await expect(answer.getByRole("button", { name: /^In reply to pm-1/ })).toBeVisible();
   await expect(page.getByRole("group", { name: /^Replying to / })).toBeHidden();
 
-  // The team works: analyst-1 and pm-1 talk, qa-1 inquires and approves, pm-1 reports.
+  // The team works: analyst-1 and pm-1 talk, qa-1 inquires and approves. The example policy
+  // (examples/sales-analysis/clutch.policy.yaml) holds pm-1's report for a person: approve it.
+  type Pending = { approval_id: string; rule: string | null; thread_name: string | null };
+  const held = async () =>
+    ((await (await request.get("/api/approvals?state=pending")).json()) as { approvals: Pending[] }).approvals.filter(
+      (a) => a.rule === "approve-final-report" && a.thread_name === "sales",
+    );
+  await expect.poll(async () => (await held()).length, { timeout: 60_000 }).toBeGreaterThan(0);
+  const hold = (await held()).at(-1)!;
+  const decided = await request.post(`/api/approvals/${hold.approval_id}/decision`, { data: { decision: "approve", display_name: "Dana Whitfield" } });
+  expect(decided.status()).toBe(200);
   await expect(run.getByLabel("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
   await expect(run).toContainText("3 of 3 tasks done");
   await expect(run.getByRole("progressbar", { name: "Tasks done" })).toHaveAttribute("aria-valuenow", "3");
