@@ -19,6 +19,9 @@ const nextConfig: NextConfig = {
   devIndicators: false,
   // Dev assets may be loaded from 127.0.0.1 too (e2e/reconnect.spec.ts uses it).
   allowedDevOrigins: ["127.0.0.1"],
+  // A second dev server in the same checkout (another port) needs its own build folder, e.g.
+  // NEXT_DIST_DIR=.next/alt: Next 16 locks the folder of a running `next dev`.
+  ...(process.env.NEXT_DIST_DIR ? { distDir: process.env.NEXT_DIST_DIR } : {}),
 };
 
 export default nextConfig;

@@ -8,9 +8,12 @@ import { memo } from "react";
 import { PAYLOAD_BY_TYPE, type MessageType, type StoredEvent } from "@/lib/protocol";
 import type { TaskView } from "@/lib/fold/task-state";
 import type { MessageRef, QuestionView } from "@/lib/fold/questions";
+import type { ApprovalView } from "@/components/approvals/model";
 import { AgentHeartbeat, AgentRegister, AgentUpdate } from "./agent-event";
+import { ApprovalCard, ApprovalOutcomeLine } from "./approval-card";
 import { ChatMessage, ChatSystem } from "./chat";
 import { EventErrorBoundary } from "./error-boundary";
+import { PolicyDecisionLine } from "./policy-event";
 import { RoutingDecision, RoutingFailure } from "./routing-event";
 import { TaskCard } from "./task-card";
 import { ToolCall, ToolError, ToolResult } from "./tool-event";
@@ -36,10 +39,24 @@ export interface EventContext {
   related?: TaskView;
   /** For task.progress `in_review`: the decision of its review (review.feedback.v1), once made. */
   decision?: string;
+  /**
+   * For approval.*, a policy.decision that opened an approval, and a tool.call held for one: the
+   * approval folded from the channel's events (issue 5; components/approvals/model.ts).
+   */
+  approval?: ApprovalView;
 }
 
 /** Types rendered as one-liners: they never group with their neighbours. */
-export const LINE_TYPES: ReadonlySet<string> = new Set(["chat.system", "agent.register", "agent.heartbeat", "agent.update"]);
+export const LINE_TYPES: ReadonlySet<string> = new Set([
+  "chat.system",
+  "agent.register",
+  "agent.heartbeat",
+  "agent.update",
+  "policy.decision",
+  "approval.granted",
+  "approval.rejected",
+  "approval.expired",
+]);
 
 function payloadFits(event: StoredEvent): boolean {
   const schema = PAYLOAD_BY_TYPE[event.type as MessageType];
@@ -73,11 +90,11 @@ function Renderer({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
     case "task.timeout":
       return <TaskCard event={event} continued={continued} task={ctx.task} now={ctx.taskNow} related={ctx.related} decision={ctx.decision} />;
     case "tool.call":
-      return <ToolCall event={event} continued={continued} outcome={ctx.toolOutcome} />;
+      return <ToolCall event={event} continued={continued} outcome={ctx.toolOutcome} approval={ctx.approval} />;
     case "tool.result":
       return <ToolResult event={event} continued={continued} />;
     case "tool.error":
-      return <ToolError event={event} continued={continued} />;
+      return <ToolError event={event} continued={continued} approval={ctx.approval} />;
     case "routing.decision":
       return <RoutingDecision event={event} continued={continued} />;
     case "routing.failure":
@@ -88,6 +105,14 @@ function Renderer({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
       return <AgentUpdate event={event} />;
     case "agent.heartbeat":
       return <AgentHeartbeat event={event} />;
+    case "policy.decision":
+      return <PolicyDecisionLine event={event} approval={ctx.approval} />;
+    case "approval.requested":
+      return <ApprovalCard event={event} continued={continued} approval={ctx.approval} />;
+    case "approval.granted":
+    case "approval.rejected":
+    case "approval.expired":
+      return <ApprovalOutcomeLine event={event} approval={ctx.approval} />;
     default:
       return <UnknownEvent event={event} />;
   }
@@ -107,7 +132,10 @@ function sameCtx(a: EventContext, b: EventContext): boolean {
     a.replyTo?.id === b.replyTo?.id &&
     a.related?.state === b.related?.state &&
     a.related?.assignee === b.related?.assignee &&
-    a.decision === b.decision
+    a.decision === b.decision &&
+    a.approval?.state === b.approval?.state &&
+    a.approval?.history.length === b.approval?.history.length &&
+    a.approval?.request === b.approval?.request
   );
 }
 

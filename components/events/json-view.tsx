@@ -65,7 +65,21 @@ function highlight(src: string) {
 }
 
 /** A value as formatted JSON; `label` names the block for assistive tech and tests. */
-export function JsonView({ value, label, className = "" }: { value: unknown; label?: string; className?: string }) {
+export function JsonView({
+  value,
+  label,
+  className = "",
+  maxHeight = "max-h-96",
+  wrap = false,
+}: {
+  value: unknown;
+  label?: string;
+  className?: string;
+  /** Tailwind max-height class of the scroll box. */
+  maxHeight?: string;
+  /** Wrap long lines instead of scrolling sideways. */
+  wrap?: boolean;
+}) {
   const text = useMemo(() => safeStringify(value), [value]);
   const [all, setAll] = useState(false);
   const shown = all || text.length <= LIMIT ? text : text.slice(0, LIMIT);
@@ -74,7 +88,7 @@ export function JsonView({ value, label, className = "" }: { value: unknown; lab
     <div className={className}>
       <pre
         aria-label={label}
-        className="scroll-slim max-h-96 overflow-auto rounded-md border border-line bg-sunken px-3 py-2 font-mono text-[12px] leading-[1.55] text-fg"
+        className={`scroll-slim ${maxHeight} ${wrap ? "whitespace-pre-wrap break-words" : ""} overflow-auto rounded-md border border-line bg-sunken px-3 py-2 font-mono text-[12px] leading-[1.55] text-fg`}
       >
         <code>{body}</code>
         {shown.length < text.length && <span className="text-fg-subtle">{"\n…"}</span>}

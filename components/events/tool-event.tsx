@@ -3,10 +3,12 @@
  * JSON arguments and result, duration in ms; error with code/message/retryable)"; issue 3: a
  * `sql` argument as a formatted query, rows results as a small table with a JSON toggle, a link
  * to the whole of a truncated result, and a call refused by the agent's bindings
- * (TOOL_NOT_ALLOWED) shown as a refusal rather than a failure).
+ * (TOOL_NOT_ALLOWED) shown as a refusal rather than a failure; issue 5: a call the policy holds
+ * for an approval reads "Waiting for approval", then "Approved").
  */
 import type { PayloadOf, StoredEvent } from "@/lib/protocol";
 import { artifactUrl } from "@/components/live/api";
+import type { ApprovalView } from "@/components/approvals/model";
 import { StatusBadge } from "@/components/ui/chip";
 import { Disclosure } from "@/components/ui/disclosure";
 import { ExternalLinkIcon, LockIcon, WrenchIcon } from "@/components/ui/icons";
@@ -15,6 +17,7 @@ import { SenderRow } from "./event-shell";
 import { JsonView, safeStringify } from "./json-view";
 import { RowsResult, rowsShape, rowsSummary } from "./rows-table";
 import { SqlBlock, sqlPreview } from "./sql-block";
+import { useThreadActions } from "./thread-actions";
 
 /** tool.error codes that mean "not allowed" rather than "broken". */
 const REFUSED = new Set(["TOOL_NOT_ALLOWED", "PERMISSION_DENIED", "POLICY_DENIED"]);
@@ -67,8 +70,39 @@ function SqlArguments({ args, sql }: { args: Record<string, unknown>; sql: strin
   );
 }
 
-/** A tool invocation; `outcome` is the matching tool.result / tool.error when it has arrived. */
-export function ToolCall({ event, continued, outcome }: { event: StoredEvent; continued: boolean; outcome?: StoredEvent }) {
+/** "Waiting for approval" / "Approved" for a call held by the policy, without an outcome yet (issue 5). */
+function ApprovalStatus({ approval }: { approval: ApprovalView }) {
+  const { jumpTo } = useThreadActions();
+  const badge =
+    approval.state === "pending" ? (
+      <StatusBadge tone="warning">Waiting for approval</StatusBadge>
+    ) : approval.state === "granted" ? (
+      <StatusBadge tone="success">Approved</StatusBadge>
+    ) : (
+      <StatusBadge tone="warning">{approval.state === "expired" ? "Expired" : "Rejected"}</StatusBadge>
+    );
+  return (
+    <button type="button" onClick={() => jumpTo(approval.request.id)} title="Show the approval" className="rounded-full">
+      {badge}
+    </button>
+  );
+}
+
+/**
+ * A tool invocation; `outcome` is the matching tool.result / tool.error when it has arrived,
+ * `approval` the approval the policy held it for (issue 5).
+ */
+export function ToolCall({
+  event,
+  continued,
+  outcome,
+  approval,
+}: {
+  event: StoredEvent;
+  continued: boolean;
+  outcome?: StoredEvent;
+  approval?: ApprovalView;
+}) {
   const p = event.payload as PayloadOf<"tool.call">;
   const o = outcome?.payload as { duration_ms?: number; code?: string } | undefined;
   return (
@@ -80,7 +114,9 @@ export function ToolCall({ event, continued, outcome }: { event: StoredEvent; co
           <ToolName tool={p.tool} server={p.server_id} />{" "}
           <CallId id={p.call_id} />
           <span className="ml-auto">
-            {!outcome ? (
+            {!outcome && approval && !(approval.state === "granted" && event.payload.server_id) ? (
+              <ApprovalStatus approval={approval} />
+            ) : !outcome ? (
               <StatusBadge tone="info">Running…</StatusBadge>
             ) : outcome.type === "tool.error" && o?.code && REFUSED.has(o.code) ? (
               <StatusBadge tone="warning">Refused</StatusBadge>
@@ -166,9 +202,18 @@ export function ToolResult({ event, continued }: { event: StoredEvent; continued
 }
 
 /** A tool failure: code, message, whether a retry may help, duration; a refusal reads as one. */
-export function ToolError({ event, continued }: { event: StoredEvent; continued: boolean }) {
+export function ToolError({ event, continued, approval }: { event: StoredEvent; continued: boolean; approval?: ApprovalView }) {
   const p = event.payload as PayloadOf<"tool.error">;
   const refused = REFUSED.has(p.code);
+  const why = approval
+    ? approval.state === "expired"
+      ? "Nobody approved it in time, so it never ran: a refusal, not a crash. The agent was told and goes on."
+      : "A person rejected it in its approval, so it never ran: a refusal, not a crash. The agent was told, with the comment, and goes on."
+    : p.code === "POLICY_DENIED"
+      ? "Denied by the workspace policy (clutch.policy.yaml), so it was never sent: a refusal, not a crash. The agent was told and goes on."
+      : p.code === "PERMISSION_DENIED"
+        ? "Not permitted, so it was never sent: a refusal, not a crash. The agent was told and goes on."
+        : "Not allowed by this agent’s tool bindings, so it was never sent: a refusal, not a crash. The agent was told and goes on.";
   return (
     <SenderRow event={event} continued={continued} label={`${refused ? "Tool call refused" : "Tool error"} ${p.tool}`}>
       <Frame tone={refused ? "refused" : "error"} label={refused ? "Tool call refused" : "Tool error"}>
@@ -194,7 +239,7 @@ export function ToolError({ event, continued }: { event: StoredEvent; continued:
         </p>
         {refused && (
           <p className="mt-0.5 text-xs text-fg-muted">
-            Not allowed by this agent’s tool bindings, so it was never sent: a refusal, not a crash. The agent was told and goes on.
+            {why}
           </p>
         )}
       </Frame>

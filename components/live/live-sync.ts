@@ -9,11 +9,15 @@
  * - an event that changes a task (task.*, a question or an answer; lib/fold/task-state.ts
  *   `affectsTask`) → refetches the agents (their status) and that channel's runs (run headers),
  *   at most once per 250 ms (issue 3).
+ * - an `approval.*` event → refetches the approvals lists at once (sidebar badge, inbox); any
+ *   channel's `thread.activity` → refetches them within a second, so approvals requested in
+ *   channels that are not open show up too (issue 5).
  */
 import type { QueryClient } from "@tanstack/react-query";
 import type { ThreadSummary } from "@/lib/api/types";
 import type { StoredEvent } from "@/lib/protocol";
 import { affectsTask } from "@/lib/fold/task-state";
+import { approvalsChanged } from "@/components/approvals/api";
 import { mergeBySeq } from "./merge";
 import { queryKeys, type ThreadEventsData } from "./query-keys";
 import { getSocket } from "./socket";
@@ -97,23 +101,34 @@ export function startLiveSync(queryClient: QueryClient): () => void {
   let connectedBefore = false;
   const onConnect = () => {
     for (const threadId of active.keys()) emitSubscribe(threadId);
-    if (connectedBefore) void queryClient.invalidateQueries({ queryKey: queryKeys.threads });
+    if (connectedBefore) {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.threads });
+      approvalsChanged(queryClient, true);
+    }
     connectedBefore = true;
   };
   const onEvent = (ev: StoredEvent) => {
     if (ev && typeof ev.seq === "number" && typeof ev.thread_id === "string") {
       ingestEvents([ev]);
       if (typeof ev.type === "string" && ev.payload && affectsTask(ev)) markTaskActivity(ev.thread_id);
+      if (typeof ev.type === "string" && ev.type.startsWith("approval.")) {
+        markTaskActivity(ev.thread_id);
+        approvalsChanged(queryClient, true);
+      }
     }
+  };
+  const onActivity = (summaries: ThreadSummary[]) => {
+    upsertThreads(summaries);
+    approvalsChanged(queryClient);
   };
   socket.on("connect", onConnect);
   socket.on("event", onEvent);
-  socket.on("thread.activity", upsertThreads);
+  socket.on("thread.activity", onActivity);
   if (socket.connected) onConnect();
   return () => {
     socket.off("connect", onConnect);
     socket.off("event", onEvent);
-    socket.off("thread.activity", upsertThreads);
+    socket.off("thread.activity", onActivity);
     client = null;
   };
 }

@@ -9,6 +9,7 @@ import { useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, 
 import type { StoredEvent } from "@/lib/protocol";
 import type { RunSummary } from "@/lib/api/types";
 import { EventView } from "@/components/events/event-view";
+import { PolicyAllowGroup } from "@/components/events/policy-event";
 import { ArrowDownIcon, HashIcon } from "@/components/ui/icons";
 import { buildRows } from "./rows";
 import { RunHeader } from "./run-header";
@@ -184,7 +185,9 @@ export function MessageList({
               row.kind === "day" ? (
                 <DayDivider key={row.key} label={row.label} />
               ) : row.kind === "run" ? (
-                <RunHeader key={row.key} run={row.run} question={row.question} />
+                <RunHeader key={row.key} run={row.run} question={row.question} approval={row.approval} />
+              ) : row.kind === "policy-group" ? (
+                <PolicyAllowGroup key={row.key} events={row.events} />
               ) : (
                 <EventView key={row.key} event={row.event} ctx={row.ctx} />
               ),

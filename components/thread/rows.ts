@@ -2,21 +2,31 @@
  * From a channel's events to the rows the list draws (issue 2 "group consecutive chat messages
  * from the same sender like Slack; day dividers"; task cards' state from lib/fold/task-state.ts;
  * issue 3: a run header where each run starts, questions with their answers, replies with the
- * message they answer, review tasks with the work they review).
+ * message they answer, review tasks with the work they review; issue 5: approval cards with
+ * their outcome, policy decisions (consecutive allows folded into one quiet row), and a run
+ * header that says when the run waits for an approval).
  * Pure: the same events (and runs) always give the same rows, live or after a reload.
  */
 import type { StoredEvent } from "@/lib/protocol";
 import type { RunSummary } from "@/lib/api/types";
-import { foldTask, isTaskEvent, type TaskView } from "@/lib/fold/task-state";
+import { affectsTask, foldTask, isTaskEvent, type TaskView } from "@/lib/fold/task-state";
 import { indexQuestions, type QuestionView } from "@/lib/fold/questions";
 import { LINE_TYPES, type EventContext } from "@/components/events/event-view";
+import { foldApprovals, isApprovalEvent, type ApprovalView } from "@/components/approvals/model";
 import { dayKey, formatDay } from "@/components/ui/time";
 
 /** One row of the list: a day divider, a run header, or an event with its rendering context. */
 export type Row =
   | { kind: "day"; key: string; label: string }
-  | { kind: "run"; key: string; run: RunSummary; question: QuestionView | null }
-  | { kind: "event"; key: string; event: StoredEvent; ctx: EventContext };
+  | { kind: "run"; key: string; run: RunSummary; question: QuestionView | null; approval: ApprovalView | null }
+  | { kind: "event"; key: string; event: StoredEvent; ctx: EventContext }
+  /** Consecutive policy.decision `allow` events, shown as one quiet line. */
+  | { kind: "policy-group"; key: string; events: StoredEvent[] };
+
+/** A policy.decision that allowed: quiet, grouped, and no break in a sender's group. */
+function isAllow(ev: StoredEvent): boolean {
+  return ev.type === "policy.decision" && (ev.payload as { decision?: unknown })?.decision === "allow";
+}
 
 /** Rows from the same sender closer than this are grouped. */
 const GROUP_MS = 5 * 60_000;
@@ -25,8 +35,12 @@ function sameSender(a: StoredEvent, b: StoredEvent): boolean {
   return a.from?.agent_id === b.from?.agent_id && (a.from?.display_name ?? "") === (b.from?.display_name ?? "");
 }
 
-/** A chat message that is a question, an answer or addressed to someone starts its own group. */
+/**
+ * A chat message that is a question, an answer or addressed to someone starts its own group; so
+ * does an approval card.
+ */
 function standsAlone(ev: StoredEvent): boolean {
+  if (ev.type === "approval.requested") return true;
   if (ev.type !== "chat.message") return false;
   const p = ev.payload as { expects_reply?: unknown; reply_to?: unknown };
   return p?.expects_reply === true || typeof p?.reply_to === "string" || (Array.isArray(ev.to) && ev.to.length > 0);
@@ -46,7 +60,7 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
   const decisions = new Map<string, string>();
   for (const ev of events) {
     if (typeof ev?.type !== "string") continue;
-    if (isTaskEvent(ev.type) || ev.type === "chat.message") {
+    if (ev.payload && typeof ev.payload === "object" && affectsTask(ev)) {
       try {
         const next = foldTask(taskNow.get(ev.task_id), ev);
         if (next) {
@@ -70,6 +84,36 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
   for (const run of runs) headers.set(run.first_seq, run);
   const waitingByRun = new Map<string, QuestionView>();
   for (const q of qa.openToPeople) waitingByRun.set(q.run_id, q);
+  const approvals = foldApprovals(events);
+  // A tool call held for an approval is recorded right after the approval's request, in the same
+  // task, for the same tool: link the two, so the call reads "Waiting for approval" rather than
+  // "Running…" (a built-in tool, e.g. reply, gets no tool.result once approved).
+  const callApproval = new Map<number, ApprovalView>();
+  const approvalByCallId = new Map<string, ApprovalView>();
+  {
+    const open = new Map<string, ApprovalView>();
+    const keyOf = (task: string, s: { tool?: unknown; server_id?: unknown } | undefined) => `${task}|${String(s?.server_id ?? "")}|${String(s?.tool ?? "")}`;
+    for (const ev of events) {
+      if (ev?.type === "approval.requested") {
+        const a = approvals.get(String((ev.payload as { approval_id?: unknown })?.approval_id));
+        if (a && a.request === ev && a.payload.subject?.kind === "tool_call") open.set(keyOf(ev.task_id, a.payload.subject), a);
+      } else if (ev?.type === "tool.call") {
+        const k = keyOf(ev.task_id, ev.payload as { tool?: unknown; server_id?: unknown });
+        const a = open.get(k);
+        if (a) {
+          callApproval.set(ev.seq, a);
+          const id = (ev.payload as { call_id?: unknown })?.call_id;
+          if (typeof id === "string") approvalByCallId.set(id, a);
+          open.delete(k);
+        }
+      }
+    }
+  }
+  // The oldest approval still pending in each run (the run waits on it).
+  const approvalByRun = new Map<string, ApprovalView>();
+  for (const a of approvals.values()) {
+    if (a.state === "pending" && !approvalByRun.has(a.request.run_id)) approvalByRun.set(a.request.run_id, a);
+  }
 
   const rows: Row[] = [];
   let prev: StoredEvent | null = null;
@@ -84,8 +128,22 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
     }
     const run = headers.get(ev.seq);
     if (run) {
-      rows.push({ kind: "run", key: `run-${run.run_id}`, run, question: waitingByRun.get(run.run_id) ?? null });
+      rows.push({
+        kind: "run",
+        key: `run-${run.run_id}`,
+        run,
+        question: waitingByRun.get(run.run_id) ?? null,
+        approval: approvalByRun.get(run.run_id) ?? null,
+      });
       prev = null;
+    }
+    if (isAllow(ev)) {
+      // Quiet: folded with the allow right before it, and no break in the sender's group.
+      const last = rows[rows.length - 1];
+      if (last?.kind === "policy-group") last.events.push(ev);
+      else if (last?.kind === "event" && isAllow(last.event)) rows[rows.length - 1] = { kind: "policy-group", key: `policy-${last.event.seq}`, events: [last.event, ev] };
+      else rows.push({ kind: "event", key: String(ev.seq), event: ev, ctx: { continued: false } });
+      continue;
     }
     const line = LINE_TYPES.has(ev.type);
     const continued =
@@ -110,6 +168,13 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
     } else if (ev.type === "tool.call") {
       const id = (ev.payload as { call_id?: unknown })?.call_id;
       if (typeof id === "string") ctx.toolOutcome = outcomes.get(id);
+      ctx.approval = callApproval.get(ev.seq);
+    } else if (ev.type === "tool.error") {
+      const id = (ev.payload as { call_id?: unknown })?.call_id;
+      if (typeof id === "string") ctx.approval = approvalByCallId.get(id);
+    } else if (isApprovalEvent(ev.type) || ev.type === "policy.decision") {
+      const id = (ev.payload as { approval_id?: unknown })?.approval_id;
+      if (typeof id === "string") ctx.approval = approvals.get(id);
     } else if (ev.type === "chat.message") {
       ctx.question = qa.questions.get(ev.id);
       const to = (ev.payload as { reply_to?: unknown })?.reply_to;

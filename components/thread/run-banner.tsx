@@ -2,10 +2,19 @@
 /**
  * `RunBanner`: a slim bar at the top of the channel while a run is in progress (issue 3): "1 run
  * in progress · pm-1 is waiting for your answer". Clicking it scrolls to the open question to
- * the person, or, when there is none, to the newest running run's header.
+ * the person, else to the oldest approval waiting for a decision (issue 5: "analyst-1 is
+ * waiting for approval"), else to the newest running run's header.
  */
 import type { RunSummary } from "@/lib/api/types";
 import type { QuestionView } from "@/lib/fold/questions";
+import { bare } from "@/components/approvals/model";
+
+/** The approval the banner points at: its id, the agent waiting, and its request's message id when loaded. */
+export interface BannerApproval {
+  id: string;
+  agent: string;
+  messageId?: string;
+}
 import { displayName } from "@/components/events/participant";
 import { ChevronRightIcon } from "@/components/ui/icons";
 
@@ -13,20 +22,25 @@ import { ChevronRightIcon } from "@/components/ui/icons";
 export function RunBanner({
   runs,
   question,
+  approval = null,
   onJumpToQuestion,
+  onJumpToApproval,
   onJumpToRun,
 }: {
   runs: readonly RunSummary[];
   /** The newest open question to people, if any. */
   question: QuestionView | null;
+  /** The oldest approval in the channel still waiting for a decision, if any. */
+  approval?: BannerApproval | null;
   onJumpToQuestion: (id: string) => void;
+  onJumpToApproval?: (approval: BannerApproval) => void;
   onJumpToRun: (runId: string) => void;
 }) {
   const running = runs.filter((r) => r.state === "running");
-  if (running.length === 0 && !question) return null;
+  if (running.length === 0 && !question && !approval) return null;
   const newest = running[running.length - 1];
   const count = running.length;
-  const waiting = Boolean(question);
+  const waiting = Boolean(question || approval);
   return (
     <div
       role="status"
@@ -35,7 +49,11 @@ export function RunBanner({
     >
       <button
         type="button"
-        onClick={() => (question ? onJumpToQuestion(question.id) : newest && onJumpToRun(newest.run_id))}
+        onClick={() => {
+          if (question) onJumpToQuestion(question.id);
+          else if (approval) onJumpToApproval?.(approval);
+          else if (newest) onJumpToRun(newest.run_id);
+        }}
         className={`flex h-8 w-full min-w-0 items-center gap-2 rounded text-left text-xs font-medium ${waiting ? "text-warning" : "text-info"}`}
       >
         <span className="relative flex h-2 w-2 shrink-0" aria-hidden="true">
@@ -44,16 +62,20 @@ export function RunBanner({
         </span>
         <span className="min-w-0 truncate">
           {count > 0 && (
-            <span className={question ? "max-sm:hidden" : ""}>
+            <span className={waiting ? "max-sm:hidden" : ""}>
               {count} run{count === 1 ? "" : "s"} in progress
-              {question && " · "}
+              {waiting && " · "}
             </span>
           )}
-          {question && <span className="font-semibold">{displayName(question.from)} is waiting for your answer</span>}
-          {!question && newest?.title && <span className="font-normal opacity-80"> · {newest.title}</span>}
+          {question ? (
+            <span className="font-semibold">{displayName(question.from)} is waiting for your answer</span>
+          ) : approval ? (
+            <span className="font-semibold">{bare(approval.agent)} is waiting for approval</span>
+          ) : null}
+          {!waiting && newest?.title && <span className="font-normal opacity-80"> · {newest.title}</span>}
         </span>
         <span className="ml-auto inline-flex shrink-0 items-center gap-1 font-semibold">
-          {question ? "Answer" : "Show"}
+          {question ? "Answer" : approval ? "Review" : "Show"}
           <ChevronRightIcon size={12} />
         </span>
       </button>

@@ -3,12 +3,14 @@
  * `RunHeader`: a compact card where a run starts in the channel (issue 3 "a run header in the
  * channel (state, elapsed time, tasks done of total)"): the run's state badge, its title, the
  * elapsed time (ticking while it runs, the total once it ended), "2 of 3 tasks done" with a
- * small progress bar, and a link to the question it waits on when it waits for the person.
+ * small progress bar, and a link to the question it waits on when it waits for the person, or to
+ * the approval card when a step waits for a person's approval (issue 5).
  * Data: RunSummary from `GET /api/threads/:id/runs`, kept live by components/live/live-sync.ts.
  */
 import type { RunSummary } from "@/lib/api/types";
 import type { RunState } from "@/lib/fold/run-state";
 import type { QuestionView } from "@/lib/fold/questions";
+import { bare, type ApprovalView } from "@/components/approvals/model";
 import { displayName } from "@/components/events/participant";
 import { useThreadActions } from "@/components/events/thread-actions";
 import { StatusBadge, type Tone } from "@/components/ui/chip";
@@ -56,7 +58,7 @@ function Elapsed({ run }: { run: RunSummary }) {
 }
 
 /** The card at the start of a run (see the file comment). */
-export function RunHeader({ run, question }: { run: RunSummary; question: QuestionView | null }) {
+export function RunHeader({ run, question, approval = null }: { run: RunSummary; question: QuestionView | null; approval?: ApprovalView | null }) {
   const { jumpTo } = useThreadActions();
   const s = STATE[run.state] ?? STATE.running;
   const total = Math.max(run.task_total, run.task_done);
@@ -99,6 +101,15 @@ export function RunHeader({ run, question }: { run: RunSummary; question: Questi
             className="inline-flex items-center gap-1 rounded text-xs font-semibold text-warning hover:underline"
           >
             <span aria-hidden="true">·</span> {displayName(question.from)} is waiting for your answer
+          </button>
+        )}
+        {approval && run.state === "running" && (
+          <button
+            type="button"
+            onClick={() => jumpTo(approval.request.id)}
+            className="inline-flex items-center gap-1 rounded text-xs font-semibold text-warning hover:underline"
+          >
+            <span aria-hidden="true">·</span> {bare(approval.payload.subject.agent)} is waiting for approval
           </button>
         )}
       </div>

@@ -11,6 +11,9 @@
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { indexQuestions } from "@/lib/fold/questions";
+import type { StoredEvent } from "@/lib/protocol";
+import { foldApprovals, type ApprovalSummary } from "@/components/approvals/model";
+import { usePendingApprovals } from "@/components/approvals/api";
 import { useThreadEvents } from "@/components/live/use-thread-events";
 import { useThreadRuns } from "@/components/live/use-runs";
 import { useThread, useThreads } from "@/components/live/use-threads";
@@ -20,11 +23,19 @@ import { useReadMarks } from "@/components/prefs/read-marks";
 import { writeLocal } from "@/components/prefs/local-store";
 import { Composer, type ComposerHandle, type ReplyMode } from "./composer";
 import { MessageList, type MessageListHandle } from "./message-list";
-import { RunBanner } from "./run-banner";
+import { RunBanner, type BannerApproval } from "./run-banner";
 import { ThreadHeader } from "./thread-header";
 
 /** localStorage key of the last channel opened (the home page reopens it). */
 export const LAST_THREAD_KEY = "clutch:last-thread";
+
+/** The channel's oldest approval waiting for a decision: loaded events first, else the API's list. */
+function bannerApproval(threadId: string, events: readonly StoredEvent[] | undefined, pending: readonly ApprovalSummary[] | undefined): BannerApproval | null {
+  const loaded = events ? [...foldApprovals(events).values()].find((a) => a.state === "pending") : undefined;
+  if (loaded) return { id: loaded.approval_id, agent: loaded.payload.subject.agent, messageId: loaded.request.id };
+  const a = pending?.find((x) => x.thread_id === threadId);
+  return a ? { id: a.approval_id, agent: a.agent_id } : null;
+}
 
 /** One channel, live: header, events, composer (issue 2 "main pane"). */
 export function ThreadScreen({ threadId }: { threadId: string }) {
@@ -39,6 +50,10 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   const [reply, setReply] = useState<ReplyMode>({ kind: "auto" });
   const events = feed.events;
   const openQuestions = useMemo(() => (events ? indexQuestions(events).openToPeople : []), [events]);
+  // The oldest approval of the channel still waiting for a decision (issue 5): from the loaded
+  // events, else from the approvals API (its request may be further back than what is loaded).
+  const pendingAll = usePendingApprovals().data;
+  const pendingApproval = useMemo(() => bannerApproval(threadId, events, pendingAll), [threadId, events, pendingAll]);
   const actions = useMemo<ThreadActions>(
     () => ({
       replyTo: (id) => {
@@ -49,6 +64,36 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
     }),
     [],
   );
+
+  // `?approval=<id>` (the inbox's "open in channel"): scroll to that approval's card once loaded,
+  // loading a few older pages when it is further back.
+  const wantApproval = useRef<{ id: string; pages: number } | null>(null);
+  useEffect(() => {
+    const id = new URLSearchParams(window.location.search).get("approval");
+    wantApproval.current = id ? { id, pages: 0 } : null;
+  }, [threadId]);
+  const { hasMoreBefore, loadingOlder, loadOlder } = feed;
+  useEffect(() => {
+    const want = wantApproval.current;
+    if (!want || !events) return;
+    const request = events.find((e) => e.type === "approval.requested" && (e.payload as { approval_id?: unknown }).approval_id === want.id);
+    if (!request) {
+      if (hasMoreBefore && !loadingOlder && want.pages < 10) {
+        want.pages++;
+        loadOlder();
+      }
+      return;
+    }
+    // After the list has laid out (it follows the bottom on first render).
+    const t = setTimeout(() => {
+      if (!list.current?.jumpTo(request.id)) return;
+      wantApproval.current = null;
+      const url = new URL(window.location.href);
+      url.searchParams.delete("approval");
+      window.history.replaceState(window.history.state, "", url);
+    }, 80);
+    return () => clearTimeout(t);
+  }, [events, hasMoreBefore, loadingOlder, loadOlder]);
 
   // The open channel is read (issue 2 "unread counts").
   const count = thread?.message_count;
@@ -89,7 +134,14 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
         <RunBanner
           runs={runs ?? []}
           question={newestQuestion}
+          approval={pendingApproval}
           onJumpToQuestion={(id) => list.current?.jumpTo(id)}
+          onJumpToApproval={(a) => {
+            if (a.messageId && list.current?.jumpTo(a.messageId)) return;
+            // Not loaded yet: load older history until its card is there, then scroll to it.
+            wantApproval.current = { id: a.id, pages: 0 };
+            loadOlder();
+          }}
           onJumpToRun={(id) => list.current?.jumpToRun(id)}
         />
         {feed.error ? (

@@ -3,15 +3,18 @@
  * `Sidebar`: the channel list with unread badges, "new channel", the switcher, and the person's
  * name and theme (issue 2 "a left sidebar with channels (threads) and new channel"; "unread
  * counts per channel"). On narrow screens the shell shows it as a drawer. Under the channels,
- * the workspace's agents with their status (issue 3; agent-list.tsx).
+ * the workspace's agents with their status (issue 3; agent-list.tsx). Above the channels, the
+ * Approvals inbox with a live count of pending approvals (issue 5).
  */
 import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { usePendingApprovals } from "@/components/approvals/api";
 import { useThreads } from "@/components/live/use-threads";
 import { useDisplayName } from "@/components/prefs/display-name";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { hueFor, personIdFor } from "@/components/events/participant";
 import { Avatar } from "@/components/ui/avatar";
-import { CloseIcon, HashIcon, PlusIcon, SearchIcon, SettingsIcon } from "@/components/ui/icons";
+import { CloseIcon, HashIcon, InboxCheckIcon, PlusIcon, SearchIcon, SettingsIcon } from "@/components/ui/icons";
 import { AgentList } from "./agent-list";
 import { ThemeToggle } from "./theme-toggle";
 import { useWorkspace } from "./workspace-context";
@@ -53,6 +56,7 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
       </div>
 
       <div className="scroll-slim mt-3 min-h-0 flex-1 overflow-y-auto px-2 pb-3">
+      <ApprovalsLink onNavigate={onNavigate} />
       <nav aria-label="Channels">
         <div className="mb-0.5 flex items-center justify-between pl-2 pr-0.5">
           <h2 className="text-[11px] font-semibold uppercase tracking-wider text-sidebar-muted">Channels</h2>
@@ -147,5 +151,43 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
         <ThemeToggle className="text-sidebar-muted hover:bg-sidebar-hover" />
       </div>
     </div>
+  );
+}
+
+/** "Approvals" with the number of pending approvals, live (issue 5). */
+function ApprovalsLink({ onNavigate }: { onNavigate: () => void }) {
+  const active = usePathname() === "/approvals";
+  const { data } = usePendingApprovals();
+  const count = data?.length ?? 0;
+  return (
+    <nav aria-label="Views" className="mb-3">
+      <Link
+        href="/approvals"
+        onClick={onNavigate}
+        aria-current={active ? "page" : undefined}
+        aria-label={count ? `Approvals, ${count} pending` : "Approvals"}
+        className={`flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
+          active
+            ? "bg-sidebar-active font-semibold text-sidebar-active-fg"
+            : count
+              ? "font-semibold text-sidebar-fg hover:bg-sidebar-hover"
+              : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
+        }`}
+      >
+        <InboxCheckIcon size={14} className="shrink-0 opacity-80" />
+        <span className="min-w-0 flex-1 truncate">Approvals</span>
+        {count > 0 && (
+          <span
+            aria-hidden="true"
+            data-testid="approvals-badge"
+            className={`ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full px-1.5 text-[11px] font-bold leading-none tabular-nums ${
+              active ? "bg-white/25 text-white" : "bg-warning text-white dark:text-[#0f0f14]"
+            }`}
+          >
+            {count > 99 ? "99+" : count}
+          </span>
+        )}
+      </Link>
+    </nav>
   );
 }

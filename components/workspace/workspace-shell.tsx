@@ -2,10 +2,12 @@
 /**
  * `WorkspaceShell`: the Slack-like frame around every page (issue 2 "workspace"): the channel
  * sidebar (a drawer below 768 px), the main pane, Ctrl/Cmd+K for the channel switcher, and the
- * new-channel and settings dialogs.
+ * new-channel and settings dialogs; above every page, the warning while the policy file is
+ * invalid (issue 5).
  */
 import { usePathname } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { PolicyBanner } from "@/components/approvals/policy-banner";
 import { ChannelSwitcher } from "./channel-switcher";
 import { NewChannelDialog } from "./new-channel-dialog";
 import { SettingsDialog } from "./settings-dialog";
@@ -82,7 +84,10 @@ export function WorkspaceShell({ children }: { children: ReactNode }) {
         >
           <Sidebar activeId={activeId} onNavigate={closeDrawer} onClose={closeDrawer} />
         </aside>
-        <main className="min-w-0 flex-1 bg-canvas">{children}</main>
+        <main className="flex min-w-0 flex-1 flex-col bg-canvas">
+          <PolicyBanner />
+          <div className="min-h-0 flex-1">{children}</div>
+        </main>
       </div>
       <ChannelSwitcher open={modal === "switcher"} onClose={close} activeId={activeId} />
       <NewChannelDialog open={modal === "new-channel"} onClose={close} />

@@ -1,0 +1,9 @@
+/** `/approvals`: every pending approval across channels, keyboard driven (issue 5). */
+import type { Metadata } from "next";
+import { ApprovalsInbox } from "@/components/approvals/inbox";
+
+export const metadata: Metadata = { title: "Approvals · Clutch" };
+
+export default function ApprovalsPage() {
+  return <ApprovalsInbox />;
+}

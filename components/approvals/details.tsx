@@ -1,0 +1,186 @@
+"use client";
+/**
+ * What an approval is about, shared by the channel card (components/events/approval-card.tsx)
+ * and the inbox (components/approvals/inbox.tsx), issue 5: the facts (agent, action, rule, who
+ * may approve, the deadline counting down), the tool arguments as JSON, the preview as markdown
+ * in a bounded scroll box, and an overseer's recommendation.
+ */
+import { useId, useMemo, useState } from "react";
+import { Markdown } from "@/components/markdown/markdown";
+import { JsonView } from "@/components/events/json-view";
+import { DecisionBadge } from "@/components/events/review";
+import { ClockIcon } from "@/components/ui/icons";
+import { useNow } from "@/components/ui/use-now";
+import { formatFull } from "@/components/ui/time";
+import { personId } from "@/lib/people";
+import { useDisplayName } from "@/components/prefs/display-name";
+import {
+  approversLabel,
+  argumentsForDisplay,
+  bare,
+  personLabel,
+  subjectLabel,
+  timeLeft,
+  toolLabel,
+  type Approvers,
+  type Recommendation,
+  type Subject,
+} from "./model";
+
+/** "Expires in 59 min 12 s", ticking each second while `active`; amber under 5 minutes. */
+export function ExpiryCountdown({ iso, active, className = "" }: { iso: string; active: boolean; className?: string }) {
+  const now = useNow(active, 1000);
+  const left = timeLeft(iso, now);
+  if (!left.text) return null;
+  return (
+    <span
+      className={`inline-flex items-center gap-1 tabular-nums ${left.urgent ? "font-semibold text-warning" : "text-fg-muted"} ${className}`}
+      title={`Expires ${formatFull(iso)}`}
+    >
+      <ClockIcon size={12} className="shrink-0" aria-hidden="true" />
+      {left.over ? "Expired" : <>Expires in {left.text}</>}
+    </span>
+  );
+}
+
+/** Who may approve, naming the person when they are one of them. */
+export function ApproversText({ approvers }: { approvers: Approvers }) {
+  const [name] = useDisplayName();
+  if (approvers === "any") return <span>anyone in the workspace</span>;
+  const me = personId(name);
+  return (
+    <span>
+      {approvers.map((a, i) => (
+        <span key={a}>
+          {i > 0 && ", "}
+          <span className={a === me ? "font-semibold text-fg" : ""} title={a}>
+            {personLabel(a)}
+            {a === me && " (you)"}
+          </span>
+        </span>
+      ))}
+    </span>
+  );
+}
+
+/** The facts of an approval as a compact definition list. */
+export function ApprovalFacts({
+  subject,
+  approvers,
+  rule,
+  reason,
+}: {
+  subject: Subject;
+  approvers: Approvers;
+  rule?: string | null;
+  reason?: string;
+}) {
+  const tool = toolLabel(subject);
+  const to = subject.recipient ? (subject.recipient === "user" || subject.recipient.startsWith("user:") ? "people in the channel" : bare(subject.recipient)) : null;
+  return (
+    <dl className="mt-1.5 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-0.5 text-[12.5px] leading-5">
+      <dt className="text-fg-subtle">Agent</dt>
+      <dd className="min-w-0 truncate font-mono text-fg" title={subject.agent}>
+        {bare(subject.agent)}
+      </dd>
+      <dt className="text-fg-subtle">{subject.kind === "dispatch" ? "Action" : "Tool"}</dt>
+      <dd className="min-w-0 break-words font-mono text-fg">
+        {subject.kind === "dispatch" ? "receive a task" : tool || "a tool"}
+        {to && <span className="font-sans text-fg-muted"> → {to}</span>}
+      </dd>
+      {rule && (
+        <>
+          <dt className="text-fg-subtle">Rule</dt>
+          <dd className="min-w-0 break-words text-fg-muted">
+            <span className="font-mono text-fg">{rule}</span>
+            {reason && reason !== `rule ${rule}` && <> — {reason}</>}
+          </dd>
+        </>
+      )}
+      <dt className="text-fg-subtle">Approvers</dt>
+      <dd className="min-w-0 break-words text-fg-muted" aria-label={`Who may approve: ${approversLabel(approvers)}`}>
+        <ApproversText approvers={approvers} />
+      </dd>
+    </dl>
+  );
+}
+
+/** Tool arguments as JSON in a bounded box (long strings wrap). */
+export function ArgumentsBlock({ args, label = "Arguments", preview }: { args: Record<string, unknown>; label?: string; preview?: string | null }) {
+  const shown = useMemo(() => argumentsForDisplay(args, preview), [args, preview]);
+  const empty = Object.keys(args).length === 0;
+  return (
+    <div className="mt-2">
+      <div className="mb-0.5 text-[11px] font-semibold uppercase tracking-wide text-fg-subtle">{label}</div>
+      {empty ? <p className="text-xs text-fg-subtle">No arguments</p> : <JsonView value={shown} label={label} maxHeight="max-h-48" wrap />}
+    </div>
+  );
+}
+
+/** The markdown preview (the report the agent wants to send) in a bounded, scrollable box. */
+export function PreviewBox({ markdown }: { markdown: string }) {
+  const [all, setAll] = useState(false);
+  const id = useId();
+  const long = markdown.length > 700 || markdown.split("\n").length > 14;
+  return (
+    <div className="mt-2">
+      <div className="mb-0.5 flex items-center justify-between gap-2">
+        <span id={id} className="text-[11px] font-semibold uppercase tracking-wide text-fg-subtle">
+          Preview
+        </span>
+        {long && (
+          <button type="button" onClick={() => setAll((a) => !a)} className="text-[11px] font-medium text-accent hover:underline">
+            {all ? "Collapse" : "Show all"}
+          </button>
+        )}
+      </div>
+      <div
+        role="region"
+        aria-labelledby={id}
+        tabIndex={0}
+        className={`scroll-slim overflow-auto rounded-md border border-line bg-canvas px-3 py-2 text-[13.5px] leading-[1.45] text-fg ${
+          all ? "" : "max-h-48 sm:max-h-64"
+        }`}
+      >
+        <Markdown text={markdown} />
+      </div>
+    </div>
+  );
+}
+
+function commentsOf(c: unknown): string[] {
+  if (typeof c === "string") return c.trim() ? [c] : [];
+  if (Array.isArray(c)) return c.filter((x): x is string => typeof x === "string" && x.trim() !== "");
+  return [];
+}
+
+/** An overseer agent's verdict, for a person to confirm. */
+export function RecommendationBox({ rec, by }: { rec: Recommendation; by?: string }) {
+  const comments = commentsOf(rec.comments);
+  return (
+    <div className="mt-2 rounded-md border border-agent/25 bg-agent/[0.05] px-2.5 py-1.5 text-[13px]" aria-label="Recommendation">
+      <div className="flex flex-wrap items-center gap-2">
+        <span className="text-[11px] font-semibold uppercase tracking-wide text-agent">{by ? `${bare(by)} recommends` : "Overseer recommends"}</span>
+        <DecisionBadge decision={rec.decision} />
+      </div>
+      {comments.length > 0 && (
+        <ul className="mt-1 list-disc space-y-0.5 pl-5 text-fg-muted marker:text-fg-subtle">
+          {comments.map((c, i) => (
+            <li key={i} className="break-words">
+              {c}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** One line: "analyst-1 → DataServer.process_data". */
+export function SubjectText({ subject, className = "" }: { subject: Subject; className?: string }) {
+  return (
+    <span className={`font-mono ${className}`} title={subjectLabel(subject)}>
+      {subjectLabel(subject)}
+    </span>
+  );
+}

@@ -1,0 +1,249 @@
+"use client";
+/**
+ * Approval renderers (issue 5 "require_approval … posts an approval card in the channel"):
+ *
+ * - `ApprovalCard` (approval.requested): what will happen — the summary, the agent, the tool,
+ *   the rule, who may approve, the deadline counting down, the arguments as JSON, the preview
+ *   as markdown in a bounded box, an overseer's recommendation — and, while pending, Approve,
+ *   Reject (with a comment) and Edit arguments then approve. Once decided it shows the outcome
+ *   (approved, rejected, expired; who, when, the comment, edited arguments), folded from the
+ *   later events (components/approvals/model.ts `foldApprovals`).
+ * - `ApprovalOutcomeLine` (approval.granted / rejected / expired): a compact line that links
+ *   back to the card.
+ */
+import { useState } from "react";
+import type { StoredEvent } from "@/lib/protocol";
+import { ApprovalActions } from "@/components/approvals/actions";
+import { ApprovalFacts, ArgumentsBlock, ExpiryCountdown, PreviewBox, RecommendationBox, SubjectText } from "@/components/approvals/details";
+import { foldApprovals, personLabel, type ApprovalRequest, type ApprovalView } from "@/components/approvals/model";
+import { StatusBadge } from "@/components/ui/chip";
+import { Disclosure } from "@/components/ui/disclosure";
+import { CheckIcon, HourglassIcon, ShieldAlertIcon, ShieldCheckIcon, ShieldXIcon } from "@/components/ui/icons";
+import { useNow } from "@/components/ui/use-now";
+import { formatFull, formatTime } from "@/components/ui/time";
+import { LineRow, SenderRow } from "./event-shell";
+import { JsonView } from "./json-view";
+import { useThreadActions } from "./thread-actions";
+
+/** Who decided, from an outcome event: its display name, else the id. */
+function decider(ev: StoredEvent): string {
+  const p = ev.payload as { by?: unknown; display_name?: unknown };
+  if (typeof p.display_name === "string" && p.display_name.trim()) return p.display_name.trim();
+  if (typeof p.by === "string") return personLabel(p.by);
+  return ev.from.display_name ?? personLabel(ev.from.agent_id);
+}
+
+function commentOf(ev: StoredEvent | null): string | null {
+  const c = (ev?.payload as { comment?: unknown } | undefined)?.comment;
+  return typeof c === "string" && c.trim() ? c.trim() : null;
+}
+
+const EDGE = {
+  pending: "border-l-warning",
+  granted: "border-l-success",
+  rejected: "border-l-danger",
+  expired: "border-l-fg-subtle",
+} as const;
+
+/** The state badge of an approval. */
+export function ApprovalStateBadge({ view, now }: { view: Pick<ApprovalView, "state" | "expires_at" | "escalation">; now: number }) {
+  if (view.state === "granted")
+    return (
+      <StatusBadge tone="success" label="Approval: approved">
+        <CheckIcon size={11} strokeWidth={3} />
+        Approved
+      </StatusBadge>
+    );
+  if (view.state === "rejected") return <StatusBadge tone="danger" label="Approval: rejected">Rejected</StatusBadge>;
+  if (view.state === "expired") return <StatusBadge tone="neutral" label="Approval: expired">Expired</StatusBadge>;
+  const over = Date.parse(view.expires_at) <= now;
+  return (
+    <StatusBadge tone="warning" label={over ? "Approval: past its deadline" : "Approval: waiting for a decision"}>
+      <span className="h-1.5 w-1.5 animate-pulse rounded-full bg-current" aria-hidden="true" />
+      {view.escalation ? "Escalated" : over ? "Past deadline" : "Waiting for approval"}
+    </StatusBadge>
+  );
+}
+
+/** The decided state as a sentence with who, when and the comment. */
+function Outcome({ view }: { view: ApprovalView }) {
+  const ev = view.outcome;
+  if (!ev) return null;
+  const comment = commentOf(ev);
+  const edited = ev.type === "approval.granted" ? (ev.payload as { arguments?: unknown }).arguments : undefined;
+  const tone =
+    view.state === "granted"
+      ? "border-success/30 bg-success/[0.06]"
+      : view.state === "rejected"
+        ? "border-danger/30 bg-danger/[0.05]"
+        : "border-line bg-sunken/70";
+  return (
+    <div className={`mt-2 rounded-md border px-2.5 py-1.5 text-[13px] ${tone}`} aria-label="Outcome">
+      <p className="flex flex-wrap items-center gap-x-1.5">
+        {view.state === "granted" ? (
+          <ShieldCheckIcon size={14} className="shrink-0 text-success" />
+        ) : view.state === "rejected" ? (
+          <ShieldXIcon size={14} className="shrink-0 text-danger" />
+        ) : (
+          <HourglassIcon size={13} className="shrink-0 text-fg-muted" />
+        )}
+        {view.state === "expired" ? (
+          <span className="text-fg">
+            Nobody decided in time: <span className="font-semibold">rejected automatically</span>
+          </span>
+        ) : (
+          <span className="text-fg">
+            <span className="font-semibold">{view.state === "granted" ? "Approved" : "Rejected"}</span> by{" "}
+            <span className="font-semibold">{decider(ev)}</span>
+            {edited !== undefined && <span className="text-fg-muted"> with edited arguments</span>}
+          </span>
+        )}
+        <time dateTime={ev.ts} title={formatFull(ev.ts)} className="text-xs text-fg-muted">
+          · {formatTime(ev.ts)}
+        </time>
+      </p>
+      {comment && (
+        <blockquote className="mt-1 whitespace-pre-wrap break-words border-l-2 border-line-strong pl-2 text-fg-muted">{comment}</blockquote>
+      )}
+      {edited !== undefined && edited !== null && typeof edited === "object" && (
+        <Disclosure className="mt-1" label="Arguments as approved">
+          <JsonView value={edited} label="Arguments as approved" maxHeight="max-h-48" />
+        </Disclosure>
+      )}
+    </div>
+  );
+}
+
+/** A view of a request on its own (no later events known). */
+function single(event: StoredEvent): ApprovalView | undefined {
+  return foldApprovals([event]).values().next().value;
+}
+
+/** The approval card (see the file comment). `approval` is the request folded with its later events. */
+export function ApprovalCard({ event, continued, approval }: { event: StoredEvent; continued: boolean; approval?: ApprovalView }) {
+  const view = approval ?? single(event);
+  const pending = view?.state === "pending";
+  // The countdown ticks on its own; the card only needs to notice the deadline passing.
+  const now = useNow(pending, 5000);
+  const [editing, setEditing] = useState(false);
+  if (!view) return null;
+  const p: ApprovalRequest = view.payload;
+  const over = pending && Date.parse(view.expires_at) <= now;
+  const esc = view.escalation?.payload as { escalated_to?: string[] } | undefined;
+  return (
+    <SenderRow event={event} continued={continued} label={`Approval ${view.state === "pending" ? "needed" : view.state}: ${p.summary}`}>
+      <section
+        aria-label="Approval"
+        data-approval-id={view.approval_id}
+        data-approval-state={view.state}
+        className={`mt-1 max-w-2xl rounded-lg border border-l-[3px] border-line bg-surface px-3 py-2 shadow-[0_1px_0_rgb(0_0_0/0.02)] ${EDGE[view.state]} ${
+          pending ? "ring-1 ring-warning/25" : ""
+        }`}
+      >
+        <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
+          <ShieldAlertIcon size={14} className={`shrink-0 ${pending ? "text-warning" : "text-fg-subtle"}`} />
+          <span className={`text-[11px] font-semibold uppercase tracking-wide ${pending ? "text-warning" : "text-fg-muted"}`}>
+            {pending ? "Approval needed" : "Approval"}
+          </span>{" "}
+          <ApprovalStateBadge view={view} now={now} />
+          {pending && <ExpiryCountdown iso={view.expires_at} active className="ml-auto text-xs" />}
+        </header>
+        <h3 className="mt-1 text-[14px] font-semibold leading-5 text-fg">{p.summary}</h3>
+        {pending ? (
+          <>
+            <ApprovalFacts subject={p.subject} approvers={view.approvers} rule={p.rule} reason={p.reason} />
+            {view.escalation && (
+              <p className="mt-1 text-xs text-warning">
+                Nobody decided in time, so it was escalated{esc?.escalated_to?.length ? ` to ${esc.escalated_to.map(personLabel).join(", ")}` : ""}.
+              </p>
+            )}
+            {p.recommendation && <RecommendationBox rec={p.recommendation} />}
+            {p.arguments && !editing && <ArgumentsBlock args={p.arguments} preview={p.preview} />}
+            {p.preview && <PreviewBox markdown={p.preview} />}
+            <ApprovalActions
+              approvalId={view.approval_id}
+              args={p.arguments ?? null}
+              approvers={view.approvers}
+              expired={over}
+              onModeChange={(m) => setEditing(m === "edit")}
+            />
+          </>
+        ) : (
+          <>
+            <Outcome view={view} />
+            {/* Decided: what was asked stays one click away. */}
+            <Disclosure className="mt-1" label="What was asked">
+              <ApprovalFacts subject={p.subject} approvers={view.approvers} rule={p.rule} reason={p.reason} />
+              {p.recommendation && <RecommendationBox rec={p.recommendation} />}
+              {p.arguments && <ArgumentsBlock args={p.arguments} label="Arguments requested" preview={p.preview} />}
+              {p.preview && <PreviewBox markdown={p.preview} />}
+            </Disclosure>
+          </>
+        )}
+        {over && <p className="mt-1 text-xs text-fg-muted">Past its deadline; the server records the outcome shortly.</p>}
+      </section>
+    </SenderRow>
+  );
+}
+
+/** approval.granted / rejected / expired as one line, linking back to the card. */
+export function ApprovalOutcomeLine({ event, approval }: { event: StoredEvent; approval?: ApprovalView }) {
+  const { jumpTo } = useThreadActions();
+  const comment = commentOf(event);
+  const subject = approval?.payload.subject;
+  const p = event.payload as { outcome?: unknown; escalated_to?: unknown };
+  let icon = <ShieldCheckIcon size={14} className="text-success" />;
+  let text: React.ReactNode;
+  let label: string;
+  if (event.type === "approval.granted") {
+    const edited = (event.payload as { arguments?: unknown }).arguments !== undefined;
+    label = `Approved by ${decider(event)}`;
+    text = (
+      <>
+        <span className="font-semibold text-success">Approved</span> <span className="text-fg-muted">by</span>{" "}
+        <span className="font-medium text-fg">{decider(event)}</span>
+        {edited && <span className="text-fg-muted"> with edited arguments</span>}
+      </>
+    );
+  } else if (event.type === "approval.rejected") {
+    icon = <ShieldXIcon size={14} className="text-danger" />;
+    label = `Rejected by ${decider(event)}`;
+    text = (
+      <>
+        <span className="font-semibold text-danger">Rejected</span> <span className="text-fg-muted">by</span>{" "}
+        <span className="font-medium text-fg">{decider(event)}</span>
+      </>
+    );
+  } else {
+    icon = <HourglassIcon size={13} className={p.outcome === "escalated" ? "text-warning" : "text-fg-muted"} />;
+    const to = Array.isArray(p.escalated_to) ? (p.escalated_to as unknown[]).filter((x): x is string => typeof x === "string") : [];
+    label = p.outcome === "escalated" ? "Approval escalated" : "Approval expired";
+    text =
+      p.outcome === "escalated" ? (
+        <>
+          <span className="font-semibold text-warning">Escalated</span>{" "}
+          <span className="text-fg-muted">after nobody decided in time{to.length ? <> — now for {to.map(personLabel).join(", ")}</> : null}</span>
+        </>
+      ) : (
+        <>
+          <span className="font-semibold text-fg-muted">Expired</span> <span className="text-fg-muted">— nobody decided in time, so it was rejected</span>
+        </>
+      );
+  }
+  return (
+    <LineRow event={event} icon={icon} label={label}>
+      <span className="min-w-0">{text}</span>
+      {subject && (
+        <button
+          type="button"
+          onClick={() => approval && jumpTo(approval.request.id)}
+          className="min-w-0 truncate rounded text-[12px] text-fg-muted hover:text-fg hover:underline"
+          title="Show the approval"
+        >
+          · <SubjectText subject={subject} />
+        </button>
+      )}
+      {comment && <span className="min-w-0 break-words text-fg-muted">· “{comment}”</span>}
+    </LineRow>
+  );
+}

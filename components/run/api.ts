@@ -1,0 +1,108 @@
+/**
+ * HTTP calls of the run page (issue 4): a run with its forks and tasks, its events page by page,
+ * fork, export and import. Errors are `ApiRequestError`s carrying the server's
+ * `{ error: { code, message, issues? } }` (import's issues are `{ line, path, message }`).
+ */
+import type { ApiError, EventPage, RunDetail, RunSummary } from "@/lib/api/types";
+import { ApiRequestError } from "@/components/live/api";
+
+async function call<T>(url: string, init?: RequestInit): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(url, { cache: "no-store", ...init, headers: { accept: "application/json", ...init?.headers } });
+  } catch (err) {
+    throw new ApiRequestError(0, "network", err instanceof Error ? `Network error: ${err.message}` : "Network error");
+  }
+  const body: unknown = await res.json().catch(() => null);
+  if (!res.ok) {
+    const e = (body as ApiError | null)?.error;
+    throw new ApiRequestError(res.status, e?.code ?? `http_${res.status}`, e?.message ?? `${res.status} ${res.statusText}`, e?.issues);
+  }
+  return body as T;
+}
+
+const enc = encodeURIComponent;
+
+/** A fork of a run as `GET /api/runs/:id` lists it. */
+export interface ForkRef {
+  run_id: string;
+  at_seq: number;
+  created_at?: string;
+  started_at?: string;
+}
+
+/** `GET /api/runs/:id`: the run (with forked_from and forks) and its tasks from the projection. */
+export type RunDetailResponse = Omit<RunDetail, "run"> & {
+  run: RunSummary & { forks?: ForkRef[] };
+};
+
+/** The URL of `GET /api/runs/:id` (the run page preloads it with its HTML). */
+export function runDetailUrl(runId: string): string {
+  return `/api/runs/${enc(runId)}`;
+}
+
+/**
+ * `GET /api/runs/:id`; 404 `unknown_run`. The first call may take the response the page
+ * preloaded (`<link rel="preload" as="fetch">`), so it uses the default cache mode: the server
+ * answers `no-store`, so nothing is kept beyond that.
+ */
+export function fetchRunDetail(runId: string): Promise<RunDetailResponse> {
+  return call<RunDetailResponse>(runDetailUrl(runId), { cache: "default" });
+}
+
+/** Largest page the server serves. */
+export const EVENT_PAGE = 5000;
+
+/** `GET /api/runs/:id/events?after=&limit=`: events with seq > after, ascending. */
+export function fetchRunEvents(runId: string, after: number, limit = EVENT_PAGE, signal?: AbortSignal): Promise<EventPage> {
+  return call<EventPage>(`/api/runs/${enc(runId)}/events?after=${after}&limit=${limit}`, { signal });
+}
+
+/** `POST /api/runs/:id/fork { at_seq }` → the new run. */
+export async function forkRun(runId: string, atSeq: number): Promise<RunSummary> {
+  const body = await call<{ run: RunSummary }>(`/api/runs/${enc(runId)}/fork`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ at_seq: atSeq }),
+  });
+  return body.run;
+}
+
+/** Where the JSON Lines export of a run downloads from. */
+export function exportUrl(runId: string): string {
+  return `/api/runs/${enc(runId)}/export`;
+}
+
+/** One bad line of an import, as the server reports it. */
+export interface ImportIssue {
+  line: number;
+  path: (string | number)[];
+  message: string;
+}
+
+/** Import options: the channel to put the run in, and whether to give it a new run id. */
+export interface ImportOptions {
+  threadId?: string;
+  newRun?: boolean;
+}
+
+/** `POST /api/runs/import` with the JSON Lines text → `{ run_id, events }`; 400 `invalid_jsonl` with issues. */
+export async function importRun(text: string, opts: ImportOptions = {}): Promise<{ run_id: string; events: number }> {
+  const q = new URLSearchParams();
+  if (opts.threadId) q.set("thread_id", opts.threadId);
+  if (opts.newRun) q.set("new_run", "true");
+  const body = await call<{ run_id: string; events: number | unknown[] }>(`/api/runs/import${q.size ? `?${q}` : ""}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-ndjson" },
+    body: text,
+  });
+  return { run_id: body.run_id, events: Array.isArray(body.events) ? body.events.length : Number(body.events) };
+}
+
+/** The issues of an import error, when they have the `{ line, path, message }` shape. */
+export function importIssues(err: unknown): ImportIssue[] {
+  if (!(err instanceof ApiRequestError) || !Array.isArray(err.issues)) return [];
+  return err.issues.filter(
+    (i): i is ImportIssue => Boolean(i) && typeof (i as ImportIssue).line === "number" && typeof (i as ImportIssue).message === "string",
+  );
+}

@@ -1,0 +1,82 @@
+/**
+ * One line per event for the replay timeline (issue 4 "a timeline under the graph with every
+ * event of the run"): who, what, and a short text, without rendering the full event.
+ */
+import type { StoredEvent } from "@/lib/protocol";
+import { bareId } from "@/components/events/participant";
+
+function str(v: unknown): string | null {
+  return typeof v === "string" && v.trim() ? v.trim() : null;
+}
+
+function oneLine(s: string, max = 140): string {
+  const t = s.replace(/\s+/g, " ").trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** Coarse family of an event type, for its colour in the timeline. */
+export type EventFamily = "chat" | "task" | "tool" | "routing" | "agent" | "error" | "other";
+
+/** The family of an event (a failure is "error" whatever its type). */
+export function familyOf(ev: StoredEvent): EventFamily {
+  const t = ev.type;
+  if (t === "task.error" || t === "tool.error" || t === "routing.failure" || t === "task.timeout") return "error";
+  if (t.startsWith("chat.")) return "chat";
+  if (t.startsWith("task.")) return "task";
+  if (t.startsWith("tool.")) return "tool";
+  if (t.startsWith("routing.")) return "routing";
+  if (t.startsWith("agent.")) return "agent";
+  return "other";
+}
+
+/** A short text for the event: the message, the task title, the tool, the routing choice. */
+export function summarize(ev: StoredEvent): string {
+  const p = (ev.payload ?? {}) as Record<string, unknown>;
+  switch (ev.type) {
+    case "chat.message":
+    case "chat.system":
+      return oneLine(str(p.text) ?? "");
+    case "task.request":
+      return oneLine(`${typeof ev.meta?.review_of === "string" ? "Review: " : ""}${str(p.title) ?? str(p.instructions) ?? "new task"}${ev.to.length ? ` → ${ev.to.map((t) => bareId(t.agent_id)).join(", ")}` : ""}`);
+    case "task.accept":
+      return `accepted by ${bareId(str(p.agent_id) ?? ev.from.agent_id)}`;
+    case "task.progress":
+      return oneLine(
+        p.status === "in_review"
+          ? `submitted for review${str(p.message) ? `: ${str(p.message)}` : ""}`
+          : `${str(p.message) ?? "progress"}${typeof p.percent === "number" ? ` (${Math.round(p.percent)}%)` : ""}`,
+      );
+    case "task.result":
+      if (ev.payload_type === "review.feedback.v1" && str(p.decision)) return `review: ${str(p.decision)}`;
+      return oneLine(str(p.summary) ?? str(p.text) ?? str(p.title) ?? "result");
+    case "task.error":
+      return oneLine(`${str(p.code) ?? "error"}: ${str(p.message) ?? ""}`);
+    case "task.cancel":
+      return oneLine(str(p.reason) ?? "cancelled");
+    case "task.timeout":
+      return "timed out";
+    case "tool.call":
+      return `${str(p.server_id) ? `${str(p.server_id)} · ` : ""}${str(p.tool) ?? "tool"}`;
+    case "tool.result":
+      return `${str(p.tool) ?? "tool"}${typeof p.duration_ms === "number" ? ` · ${Math.round(p.duration_ms)} ms` : ""}`;
+    case "tool.error":
+      return oneLine(`${str(p.tool) ?? "tool"} · ${str(p.code) ?? "error"}: ${str(p.message) ?? ""}`);
+    case "routing.decision":
+      return oneLine(`→ ${bareId(str(p.selected) ?? "?")}: ${str(p.reason) ?? ""}`);
+    case "routing.failure":
+      return oneLine(`no agent: ${str(p.reason) ?? ""}`);
+    case "approval.requested":
+    case "approval.granted":
+    case "approval.rejected":
+    case "approval.expired": {
+      const by = str(p.by);
+      const what = ev.type.slice("approval.".length);
+      return oneLine(`${what}${by ? ` by ${bareId(by)}` : ""}${str(p.reason) ? `: ${str(p.reason)}` : str(p.comment) ? `: ${str(p.comment)}` : ""}`);
+    }
+    default: {
+      // Other types (policy, approvals, adapters): the first telling text field, else the JSON.
+      const text = ["reason", "summary", "message", "text", "decision", "outcome", "status"].map((k) => str(p[k])).find(Boolean);
+      return oneLine(text ?? JSON.stringify(p).slice(0, 200));
+    }
+  }
+}

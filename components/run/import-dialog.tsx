@@ -1,0 +1,152 @@
+"use client";
+/**
+ * `ImportRunDialog`: imports a run from JSON Lines, one ClutchMessage a line (issue 4 "import one
+ * (`POST /api/runs/import`): every line is validated; a bad line is reported with its line number
+ * and the zod issue, and nothing is stored"). Paste the text or choose a .jsonl file; pick the
+ * channel; by default the run gets new ids so it can sit next to the run it was exported from.
+ * Errors list each bad line ("Line 3 · payload.text: …"); on success it opens the new run.
+ */
+import { useRouter } from "next/navigation";
+import { useId, useState } from "react";
+import { useMutation } from "@tanstack/react-query";
+import { useThreads } from "@/components/live/use-threads";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
+import { importIssues, importRun } from "./api";
+
+/** The dialog (see the file comment). */
+export function ImportRunDialog({ open, onClose, defaultThreadId }: { open: boolean; onClose: () => void; defaultThreadId?: string }) {
+  return (
+    <Dialog open={open} onClose={onClose} title="Import a run" description="JSON Lines, one ClutchMessage a line, as “Export” writes it." className="max-w-xl">
+      {open && <ImportForm onClose={onClose} defaultThreadId={defaultThreadId} />}
+    </Dialog>
+  );
+}
+
+function ImportForm({ onClose, defaultThreadId }: { onClose: () => void; defaultThreadId?: string }) {
+  const router = useRouter();
+  const threads = useThreads().data ?? [];
+  const [text, setText] = useState("");
+  const [fileName, setFileName] = useState<string | null>(null);
+  const [threadId, setThreadId] = useState(defaultThreadId ?? "");
+  const [newRun, setNewRun] = useState(true);
+  const textId = useId();
+  const fileId = useId();
+  const chanId = useId();
+  const errId = useId();
+  const mutation = useMutation({
+    mutationFn: () => importRun(text, { threadId: threadId || undefined, newRun }),
+    onSuccess: (r) => {
+      onClose();
+      router.push(`/runs/${encodeURIComponent(r.run_id)}`);
+    },
+  });
+  const issues = importIssues(mutation.error);
+  const lines = text ? text.split(/\r?\n/).filter((l) => l.trim()).length : 0;
+
+  return (
+    <form
+      className="px-5 pb-5 pt-3"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!text.trim() || mutation.isPending) return;
+        mutation.mutate();
+      }}
+    >
+      <div className="mb-1 flex items-baseline justify-between gap-2">
+        <label htmlFor={textId} className="text-[13px] font-semibold">
+          Events
+        </label>
+        <span className="text-[12px] text-fg-muted">
+          <label htmlFor={fileId} className="cursor-pointer font-medium text-accent hover:underline">
+            Choose a file…
+          </label>
+          <input
+            id={fileId}
+            type="file"
+            accept=".jsonl,.ndjson,.json,application/x-ndjson,application/json,text/plain"
+            className="sr-only"
+            onChange={async (e) => {
+              const f = e.target.files?.[0];
+              if (!f) return;
+              setText(await f.text());
+              setFileName(f.name);
+              mutation.reset();
+            }}
+          />
+          {fileName && <span className="ml-1.5 text-fg-subtle">{fileName}</span>}
+        </span>
+      </div>
+      <textarea
+        id={textId}
+        value={text}
+        onChange={(e) => {
+          setText(e.target.value);
+          setFileName(null);
+          if (mutation.isError) mutation.reset();
+        }}
+        rows={8}
+        spellCheck={false}
+        placeholder={'{"v":"clutch/0.1","id":"msg_…","type":"task.request",…}\n{"v":"clutch/0.1",…}'}
+        aria-invalid={mutation.isError}
+        aria-describedby={mutation.isError ? errId : undefined}
+        className="scroll-slim block w-full resize-y rounded-md border border-line-strong bg-sunken px-2.5 py-2 font-mono text-[12px] leading-[18px] text-fg placeholder:text-fg-subtle focus:border-accent focus:outline-none focus:ring-2 focus:ring-accent/25"
+      />
+      <p className="mt-1 text-[11.5px] text-fg-subtle">{lines ? `${lines.toLocaleString()} line${lines === 1 ? "" : "s"}` : "Paste the lines, or choose a file."}</p>
+
+      <div className="mt-3 grid gap-3 sm:grid-cols-2">
+        <div>
+          <label htmlFor={chanId} className="mb-1 block text-[13px] font-semibold">
+            Channel
+          </label>
+          <select
+            id={chanId}
+            value={threadId}
+            onChange={(e) => setThreadId(e.target.value)}
+            className="h-9 w-full rounded-md border border-line-strong bg-canvas px-2 text-[13px] text-fg focus:border-accent focus:outline-none"
+          >
+            <option value="">The channel the events name</option>
+            {threads.map((t) => (
+              <option key={t.id} value={t.id}>
+                #{t.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <label className="flex items-start gap-2 self-end pb-1.5 text-[13px]">
+          <input type="checkbox" checked={newRun} onChange={(e) => setNewRun(e.target.checked)} className="mt-0.5 accent-[var(--c-accent)]" />
+          <span>
+            New run id
+            <span className="block text-[11.5px] text-fg-muted">Keep it next to the run it came from.</span>
+          </span>
+        </label>
+      </div>
+
+      {mutation.isError && (
+        <div id={errId} role="alert" className="mt-3 rounded-md border border-danger/35 bg-danger/[0.05] px-3 py-2 text-[12.5px]">
+          <p className="font-medium text-danger">{issues.length ? "Nothing was imported: fix these lines." : mutation.error.message}</p>
+          {issues.length > 0 && (
+            <ul className="scroll-slim mt-1 max-h-40 space-y-0.5 overflow-y-auto" aria-label="Problems by line">
+              {issues.map((i, k) => (
+                <li key={k} className="flex gap-2">
+                  <span className="shrink-0 font-mono font-semibold text-fg">Line {i.line}</span>
+                  <span className="min-w-0 text-fg-muted">
+                    {i.path.length > 0 && <code className="mr-1 font-mono text-[11.5px] text-fg">{i.path.join(".")}</code>}
+                    {i.message}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+
+      <div className="mt-4 flex justify-end gap-2">
+        <Button onClick={onClose}>Cancel</Button>
+        <Button type="submit" variant="primary" disabled={!text.trim() || mutation.isPending}>
+          {mutation.isPending ? "Importing…" : "Import"}
+        </Button>
+      </div>
+    </form>
+  );
+}

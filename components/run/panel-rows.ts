@@ -1,0 +1,99 @@
+/**
+ * The side panel's events of one task at event N (issue 4 "Clicking a node opens a side panel
+ * with that task's events (the same renderers as the channel), its payloads, its tool calls and
+ * its routing decision"): each event with the context the channel's renderers
+ * (components/events/event-view.tsx) need, computed from events 1..N only, so a replayed task
+ * card, tool call or question shows what was known at N.
+ */
+import type { StoredEvent } from "@/lib/protocol";
+import { foldTask, isTaskEvent, type TaskView } from "@/lib/fold/task-state";
+import { indexQuestions } from "@/lib/fold/questions";
+import { getNode, getTask, listItems, type RunGraphState } from "@/lib/fold/run-graph";
+import { LINE_TYPES, type EventContext } from "@/components/events/event-view";
+
+/** One event of the panel with its rendering context. */
+export interface PanelRow {
+  index: number;
+  event: StoredEvent;
+  ctx: EventContext;
+}
+
+const GROUP_MS = 5 * 60_000;
+
+function standsAlone(ev: StoredEvent): boolean {
+  if (ev.type !== "chat.message") return false;
+  const p = ev.payload as { expects_reply?: unknown; reply_to?: unknown };
+  return p?.expects_reply === true || typeof p?.reply_to === "string" || ev.to.length > 0;
+}
+
+/** The decision of a review task (review.feedback.v1) among its events up to N. */
+function reviewDecision(state: RunGraphState, events: readonly StoredEvent[], reviewId: string): string | undefined {
+  const node = getNode(state, reviewId);
+  if (!node) return undefined;
+  for (const i of listItems(node.events)) {
+    const ev = events[i];
+    const d = (ev?.payload as { decision?: unknown } | undefined)?.decision;
+    if (ev?.type === "task.result" && ev.payload_type === "review.feedback.v1" && typeof d === "string") return d;
+  }
+  return undefined;
+}
+
+/** The events of task `taskId` at `state` (events 1..state.count), with their contexts. */
+export function panelRows(state: RunGraphState, events: readonly StoredEvent[], taskId: string): PanelRow[] {
+  const node = getNode(state, taskId);
+  if (!node) return [];
+  const idx = listItems(node.events);
+  const evs = idx.map((i) => events[i]!).filter(Boolean);
+  const taskNow = node.task ?? undefined;
+  const outcomes = new Map<string, StoredEvent>();
+  for (const ev of evs) {
+    if (ev.type !== "tool.result" && ev.type !== "tool.error") continue;
+    const id = (ev.payload as { call_id?: unknown }).call_id;
+    if (typeof id === "string" && !outcomes.has(id)) outcomes.set(id, ev);
+  }
+  const qa = indexQuestions(evs);
+  const rows: PanelRow[] = [];
+  let task: TaskView | undefined;
+  let prev: StoredEvent | null = null;
+  evs.forEach((ev, k) => {
+    const line = LINE_TYPES.has(ev.type);
+    const continued =
+      !line &&
+      prev !== null &&
+      !LINE_TYPES.has(prev.type) &&
+      !standsAlone(ev) &&
+      !standsAlone(prev) &&
+      prev.from.agent_id === ev.from.agent_id &&
+      (prev.from.display_name ?? "") === (ev.from.display_name ?? "") &&
+      Math.abs(Date.parse(ev.ts) - Date.parse(prev.ts)) < GROUP_MS;
+    const ctx: EventContext = { continued };
+    if (isTaskEvent(ev.type) || ev.type === "chat.message") {
+      try {
+        task = foldTask(task, ev) ?? task;
+      } catch {
+        // a malformed event renders through its own fallback
+      }
+    }
+    if (isTaskEvent(ev.type)) {
+      ctx.task = task;
+      ctx.taskNow = taskNow;
+      const p = ev.payload as { status?: unknown; review_task_id?: unknown };
+      if (ev.type === "task.progress" && p.status === "in_review" && typeof p.review_task_id === "string") {
+        ctx.related = getTask(state, p.review_task_id);
+        ctx.decision = reviewDecision(state, events, p.review_task_id);
+      } else if (ev.type === "task.request" && typeof ev.meta?.review_of === "string") {
+        ctx.related = getTask(state, ev.meta.review_of);
+      }
+    } else if (ev.type === "tool.call") {
+      const id = (ev.payload as { call_id?: unknown }).call_id;
+      if (typeof id === "string") ctx.toolOutcome = outcomes.get(id);
+    } else if (ev.type === "chat.message") {
+      ctx.question = qa.questions.get(ev.id);
+      const to = (ev.payload as { reply_to?: unknown }).reply_to;
+      if (typeof to === "string") ctx.replyTo = qa.messages.get(to);
+    }
+    rows.push({ index: idx[k]!, event: ev, ctx });
+    prev = ev;
+  });
+  return rows;
+}

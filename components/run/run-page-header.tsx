@@ -1,0 +1,226 @@
+"use client";
+/**
+ * `RunPageHeader`: the bar above a run (issue 4): the channel it belongs to, the run's title,
+ * its live state and duration; the channel's recent runs (a small menu, the way in to other
+ * runs); Export (JSON Lines download) and Import; the theme toggle. A second line says which run
+ * this one was forked from (a link to that run at the fork's seq) and lists this run's forks.
+ */
+import Link from "next/link";
+import { useEffect, useRef, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import type { RunSummary } from "@/lib/api/types";
+import { runDurationMs, type RunGraphState } from "@/lib/fold/run-graph";
+import { fetchThreadRuns } from "@/components/live/api";
+import { queryKeys } from "@/components/live/query-keys";
+import { useThread } from "@/components/live/use-threads";
+import { ChevronDownIcon, HashIcon, MenuIcon } from "@/components/ui/icons";
+import { formatDuration } from "@/components/ui/time";
+import { ThemeToggle } from "@/components/workspace/theme-toggle";
+import { useWorkspace } from "@/components/workspace/workspace-context";
+import { fetchRunDetail, exportUrl, type RunDetailResponse } from "./api";
+import { DownloadIcon, ForkIcon, ListIcon, UploadIcon } from "./icons";
+import { RunStateBadge } from "./run-state-badge";
+
+const shortRun = (id: string) => `run …${id.slice(-6)}`;
+
+function whenLabel(ts: string): string {
+  const d = new Date(ts);
+  if (Number.isNaN(d.getTime())) return "";
+  const today = new Date().toDateString() === d.toDateString();
+  return today ? d.toLocaleTimeString(undefined, { hour: "numeric", minute: "2-digit" }) : d.toLocaleDateString(undefined, { month: "short", day: "numeric" });
+}
+
+/** The channel's recent runs, newest first, in a small menu. */
+function RecentRuns({ threadId, runId, onImport }: { threadId: string; runId: string; onImport: () => void }) {
+  const [open, setOpen] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  const runs = useQuery({ queryKey: queryKeys.threadRuns(threadId), queryFn: () => fetchThreadRuns(threadId), enabled: open, staleTime: 5_000 });
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (e: PointerEvent) => {
+      if (!box.current?.contains(e.target as Node)) setOpen(false);
+    };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") setOpen(false);
+    };
+    window.addEventListener("pointerdown", onDown);
+    window.addEventListener("keydown", onKey);
+    return () => {
+      window.removeEventListener("pointerdown", onDown);
+      window.removeEventListener("keydown", onKey);
+    };
+  }, [open]);
+  const list: RunSummary[] = (runs.data ?? []).slice().reverse().slice(0, 12);
+  return (
+    <div ref={box} className="relative">
+      <button
+        type="button"
+        onClick={() => setOpen((o) => !o)}
+        aria-expanded={open}
+        aria-haspopup="true"
+        className="inline-flex h-8 items-center gap-1 rounded-md px-2 text-[13px] font-medium text-fg-muted hover:bg-hover hover:text-fg"
+        title="Recent runs in this channel"
+      >
+        <ListIcon size={15} />
+        <span>Runs</span>
+        <ChevronDownIcon size={13} />
+      </button>
+      {open && (
+        <div className="absolute right-0 top-9 z-50 w-[min(340px,calc(100vw-16px))] animate-pop-in rounded-lg border border-line bg-surface py-1 shadow-pop">
+          <p className="px-3 pb-1 pt-1.5 text-[11px] font-semibold uppercase tracking-wide text-fg-subtle">Recent runs in this channel</p>
+          {runs.isPending && <p className="px-3 py-2 text-[13px] text-fg-muted">Loading…</p>}
+          {runs.isError && <p className="px-3 py-2 text-[13px] text-danger">{runs.error.message}</p>}
+          <ul aria-label="Recent runs">
+            {list.map((r) => (
+              <li key={r.run_id}>
+                <Link
+                  href={`/runs/${encodeURIComponent(r.run_id)}`}
+                  onClick={() => setOpen(false)}
+                  aria-current={r.run_id === runId ? "page" : undefined}
+                  className={`flex items-center gap-2 px-3 py-1.5 text-[13px] hover:bg-hover ${r.run_id === runId ? "bg-accent-soft" : ""}`}
+                >
+                  <RunStateBadge state={r.state} />
+                  <span className="min-w-0 flex-1 truncate text-fg">{r.title ?? "Untitled run"}</span>
+                  {r.forked_from && <ForkIcon size={12} className="shrink-0 text-fg-subtle" aria-label="fork" />}
+                  <span className="shrink-0 text-[11px] tabular-nums text-fg-subtle">{whenLabel(r.started_at)}</span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+          {/* On a phone the header has no room for these. */}
+          <div className="mt-1 border-t border-line pt-1 sm:hidden">
+            <a href={exportUrl(runId)} download={`${runId}.jsonl`} className="flex items-center gap-2 px-3 py-1.5 text-[13px] text-fg hover:bg-hover">
+              <DownloadIcon size={14} /> Export this run (JSON Lines)
+            </a>
+            <button
+              type="button"
+              onClick={() => {
+                setOpen(false);
+                onImport();
+              }}
+              className="flex w-full items-center gap-2 px-3 py-1.5 text-left text-[13px] text-fg hover:bg-hover"
+            >
+              <UploadIcon size={14} /> Import a run…
+            </button>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** "Forked from <run> at seq N" and "Forks: …". */
+function Lineage({ detail }: { detail: RunDetailResponse }) {
+  const from = detail.run.forked_from;
+  const forks = detail.run.forks ?? [];
+  const source = useQuery({
+    queryKey: ["run-detail", from?.run_id],
+    queryFn: () => fetchRunDetail(from!.run_id),
+    enabled: Boolean(from),
+    staleTime: 60_000,
+  });
+  if (!from && !forks.length) return null;
+  return (
+    <div className="flex min-w-0 flex-wrap items-center gap-x-4 gap-y-0.5 border-b border-line bg-sunken/60 px-3 py-1 text-[12px] text-fg-muted sm:px-4">
+      {from && (
+        <p className="flex min-w-0 items-center gap-1" aria-label="Forked from">
+          <ForkIcon size={12} className="shrink-0 text-fg-subtle" />
+          <span className="shrink-0">Forked from</span>
+          <Link href={`/runs/${encodeURIComponent(from.run_id)}?at=${from.seq}`} className="min-w-0 truncate font-medium text-accent hover:underline" title={from.run_id}>
+            {source.data?.run.title ?? shortRun(from.run_id)}
+          </Link>
+          <span className="shrink-0">at seq {from.seq}</span>
+        </p>
+      )}
+      {forks.length > 0 && (
+        <div className="flex min-w-0 flex-wrap items-center gap-x-1.5" aria-label="Forks of this run">
+          <span>
+            {forks.length} fork{forks.length === 1 ? "" : "s"}:
+          </span>
+          {forks.map((f) => (
+            <Link key={f.run_id} href={`/runs/${encodeURIComponent(f.run_id)}`} className="font-medium text-accent hover:underline" title={f.run_id}>
+              {shortRun(f.run_id)} <span className="font-normal text-fg-muted">(at #{f.at_seq})</span>
+            </Link>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The header (see the file comment). */
+export function RunPageHeader({
+  runId,
+  detail,
+  head,
+  onImport,
+}: {
+  runId: string;
+  detail: RunDetailResponse | undefined;
+  /** The run now (newest state). */
+  head: RunGraphState | null;
+  onImport: () => void;
+}) {
+  const { openDrawer } = useWorkspace();
+  const threadId = detail?.run.thread_id ?? head?.thread_id ?? undefined;
+  const thread = useThread(threadId);
+  const title = detail?.run.title ?? "Run";
+  const state = head && head.count > 0 ? head.run_state : detail?.run.state;
+  const ms = head && head.count > 0 ? runDurationMs(head) : null;
+  return (
+    <>
+      <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line bg-canvas px-2 sm:px-4">
+        <button
+          type="button"
+          onClick={openDrawer}
+          aria-label="Open channel list"
+          className="inline-flex h-8 w-8 shrink-0 items-center justify-center rounded-md text-fg-muted hover:bg-hover hover:text-fg md:hidden"
+        >
+          <MenuIcon size={18} />
+        </button>
+        <nav aria-label="Breadcrumb" className="flex min-w-0 flex-1 items-center gap-1.5">
+          {threadId && (
+            <>
+              <Link
+                href={`/c/${encodeURIComponent(threadId)}`}
+                className="flex shrink-0 items-center gap-0.5 rounded text-[13.5px] font-semibold text-fg-muted hover:text-fg max-sm:hidden"
+              >
+                <HashIcon size={13} />
+                {thread?.name ?? "channel"}
+              </Link>
+              <span className="text-fg-subtle max-sm:hidden" aria-hidden="true">
+                /
+              </span>
+            </>
+          )}
+          <h1 className="min-w-0 truncate text-[15px] font-bold" title={`${title} (${runId})`}>
+            {title}
+          </h1>
+          {state && <RunStateBadge state={state} />}
+          {ms !== null && <span className="shrink-0 text-[12px] tabular-nums text-fg-muted max-sm:hidden">{formatDuration(ms)}</span>}
+        </nav>
+        {threadId && <RecentRuns threadId={threadId} runId={runId} onImport={onImport} />}
+        <a
+          href={exportUrl(runId)}
+          download={`${runId}.jsonl`}
+          className="inline-flex h-8 items-center gap-1 rounded-md px-2 text-[13px] font-medium text-fg-muted hover:bg-hover hover:text-fg max-sm:hidden"
+          title="Download the run as JSON Lines, one ClutchMessage a line"
+        >
+          <DownloadIcon size={15} />
+          <span className="max-sm:hidden">Export</span>
+        </a>
+        <button
+          type="button"
+          onClick={onImport}
+          className="inline-flex h-8 items-center gap-1 rounded-md px-2 text-[13px] font-medium text-fg-muted hover:bg-hover hover:text-fg max-sm:hidden"
+          title="Import a run from JSON Lines"
+        >
+          <UploadIcon size={15} />
+          <span className="max-sm:hidden">Import</span>
+        </button>
+        <ThemeToggle className="max-sm:hidden" />
+      </header>
+      {detail && <Lineage detail={detail} />}
+    </>
+  );
+}

@@ -1,0 +1,186 @@
+"use client";
+/**
+ * `TaskPanel`: the side panel of a task at event N (issue 4 "Clicking a node opens a side panel
+ * with that task's events (the same renderers as the channel), its payloads, its tool calls and
+ * its routing decision"): the task's state, agent, attempts, duration and ids; the routing
+ * decision that chose its agent; every event of the task up to N drawn by the channel's
+ * renderers (components/events/event-view.tsx, payloads and tool calls included), each with
+ * "Re-run from here". A question's Reply goes to the channel, where the person answers.
+ */
+import { useRouter } from "next/navigation";
+import { useMemo, useRef } from "react";
+import type { StoredEvent } from "@/lib/protocol";
+import { getNode, taskDurationMs, type RunGraphState } from "@/lib/fold/run-graph";
+import { EventView } from "@/components/events/event-view";
+import { ThreadActionsContext, type ThreadActions } from "@/components/events/thread-actions";
+import { bareId } from "@/components/events/participant";
+import { CloseIcon } from "@/components/ui/icons";
+import { formatDuration, formatFull } from "@/components/ui/time";
+import { ForkIcon } from "./icons";
+import { panelRows } from "./panel-rows";
+import { stateStyle } from "./task-style";
+
+function Fact({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-[10.5px] font-semibold uppercase tracking-wide text-fg-subtle">{label}</dt>
+      <dd className="truncate text-[12.5px] text-fg">{children}</dd>
+    </div>
+  );
+}
+
+/** The panel (see the file comment). */
+export function TaskPanel({
+  taskId,
+  state,
+  events,
+  onClose,
+  onFork,
+  onSelectTask,
+  forking,
+}: {
+  taskId: string;
+  state: RunGraphState;
+  events: readonly StoredEvent[];
+  onClose: () => void;
+  onFork: (seq: number) => void;
+  onSelectTask: (id: string) => void;
+  forking: boolean;
+}) {
+  const router = useRouter();
+  const body = useRef<HTMLDivElement>(null);
+  const rows = useMemo(() => panelRows(state, events, taskId), [state, events, taskId]);
+  const node = getNode(state, taskId);
+  const task = node?.task ?? null;
+  const routingEvent = node?.routing ? events[node.routing.index] : undefined;
+  // The routing decision has its own section above the list.
+  const listed = routingEvent ? rows.filter((r) => r.event !== routingEvent) : rows;
+  const threadId = state.thread_id;
+  const actions = useMemo<ThreadActions>(
+    () => ({
+      // Answers are given in the channel, where the composer is.
+      replyTo: () => {
+        if (threadId) router.push(`/c/${encodeURIComponent(threadId)}`);
+      },
+      jumpTo: (id) => {
+        const el = body.current?.querySelector<HTMLElement>(`[data-msg-id="${CSS.escape(id)}"]`);
+        if (!el) return false;
+        el.scrollIntoView({ block: "center", behavior: "smooth" });
+        el.classList.remove("flash");
+        void el.offsetWidth;
+        el.classList.add("flash");
+        return true;
+      },
+    }),
+    [router, threadId],
+  );
+  const s = stateStyle(task?.state ?? "pending");
+  const title = task?.title ?? "Task";
+  const duration = task ? taskDurationMs(task, state.last_ts) : null;
+
+  return (
+    <aside
+      aria-label={`Task: ${title}`}
+      className="flex h-full min-h-0 w-full flex-col border-line bg-canvas md:w-[420px] md:border-l lg:w-[460px]"
+    >
+      <header className="flex shrink-0 items-start gap-2 border-b border-line px-4 py-2.5">
+        <span className={`mt-0.5 shrink-0 ${s.text}`}>{s.icon(18)}</span>
+        <div className="min-w-0 flex-1">
+          <h2 className="line-clamp-2 text-[14.5px] font-semibold leading-5 text-fg" title={title}>
+            {title}
+          </h2>
+          <p className="text-[12px] text-fg-muted">
+            <span className={`font-semibold ${s.text}`}>{task ? s.label : "Not started yet"}</span>
+            {task?.assignee && (
+              <>
+                {" · "}
+                <span className="font-medium text-fg">{bareId(task.assignee)}</span>
+              </>
+            )}
+            {node?.edge === "review" && " · oversight review"}
+            {node?.edge === "delegation" && " · delegated"}
+          </p>
+        </div>
+        <button type="button" onClick={onClose} aria-label="Close the task panel" className="-mr-1 rounded-md p-1 text-fg-muted hover:bg-hover hover:text-fg">
+          <CloseIcon />
+        </button>
+      </header>
+      <div ref={body} className="scroll-slim min-h-0 flex-1 overflow-y-auto pb-6">
+        {!task ? (
+          <p className="px-4 py-6 text-sm text-fg-muted">
+            At this point of the replay the task has not been requested yet. Move the timeline forward to see it.
+          </p>
+        ) : (
+          <ThreadActionsContext.Provider value={actions}>
+            <dl className="grid grid-cols-2 gap-x-4 gap-y-2 border-b border-line px-4 py-3 sm:grid-cols-3">
+              <Fact label="Attempts">{task.attempts}</Fact>
+              <Fact label={task.ended_at ? "Duration" : "Running for"}>{duration === null ? "—" : formatDuration(duration)}</Fact>
+              <Fact label="Requested by">{task.requester ? bareId(task.requester) : "—"}</Fact>
+              <Fact label="Started">
+                <time dateTime={task.created_at} title={formatFull(task.created_at)}>
+                  {new Date(task.created_at).toLocaleTimeString()}
+                </time>
+              </Fact>
+              <Fact label="Ended">
+                {task.ended_at ? (
+                  <time dateTime={task.ended_at} title={formatFull(task.ended_at)}>
+                    {new Date(task.ended_at).toLocaleTimeString()}
+                  </time>
+                ) : (
+                  "—"
+                )}
+              </Fact>
+              <Fact label="Task id">
+                <span className="font-mono text-[11px]" title={task.task_id}>
+                  {task.task_id}
+                </span>
+              </Fact>
+              {node?.parent_id && (
+                <div className="col-span-full min-w-0 text-[12px] text-fg-muted">
+                  {node.edge === "review" ? "Reviews" : "Subtask of"}{" "}
+                  <button type="button" onClick={() => onSelectTask(node.parent_id!)} className="font-medium text-accent hover:underline">
+                    {getNode(state, node.parent_id)?.task?.title ?? node.parent_id}
+                  </button>
+                </div>
+              )}
+              {task.error && (
+                <p className="col-span-full text-[12px] text-danger">
+                  {String((task.error as { code?: unknown }).code ?? "error")}: {String((task.error as { message?: unknown }).message ?? "")}
+                </p>
+              )}
+            </dl>
+            <section aria-label="Routing" className="border-b border-line py-2">
+              <h3 className="px-4 text-[11px] font-semibold uppercase tracking-wide text-fg-subtle">Routing</h3>
+              {routingEvent ? (
+                <EventView event={routingEvent} ctx={{ continued: false }} />
+              ) : (
+                <p className="px-4 pt-1 text-[12.5px] text-fg-muted">No routing decision was recorded for this task; it was sent to {task.assignee ? bareId(task.assignee) : "its agent"} by id.</p>
+              )}
+            </section>
+            <section aria-label="Events of the task" className="pt-2">
+              <h3 className="px-4 text-[11px] font-semibold uppercase tracking-wide text-fg-subtle">
+                Events <span className="font-normal normal-case tracking-normal">({listed.length} up to this point{routingEvent ? ", besides the routing" : ""})</span>
+              </h3>
+              {listed.map((r) => (
+                <div key={r.event.seq} className="group/ev relative">
+                  <EventView event={r.event} ctx={r.ctx} />
+                  <div className="flex justify-end px-4">
+                    <button
+                      type="button"
+                      onClick={() => onFork(r.event.seq)}
+                      disabled={forking}
+                      aria-label={`Re-run from event #${r.event.seq}`}
+                      className="inline-flex items-center gap-1 rounded px-1 text-[11px] text-fg-subtle opacity-0 hover:text-accent focus:opacity-100 disabled:opacity-40 group-hover/ev:opacity-100 [@media(hover:none)]:opacity-100"
+                    >
+                      <ForkIcon size={11} /> Re-run from #{r.event.seq}
+                    </button>
+                  </div>
+                </div>
+              ))}
+            </section>
+          </ThreadActionsContext.Provider>
+        )}
+      </div>
+    </aside>
+  );
+}
