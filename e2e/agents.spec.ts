@@ -124,10 +124,11 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
 
   // The team works: analyst-1 and pm-1 talk, qa-1 inquires and approves. The example policy
   // (examples/sales-analysis/clutch.policy.yaml) holds pm-1's report for a person: approve it.
-  type Pending = { approval_id: string; rule: string | null; thread_name: string | null };
+  type Pending = { approval_id: string; rule: string | null; thread_name: string | null; run_id: string };
+  const runId = await run.getAttribute("data-run-id");
   const held = async () =>
     ((await (await request.get("/api/approvals?state=pending")).json()) as { approvals: Pending[] }).approvals.filter(
-      (a) => a.rule === "approve-final-report" && a.thread_name === "sales",
+      (a) => a.rule === "approve-final-report" && a.thread_name === "sales" && (!runId || a.run_id === runId),
     );
   await expect.poll(async () => (await held()).length, { timeout: 60_000 }).toBeGreaterThan(0);
   const hold = (await held()).at(-1)!;

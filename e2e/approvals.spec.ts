@@ -269,14 +269,14 @@ test("reject with a comment: the report is not sent, pm-1 is told why and carrie
   await expect(refused).toContainText("PERMISSION_DENIED");
   await expect(refused).toContainText(comment);
   await expect(refused).toContainText("A person rejected it");
-  // …and reacts: a note to the person instead of the report, and the run ends.
+  // …and reacts: it does not send the report, finishes its task, and the run ends.
   const events = async () => (await (await request.get(`/api/runs/${runId}/events?after=0&limit=2000`)).json()).events as StoredEvent[];
   await expect
     .poll(async () => {
       const ev = await events();
       const at = ev.findIndex((e) => e.type === "approval.rejected");
-      return ev.slice(at + 1).some((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.to.some((t) => t.agent_id === "user"));
-    }, { timeout: 60_000, message: "pm-1 posts a note after the rejection" })
+      return ev.slice(at + 1).some((e) => e.type === "task.result" && e.from.agent_id === "agent:pm-1");
+    }, { timeout: 60_000, message: "pm-1 finishes its task after the rejection" })
     .toBe(true);
   const run = page.locator(`[data-run-id="${runId}"]`);
   await expect(run.getByLabel(/^Run state: (Succeeded|Failed)$/)).toBeVisible({ timeout: 60_000 });
