@@ -7,6 +7,7 @@
  * the approval card when a step waits for a person's approval (issue 5).
  * Data: RunSummary from `GET /api/threads/:id/runs`, kept live by components/live/live-sync.ts.
  */
+import Link from "next/link";
 import type { RunSummary } from "@/lib/api/types";
 import type { RunState } from "@/lib/fold/run-state";
 import type { QuestionView } from "@/lib/fold/questions";
@@ -78,6 +79,13 @@ export function RunHeader({ run, question, approval = null }: { run: RunSummary;
           {title}
         </h3>
         <Elapsed run={run} />
+        <Link
+          href={`/runs/${encodeURIComponent(run.run_id)}`}
+          className="shrink-0 text-xs font-medium text-accent hover:underline"
+          aria-label={`Open run ${title}: task graph and replay`}
+        >
+          Open run ↗
+        </Link>
       </div>
       <div className="mt-1.5 flex flex-wrap items-center gap-x-2 gap-y-1">
         <div
