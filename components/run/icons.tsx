@@ -2,29 +2,7 @@
  * Icons of the run page (replay controls, fork, export/import, task states) in the style of
  * components/ui/icons.tsx (24×24 strokes, decorative: label the control around them).
  */
-import type { SVGProps } from "react";
-
-type IconProps = SVGProps<SVGSVGElement> & { size?: number };
-
-function Svg({ size = 16, children, ...rest }: IconProps) {
-  return (
-    <svg
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={2}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      {...rest}
-    >
-      {children}
-    </svg>
-  );
-}
+import { Svg, type IconProps } from "@/components/ui/icons";
 
 export const PlayIcon = (p: IconProps) => (
   <Svg {...p}>

@@ -4,9 +4,11 @@
  */
 import type { SVGProps } from "react";
 
-type IconProps = SVGProps<SVGSVGElement> & { size?: number };
+/** Props of every icon: `size` in px and any SVG prop. */
+export type IconProps = SVGProps<SVGSVGElement> & { size?: number };
 
-function Svg({ size = 16, children, ...rest }: IconProps) {
+/** The 24×24 stroke frame every icon draws in (decorative: aria-hidden). */
+export function Svg({ size = 16, children, ...rest }: IconProps) {
   return (
     <svg
       width={size}
