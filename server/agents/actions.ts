@@ -126,7 +126,10 @@ export async function perform(ctx: TaskContext, call: ToolCall, deps: ActionDeps
       key: `${ctx.instance_id}:${call.step}:${call.call_id}`,
       at: { thread_id: ctx.thread_id, run_id: ctx.run_id, task_id: ctx.task_id, parent_task_id: ctx.parent_task_id },
       ...described,
-      usage: { sandboxed: ctx.agent.card.security?.sandbox !== false },
+      usage: {
+        sandboxed: ctx.agent.card.security?.sandbox !== false,
+        tool_calls: (await deps.runEvents()).filter((e) => e.type === "tool.call" && e.task_id === ctx.task_id).length,
+      },
     });
     if (gate.status !== "go") {
       const recorded = makeMessage({
