@@ -54,9 +54,14 @@ describe("approvals", () => {
     const policyEvent = (await threadEvents(rt, thread_id)).find((e) => e.type === "policy.decision" && e.payload.approval_id === review.payload.approval_id);
     expect(policyEvent?.payload).toMatchObject({ decision: "require_approval", rule: "human-confirms-review" });
     expect((await rt.db.task.findUniqueOrThrow({ where: { id: review.task_id } })).state).toBe("approval_required");
+    // The held call is recorded (tool.call without an outcome); after that nothing moves on.
+    await waitFor(rt, thread_id, "the held call recorded", (evs) =>
+      evs.find((e) => e.type === "tool.call" && e.task_id === review.task_id && e.payload.tool === "submit_result"),
+    );
+    await new Promise((r) => setTimeout(r, 300));
     const held = (await threadEvents(rt, thread_id)).length;
     await new Promise((r) => setTimeout(r, 800));
-    expect((await threadEvents(rt, thread_id)).length).toBe(held); // nothing moves on while held
+    expect((await threadEvents(rt, thread_id)).length).toBe(held);
 
     // Restart the agents while the approval is pending: it is still pending afterwards.
     await agents.stop();
