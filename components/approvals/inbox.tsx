@@ -13,13 +13,13 @@
  *   item takes it.
  * - Live: the lists refetch every 5 s and on approval events (components/approvals/api.ts).
  */
+import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import { personId } from "@/lib/people";
 import { useDisplayName } from "@/components/prefs/display-name";
 import { ApiRequestError } from "@/components/live/api";
-import { useWorkspace } from "@/components/workspace/workspace-context";
 import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { StatusBadge } from "@/components/ui/chip";
 import { Dialog } from "@/components/ui/dialog";
@@ -29,7 +29,6 @@ import {
   HashIcon,
   InboxCheckIcon,
   KeyboardIcon,
-  MenuIcon,
   SearchIcon,
   ShieldAlertIcon,
   ShieldCheckIcon,
@@ -57,7 +56,7 @@ function channelHref(a: ApprovalSummary): string {
 /** The `/approvals` page (see the file comment). */
 export function ApprovalsInbox() {
   const router = useRouter();
-  const { openDrawer } = useWorkspace();
+
   const [tab, setTab] = useState<Tab>("pending");
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   // The selected approval, and where it was (the fallback once it leaves the list).
@@ -188,14 +187,7 @@ export function ApprovalsInbox() {
   return (
     <div className="flex h-full min-h-0 flex-col">
       <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line bg-canvas px-2 sm:px-4">
-        <button
-          type="button"
-          onClick={openDrawer}
-          aria-label="Open channel list"
-          className="inline-flex h-8 w-8 items-center justify-center rounded-md text-fg-muted hover:bg-hover hover:text-fg md:hidden"
-        >
-          <MenuIcon size={18} />
-        </button>
+        <DrawerToggle />
         <h1 className="flex min-w-0 flex-1 items-center gap-1.5 text-[15px] font-bold">
           <InboxCheckIcon size={16} className="shrink-0 text-fg-muted" />
           Approvals

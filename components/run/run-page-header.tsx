@@ -5,6 +5,7 @@
  * runs); Export (JSON Lines download) and Import; the theme toggle. A second line says which run
  * this one was forked from (a link to that run at the fork's seq) and lists this run's forks.
  */
+import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
@@ -13,10 +14,9 @@ import { runDurationMs, type RunGraphState } from "@/lib/fold/run-graph";
 import { fetchThreadRuns } from "@/components/live/api";
 import { queryKeys } from "@/components/live/query-keys";
 import { useThread } from "@/components/live/use-threads";
-import { ChevronDownIcon, HashIcon, MenuIcon } from "@/components/ui/icons";
+import { ChevronDownIcon, HashIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
 import { ThemeToggle } from "@/components/workspace/theme-toggle";
-import { useWorkspace } from "@/components/workspace/workspace-context";
 import { fetchRunDetail, exportUrl, type RunDetailResponse } from "./api";
 import { DownloadIcon, ForkIcon, ListIcon, UploadIcon } from "./icons";
 import { RunStateBadge } from "./run-state-badge";
@@ -161,7 +161,6 @@ export function RunPageHeader({
   head: RunGraphState | null;
   onImport: () => void;
 }) {
-  const { openDrawer } = useWorkspace();
   const threadId = detail?.run.thread_id ?? head?.thread_id ?? undefined;
   const thread = useThread(threadId);
   const title = detail?.run.title ?? "Run";
@@ -170,14 +169,7 @@ export function RunPageHeader({
   return (
     <>
       <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line bg-canvas px-2 sm:px-4">
-        <button
-          type="button"
-          onClick={openDrawer}
-          aria-label="Open channel list"
-          className="inline-flex h-8 w-8 shrink-0 items-center justify-center rounded-md text-fg-muted hover:bg-hover hover:text-fg md:hidden"
-        >
-          <MenuIcon size={18} />
-        </button>
+        <DrawerToggle />
         <nav aria-label="Breadcrumb" className="flex min-w-0 flex-1 items-center gap-1.5">
           {threadId && (
             <>

@@ -3,24 +3,18 @@
  * `ThreadHeader`: the channel's name and topic, the drawer button on phones, the switcher and
  * the theme toggle (issue 2 "workspace").
  */
+import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import type { ThreadSummary } from "@/lib/api/types";
-import { HashIcon, MenuIcon, SearchIcon } from "@/components/ui/icons";
+import { HashIcon, SearchIcon } from "@/components/ui/icons";
 import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { useWorkspace } from "@/components/workspace/workspace-context";
 
 /** The bar above a channel: name, topic, drawer and switcher buttons, theme toggle. */
 export function ThreadHeader({ thread, fallbackName }: { thread?: ThreadSummary; fallbackName?: string }) {
-  const { openDrawer, openSwitcher } = useWorkspace();
+  const { openSwitcher } = useWorkspace();
   return (
     <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line bg-canvas px-2 sm:px-4">
-      <button
-        type="button"
-        onClick={openDrawer}
-        aria-label="Open channel list"
-        className="inline-flex h-8 w-8 items-center justify-center rounded-md text-fg-muted hover:bg-hover hover:text-fg md:hidden"
-      >
-        <MenuIcon size={18} />
-      </button>
+      <DrawerToggle />
       <div className="flex min-w-0 flex-1 items-baseline gap-2">
         <h1 className="flex min-w-0 items-center gap-0.5 text-[15px] font-bold">
           <HashIcon size={15} className="shrink-0 text-fg-muted" />

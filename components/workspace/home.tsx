@@ -3,12 +3,13 @@
  * `Home`: the workspace's landing page (issue 2). Opens the last channel visited, else the
  * first one; with no channel yet it invites the person to create one.
  */
+import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
 import { useThreads } from "@/components/live/use-threads";
 import { readLocal } from "@/components/prefs/local-store";
 import { Button } from "@/components/ui/button";
-import { HashIcon, MenuIcon } from "@/components/ui/icons";
+import { HashIcon } from "@/components/ui/icons";
 import { LAST_THREAD_KEY } from "@/components/thread/thread-screen";
 import { ThemeToggle } from "./theme-toggle";
 import { useWorkspace } from "./workspace-context";
@@ -17,7 +18,7 @@ import { useWorkspace } from "./workspace-context";
 export function Home() {
   const router = useRouter();
   const { data: threads, isError, refetch } = useThreads();
-  const { openNewChannel, openDrawer } = useWorkspace();
+  const { openNewChannel } = useWorkspace();
 
   useEffect(() => {
     if (!threads?.length) return;
@@ -30,14 +31,7 @@ export function Home() {
   return (
     <div className="flex h-full flex-col">
       <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line px-2 sm:px-4">
-        <button
-          type="button"
-          onClick={openDrawer}
-          aria-label="Open channel list"
-          className="inline-flex h-8 w-8 items-center justify-center rounded-md text-fg-muted hover:bg-hover md:hidden"
-        >
-          <MenuIcon size={18} />
-        </button>
+        <DrawerToggle />
         <h1 className="flex-1 text-[15px] font-bold">Clutch</h1>
         <ThemeToggle />
       </header>
