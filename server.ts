@@ -8,6 +8,7 @@ import next from "next";
 import { loadConfig } from "./server/config";
 import { log } from "./server/log";
 import { RealtimeGateway } from "./server/realtime/gateway";
+import { startAgentsFeed } from "./server/realtime/agents-feed";
 import { ensureDefaultChannel, startRuntime } from "./server/runtime";
 import { modelFromEnv } from "./server/agents/models";
 import { startAgentSystem } from "./server/workspace/bootstrap";
@@ -22,6 +23,7 @@ const agents = config.workspaceDir
   ? await startAgentSystem(runtime, {
       workspaceDir: config.workspaceDir,
       dataDir: config.dataDir,
+      registry: config.registry,
       modelFor: (agent) => {
         let model = models.get(agent.agent_id);
         if (!model) models.set(agent.agent_id, (model = modelFromEnv(process.env, agent.agent_id)));
@@ -36,6 +38,7 @@ const handle = app.getRequestHandler();
 await app.prepare();
 httpServer.on("request", (req, res) => void handle(req, res));
 const gateway = new RealtimeGateway(httpServer, runtime.store, runtime.tail);
+const stopAgentsFeed = startAgentsFeed(gateway.io, runtime);
 
 httpServer.listen(config.port, config.host, () => {
   log.info({ url: `http://localhost:${config.port}`, database: runtime.databaseKind, dev: config.dev }, "Clutch is running");
@@ -48,6 +51,7 @@ async function shutdown(signal: string) {
   log.info({ signal }, "shutting down");
   const force = setTimeout(() => process.exit(1), 10_000);
   force.unref();
+  stopAgentsFeed();
   await gateway.close().catch(() => {});
   await agents?.stop().catch(() => {});
   await new Promise((r) => httpServer.close(() => r(null)));

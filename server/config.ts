@@ -8,6 +8,9 @@
  *   LOG_LEVEL       pino level (default info)
  *   CLUTCH_WORKSPACE folder of the agents' workspace.json (default examples/sales-analysis;
  *                   "none" starts no agents)
+ *   CLUTCH_HEARTBEAT_INTERVAL_SEC  seconds between agents' heartbeats (issue 6; default: the
+ *                   workspace's registry.heartbeat_interval_sec, else 30)
+ *   CLUTCH_OFFLINE_AFTER_MISSED    missed heartbeats before an agent is offline (default 3)
  *
  * Throws a ZodError-derived Error with a readable message when a value is invalid.
  */
@@ -26,6 +29,8 @@ const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   CLUTCH_WORKSPACE: z.string().min(1).default("examples/sales-analysis"),
+  CLUTCH_HEARTBEAT_INTERVAL_SEC: z.coerce.number().positive().max(3600).optional(),
+  CLUTCH_OFFLINE_AFTER_MISSED: z.coerce.number().int().min(1).max(100).optional(),
 });
 
 export interface ClutchConfig {
@@ -37,6 +42,8 @@ export interface ClutchConfig {
   dev: boolean;
   /** Absolute folder of workspace.json, or null for no agents. */
   workspaceDir: string | null;
+  /** Registry settings from the environment; unset ones come from the workspace or defaults. */
+  registry: { heartbeat_interval_sec?: number; offline_after_missed?: number };
 }
 
 /** The configuration read from `env` (defaults to process.env). */
@@ -55,5 +62,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ClutchConfig {
     logLevel: c.LOG_LEVEL,
     dev: c.NODE_ENV !== "production",
     workspaceDir: c.CLUTCH_WORKSPACE === "none" ? null : path.resolve(c.CLUTCH_WORKSPACE),
+    registry: {
+      ...(c.CLUTCH_HEARTBEAT_INTERVAL_SEC ? { heartbeat_interval_sec: c.CLUTCH_HEARTBEAT_INTERVAL_SEC } : {}),
+      ...(c.CLUTCH_OFFLINE_AFTER_MISSED ? { offline_after_missed: c.CLUTCH_OFFLINE_AFTER_MISSED } : {}),
+    },
   };
 }

@@ -16,6 +16,7 @@ import type { ClutchConfig } from "./config";
 import type { Workspace } from "./workspace/workspace";
 import type { ArtifactStore } from "./artifacts/store";
 import type { Approvals } from "./policy/approvals";
+import { AgentRegistry } from "./router/registry";
 
 export interface Runtime {
   db: Db;
@@ -30,6 +31,8 @@ export interface Runtime {
   artifacts: ArtifactStore | null;
   /** The policy gate and approvals (set with the agents). */
   approvals: Approvals | null;
+  /** Every registered agent and its presence (issue 6), kept up to date from the tail. */
+  registry: AgentRegistry;
   stop(): Promise<void>;
 }
 
@@ -57,7 +60,7 @@ function readVersion(): string {
  * `embeddedUrl` says that `databaseUrl` is an embedded database served elsewhere (tests).
  */
 export async function startRuntime(
-  config: Pick<ClutchConfig, "databaseUrl" | "dataDir"> & { embeddedUrl?: boolean },
+  config: Pick<ClutchConfig, "databaseUrl" | "dataDir"> & Partial<Pick<ClutchConfig, "registry">> & { embeddedUrl?: boolean },
 ): Promise<Runtime> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
@@ -74,6 +77,10 @@ export async function startRuntime(
   const tail = new EventTail(db, { onError: (err) => log.error({ err }, "event tail") });
   await tail.start();
   const store = new EventStore(db, tail);
+  const registry = new AgentRegistry({ config: config.registry });
+  await registry.load(db);
+  const unfollow = tail.subscribe((ev) => void registry.apply(ev));
+  registry.start();
   const runtime: Runtime = {
     db,
     store,
@@ -84,7 +91,10 @@ export async function startRuntime(
     workspace: null,
     artifacts: null,
     approvals: null,
+    registry,
     async stop() {
+      registry.stop();
+      unfollow();
       tail.stop();
       await db.$disconnect();
       await embedded?.stop();
@@ -97,6 +107,6 @@ export async function startRuntime(
 
 /** Create #general on a workspace with no channel, so a first visit lands somewhere. */
 export async function ensureDefaultChannel(rt: Runtime): Promise<void> {
-  if ((await rt.db.thread.count()) > 0) return;
+  if ((await rt.store.listThreads()).length > 0) return;
   await rt.store.createThread({ name: "general", topic: "Talk to the team, people and agents" }, { agent_id: "system", display_name: "Clutch" });
 }

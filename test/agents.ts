@@ -15,11 +15,13 @@ const EXAMPLE = path.resolve("examples/sales-analysis");
 
 /**
  * A workspace folder like the example's, with one channel `sales-<random>`, optional manifest
- * edits, and an optional clutch.policy.yaml (none: everything allowed).
+ * edits, an optional clutch.policy.yaml (none: everything allowed) and optional extra
+ * workspace.json settings (`routing`, `registry`).
  */
 export function scratchWorkspace(
   edit?: (manifests: Record<string, Record<string, unknown>>) => void,
   policy?: string,
+  settings: Record<string, unknown> = {},
 ): { dir: string; channel: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
   const channel = `sales-${newId("thread").slice(-8).toLowerCase()}`;
@@ -33,7 +35,7 @@ export function scratchWorkspace(
   if (policy) fs.writeFileSync(path.join(dir, "clutch.policy.yaml"), policy);
   fs.writeFileSync(
     path.join(dir, "workspace.json"),
-    JSON.stringify({ agents: "agents", mcp: path.join(EXAMPLE, "mcp.json"), channels: [{ name: channel, entry_agent: "pm-1" }] }),
+    JSON.stringify({ agents: "agents", mcp: path.join(EXAMPLE, "mcp.json"), channels: [{ name: channel, entry_agent: "pm-1" }], ...settings }),
   );
   return { dir, channel };
 }
@@ -49,7 +51,7 @@ export function startAgents(rt: Runtime, workspaceDir: string): Promise<AgentSys
 
 /** Post a person's message as the API does. */
 export async function say(rt: Runtime, thread_id: string, text: string, display_name = "Dana"): Promise<StoredEvent> {
-  const msg = await personMessage(rt.db, thread_id, { text, display_name });
+  const msg = await personMessage(rt.db, thread_id, { text, display_name }, (id) => rt.registry.has(id));
   return (await rt.store.append(msg)).events[0]!;
 }
 

@@ -38,18 +38,51 @@ export interface Health {
   database: { ok: boolean; kind: "embedded" | "postgres"; error?: string };
 }
 
-/** An agent as listed by `GET /api/agents` (issue 3: the sidebar's agents with their status). */
+/** One of an agent's recent tasks (`AgentSummary.recent_tasks`). */
+export interface AgentTaskSummary {
+  task_id: string;
+  run_id: string;
+  thread_id: string;
+  title: string | null;
+  state: import("../fold/task-state").TaskState;
+  updated_at: string;
+}
+
+/**
+ * An agent as listed by `GET /api/agents` (issue 6 "/agents"): its AgentCard, presence from
+ * heartbeats, load and recent record. Times are ISO 8601 strings.
+ */
 export interface AgentSummary {
   agent_id: string;
   name: string;
   description: string | null;
-  /** online: ready; busy: working on a task; offline: not running in this workspace. */
+  /**
+   * online: heartbeats arrive and it is idle; busy: working on at least one task (see
+   * active_tasks against max_concurrency); offline: no heartbeat for `offline_after_sec`.
+   */
   status: "online" | "busy" | "offline";
+  /** `workspace`: a CAP manifest run by this server; `external`: registered by `POST /api/agents`. */
+  source: "workspace" | "external";
+  /** The newest agent.heartbeat (or agent.register/update), null when none. */
+  last_seen_at: string | null;
+  /** Seconds between the heartbeats it is expected to send. */
+  heartbeat_interval_sec: number;
+  /** Seconds without a heartbeat after which it counts as offline. */
+  offline_after_sec: number;
   /** Tasks it is working on now (pending or running). */
   active_tasks: number;
   /** Tasks waiting for someone's answer. */
   waiting_tasks: number;
   max_concurrency: number;
+  /** Share (0..1) of its last ended tasks (up to 20) that succeeded; null with none. */
+  success_rate: number | null;
+  /** How many ended tasks `success_rate` is over. */
+  recent_outcomes: number;
+  /** Its newest tasks (up to 10), newest first. */
+  recent_tasks: AgentTaskSummary[];
+  /** CAP: the agents it may delegate to, and its overseer (workspace agents only). */
+  allowed_agents: string[];
+  overseer: string | null;
   card: import("../protocol/agent-card").AgentCard;
 }
 

@@ -22,7 +22,7 @@
  * | any other top-level field   | `meta.cap.fields` (verbatim)                                  |
  */
 import { z } from "zod";
-import { AgentCardSchema, type AgentCard, type Capability } from "./agent-card";
+import { AgentCardSchema, CapabilitySchema, type AgentCard, type Capability } from "./agent-card";
 import { ClutchMessageSchema, PROTOCOL_VERSION, type Attachment, type ClutchMessage, type Participant } from "./envelope";
 import { newId, RESERVED_PREFIX } from "./ids";
 
@@ -83,7 +83,14 @@ export const CapManifestObjectSchema = z.looseObject({
  * agent listed in `allowed_agents` ("maps each allowed agent_id to a delegation condition"): a rule
  * for any other agent could never fire, so it is reported at `["delegate_rules", <agent id>]`.
  */
-export const CapManifestSchema = CapManifestObjectSchema.superRefine((m, ctx) => {
+export const CapManifestSchema = CapManifestObjectSchema.extend({
+  /**
+   * Clutch extension, not in the seed's JSON Schema (issue 6): the capabilities the router
+   * matches (§1.5: id, version, tags, tools, trust_level, cost_hint). Absent: one
+   * `skill:<role>` derived from the prompt.
+   */
+  capabilities: z.array(CapabilitySchema, { error: "capabilities must be an array of capabilities (id, version?, tags?, ...)" }).optional(),
+}).superRefine((m, ctx) => {
   const allowed = new Set(m.allowed_agents);
   for (const target of Object.keys(m.delegate_rules)) {
     if (!allowed.has(target)) {
@@ -555,8 +562,9 @@ function mcpRef(serverId: string): string {
  * {@link DEFAULT_MAX_CONCURRENCY}). Output (validated with `AgentCardSchema`):
  * - `agent_id`: `agent:<id>` ({@link capAgentIdToClutch});
  * - `display`: name and desc from `system_prompt` ({@link describeCapAgent});
- * - `capabilities`: `{ id: "skill:<role>", tools: ["mcp:<server_id>"…], trust_level: "sandbox" }`,
- *   and, when there are MCP bindings, `{ id: "tool:mcp", servers: ["mcp:<server_id>"…],
+ * - `capabilities`: the manifest's own `capabilities` (Clutch extension; each gets the bound
+ *   MCP servers as `tools` and `trust_level: "sandbox"` unless it says otherwise), else
+ *   `{ id: "skill:<role>", tools: ["mcp:<server_id>"…], trust_level: "sandbox" }`; and, when there are MCP bindings, `{ id: "tool:mcp", servers: ["mcp:<server_id>"…],
  *   mcp_bindings: [{ server: "mcp:<server_id>", scopes, allowed_tools, description? }] }` so the
  *   router's tool-allowlist filter (§4.2) can see what each server may be used for;
  * - `limits: { max_concurrency }`, `security: { sandbox: true }` (§6 "sandbox by default").
@@ -571,12 +579,10 @@ export function manifestToAgentCard(input: unknown, opts: { max_concurrency?: nu
   const { name, desc, role } = describeCapAgent(manifest.id, manifest.system_prompt);
   const servers = [...new Set(manifest.mcp_bindings.map((b) => mcpRef(b.server_id)))];
 
-  const skill: Capability = {
-    id: RESERVED_PREFIX.skill + role,
-    ...(servers.length > 0 ? { tools: servers } : {}),
-    trust_level: "sandbox",
-  };
-  const capabilities: Capability[] = [skill];
+  const declared = manifest.capabilities?.map((c) => ({ ...(servers.length > 0 ? { tools: servers } : {}), trust_level: "sandbox" as const, ...c }));
+  const capabilities: Capability[] = declared ?? [
+    { id: RESERVED_PREFIX.skill + role, ...(servers.length > 0 ? { tools: servers } : {}), trust_level: "sandbox" },
+  ];
   if (servers.length > 0) {
     capabilities.push({
       id: RESERVED_PREFIX.tool + "mcp",

@@ -39,7 +39,12 @@ export const SecuritySchema = z.looseObject({
     .looseObject({ scheme: z.string(), kid: z.string().optional(), sig: z.string().optional() })
     .optional(),
   policy: z
-    .looseObject({ sandbox: z.boolean().optional(), tool_allowlist: z.array(z.string()).optional() })
+    .looseObject({
+      sandbox: z.boolean().optional(),
+      tool_allowlist: z.array(z.string()).optional(),
+      /** The network access the task needs (§4.2 hard filter): none < egress-restricted < egress. */
+      network: z.enum(["none", "egress-restricted", "egress"]).optional(),
+    })
     .optional(),
 });
 

@@ -104,21 +104,66 @@ export const AgentHeartbeatPayload = z.looseObject({
   active_tasks: z.number().int().nonnegative().optional(),
 });
 
-/** §4.3 routing.decision. `scores` maps agent id to a score in 0..1. */
+/**
+ * Which §4.2 step removed an agent: a hard filter (`offline`, `policy`, `security`,
+ * `tool_allowlist`, `concurrency`, `network`, CAP `allowed_agents`), `requires` (a required
+ * capability missing or outside the version range), or `entry_agent` (a channel's new request).
+ */
+export const RoutingFilter = z.string().min(1);
+export const RoutingRejection = z.looseObject({ agent_id: z.string(), filter: RoutingFilter, reason: z.string() });
+/** Rejections counted rather than listed (many agents): how many each filter removed. */
+export const RoutingRejectionSummary = z.array(z.looseObject({ filter: RoutingFilter, count: z.number().int().positive(), reason: z.string() }));
+
+/** How one candidate (an agent past every filter) was weighed (§4.2 steps 3 and 4). */
+export const RoutingCandidate = z.looseObject({
+  agent_id: z.string(),
+  /** Preference score in 0..1 (1 when nothing is preferred). */
+  score: z.number(),
+  /** The prefers[] entries (and the request's domain) it matched. */
+  matched: z.array(z.string()).optional(),
+  /** Tasks it had in progress, and its max_concurrency. */
+  load: z.number().int().nonnegative().optional(),
+  max_concurrency: z.number().int().positive().optional(),
+  /** Share of its recent ended tasks that succeeded (0..1), null with no history. */
+  success_rate: z.number().min(0).max(1).nullable().optional(),
+});
+
+/**
+ * §4.3 routing.decision. `scores` maps agent id to a score in 0..1; `candidates` lists the
+ * agents that passed the filters, best first. Clutch adds how it got there: the request's
+ * `requires`/`prefers`, each candidate's factors (`ranked`), the tie-breaker that settled it
+ * (`tie_break`), and which filter removed which agent (`rejected`).
+ */
 export const RoutingDecisionPayload = z.looseObject({
   selected: z.string().min(1),
   candidates: z.array(z.string()),
   reason: z.string(),
   scores: z.record(z.string(), z.number()),
-  /** Which filter removed which agent (§4.2 hard filters, requires). */
-  rejected: z.array(z.looseObject({ agent_id: z.string(), filter: z.string(), reason: z.string() })).optional(),
+  requires: z.array(z.string()).optional(),
+  prefers: z.array(z.string()).optional(),
+  /** `fixed` when the recipient was named (by id or @mention) rather than matched. */
+  mode: z.enum(["capability", "fixed"]).optional(),
+  ranked: z.array(RoutingCandidate).optional(),
+  /** The tie-breaker that decided among equal scores, and the agents it chose among. */
+  tie_break: z
+    .looseObject({ by: z.enum(["least_loaded", "success_rate", "round_robin"]), among: z.array(z.string()) })
+    .nullable()
+    .optional(),
+  rejected: z.array(RoutingRejection).optional(),
+  rejected_summary: RoutingRejectionSummary.optional(),
 });
-/** §2.5 routing.failure: no agent matched; `rejected` gives the reason per agent. */
+/**
+ * §2.5 routing.failure: no agent matched; `rejected` gives the reason per agent. `outcome`
+ * says what happens to the request: it `waiting`s for a matching agent (routed as soon as one
+ * is free or registers) or has `failed` (a task.error NO_MATCHING_AGENT follows).
+ */
 export const RoutingFailurePayload = z.looseObject({
   reason: z.string(),
   requires: z.array(z.string()).optional(),
   prefers: z.array(z.string()).optional(),
-  rejected: z.array(z.looseObject({ agent_id: z.string(), filter: z.string(), reason: z.string() })).optional(),
+  outcome: z.enum(["waiting", "failed"]).optional(),
+  rejected: z.array(RoutingRejection).optional(),
+  rejected_summary: RoutingRejectionSummary.optional(),
 });
 
 // Policy and approvals (issue 5; Cordum's Safety Kernel, seed 004). Not in Clutch §2: Clutch's

@@ -12,10 +12,13 @@
  *   `thread.activity` the ThreadSummaries of the threads that changed (new events, created),
  *                     at most one message per client every 250 ms, so sidebars keep unread
  *                     counts live.
+ *   `agents.changed`  every agent's AgentSummary (GET /api/agents), whenever one registers,
+ *                     updates, comes online, goes offline or its load changes; at most one
+ *                     message per client every 500 ms (issue 6: presence shown live).
  */
 import { z } from "zod";
 import type { StoredEvent } from "../protocol/envelope";
-import type { ThreadSummary } from "../api/types";
+import type { AgentSummary, ThreadSummary } from "../api/types";
 
 export const SubscriptionSchema = z
   .strictObject({
@@ -38,4 +41,5 @@ export interface ClientEvents {
 export interface ServerEvents {
   event: (event: StoredEvent) => void;
   "thread.activity": (threads: ThreadSummary[]) => void;
+  "agents.changed": (agents: AgentSummary[]) => void;
 }

@@ -6,8 +6,10 @@
  *
  *   MCP tool       tool.call, then tool.result | tool.error (refused calls too)
  *   ask / reply    chat.message (ask: expects_reply; reply: reply_to, in the asker's task)
- *   delegate       routing.decision + task.request for a new subtask, or, outside the
- *                  delegator's allowed_agents, task.error PERMISSION_DENIED (the run goes on)
+ *   delegate       by id: routing.decision + task.request for a new subtask, or, outside the
+ *                  delegator's allowed_agents, task.error PERMISSION_DENIED (the run goes on);
+ *                  by capability: a task.request to agent:orchestrator with requires[] and
+ *                  prefers[], which the router (server/router) decides among allowed_agents
  *   submit_result  task.result; for an agent with an overseer, a task.progress "in review"
  *                  and a review task.request to the overseer instead (the result goes back to
  *                  the delegator only after approval, server/orchestrator)
@@ -22,6 +24,7 @@ import {
   type StoredEvent,
 } from "@/lib/protocol";
 import type { EventStore } from "../events/store";
+import { ORCHESTRATOR } from "../router/router";
 import type { WorkspaceAgent, Workspace } from "../workspace/workspace";
 import { AskInput, DelegateInput, parseMcpToolName, ReplyInput, SubmitResultInput } from "./contract";
 import type { AgentStepMeta } from "./conversation";
@@ -75,7 +78,6 @@ export interface ActionDeps {
   runEvents: () => Promise<StoredEvent[]>;
 }
 
-const ORCHESTRATOR = { agent_id: "agent:orchestrator", role: "orchestrator" } as const;
 
 function who(agent_id: string) {
   return agent_id === "user" ? { agent_id: "user", role: "human" } : { agent_id };
@@ -90,7 +92,7 @@ function describeCall(ctx: TaskContext, call: ToolCall): Omit<Gate, "key" | "at"
   if (mcp) return { subject: { ...subject, server_id: mcp.server_id, tool: mcp.tool }, summary: `${who} will call ${mcp.server_id}.${mcp.tool}`, arguments: input };
   const to = typeof input.to === "string" ? normaliseTarget(input.to) : typeof input.agent_id === "string" ? normaliseTarget(input.agent_id) : undefined;
   const withTool = { ...subject, tool: call.tool, ...(to ? { recipient: to } : {}) };
-  const audience = to === "user" ? "the people in the channel" : to;
+  const audience = to === "user" ? "the people in the channel" : (to ?? (Array.isArray(input.requires) ? `an agent offering ${input.requires.join(" and ")}` : "someone"));
   switch (call.tool) {
     case "ask":
       return { subject: withTool, summary: `${who} will ask ${audience} a question`, arguments: input, preview: String(input.question ?? "") };
@@ -243,8 +245,27 @@ async function carryOut(ctx: TaskContext, call: ToolCall, deps: ActionDeps): Pro
     case "delegate": {
       const r = DelegateInput.safeParse(call.input);
       if (!r.success) return void (await fail(r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")));
-      const target = normaliseTarget(r.data.agent_id);
       const child = newId("task");
+      const subtask = { title: r.data.title, context_summary: r.data.context_summary, ...(r.data.instructions ? { instructions: r.data.instructions } : {}) };
+      if (r.data.requires) {
+        await deps.store.append(
+          makeMessage({
+            type: "task.request",
+            ...base,
+            to: [{ agent_id: ORCHESTRATOR.agent_id }],
+            task_id: child,
+            parent_task_id: ctx.task_id,
+            requires: r.data.requires,
+            ...(r.data.prefers?.length ? { prefers: r.data.prefers } : {}),
+            payload: subtask,
+            ...(r.data.attachments?.length ? { attachments: r.data.attachments } : {}),
+            idempotency_key: key("delegate"),
+            meta: meta({ output: { task_id: child, status: "routing", note: `Clutch routes it to an agent offering ${r.data.requires.join(" and ")}. The result will arrive as a new message; end your turn now.` } }),
+          }),
+        );
+        return;
+      }
+      const target = normaliseTarget(r.data.agent_id!);
       if (!ctx.agent.allowed_agents.includes(target)) {
         const message = `${ctx.agent.manifest.id} may not delegate to ${r.data.agent_id}: its allowed_agents are [${ctx.agent.manifest.allowed_agents.join(", ")}]`;
         await deps.store.append(
@@ -276,6 +297,7 @@ async function carryOut(ctx: TaskContext, call: ToolCall, deps: ActionDeps): Pro
             candidates: [target],
             reason: `delegated by id by ${ctx.agent.agent_id}; allowed by its manifest (allowed_agents)${rule ? `; rule: ${rule}` : ""}`,
             scores: { [target]: 1 },
+            mode: "fixed",
           },
           idempotency_key: key("routing"),
         }),
@@ -285,7 +307,7 @@ async function carryOut(ctx: TaskContext, call: ToolCall, deps: ActionDeps): Pro
           to: [{ agent_id: target }],
           task_id: child,
           parent_task_id: ctx.task_id,
-          payload: { title: r.data.title, context_summary: r.data.context_summary, ...(r.data.instructions ? { instructions: r.data.instructions } : {}) },
+          payload: subtask,
           ...(r.data.attachments?.length ? { attachments: r.data.attachments } : {}),
           idempotency_key: key("delegate"),
           meta: meta({ output: { task_id: child, status: "delegated", note: "The result will arrive as a new message after review; end your turn now." } }),
@@ -413,7 +435,7 @@ async function submitResult(
         parent_task_id: ctx.task_id,
         from: ORCHESTRATOR,
         to: [],
-        payload: { selected: overseer, candidates: [overseer], reason: reviewRule, scores: { [overseer]: 1 } },
+        payload: { selected: overseer, candidates: [overseer], reason: reviewRule, scores: { [overseer]: 1 }, mode: "fixed" },
         idempotency_key: key("review-routing"),
       }),
       makeMessage({

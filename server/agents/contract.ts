@@ -8,7 +8,9 @@
  *                  new user message (the call itself returns at once: "sent")
  *   reply          answer a question someone asked you (reply_to = that message's id)
  *   delegate       hand a subtask to an agent in your allowed_agents (CAP delegation_notice →
- *                  task.request with parent_task_id); returns at once with the new task_id, or
+ *                  task.request with parent_task_id), named by `agent_id`, or by the
+ *                  capabilities it needs (`requires`, `prefers`: Clutch §4.2 routes it among
+ *                  your allowed_agents); returns at once with the new task_id, or
  *                  an error when not permitted; the subtask's result arrives later as a user
  *                  message, after the delegate's overseer approved it
  *   submit_result  finish your task with a result (for a review task: a review.feedback.v1)
@@ -70,14 +72,25 @@ export const ReplyInput = z.object({
 });
 export type ReplyInput = z.infer<typeof ReplyInput>;
 
-/** `delegate`: CAP delegation_notice. `agent_id` must be in the delegator's allowed_agents. */
-export const DelegateInput = z.object({
-  agent_id: z.string().min(1),
-  title: z.string().min(1).max(200),
-  context_summary: z.string().min(1).describe("what has been done and what remains"),
-  instructions: z.string().optional(),
-  attachments: z.array(Attachment).optional(),
-});
+/**
+ * `delegate`: CAP delegation_notice, to `agent_id` (one of the delegator's allowed_agents) or to
+ * whichever allowed agent the router finds for `requires` (issue 6). Exactly one of the two.
+ */
+export const DelegateInput = z
+  .object({
+    agent_id: z.string().min(1).optional().describe("the agent to delegate to, one of your allowed_agents"),
+    requires: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe("instead of agent_id: capabilities the subtask needs, e.g. skill:data-analysis or skill:data-analysis@^1.2"),
+    prefers: z.array(z.string().min(1)).optional().describe("with requires: preferences such as tool:DataServer, domain:sales, cost:low"),
+    title: z.string().min(1).max(200),
+    context_summary: z.string().min(1).describe("what has been done and what remains"),
+    instructions: z.string().optional(),
+    attachments: z.array(Attachment).optional(),
+  })
+  .refine((d) => Boolean(d.agent_id) !== Boolean(d.requires?.length), { message: "give either agent_id or requires (not both, not neither)", path: ["agent_id"] });
 export type DelegateInput = z.infer<typeof DelegateInput>;
 
 /**

@@ -74,7 +74,8 @@ export function parentsOf(events: readonly StoredEvent[]): Map<string, string | 
 /** True when `ev` is addressed to the agent's task (see module doc). */
 export function isInbound(ev: StoredEvent, ref: AgentTaskRef, parents: Map<string, string | null>): boolean {
   if (stepMetaOf(ev)?.instance_id === ref.instance_id) return false;
-  if (ev.type === "task.request") return ev.task_id === ref.task_id;
+  // A routed request is in the log twice (to the router, then to the agent): the agent reads the second.
+  if (ev.type === "task.request") return ev.task_id === ref.task_id && ev.to.some((t) => t.agent_id === ref.agent_id);
   if (ev.type === "task.cancel" && ev.task_id === ref.task_id) return true;
   const inTask = ev.task_id === ref.task_id || parents.get(ev.task_id) === ref.task_id;
   if (ev.type === "chat.message") {

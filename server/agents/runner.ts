@@ -48,7 +48,7 @@ export interface RunnerDeps {
 const BUILTIN_DESCRIPTIONS: Record<keyof typeof BUILTIN_TOOLS, string> = {
   ask: "Ask a person (to: \"user\") or an agent (to: \"agent:<id>\") a question. Returns at once; the answer arrives later as a new message, so end your turn after asking.",
   reply: "Answer a message someone sent you. Give reply_to = the id of the message you answer. Markdown is rendered for people.",
-  delegate: "Hand a subtask to an agent in your allowed_agents, with a context_summary of what is done and what remains, and attachments it needs. Returns the new task id at once; the result arrives later as a new message.",
+  delegate: "Hand a subtask to an agent in your allowed_agents (agent_id), or to the best of them for the capabilities it needs (requires, prefers), with a context_summary of what is done and what remains, and attachments it needs. Returns the new task id at once; the result arrives later as a new message.",
   submit_result: "Finish your task with its result: a summary, a markdown report for people, and the data behind it. A review task submits payload_type review.feedback.v1 with data { decision, comments, blocking_issues }.",
 };
 
@@ -87,6 +87,11 @@ export class AgentRunner {
   /** Resolves when no instance is working (tests, benches). */
   async idle(): Promise<void> {
     while (this.active.size) await Promise.allSettled([...this.active.values()]);
+  }
+
+  /** How many of the agent's instances are working now (for its heartbeat). */
+  load(agent_id: string): number {
+    return this.running.get(agent_id) ?? 0;
   }
 
   /** Schedule the agent's instance for `task_id`. Several wakes while it runs coalesce into one more pass. */
@@ -154,7 +159,7 @@ export class AgentRunner {
     // A dispatch held for approval: the agent does not start until it is granted.
     if (await this.deps.store.db.approval.findFirst({ where: { task_id, kind: "dispatch", state: "pending" } })) return;
     let events = await this.runEvents(row.run_id);
-    const request = events.find((e) => e.type === "task.request" && e.task_id === task_id);
+    const request = events.find((e) => e.type === "task.request" && e.task_id === task_id && e.to.some((t) => t.agent_id === agent.agent_id));
     if (!request) return;
     const ctx: TaskContext = {
       agent,

@@ -160,7 +160,7 @@ describe("projections", () => {
     run = await rt.db.run.findUniqueOrThrow({ where: { id: run_id } });
     expect(run).toMatchObject({ state: "succeeded", task_total: 2, task_done: 2, event_count: 5 });
     expect(run.ended_at).not.toBeNull();
-    const tasks = await rt.db.task.findMany({ where: { run_id }, orderBy: { created_at: "asc" } });
+    const tasks = await rt.db.task.findMany({ where: { run_id }, orderBy: [{ created_at: "asc" }, { title: "asc" }] }); // one batch: equal created_at
     expect(tasks.map((t) => [t.title, t.state, t.assignee, t.parent_task_id])).toEqual([
       ["Analyze Q4", "succeeded", "agent:pm-1", null],
       ["Crunch numbers", "failed", "agent:analyst-1", root],

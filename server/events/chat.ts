@@ -17,6 +17,7 @@ import type { Db } from "../db/client";
 import { ClutchError } from "../errors";
 import { fromRow } from "./codec";
 import { conversationIds } from "./threads";
+import { parseMentions } from "@/lib/mentions";
 
 export const PersonMessageSchema = z.strictObject({
   text: z.string().max(100_000, "a message is at most 100,000 characters").refine((t) => t.trim().length > 0, "a message needs text"),
@@ -59,15 +60,23 @@ async function questionToAnswer(db: Db, thread_id: string, reply_to?: string | n
   return best;
 }
 
-/** Build the person's chat.message. Throws ClutchError invalid_message (400), unknown_message (422). */
-export async function personMessage(db: Db, thread_id: string, input: unknown): Promise<ClutchMessage> {
+/**
+ * Build the person's chat.message. Its `payload.mentions` are the agents and capabilities the
+ * text @mentions (lib/mentions.ts; `isAgent` says which names are agents). A message that
+ * @mentions someone other than the asker of the open question is a new request, not an answer.
+ * Throws ClutchError invalid_message (400), unknown_message (422).
+ */
+export async function personMessage(db: Db, thread_id: string, input: unknown, isAgent: (agent_id: string) => boolean = () => false): Promise<ClutchMessage> {
   const r = PersonMessageSchema.safeParse(input);
   if (!r.success) {
     const i = r.error.issues[0]!;
     throw new ClutchError("invalid_message", `${i.path.join(".") || "body"}: ${i.message}`, 400, r.error.issues);
   }
   const { text, display_name, idempotency_key, reply_to } = r.data;
-  const question = await questionToAnswer(db, thread_id, reply_to);
+  const { agents, capabilities } = parseMentions(text, isAgent);
+  const mentions = [...agents, ...capabilities];
+  let question = await questionToAnswer(db, thread_id, reply_to);
+  if (question && reply_to === undefined && mentions.length && !agents.includes(question.from)) question = null;
   return makeMessage({
     type: "chat.message",
     thread_id,
@@ -76,7 +85,7 @@ export async function personMessage(db: Db, thread_id: string, input: unknown): 
       : conversationIds(thread_id)),
     from: { agent_id: personId(display_name), role: "human", ...(display_name ? { display_name } : {}) },
     to: question ? [{ agent_id: question.from }] : [],
-    payload: { text, ...(question ? { reply_to: question.id } : {}) },
+    payload: { text, ...(mentions.length ? { mentions } : {}), ...(question ? { reply_to: question.id } : {}) },
     ...(idempotency_key ? { idempotency_key } : {}),
   });
 }

@@ -16,6 +16,9 @@ import { validateMessages } from "./validate";
 
 const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 
+/** System threads (`_agents`) are not channels. (Not a LIKE filter: `_` is its wildcard.) */
+const isChannel = (row: { name: string }) => !row.name.startsWith("_");
+
 export class EventStore {
   private readonly writer: GroupCommitter;
 
@@ -83,10 +86,31 @@ export class EventStore {
     }
   }
 
-  /** Every channel, by name. */
+  /**
+   * The id of a thread for Clutch's own bookkeeping, created on first use: its name starts with
+   * `_` (no channel can), so it is never listed as a channel. The agent registry keeps its
+   * heartbeats and API registrations in `_agents` (issue 6).
+   */
+  async systemThread(name: `_${string}`, topic: string): Promise<string> {
+    const existing = await this.db.thread.findUnique({ where: { name } });
+    if (existing) return existing.id;
+    try {
+      const { row, result } = await this.db.$transaction(async (tx) => {
+        const { row, announce } = await insertThread(tx, { name, topic }, { agent_id: "system", display_name: "Clutch" });
+        return { row, result: await appendInTx(tx, [announce]) };
+      }, TX_OPTIONS);
+      this.tail.offer(result.events);
+      return row.id;
+    } catch (err) {
+      if ((err as { code?: string }).code !== "P2002") throw err;
+      return (await this.db.thread.findUniqueOrThrow({ where: { name } })).id;
+    }
+  }
+
+  /** Every channel, by name (system threads left out). */
   async listThreads(): Promise<ThreadSummary[]> {
     const rows = await this.db.thread.findMany({ orderBy: { name: "asc" } });
-    return rows.map(toSummary);
+    return rows.filter(isChannel).map(toSummary);
   }
 
   /** One channel, or null. */
@@ -95,10 +119,10 @@ export class EventStore {
     return row ? toSummary(row) : null;
   }
 
-  /** Channels by id (for sidebar activity). */
+  /** Channels by id (for sidebar activity; system threads left out). */
   async getThreads(ids: string[]): Promise<ThreadSummary[]> {
     const rows = await this.db.thread.findMany({ where: { id: { in: ids } } });
-    return rows.map(toSummary);
+    return rows.filter(isChannel).map(toSummary);
   }
 
   /** A page of events; see server/events/read.ts. */

@@ -4,7 +4,12 @@
  * appends new events; it keeps no state of its own beyond what the log says.
  *
  *   a person's new message in a channel with an entry agent
- *        → a new run: routing.decision + task.request to the entry agent (T1)
+ *        → a new run whose root task (T1) goes to the agent the message @mentions, or is
+ *          routed by the capabilities it @mentions (`@skill:research`), or else goes to the
+ *          channel's entry agent; each with its routing.decision
+ *   task.request to `agent:orchestrator` (requires[], prefers[], no fixed recipient)
+ *        → the router (server/router/router.ts): routing.decision + the request to the chosen
+ *          agent, or routing.failure (waiting, routed again when agents change, or failed)
  *   task.request to an agent of the workspace            → wake that agent's instance
  *   a message to an agent (a question, an answer, an oversight inquiry)
  *        → wake the agent's instance for that task (or for the task it delegated)
@@ -31,8 +36,8 @@ import type { AgentRunner } from "../agents/runner";
 import type { Approvals } from "../policy/approvals";
 import type { Workspace } from "../workspace/workspace";
 import { log } from "../log";
-
-const ORCHESTRATOR = { agent_id: "agent:orchestrator", role: "orchestrator" } as const;
+import { needsRouting, ORCHESTRATOR, type Router } from "../router/router";
+import type { AgentRegistry } from "../router/registry";
 const OUTCOMES = new Set(["task.result", "task.error", "task.timeout", "task.cancel"]);
 
 export interface ChannelBinding {
@@ -46,31 +51,63 @@ export class Orchestrator {
   private chain: Promise<void> = Promise.resolve();
 
   private expiryTimer: NodeJS.Timeout | null = null;
+  private unwatchRegistry: (() => void) | null = null;
 
-  constructor(
-    private readonly store: EventStore,
-    private readonly tail: EventTail,
-    private readonly workspace: Workspace,
-    private readonly runner: AgentRunner,
-    private readonly channels: ChannelBinding[],
-    private readonly approvals: Approvals | null = null,
-  ) {}
+  private readonly store: EventStore;
+  private readonly tail: EventTail;
+  private readonly workspace: Workspace;
+  private readonly runner: AgentRunner;
+  private readonly channels: ChannelBinding[];
+  private readonly approvals: Approvals | null;
+  private readonly router: Router | null;
+  private readonly registry: AgentRegistry | null;
+
+  constructor(deps: {
+    store: EventStore;
+    tail: EventTail;
+    workspace: Workspace;
+    runner: AgentRunner;
+    channels: ChannelBinding[];
+    /** The policy gate before every dispatch (issue 5); null: everything goes. */
+    approvals?: Approvals | null;
+    /** Routing by capability (issue 6); null: requests to agent:orchestrator are left alone. */
+    router?: Router | null;
+    registry?: AgentRegistry | null;
+  }) {
+    this.store = deps.store;
+    this.tail = deps.tail;
+    this.workspace = deps.workspace;
+    this.runner = deps.runner;
+    this.channels = deps.channels;
+    this.approvals = deps.approvals ?? null;
+    this.router = deps.router ?? null;
+    this.registry = deps.registry ?? null;
+  }
+
+  /** Route waiting requests again, in the reaction chain (an agent came online, registered, …). */
+  retryRouting(): void {
+    const router = this.router;
+    if (!router?.pending.length) return;
+    this.chain = this.chain.then(() => router.retryWaiting()).catch((err) => log.error({ err }, "routing retry failed"));
+  }
 
   /** Follow the stream (reactions run one at a time, in seq order). */
   start(): void {
     this.unsubscribe = this.tail.subscribe((ev) => {
       this.chain = this.chain.then(() => this.react(ev)).catch((err) => log.error({ err, seq: ev.seq, type: ev.type }, "orchestrator reaction failed"));
     });
-    if (this.approvals) {
-      const approvals = this.approvals;
-      this.expiryTimer = setInterval(() => void approvals.expireDue().catch((err) => log.warn({ err }, "approval expiry failed")), 5000);
-      this.expiryTimer.unref();
-    }
+    this.expiryTimer = setInterval(() => {
+      void this.approvals?.expireDue().catch((err) => log.warn({ err }, "approval expiry failed"));
+      this.retryRouting(); // waiting requests time out even when nothing else happens
+    }, 5000);
+    this.expiryTimer.unref();
+    this.unwatchRegistry = this.registry?.onChange(() => this.retryRouting()) ?? null;
   }
 
   async stop(): Promise<void> {
     this.unsubscribe?.();
     if (this.expiryTimer) clearInterval(this.expiryTimer);
+    this.unwatchRegistry?.();
     await this.chain;
   }
 
@@ -90,8 +127,16 @@ export class Orchestrator {
   private async react(ev: StoredEvent): Promise<void> {
     if (!this.channels.some((c) => c.thread_id === ev.thread_id)) return; // another workspace's channel
     if (ev.type === "chat.message") return this.onMessage(ev);
+    if (ev.type === "task.request" && needsRouting(ev)) {
+      if (this.router) await this.router.route(ev);
+      return;
+    }
     if (ev.type === "task.request") return this.dispatch(ev);
-    if (OUTCOMES.has(ev.type)) return this.onOutcome(ev);
+    if (OUTCOMES.has(ev.type)) {
+      await this.onOutcome(ev);
+      if (this.router?.pending.length) await this.router.retryWaiting(); // an agent may have room now
+      return;
+    }
     if (ev.type === "approval.granted" || ev.type === "approval.rejected" || ev.type === "approval.expired") return this.onDecision(ev);
   }
 
@@ -169,48 +214,55 @@ export class Orchestrator {
     }
   }
 
-  /** A person's request in a channel becomes a run whose root task goes to the entry agent. */
+  /**
+   * A person's request in a channel becomes a run. Its root task goes to the agent the message
+   * @mentions first; or, when it @mentions capabilities, to the router as a task.request to
+   * `agent:orchestrator` with those as requires[]; or else to the channel's entry agent.
+   */
   private async openRun(ev: StoredEvent, channel: ChannelBinding): Promise<void> {
     const text = String((ev.payload as { text: string }).text);
+    const mentions = (ev.payload as { mentions?: string[] }).mentions ?? [];
     const run_id = newId("run");
     const task_id = newId("task");
-    const entry = channel.entry_agent;
-    const others = [...this.workspace.agents.keys()].filter((id) => id !== entry);
     const firstLine = text.split("\n")[0]!.trim();
+    const who = ev.from.display_name ?? ev.from.agent_id;
+    const request = {
+      title: firstLine.length > 120 ? `${firstLine.slice(0, 119)}…` : firstLine,
+      instructions: text,
+      context_summary: `User request from ${who} in #${channel.name}: ${text}`,
+      input: { message_id: ev.id, from: ev.from },
+    };
+    const at = { thread_id: ev.thread_id, run_id, task_id, parent_task_id: null };
+    const capabilities = mentions.filter((m) => !m.startsWith("agent:"));
+    if (capabilities.length) {
+      await this.store.append(
+        makeMessage({ type: "task.request", ...at, from: ev.from, to: [ORCHESTRATOR], requires: capabilities, payload: request, idempotency_key: `open-run:${ev.id}` }),
+      );
+      return;
+    }
+    const named = mentions.find((m) => this.workspace.agents.has(m) || this.registry?.has(m));
+    const selected = named ?? channel.entry_agent;
+    const others = [...this.workspace.agents.keys()].filter((id) => id !== selected);
+    const reason = named
+      ? `${who} addressed @${named.replace(/^agent:/, "")} by name in #${channel.name}`
+      : `${selected} is the entry agent of #${channel.name}: a person's new request starts with planning (${this.workspace.agents.get(selected)!.card.capabilities[0]?.id ?? "planner"})`;
     await this.store.append([
       makeMessage({
         type: "routing.decision",
-        thread_id: ev.thread_id,
-        run_id,
-        task_id,
-        parent_task_id: null,
+        ...at,
         from: ORCHESTRATOR,
         to: [],
         payload: {
-          selected: entry,
-          candidates: [entry, ...others],
-          reason: `${entry} is the entry agent of #${channel.name}: a person's new request starts with planning (${this.workspace.agents.get(entry)!.card.capabilities[0]?.id ?? "planner"})`,
-          scores: Object.fromEntries([[entry, 1], ...others.map((id) => [id, 0])]),
-          rejected: others.map((agent_id) => ({ agent_id, filter: "entry_agent", reason: `not the entry agent of #${channel.name}; reachable by delegation` })),
+          selected,
+          candidates: [selected],
+          reason,
+          scores: { [selected]: 1 },
+          mode: "fixed",
+          rejected: named ? [] : others.map((agent_id) => ({ agent_id, filter: "entry_agent", reason: `not the entry agent of #${channel.name}; reachable by delegation or @mention` })),
         },
         idempotency_key: `open-run-routing:${ev.id}`,
       }),
-      makeMessage({
-        type: "task.request",
-        thread_id: ev.thread_id,
-        run_id,
-        task_id,
-        parent_task_id: null,
-        from: ORCHESTRATOR,
-        to: [{ agent_id: entry }],
-        payload: {
-          title: firstLine.length > 120 ? `${firstLine.slice(0, 119)}…` : firstLine,
-          instructions: text,
-          context_summary: `User request from ${ev.from.display_name ?? ev.from.agent_id} in #${channel.name}: ${text}`,
-          input: { message_id: ev.id, from: ev.from },
-        },
-        idempotency_key: `open-run:${ev.id}`,
-      }),
+      makeMessage({ type: "task.request", ...at, from: ORCHESTRATOR, to: [{ agent_id: selected }], payload: request, idempotency_key: `open-run:${ev.id}` }),
     ]);
   }
 
@@ -254,8 +306,9 @@ export class Orchestrator {
   }
 
   /**
-   * Carry on after a restart: wake every unfinished task of a workspace agent, resolve approved
-   * reviews whose result was not yet released, and open runs for requests that got none.
+   * Carry on after a restart: wake every unfinished task of a workspace agent, route requests
+   * still waiting for an agent, resolve approved reviews whose result was not yet released, and
+   * open runs for requests that got none.
    */
   async recover(): Promise<void> {
     const threads = this.channels.map((c) => c.thread_id);
@@ -264,6 +317,11 @@ export class Orchestrator {
       orderBy: { created_at: "asc" },
     });
     for (const t of open) if (this.isAgent(t.assignee ?? undefined)) this.runner.wake(t.assignee!, t.id);
+    for (const t of open) {
+      if (t.assignee !== ORCHESTRATOR.agent_id || !this.router) continue; // a request still to be routed
+      const request = await this.store.db.event.findFirst({ where: { run_id: t.run_id, task_id: t.id, type: "task.request" }, orderBy: { seq: "asc" } });
+      if (request) await this.router.route(fromRow(request));
+    }
 
     const reviews = await this.store.db.event.findMany({
       where: { thread_id: { in: threads }, type: "task.result", rest: { path: ["payload_type"], equals: "review.feedback.v1" } },

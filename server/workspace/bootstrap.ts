@@ -1,8 +1,8 @@
 /**
  * Starting the workspace's agents (issue 3 step 1): the channels it names exist (#sales),
  * each agent announces itself with agent.register (or agent.update when its card changed),
- * and the MCP hub, the agent runner and the orchestrator start, then carry on every
- * unfinished run.
+ * joins the registry and sends heartbeats (issue 6), and the MCP hub, the agent runner, the
+ * router and the orchestrator start, then carry on every unfinished run.
  */
 import { isDeepStrictEqual } from "node:util";
 import type { LanguageModel } from "ai";
@@ -18,6 +18,8 @@ import { Orchestrator, type ChannelBinding } from "../orchestrator/orchestrator"
 import { Approvals } from "../policy/approvals";
 import { PolicyKernel } from "../policy/kernel";
 import type { Runtime } from "../runtime";
+import { Router } from "../router/router";
+import { startHeartbeats } from "../router/registration";
 import { loadWorkspace, type Workspace, type WorkspaceAgent } from "./workspace";
 
 export interface AgentSystem {
@@ -38,6 +40,8 @@ export interface AgentSystemOptions {
   modelFor(agent: WorkspaceAgent): LanguageModel;
   /** Repo root MCP server commands run in (default cwd). */
   cwd?: string;
+  /** Registry settings that override workspace.json (from the environment). */
+  registry?: { heartbeat_interval_sec?: number; offline_after_missed?: number };
 }
 
 /** Create the workspace's channels that do not exist yet; returns their bindings. */
@@ -98,7 +102,23 @@ export async function startAgentSystem(rt: Runtime, opts: AgentSystemOptions): P
     modelFor: opts.modelFor,
     gate: (g) => approvals.gate(g),
   });
-  const orchestrator = new Orchestrator(rt.store, rt.tail, workspace, runner, channels, approvals);
+  const registry = rt.registry;
+  registry.config = { ...workspace.registry, ...opts.registry };
+  for (const a of workspace.agents.values()) registry.upsertWorkspaceAgent(a);
+  const stopHeartbeats = await startHeartbeats(
+    rt.store,
+    [...workspace.agents.values()].map((a) => ({ agent_id: a.agent_id, name: a.card.display.name })),
+    registry.config.heartbeat_interval_sec,
+    (id) => runner.load(id),
+  );
+  const router = new Router({
+    store: rt.store,
+    registry,
+    settings: workspace.routing,
+    kernel,
+    allowedAgentsOf: (id) => workspace.agents.get(id)?.allowed_agents ?? null,
+  });
+  const orchestrator = new Orchestrator({ store: rt.store, tail: rt.tail, workspace, runner, channels, approvals, router, registry });
   orchestrator.start();
   await orchestrator.recover();
   log.info({ agents: [...workspace.agents.keys()], channels: channels.map((c) => c.name) }, "agents started");
@@ -109,6 +129,7 @@ export async function startAgentSystem(rt: Runtime, opts: AgentSystemOptions): P
     runner,
     orchestrator,
     async stop() {
+      stopHeartbeats();
       kernel.close();
       await orchestrator.stop();
       await runner.stop();

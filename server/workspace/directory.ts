@@ -1,44 +1,43 @@
 /**
- * The agents as people see them in the sidebar (issue 3 step 5): each workspace agent with its
- * status, folded from the tasks projection. Busy while it works on a task (pending or
- * running), online otherwise; agents announced in the log but not running here are offline.
+ * The agent directory (issue 6 "/agents", `GET /api/agents`): every registered agent with its
+ * AgentCard, presence from heartbeats (server/router/registry.ts), load against
+ * max_concurrency, recent success rate and newest tasks (server/router/stats.ts).
+ *
+ * Status: offline when its heartbeats stopped, busy while it works on a task (pending or
+ * running), online otherwise.
  */
 import type { AgentSummary } from "@/lib/api/types";
-import type { AgentCard } from "@/lib/protocol";
 import type { Db } from "../db/client";
-import { fromRow } from "../events/codec";
-import type { Workspace } from "./workspace";
+import type { AgentRegistry } from "../router/registry";
+import { agentStats, recentTasks } from "../router/stats";
 
-/** Every agent known to the workspace or the log, by name. */
-export async function listAgents(db: Db, workspace: Workspace | null): Promise<AgentSummary[]> {
-  const counts = await db.task.groupBy({ by: ["assignee", "state"], where: { state: { in: ["pending", "running", "waiting_input"] } }, _count: true });
-  const count = (agent_id: string, states: string[]) =>
-    counts.filter((c) => c.assignee === agent_id && states.includes(c.state)).reduce((n, c) => n + c._count, 0);
-  const out: AgentSummary[] = [];
-  const add = (card: AgentCard, running: boolean) => {
-    const active = count(card.agent_id, ["pending", "running"]);
-    out.push({
-      agent_id: card.agent_id,
-      name: card.display.name,
-      description: card.display.desc ?? null,
-      status: !running ? "offline" : active > 0 ? "busy" : "online",
-      active_tasks: active,
-      waiting_tasks: count(card.agent_id, ["waiting_input"]),
-      max_concurrency: card.limits?.max_concurrency ?? 1,
-      card,
-    });
-  };
-  for (const a of workspace?.agents.values() ?? []) add(a.card, true);
-  const announced = await db.event.findMany({
-    where: { type: { in: ["agent.register", "agent.update"] } },
-    orderBy: { seq: "desc" },
-    distinct: ["from_agent_id"],
-    take: 500,
+/** Every registered agent, by name. */
+export async function listAgents(db: Db, registry: AgentRegistry): Promise<AgentSummary[]> {
+  const agents = registry.list();
+  const ids = agents.map((a) => a.agent_id);
+  const [stats, tasks] = await Promise.all([agentStats(db, ids), recentTasks(db, ids)]);
+  const out = agents.map((a): AgentSummary => {
+    const s = stats.get(a.agent_id)!;
+    const online = registry.isOnline(a.agent_id);
+    return {
+      agent_id: a.agent_id,
+      name: a.card.display.name,
+      description: a.card.display.desc ?? null,
+      status: !online ? "offline" : s.active > 0 ? "busy" : "online",
+      source: a.source,
+      last_seen_at: a.last_seen === null ? null : new Date(a.last_seen).toISOString(),
+      heartbeat_interval_sec: registry.config.heartbeat_interval_sec,
+      offline_after_sec: registry.offlineAfterSec,
+      active_tasks: s.active,
+      waiting_tasks: s.waiting,
+      max_concurrency: a.card.limits?.max_concurrency ?? 1,
+      success_rate: s.recent.ended ? Math.round((s.recent.succeeded / s.recent.ended) * 1000) / 1000 : null,
+      recent_outcomes: s.recent.ended,
+      recent_tasks: tasks.get(a.agent_id) ?? [],
+      allowed_agents: a.allowed_agents,
+      overseer: a.overseer,
+      card: a.card,
+    };
   });
-  for (const row of announced) {
-    if (workspace?.agents.has(row.from_agent_id)) continue;
-    const card = (fromRow(row).payload as { card?: AgentCard }).card;
-    if (card) add(card, false);
-  }
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -3,7 +3,9 @@
  * they work (issue 3 "Agent definitions"). Loaded from a folder (default
  * examples/sales-analysis, or CLUTCH_WORKSPACE) holding:
  *   workspace.json   { agents: "<dir of CAP manifests>", mcp: "<mcpServers file>",
- *                      channels: [{ name, topic?, entry_agent }] }
+ *                      channels: [{ name, topic?, entry_agent }],
+ *                      registry?: { heartbeat_interval_sec, offline_after_missed },
+ *                      routing?: { on_no_match: "wait" | "fail", wait_timeout_sec, weights } }
  *   agents/*.json    CAP agent manifests (seed 000)
  *   mcp.json         { mcpServers: { <server_id>: { command, args?, env? } } }
  *
@@ -45,7 +47,31 @@ const WorkspaceFileSchema = z.strictObject({
   policy: z.string().min(1).default("clutch.policy.yaml"),
   /** Concurrent tasks per agent (several instances of one agent run in parallel). */
   max_concurrency: z.number().int().positive().default(4),
+  /** Agents' heartbeats (issue 6): every N seconds; offline after this many missed. */
+  registry: z
+    .strictObject({
+      heartbeat_interval_sec: z.number().positive().max(3600).default(30),
+      offline_after_missed: z.number().int().min(1).max(100).default(3),
+    })
+    .prefault({}),
+  /** Routing by capability (issue 6, Clutch §4.2). */
+  routing: z
+    .strictObject({
+      /** When no agent matches a request: wait for one (routed once one registers or comes online) or fail it. */
+      on_no_match: z.enum(["wait", "fail"]).default("wait"),
+      /** A waiting request fails after this many seconds (null: it waits as long as it takes). */
+      wait_timeout_sec: z.number().positive().nullable().default(600),
+      /** Weights of the preference kinds in the score (server/router/match.ts). */
+      weights: z
+        .strictObject({ tool: z.number().min(0), tag: z.number().min(0), domain: z.number().min(0), capability: z.number().min(0), cost: z.number().min(0) })
+        .partial()
+        .default({}),
+    })
+    .prefault({}),
 });
+
+export type RegistrySettings = z.infer<typeof WorkspaceFileSchema>["registry"];
+export type RoutingSettings = z.infer<typeof WorkspaceFileSchema>["routing"];
 
 /** One agent of the workspace: its CAP manifest and the AgentCard derived from it. */
 export interface WorkspaceAgent {
@@ -67,6 +93,8 @@ export interface Workspace {
   mcpConfigPath: string;
   /** Absolute path of the policy file (it may not exist). */
   policyPath: string;
+  registry: RegistrySettings;
+  routing: RoutingSettings;
 }
 
 function readJson(file: string): unknown {
@@ -115,5 +143,5 @@ export function loadWorkspace(dir: string): Workspace {
   for (const c of channels) {
     if (!agents.has(c.entry_agent)) throw new WorkspaceError(`${wsFile}: channel #${c.name} has entry_agent ${c.entry_agent}, which is not defined`);
   }
-  return { dir: root, agents, channels, mcpConfigPath: path.resolve(root, ws.data.mcp), policyPath: path.resolve(root, ws.data.policy) };
+  return { dir: root, agents, channels, mcpConfigPath: path.resolve(root, ws.data.mcp), policyPath: path.resolve(root, ws.data.policy), registry: ws.data.registry, routing: ws.data.routing };
 }

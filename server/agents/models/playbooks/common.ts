@@ -60,6 +60,7 @@ export function reviewFeedbackOf(ev: StoredEvent | undefined): ReviewFeedback | 
 /** Who gave this agent its task: the task.request's sender when it is an agent, else `fallback`. */
 export function delegatorOf(t: Transcript, fallback: string): string {
   const from = t.request()?.from;
+  if (from?.role === "human") return "user"; // a person asked (e.g. by @mention): ask the people
   const id = from?.agent_id;
   if (id && id.startsWith("agent:") && !/orchestrator/.test(id) && !t.isMe(id)) return id;
   return fallback;

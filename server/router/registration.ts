@@ -1,0 +1,118 @@
+/**
+ * Agents joining and staying alive (Clutch Protocol §1.4, §2.4; issue 6 "agents register and
+ * update through POST /api/agents"). Every registration and heartbeat is an event in the
+ * `_agents` system thread, folded by the registry (server/router/registry.ts).
+ *
+ *   registerAgent    an AgentCard → agent.register (new), agent.update (changed) or nothing
+ *                    (the same card again)
+ *   recordHeartbeat  agent.heartbeat for a registered external agent
+ *   startHeartbeats  agent.heartbeat for each workspace agent every interval, while it runs
+ *
+ * Errors are ClutchErrors a person can act on: invalid_card (400), unknown_agent (404),
+ * workspace_agent (409: the workspace's own manifests define it).
+ */
+import { isDeepStrictEqual } from "node:util";
+import { z } from "zod";
+import { AgentCardSchema, makeMessage, type AgentCard } from "@/lib/protocol";
+import { ClutchError } from "../errors";
+import type { EventStore } from "../events/store";
+import { conversationIds } from "../events/threads";
+import { log } from "../log";
+import type { AgentRegistry } from "./registry";
+
+export const REGISTRY_THREAD = "_agents";
+
+const RegistrationSchema = AgentCardSchema.extend({
+  agent_id: z.string().regex(/^agent:[A-Za-z0-9][A-Za-z0-9_.-]*$/, "agent_id must look like agent:<name> (letters, digits, _ . -)"),
+});
+
+const HeartbeatBodySchema = z.strictObject({
+  status: z.enum(["online", "busy", "draining"]).optional(),
+  active_tasks: z.number().int().nonnegative().optional(),
+});
+
+function issues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join(".") || "card"}: ${i.message}`).join("; ");
+}
+
+async function registryThread(store: EventStore) {
+  const thread_id = await store.systemThread(REGISTRY_THREAD, "Agent registrations and heartbeats");
+  return { thread_id, ...conversationIds(thread_id) };
+}
+
+/** Register or update an external agent. Returns its card and what happened. */
+export async function registerAgent(store: EventStore, registry: AgentRegistry, input: unknown): Promise<{ card: AgentCard; result: "registered" | "updated" | "unchanged" }> {
+  const r = RegistrationSchema.safeParse(input);
+  if (!r.success) throw new ClutchError("invalid_card", `Not a valid AgentCard: ${issues(r.error)}`, 400, r.error.issues);
+  const card = r.data as AgentCard;
+  const known = registry.get(card.agent_id);
+  if (known?.source === "workspace") {
+    throw new ClutchError("workspace_agent", `${card.agent_id} is defined by the workspace's CAP manifests; change its manifest instead`, 409);
+  }
+  if (known && isDeepStrictEqual(known.card, card)) return { card, result: "unchanged" };
+  const stored = await store.append(
+    makeMessage({
+      type: known ? "agent.update" : "agent.register",
+      ...(await registryThread(store)),
+      from: { agent_id: card.agent_id, role: "worker", display_name: card.display.name },
+      to: [],
+      payload: { card },
+    }),
+  );
+  for (const ev of stored.events) registry.apply(ev); // the answer reflects it even before the tail delivers it
+  return { card, result: known ? "updated" : "registered" };
+}
+
+/** Record a heartbeat of a registered external agent. */
+export async function recordHeartbeat(store: EventStore, registry: AgentRegistry, agent_id: string, input: unknown): Promise<void> {
+  const known = registry.get(agent_id);
+  if (!known) throw new ClutchError("unknown_agent", `${agent_id} is not registered: POST its AgentCard to /api/agents first`, 404);
+  if (known.source === "workspace") throw new ClutchError("workspace_agent", `${agent_id} runs in this server, which sends its heartbeats`, 409);
+  const r = HeartbeatBodySchema.safeParse(input ?? {});
+  if (!r.success) throw new ClutchError("invalid_heartbeat", `Not a valid heartbeat: ${issues(r.error)}`, 400, r.error.issues);
+  const stored = await store.append(
+    makeMessage({
+      type: "agent.heartbeat",
+      ...(await registryThread(store)),
+      from: { agent_id, role: "worker", display_name: known.card.display.name },
+      to: [],
+      payload: { agent_id, ...r.data },
+    }),
+  );
+  for (const ev of stored.events) registry.apply(ev);
+}
+
+/**
+ * Send a heartbeat for each of `agents` now (resolves once it is stored) and every
+ * `interval_sec` seconds. `load(id)` gives the tasks it is working on. Returns the stop function.
+ */
+export async function startHeartbeats(
+  store: EventStore,
+  agents: { agent_id: string; name: string }[],
+  interval_sec: number,
+  load: (agent_id: string) => number,
+): Promise<() => void> {
+  let stopped = false;
+  const beat = async () => {
+    const at = await registryThread(store);
+    const events = agents.map((a) => {
+      const active = load(a.agent_id);
+      return makeMessage({
+        type: "agent.heartbeat",
+        ...at,
+        from: { agent_id: a.agent_id, role: "worker", display_name: a.name },
+        to: [],
+        payload: { agent_id: a.agent_id, status: active > 0 ? "busy" : "online", active_tasks: active },
+      });
+    });
+    if (!stopped && events.length) await store.append(events);
+  };
+  const run = () => void beat().catch((err) => log.warn({ err }, "heartbeat failed"));
+  await beat();
+  const timer = setInterval(run, interval_sec * 1000);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * The router (Clutch Protocol §4.1 "capability resolution is performed by the orchestrator /
+ * router", §10 steps 1–3; issue 6). A task.request addressed to `agent:orchestrator` (a person
+ * writing to `@skill:research`, an agent delegating to a capability, a client of the API) is
+ * routed: the router folds the registry, each agent's load and record and the policy into
+ * server/router/match.ts and appends, in one batch,
+ *
+ *   routing.decision + the task.request again, to the chosen agent (same task_id, still from
+ *     its requester, `meta.routed_from` naming the original), or
+ *   routing.failure (outcome waiting) once, and the request waits: it is routed again whenever
+ *     an agent registers, comes online or finishes a task, and fails after `wait_timeout_sec`, or
+ *   routing.failure (outcome failed) + task.error NO_MATCHING_AGENT to the requester.
+ *
+ * Requests where some agent only lacks room or presence always wait (those are passing
+ * states); `on_no_match` decides for requests nobody can ever take as things stand.
+ *
+ * The router is called only from the orchestrator's reaction chain, so decisions happen one at
+ * a time and each sees the load the previous ones caused (the tasks projection is updated in
+ * the same transaction as the routed request).
+ */
+import { makeMessage, type ClutchMessage, type StoredEvent } from "@/lib/protocol";
+import type { EventStore } from "../events/store";
+import { log } from "../log";
+import type { PolicyKernel } from "../policy/kernel";
+import { decide } from "../policy/rules";
+import type { RoutingSettings } from "../workspace/workspace";
+import { DEFAULT_WEIGHTS, route, type AgentView, type RoundRobin, type RouteOutcome } from "./match";
+import type { AgentRegistry } from "./registry";
+import { agentStats } from "./stats";
+
+export const ORCHESTRATOR = { agent_id: "agent:orchestrator", role: "orchestrator" } as const;
+
+/** Whether a task.request asks the router to choose its agent. */
+export function needsRouting(ev: Pick<StoredEvent, "type" | "to" | "from">): boolean {
+  if (ev.type !== "task.request" || ev.from.agent_id === ORCHESTRATOR.agent_id) return false;
+  return ev.to.length === 0 || ev.to[0]!.agent_id === ORCHESTRATOR.agent_id;
+}
+
+export interface RouterDeps {
+  store: EventStore;
+  registry: AgentRegistry;
+  settings: RoutingSettings;
+  /** The policy in force, for the `policy` filter (a rule that would deny the dispatch). */
+  kernel?: PolicyKernel | null;
+  /** CAP allowed_agents of a workspace agent; null for anyone else. */
+  allowedAgentsOf(agent_id: string): string[] | null;
+}
+
+interface Waiting {
+  ev: StoredEvent;
+  since: number;
+}
+
+export class Router {
+  private waiting = new Map<string, Waiting>();
+  private rr: RoundRobin = new Map();
+
+  constructor(private readonly deps: RouterDeps) {}
+
+  /** Requests waiting for an agent, oldest first. */
+  get pending(): string[] {
+    return [...this.waiting.keys()];
+  }
+
+  /** The agents as the router sees them now (one registry read and one stats query). */
+  async snapshot(): Promise<AgentView[]> {
+    const agents = this.deps.registry.list();
+    const stats = await agentStats(
+      this.deps.store.db,
+      agents.map((a) => a.agent_id),
+    );
+    return agents.map((a) => {
+      const s = stats.get(a.agent_id)!;
+      return { agent_id: a.agent_id, card: a.card, online: this.deps.registry.isOnline(a.agent_id), load: s.active, recent: s.recent };
+    });
+  }
+
+  /** The policy's verdict on dispatching `ev` to each agent (a deny rule removes the agent). */
+  private withPolicy(ev: StoredEvent, views: AgentView[]): AgentView[] {
+    const policy = this.deps.kernel?.current();
+    if (!policy) return views;
+    return views.map((v) => {
+      const m = decide(policy, {
+        kind: "dispatch",
+        agent: v.agent_id,
+        capabilities: v.card.capabilities.map((c) => c.id),
+        ...(ev.domain ? { domain: ev.domain } : {}),
+        ...(ev.payload_type ? { payload_type: ev.payload_type } : {}),
+      });
+      return m.decision === "deny" ? { ...v, denied: `the policy denies it (${m.rule?.id ?? "default"}: ${m.reason})` } : v;
+    });
+  }
+
+  /** Decide for one request (no events appended), on `views` (default: a fresh snapshot). */
+  async decide(ev: StoredEvent, views?: AgentView[]): Promise<RouteOutcome> {
+    const policy = ev.security?.policy;
+    return route(
+      {
+        requires: ev.requires ?? [],
+        prefers: ev.prefers ?? [],
+        domain: ev.domain ?? null,
+        security: policy ?? null,
+        allowed_agents: this.deps.allowedAgentsOf(ev.from.agent_id),
+        delegator: ev.from.agent_id,
+      },
+      this.withPolicy(ev, views ?? (await this.snapshot())),
+      { weights: { ...DEFAULT_WEIGHTS, ...this.deps.settings.weights }, rr: this.rr },
+    );
+  }
+
+  /**
+   * Route a request (see the module doc). Returns the outcome. `views` lets a caller that
+   * routes many requests in a row reuse one snapshot (the chosen agent's load is counted up).
+   */
+  async route(ev: StoredEvent, views?: AgentView[]): Promise<"routed" | "waiting" | "failed"> {
+    const done = await this.deps.store.db.event.findUnique({ where: { idempotency_key: `routed:${ev.task_id}:${ev.id}` } });
+    if (done) {
+      this.waiting.delete(ev.task_id);
+      return "routed";
+    }
+    const out = await this.decide(ev, views);
+    const at = { thread_id: ev.thread_id, run_id: ev.run_id, task_id: ev.task_id, parent_task_id: ev.parent_task_id ?? null, from: ORCHESTRATOR };
+    if (out.ok) {
+      this.waiting.delete(ev.task_id);
+      const chosen = views?.find((v) => v.agent_id === out.payload.selected);
+      if (chosen) chosen.load++;
+      // The request again, to the chosen agent: still from its requester, so the outcome goes back to them.
+      const { v: _v, id: _id, ts: _ts, seq: _seq, idempotency_key: _k, to: _to, meta, ...rest } = ev as StoredEvent & { seq: number };
+      const routed: ClutchMessage = makeMessage({
+        ...rest,
+        to: [{ agent_id: out.payload.selected }],
+        meta: { ...(meta ?? {}), routed_from: ev.id, routed_by: ORCHESTRATOR.agent_id },
+        idempotency_key: `routed:${ev.task_id}:${ev.id}`,
+      } as Parameters<typeof makeMessage>[0]);
+      await this.deps.store.append([
+        makeMessage({ type: "routing.decision", ...at, to: [], payload: out.payload, idempotency_key: `routing:${ev.task_id}:${ev.id}` }),
+        routed,
+      ]);
+      return "routed";
+    }
+    const since = this.waiting.get(ev.task_id)?.since ?? Date.now();
+    const timeout = this.deps.settings.wait_timeout_sec;
+    const expired = timeout != null && Date.now() - since >= timeout * 1000;
+    const wait = !expired && (out.retry || this.deps.settings.on_no_match === "wait");
+    if (wait) {
+      this.waiting.set(ev.task_id, { ev, since });
+      await this.deps.store.append(
+        makeMessage({
+          type: "routing.failure",
+          ...at,
+          to: [],
+          payload: { ...out.payload, outcome: "waiting", reason: `${out.payload.reason}; waiting for an agent` },
+          idempotency_key: `routing-wait:${ev.task_id}:${ev.id}`,
+        }),
+      );
+      return "waiting";
+    }
+    this.waiting.delete(ev.task_id);
+    const reason = expired ? `${out.payload.reason}; gave up after waiting ${timeout} s` : out.payload.reason;
+    await this.deps.store.append([
+      makeMessage({ type: "routing.failure", ...at, to: [], payload: { ...out.payload, outcome: "failed", reason }, idempotency_key: `routing-failed:${ev.task_id}:${ev.id}` }),
+      makeMessage({
+        type: "task.error",
+        ...at,
+        to: [{ agent_id: ev.from.agent_id }],
+        payload: { code: "NO_MATCHING_AGENT", message: `No agent could take "${String((ev.payload as { title?: string }).title ?? ev.task_id)}": ${reason}`, retryable: true, details: { requires: ev.requires ?? [], prefers: ev.prefers ?? [] } },
+        idempotency_key: `routing-error:${ev.task_id}:${ev.id}`,
+      }),
+    ]);
+    return "failed";
+  }
+
+  /** Route every waiting request again, oldest first (after a change that may free an agent). */
+  async retryWaiting(): Promise<void> {
+    if (!this.waiting.size) return;
+    const views = await this.snapshot();
+    for (const { ev } of [...this.waiting.values()]) {
+      try {
+        await this.route(ev, views);
+      } catch (err) {
+        log.warn({ err, task_id: ev.task_id }, "routing a waiting request failed");
+      }
+    }
+  }
+}
