@@ -44,6 +44,8 @@ export default defineConfig({
       PORT: String(PORT),
       DATABASE_URL: process.env.DATABASE_URL ?? "",
       LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+      // Heartbeats every second, so an agent is offline 3 s after its last one (e2e/directory).
+      CLUTCH_HEARTBEAT_INTERVAL_SEC: process.env.CLUTCH_HEARTBEAT_INTERVAL_SEC ?? "1",
     },
     reuseExistingServer: !CI,
     timeout: 120_000,

@@ -24,6 +24,7 @@ const agents = config.workspaceDir
       workspaceDir: config.workspaceDir,
       dataDir: config.dataDir,
       registry: config.registry,
+      allChannels: true,
       modelFor: (agent) => {
         let model = models.get(agent.agent_id);
         if (!model) models.set(agent.agent_id, (model = modelFromEnv(process.env, agent.agent_id)));

@@ -20,7 +20,9 @@
  *        approved → the reviewed task's task.result (only now does it reach its delegator)
  *        otherwise → wake the author, who sees the feedback and revises
  *
- * It acts only in its workspace's channels (and the runs started there).
+ * It acts in its workspace's channels (and the runs started there), and, with `allChannels`
+ * (the server; not tests, which share one database), in every other channel too, where only
+ * a message that @mentions an agent or a capability starts a run (there is no entry agent).
  *
  * `recover()` runs once at start: it wakes every unfinished task and finishes any reaction
  * the previous process was stopped before making; idempotency keys make each reaction happen
@@ -43,7 +45,8 @@ const OUTCOMES = new Set(["task.result", "task.error", "task.timeout", "task.can
 export interface ChannelBinding {
   thread_id: string;
   name: string;
-  entry_agent: string;
+  /** Who gets a request that @mentions nobody; null in channels outside the workspace. */
+  entry_agent: string | null;
 }
 
 export class Orchestrator {
@@ -61,6 +64,8 @@ export class Orchestrator {
   private readonly approvals: Approvals | null;
   private readonly router: Router | null;
   private readonly registry: AgentRegistry | null;
+  private readonly allChannels: boolean;
+  private readonly threadNames = new Map<string, string>();
 
   constructor(deps: {
     store: EventStore;
@@ -73,6 +78,8 @@ export class Orchestrator {
     /** Routing by capability (issue 6); null: requests to agent:orchestrator are left alone. */
     router?: Router | null;
     registry?: AgentRegistry | null;
+    /** Also act in channels the workspace does not name (see the module doc). */
+    allChannels?: boolean;
   }) {
     this.store = deps.store;
     this.tail = deps.tail;
@@ -82,6 +89,19 @@ export class Orchestrator {
     this.approvals = deps.approvals ?? null;
     this.router = deps.router ?? null;
     this.registry = deps.registry ?? null;
+    this.allChannels = deps.allChannels ?? false;
+  }
+
+  /** The channel `thread_id` is, if the orchestrator acts there (system threads never). */
+  private async channelOf(thread_id: string): Promise<ChannelBinding | null> {
+    const bound = this.channels.find((c) => c.thread_id === thread_id);
+    if (bound || !this.allChannels) return bound ?? null;
+    let name = this.threadNames.get(thread_id);
+    if (name === undefined) {
+      name = (await this.store.db.thread.findUnique({ where: { id: thread_id } }))?.name ?? "_";
+      this.threadNames.set(thread_id, name);
+    }
+    return name.startsWith("_") ? null : { thread_id, name, entry_agent: null };
   }
 
   /** Route waiting requests again, in the reaction chain (an agent came online, registered, …). */
@@ -125,8 +145,9 @@ export class Orchestrator {
   }
 
   private async react(ev: StoredEvent): Promise<void> {
-    if (!this.channels.some((c) => c.thread_id === ev.thread_id)) return; // another workspace's channel
-    if (ev.type === "chat.message") return this.onMessage(ev);
+    const channel = await this.channelOf(ev.thread_id);
+    if (!channel) return; // another workspace's channel, or a system thread
+    if (ev.type === "chat.message") return this.onMessage(ev, channel);
     if (ev.type === "task.request" && needsRouting(ev)) {
       if (this.router) await this.router.route(ev);
       return;
@@ -196,10 +217,9 @@ export class Orchestrator {
     if (this.isAgent(a.agent_id)) this.runner.wake(a.agent_id, a.task_id);
   }
 
-  private async onMessage(ev: StoredEvent): Promise<void> {
+  private async onMessage(ev: StoredEvent, channel: ChannelBinding): Promise<void> {
     const p = ev.payload as { reply_to?: string };
-    const channel = this.channels.find((c) => c.thread_id === ev.thread_id);
-    if (ev.from.role === "human" && !p.reply_to && channel && ev.run_id === conversationIds(ev.thread_id).run_id) {
+    if (ev.from.role === "human" && !p.reply_to && ev.run_id === conversationIds(ev.thread_id).run_id) {
       return this.openRun(ev, channel);
     }
     for (const { agent_id } of ev.to) {
@@ -242,10 +262,11 @@ export class Orchestrator {
     }
     const named = mentions.find((m) => this.workspace.agents.has(m) || this.registry?.has(m));
     const selected = named ?? channel.entry_agent;
+    if (!selected) return; // plain chat in a channel with no entry agent
     const others = [...this.workspace.agents.keys()].filter((id) => id !== selected);
     const reason = named
       ? `${who} addressed @${named.replace(/^agent:/, "")} by name in #${channel.name}`
-      : `${selected} is the entry agent of #${channel.name}: a person's new request starts with planning (${this.workspace.agents.get(selected)!.card.capabilities[0]?.id ?? "planner"})`;
+      : `${selected} is the entry agent of #${channel.name}: a person's new request starts with planning (${this.workspace.agents.get(selected)?.card.capabilities[0]?.id ?? "planner"})`;
     await this.store.append([
       makeMessage({
         type: "routing.decision",
@@ -311,7 +332,14 @@ export class Orchestrator {
    * open runs for requests that got none.
    */
   async recover(): Promise<void> {
-    const threads = this.channels.map((c) => c.thread_id);
+    const channels = [...this.channels];
+    if (this.allChannels) {
+      for (const t of await this.store.listThreads()) {
+        const c = await this.channelOf(t.id);
+        if (c && !channels.some((b) => b.thread_id === t.id)) channels.push(c);
+      }
+    }
+    const threads = channels.map((c) => c.thread_id);
     const open = await this.store.db.task.findMany({
       where: { thread_id: { in: threads }, state: { notIn: [...TERMINAL_STATES] } },
       orderBy: { created_at: "asc" },
@@ -329,7 +357,7 @@ export class Orchestrator {
     });
     for (const row of reviews) await this.onOutcome(fromRow(row));
 
-    for (const channel of this.channels) {
+    for (const channel of channels) {
       const { run_id } = conversationIds(channel.thread_id);
       const recent = await this.store.db.event.findMany({ where: { run_id, type: "chat.message" }, orderBy: { seq: "desc" }, take: 20 });
       for (const row of recent.reverse()) {

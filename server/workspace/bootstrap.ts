@@ -40,6 +40,8 @@ export interface AgentSystemOptions {
   modelFor(agent: WorkspaceAgent): LanguageModel;
   /** Repo root MCP server commands run in (default cwd). */
   cwd?: string;
+  /** Act in every channel, not only the workspace's (the server; see server/orchestrator). */
+  allChannels?: boolean;
   /** Registry settings that override workspace.json (from the environment). */
   registry?: { heartbeat_interval_sec?: number; offline_after_missed?: number };
 }
@@ -118,7 +120,7 @@ export async function startAgentSystem(rt: Runtime, opts: AgentSystemOptions): P
     kernel,
     allowedAgentsOf: (id) => workspace.agents.get(id)?.allowed_agents ?? null,
   });
-  const orchestrator = new Orchestrator({ store: rt.store, tail: rt.tail, workspace, runner, channels, approvals, router, registry });
+  const orchestrator = new Orchestrator({ store: rt.store, tail: rt.tail, workspace, runner, channels, approvals, router, registry, allChannels: opts.allChannels });
   orchestrator.start();
   await orchestrator.recover();
   log.info({ agents: [...workspace.agents.keys()], channels: channels.map((c) => c.name) }, "agents started");
