@@ -11,6 +11,9 @@ import * as threadEventsRoute from "@/app/api/threads/[thread_id]/events/route";
 import * as messagesRoute from "@/app/api/threads/[thread_id]/messages/route";
 import * as runEventsRoute from "@/app/api/runs/[run_id]/events/route";
 import * as healthRoute from "@/app/api/health/route";
+import * as agentsRoute from "@/app/api/agents/route";
+import * as heartbeatRoute from "@/app/api/agents/[agent_id]/heartbeat/route";
+import type { AgentSummary } from "@/lib/api/types";
 import { chat, testRuntime } from "./helpers";
 
 let rt: Runtime;
@@ -137,5 +140,61 @@ describe("health", () => {
     const res = await healthRoute.GET(get(), undefined as never);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ ok: true, version: expect.any(String), database: { ok: true } });
+  });
+});
+
+describe("agents (issue 6)", () => {
+  const card = (agent_id: string) => ({
+    v: "clutch/0.1",
+    agent_id,
+    display: { name: "Ken", desc: "Research specialist" },
+    capabilities: [{ id: "skill:research", version: "1.0", tags: ["market"] }],
+    limits: { max_concurrency: 2 },
+  });
+
+  it("registers an AgentCard (201), updates it (200), changes nothing on a repeat, and lists it online", async () => {
+    const id = `agent:ken-${newId("task").slice(-6).toLowerCase()}`;
+    const first = await agentsRoute.POST(post(card(id)), undefined as never);
+    expect(first.status).toBe(201);
+    const body = (await first.json()) as { agent: AgentSummary; result: string };
+    expect(body).toMatchObject({ result: "registered", agent: { agent_id: id, name: "Ken", source: "external", status: "online", max_concurrency: 2, success_rate: null, recent_tasks: [] } });
+    const again = await agentsRoute.POST(post(card(id)), undefined as never);
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { result: string }).result).toBe("unchanged");
+    const changed = await agentsRoute.POST(post({ ...card(id), display: { name: "Ken 2" } }), undefined as never);
+    expect(((await changed.json()) as { result: string; agent: AgentSummary }).agent.name).toBe("Ken 2");
+    const listed = (await (await agentsRoute.GET(get(), undefined as never)).json()) as { agents: AgentSummary[] };
+    expect(listed.agents.find((a) => a.agent_id === id)).toMatchObject({ name: "Ken 2", status: "online" });
+    const types = (await rt.db.event.findMany({ where: { from_agent_id: id }, orderBy: { seq: "asc" } })).map((e) => e.type);
+    expect(types).toEqual(["agent.register", "agent.update"]);
+  });
+
+  it("refuses an invalid card with the fields at fault and stores nothing", async () => {
+    const res = await agentsRoute.POST(post({ v: "clutch/0.1", agent_id: "ken", display: {}, capabilities: [{ version: "1" }] }), undefined as never);
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe("invalid_card");
+    expect(error.message).toMatch(/agent_id: agent_id must look like agent:<name>/);
+    expect(error.message).toMatch(/display\.name/);
+    expect(error.message).toMatch(/capabilities\.0\.id/);
+    expect(await rt.db.event.count({ where: { from_agent_id: "ken" } })).toBe(0);
+  });
+
+  it("records heartbeats of registered agents only", async () => {
+    const id = `agent:beat-${newId("task").slice(-6).toLowerCase()}`;
+    const unknown = await heartbeatRoute.POST(post({}), params({ agent_id: encodeURIComponent(id) }));
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toMatch(/POST its AgentCard to \/api\/agents first/);
+    await agentsRoute.POST(post(card(id)), undefined as never);
+    const ok = await heartbeatRoute.POST(post({ status: "busy", active_tasks: 1 }), params({ agent_id: encodeURIComponent(id) }));
+    expect(ok.status).toBe(202);
+    const bad = await heartbeatRoute.POST(post({ status: "sleepy" }), params({ agent_id: encodeURIComponent(id) }));
+    expect(bad.status).toBe(400);
+    const beats = await rt.db.event.findMany({ where: { from_agent_id: id, type: "agent.heartbeat" } });
+    expect(beats.map((b) => b.payload)).toEqual([{ agent_id: id, status: "busy", active_tasks: 1 }]);
+    const thread = await rt.db.thread.findUniqueOrThrow({ where: { id: beats[0]!.thread_id } });
+    expect(thread.name).toBe("_agents");
+    const channels = (await (await threadsRoute.GET(get(), undefined as never)).json()) as { threads: { name: string }[] };
+    expect(channels.threads.map((t) => t.name)).not.toContain("_agents");
   });
 });

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeMessage, newId, RoutingDecisionPayload, type StoredEvent } from "@/lib/protocol";
-import { registerAgent } from "@/server/router/registration";
+import { recordHeartbeat, registerAgent } from "@/server/router/registration";
+import { AgentRegistry } from "@/server/router/registry";
 import { ORCHESTRATOR, Router } from "@/server/router/router";
 import type { Runtime } from "@/server/runtime";
 import type { AgentSystem } from "@/server/workspace/bootstrap";
@@ -154,6 +155,21 @@ describe("routing by capability", () => {
     expect(await router.route(analysis)).toBe("routed");
     const decision = (await threadEvents(rt, thread)).find((e) => e.type === "routing.decision" && e.task_id === analysis.task_id)!;
     expect(decision.payload).toMatchObject({ selected: "agent:analyst-1", requires: ["skill:data-analysis@^1.2"] });
+  });
+
+  it("a restarted registry reads each agent's card and newest heartbeat back from the log", async () => {
+    const name = `ken-${newId("task").slice(-6).toLowerCase()}`;
+    await registerAgent(rt.store, rt.registry, card(name, "skill:research"));
+    await registerAgent(rt.store, rt.registry, { ...card(name, "skill:research"), display: { name: "Ken v2" } });
+    await recordHeartbeat(rt.store, rt.registry, `agent:${name}`, { status: "online" });
+    await recordHeartbeat(rt.store, rt.registry, `agent:${name}`, {});
+    const beats = (await rt.db.event.findMany({ where: { from_agent_id: `agent:${name}`, type: "agent.heartbeat" }, orderBy: { seq: "asc" } })).map((r) => r.ts.getTime());
+    expect(beats).toHaveLength(2);
+
+    const fresh = new AgentRegistry();
+    await fresh.load(rt.db);
+    expect(fresh.get(`agent:${name}`)).toMatchObject({ source: "external", card: { display: { name: "Ken v2" } }, last_seen: beats[1] });
+    expect(fresh.isOnline(`agent:${name}`)).toBe(true);
   });
 
   it("never gives an agent more tasks than its max_concurrency under 50 concurrent requests", async () => {

@@ -10,6 +10,7 @@
  */
 import type { AgentCard, StoredEvent } from "@/lib/protocol";
 import type { Db } from "../db/client";
+import type { Event as EventRow } from "../db/generated/client";
 import { fromRow } from "../events/codec";
 
 export interface RegistryConfig {
@@ -54,17 +55,24 @@ export class AgentRegistry {
     return this.config.heartbeat_interval_sec * this.config.offline_after_missed;
   }
 
-  /** Read every agent's newest card and sign of life from the log. */
+  /**
+   * Read every agent's newest card and newest heartbeat from the log: one indexed query for the
+   * cards and one per agent for its heartbeat, however many heartbeats the log holds.
+   */
   async load(db: Db): Promise<void> {
-    const cards = await db.event.findMany({
-      where: { type: { in: ["agent.register", "agent.update"] } },
-      orderBy: { seq: "desc" },
-      distinct: ["from_agent_id"],
-    });
-    for (const row of cards.reverse()) this.apply(fromRow(row), { quiet: true });
-    const beats = await db.event.findMany({ where: { type: "agent.heartbeat" }, orderBy: { seq: "desc" }, distinct: ["from_agent_id"] });
-    for (const row of beats) this.apply(fromRow(row), { quiet: true });
-    for (const id of this.agents.keys()) this.online.set(id, this.isOnline(id));
+    const cards = await db.$queryRawUnsafe<EventRow[]>(
+      `SELECT DISTINCT ON (from_agent_id) * FROM events
+        WHERE type IN ('agent.register', 'agent.update') ORDER BY from_agent_id, seq DESC`,
+    );
+    for (const row of cards) this.apply(fromRow(row), { quiet: true });
+    for (const id of this.agents.keys()) {
+      const [beat] = await db.$queryRawUnsafe<EventRow[]>(
+        `SELECT * FROM events WHERE type = 'agent.heartbeat' AND from_agent_id = $1 ORDER BY seq DESC LIMIT 1`,
+        id,
+      );
+      if (beat) this.apply(fromRow(beat), { quiet: true });
+      this.online.set(id, this.isOnline(id));
+    }
   }
 
   /**
