@@ -84,7 +84,7 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
 
   // The request. (Should an earlier run in this shared channel still wait for an answer, the
   // composer would offer to reply to it: × makes this message a new request.)
-  const box = page.getByRole("textbox", { name: "Message #sales" });
+  const box = page.getByRole("combobox", { name: "Message #sales" });
   await box.fill("Analyze last quarter's sales trends");
   const chip = page.getByRole("group", { name: /^Replying to / });
   if (await chip.isVisible()) await chip.getByRole("button", { name: /send as a new request/ }).click();

@@ -101,11 +101,13 @@ test("a routing decision appears live with the selected agent, scores and reject
   );
   const decision = log.getByRole("article", { name: "Routing decision: agent:ken" });
   await expect(decision).toContainText("matched requires[skill:research], lowest load");
-  const scores = decision.getByRole("table", { name: "Candidate scores" });
-  await expect(scores.getByRole("row", { name: /agent:ken/ })).toContainText("0.92");
-  await expect(scores.getByRole("row", { name: /agent:research-2/ })).toContainText("0.85");
-  const rejected = decision.getByRole("list", { name: "Rejected agents" });
-  await expect(rejected.getByRole("listitem")).toContainText(["agent:coder requires missing skill:research"]);
+  const table = decision.getByRole("table", { name: "Agents considered" });
+  await expect(table.locator('tr[data-routing-row="selected"]')).toContainText("ken");
+  await expect(table.locator('tr[data-routing-row="selected"]')).toContainText("0.92");
+  await expect(table.getByRole("row", { name: /research-2/ })).toContainText("0.85");
+  const rejected = table.locator('tr[data-routing-row="rejected"]');
+  await expect(rejected).toContainText("coder");
+  await expect(rejected).toContainText("missing skill:research");
 
   await postEvents(request, event(thread.id, "routing.failure", { reason: "no agent offers skill:review", requires: ["skill:review"] }, { from: orchestrator }));
   await expect(log.getByRole("article", { name: "Routing failure" })).toContainText("no agent offers skill:review");

@@ -71,7 +71,7 @@ export function messageLog(page: Page, name: string) {
 
 /** Sends a message with the composer (typing, then Enter). */
 export async function send(page: Page, channel: string, text: string): Promise<void> {
-  const box = page.getByRole("textbox", { name: `Message #${channel}` });
+  const box = page.getByRole("combobox", { name: `Message #${channel}` });
   await box.fill(text);
   await box.press("Enter");
   await expect(box).toHaveValue("");

@@ -44,7 +44,7 @@ test("the composer keeps the text and shows an error when sending fails", async 
   await page.route("**/messages", (route) =>
     route.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ error: { code: "unavailable", message: "Server is busy" } }) }),
   );
-  const box = page.getByRole("textbox", { name: `Message #${thread.name}` });
+  const box = page.getByRole("combobox", { name: `Message #${thread.name}` });
   await box.fill("a message that must not be lost");
   await box.press("Enter");
   const error = page.getByRole("alert").filter({ hasText: "Couldn’t send" });
@@ -61,7 +61,7 @@ test("the composer keeps the text and shows an error when sending fails", async 
 test("Shift+Enter adds a line instead of sending", async ({ page, request }) => {
   const thread = await createChannel(request, uniqueName("multiline"));
   await openChannel(page, thread);
-  const box = page.getByRole("textbox", { name: `Message #${thread.name}` });
+  const box = page.getByRole("combobox", { name: `Message #${thread.name}` });
   await box.fill("first line");
   await box.press("Shift+Enter");
   await box.pressSequentially("second line");

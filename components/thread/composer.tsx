@@ -9,13 +9,23 @@
  * `reply_to` set to that question. By default that is the newest open question to people; a
  * question's Reply button picks it explicitly; × (or Escape) makes the message a new request
  * instead (`reply_to: null`), which "Reply instead" undoes.
+ *
+ * Mentions (issue 6): typing `@` opens a completion list of agents and capabilities
+ * (mention-list.tsx; the textarea is a WAI-ARIA combobox); while it is open, Enter and Tab
+ * insert the active option instead of sending, and Escape closes it. Under the box the person
+ * sees what a mention will do, read with lib/mentions.ts as the server reads it: "New request
+ * for analyst-1" or "New request routed by skill:data-analysis". Only the text is sent.
  */
-import { useImperativeHandle, useLayoutEffect, useRef, useState, type Ref } from "react";
+import { useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
 import { excerpt, type QuestionView } from "@/lib/fold/questions";
+import { parseMentions } from "@/lib/mentions";
 import { displayName } from "@/components/events/participant";
-import { CloseIcon, CornerDownRightIcon, SendIcon } from "@/components/ui/icons";
+import { CloseIcon, CornerDownRightIcon, RouteIcon, SendIcon } from "@/components/ui/icons";
 import { useDisplayName } from "@/components/prefs/display-name";
 import { useSendMessage } from "@/components/live/use-send-message";
+import { useAgents } from "@/components/live/use-agents";
+import { handleOf } from "./mention-complete";
+import { useMentionCompletion } from "./mention-list";
 
 /**
  * What the next message answers: `auto` — the newest open question to people, if any;
@@ -67,6 +77,19 @@ export function Composer({
   const send = useSendMessage(threadId);
   const area = useRef<HTMLTextAreaElement>(null);
   useImperativeHandle(ref, () => ({ focus: () => area.current?.focus() }), []);
+  const mention = useMentionCompletion({
+    text,
+    setText: (t) => {
+      setText(t);
+      if (send.isError) send.reset();
+    },
+    area,
+  });
+  const { data: agents } = useAgents();
+  const mentioned = useMemo(() => {
+    const known = new Set((agents ?? []).map((a) => a.agent_id));
+    return parseMentions(text, (id) => known.has(id));
+  }, [agents, text]);
 
   const target = replyTarget(reply, openQuestions);
   const asNew = !target && reply.kind === "new" && openQuestions.length > 0;
@@ -103,6 +126,15 @@ export function Composer({
 
   const error = send.isError ? send.error : null;
   const placeholder = target ? `Reply to ${displayName(target.from)}…` : `Message #${channelName}`;
+  // What a mention does to a new request (the server reads the text the same way).
+  const routedTo =
+    target || !text.trim()
+      ? null
+      : mentioned.agents.length
+        ? `New request for ${mentioned.agents.map(handleOf).join(", ")}`
+        : mentioned.capabilities.length
+          ? `New request routed by ${mentioned.capabilities.join(" + ")}`
+          : null;
   return (
     <form
       className="px-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] pt-1 sm:px-5 sm:pb-4"
@@ -112,7 +144,7 @@ export function Composer({
       }}
     >
       <div
-        className={`rounded-xl border bg-surface shadow-sm transition-colors focus-within:border-fg-subtle ${
+        className={`relative rounded-xl border bg-surface shadow-sm transition-colors focus-within:border-fg-subtle ${
           error ? "border-danger/60" : target ? "border-warning/50" : "border-line-strong"
         }`}
       >
@@ -169,8 +201,10 @@ export function Composer({
             </button>
           </div>
         )}
+        {mention.list}
         <div className="flex items-end gap-2 px-3 py-2">
           <textarea
+            {...mention.inputProps}
             ref={area}
             rows={1}
             value={text}
@@ -182,9 +216,11 @@ export function Composer({
             placeholder={placeholder}
             onChange={(e) => {
               setText(e.target.value);
+              mention.track(e.target);
               if (send.isError) send.reset();
             }}
             onKeyDown={(e) => {
+              if (mention.onKeyDown(e)) return;
               if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
                 e.preventDefault();
                 submit();
@@ -214,6 +250,17 @@ export function Composer({
           <p id={`${threadId}-send-error`} role="alert" className="font-medium text-danger">
             Couldn’t send: {error.message}. Your message is kept — press Enter to try again.
           </p>
+        ) : mention.open ? (
+          <p className="max-sm:hidden">
+            <kbd className="font-sans font-semibold">↑</kbd> <kbd className="font-sans font-semibold">↓</kbd> to choose ·{" "}
+            <kbd className="font-sans font-semibold">Enter</kbd> or <kbd className="font-sans font-semibold">Tab</kbd> to insert ·{" "}
+            <kbd className="font-sans font-semibold">Esc</kbd> to close
+          </p>
+        ) : routedTo ? (
+          <p className="flex min-w-0 items-center gap-1 font-medium text-accent" aria-live="polite">
+            <RouteIcon size={11} className="shrink-0" />
+            <span className="truncate">{routedTo}</span>
+          </p>
         ) : (
           <p className="max-sm:hidden">
             <kbd className="font-sans font-semibold">Enter</kbd> to send · <kbd className="font-sans font-semibold">Shift + Enter</kbd> for a new line
@@ -223,7 +270,10 @@ export function Composer({
                 · <kbd className="font-sans font-semibold">Esc</kbd> to send as a new request
               </>
             ) : (
-              " · Markdown supported"
+              <>
+                {" "}
+                · <kbd className="font-sans font-semibold">@</kbd> to mention an agent or a capability
+              </>
             )}
           </p>
         )}

@@ -2,43 +2,19 @@
 /**
  * `AgentDialog`: an agent's card (Clutch Protocol §1.4 AgentCard; issue 3 "clicking an agent
  * shows its card"): status, what it is for, its capabilities, the tools it may use (CAP
- * `mcp_bindings`: server, allowed tools, scopes) and its limits.
+ * `mcp_bindings`: server, allowed tools, scopes) and its limits; a link to its full entry in
+ * the agent directory (issue 6 "/agents").
  */
+import Link from "next/link";
 import type { AgentSummary } from "@/lib/api/types";
+import { bindingsOf } from "@/components/agents/model";
 import { bareId, hueFor } from "@/components/events/participant";
 import { Avatar } from "@/components/ui/avatar";
 import { Chip, StatusBadge, type Tone } from "@/components/ui/chip";
 import { Dialog } from "@/components/ui/dialog";
+import { ChevronRightIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
-import { statusText } from "./agent-status";
-
-interface Binding {
-  server: string;
-  description?: string;
-  scopes: string[];
-  tools: string[];
-}
-
-/** The MCP bindings a card lists under its `tool:mcp` capabilities. */
-function bindingsOf(agent: AgentSummary): Binding[] {
-  const out: Binding[] = [];
-  for (const cap of agent.card.capabilities) {
-    const list = (cap as { mcp_bindings?: unknown }).mcp_bindings;
-    if (!Array.isArray(list)) continue;
-    for (const b of list) {
-      if (!b || typeof b !== "object") continue;
-      const o = b as Record<string, unknown>;
-      const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
-      out.push({
-        server: String(o.server ?? o.server_id ?? "?"),
-        description: typeof o.description === "string" ? o.description : undefined,
-        scopes: strings(o.scopes),
-        tools: strings(o.allowed_tools),
-      });
-    }
-  }
-  return out;
-}
+import { agentHref, statusText } from "./agent-status";
 
 const TONE: Record<AgentSummary["status"], Tone> = { online: "success", busy: "warning", offline: "neutral" };
 
@@ -51,8 +27,11 @@ function Section({ title, children }: { title: string; children: React.ReactNode
   );
 }
 
-/** The card of `agent` in a dialog; closed when `agent` is null. */
-export function AgentDialog({ agent, onClose }: { agent: AgentSummary | null; onClose: () => void }) {
+/**
+ * The card of `agent` in a dialog; closed when `agent` is null. `onNavigate` runs as well as
+ * `onClose` when the person follows the link to the directory (the sidebar closes its drawer).
+ */
+export function AgentDialog({ agent, onClose, onNavigate }: { agent: AgentSummary | null; onClose: () => void; onNavigate?: () => void }) {
   const card = agent?.card;
   const bindings = agent ? bindingsOf(agent) : [];
   const skills = card?.capabilities.filter((c) => c.id !== "tool:mcp") ?? [];
@@ -154,6 +133,18 @@ export function AgentDialog({ agent, onClose }: { agent: AgentSummary | null; on
               )}
             </dl>
           </Section>
+
+          <Link
+            href={agentHref(agent.agent_id)}
+            onClick={() => {
+              onClose();
+              onNavigate?.();
+            }}
+            className="mt-5 inline-flex items-center gap-1 text-[13px] font-medium text-accent hover:underline"
+          >
+            Open in the agent directory
+            <ChevronRightIcon size={13} />
+          </Link>
         </div>
       )}
     </Dialog>

@@ -3,14 +3,17 @@
  * `AgentList`: the sidebar's "Agents" section (issue 3 "agents in the sidebar with their
  * status"): each agent with a status dot (online, busy with its number of active tasks,
  * offline), its id and name, a "waiting" hint while one of its tasks waits for an answer, and
- * its card's description on hover. Clicking an agent opens its card (AgentDialog). Kept fresh by
- * components/live/use-agents.ts.
+ * its card's description on hover. Clicking an agent opens its card (AgentDialog). Kept live by
+ * components/live/use-agents.ts (`agents.changed`). The header and the "Agent directory" row
+ * link to `/agents` (issue 6).
  */
+import Link from "next/link";
+import { usePathname } from "next/navigation";
 import { useState } from "react";
 import type { AgentSummary } from "@/lib/api/types";
 import { useAgents } from "@/components/live/use-agents";
 import { bareId, hueFor } from "@/components/events/participant";
-import { BotIcon } from "@/components/ui/icons";
+import { BotIcon, ChevronRightIcon } from "@/components/ui/icons";
 import { AgentDialog } from "./agent-dialog";
 import { statusText } from "./agent-status";
 
@@ -25,16 +28,25 @@ export function StatusDot({ status, className = "" }: { status: AgentSummary["st
   return <span aria-hidden="true" className={`block h-2.5 w-2.5 rounded-full ring-2 ring-sidebar ${DOT[status]} ${className}`} />;
 }
 
-/** The Agents section of the sidebar. */
-export function AgentList() {
+/** The Agents section of the sidebar; `onNavigate` closes the drawer after a link is followed. */
+export function AgentList({ onNavigate }: { onNavigate?: () => void }) {
   const { data: agents, isPending, isError, refetch } = useAgents();
+  const inDirectory = usePathname()?.startsWith("/agents") ?? false;
   const [open, setOpen] = useState<string | null>(null);
   const selected = agents?.find((a) => a.agent_id === open) ?? null;
 
   return (
     <section aria-labelledby="sidebar-agents" className="mt-4">
-      <h2 id="sidebar-agents" className="mb-0.5 pl-2 text-[11px] font-semibold uppercase tracking-wider text-sidebar-muted">
-        Agents
+      <h2 id="sidebar-agents" className="mb-0.5 flex items-center pr-0.5">
+        <Link
+          href="/agents"
+          onClick={onNavigate}
+          title="Open the agent directory"
+          className="group inline-flex h-6 items-center gap-0.5 rounded px-2 text-[11px] font-semibold uppercase tracking-wider text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
+        >
+          Agents
+          <ChevronRightIcon size={12} className="opacity-0 transition-opacity group-hover:opacity-100 group-focus-visible:opacity-100" />
+        </Link>
       </h2>
       {isPending ? (
         <ul className="space-y-1.5 px-2 pt-1" aria-hidden="true">
@@ -100,7 +112,20 @@ export function AgentList() {
           })}
         </ul>
       )}
-      <AgentDialog agent={selected} onClose={() => setOpen(null)} />
+      <Link
+        href="/agents"
+        onClick={onNavigate}
+        aria-current={inDirectory ? "page" : undefined}
+        className={`mt-1 flex h-7 w-full items-center gap-1.5 rounded-md px-2 text-[13px] ${
+          inDirectory ? "bg-sidebar-active font-semibold text-sidebar-active-fg" : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
+        }`}
+      >
+        <span className={`inline-flex h-4 w-4 items-center justify-center rounded ${inDirectory ? "bg-white/20" : "bg-sidebar-hover"}`}>
+          <ChevronRightIcon size={12} />
+        </span>
+        Agent directory
+      </Link>
+      <AgentDialog agent={selected} onClose={() => setOpen(null)} onNavigate={onNavigate} />
     </section>
   );
 }

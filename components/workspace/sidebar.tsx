@@ -131,7 +131,7 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
           Add a channel
         </button>
       </nav>
-      <AgentList />
+      <AgentList onNavigate={onNavigate} />
       </div>
 
       <div className="flex shrink-0 items-center gap-1 border-t border-line px-2 py-2">

@@ -244,7 +244,8 @@ export class Orchestrator {
     const mentions = (ev.payload as { mentions?: string[] }).mentions ?? [];
     const run_id = newId("run");
     const task_id = newId("task");
-    const firstLine = text.split("\n")[0]!.trim();
+    // The title is the first line without the @mentions that address it.
+    const firstLine = text.split("\n")[0]!.replace(/^(\s*@\S+)+\s*/, "").trim() || text.split("\n")[0]!.trim();
     const who = ev.from.display_name ?? ev.from.agent_id;
     const request = {
       title: firstLine.length > 120 ? `${firstLine.slice(0, 119)}…` : firstLine,
