@@ -10,6 +10,7 @@ import { makeMessage, newId, RoutingDecisionPayload, type StoredEvent } from "@/
 import { recordHeartbeat, registerAgent } from "@/server/router/registration";
 import { AgentRegistry } from "@/server/router/registry";
 import { ORCHESTRATOR, Router } from "@/server/router/router";
+import { forkRun } from "@/server/runs/runs";
 import type { Runtime } from "@/server/runtime";
 import type { AgentSystem } from "@/server/workspace/bootstrap";
 import { newThread, testRuntime } from "./helpers";
@@ -84,7 +85,15 @@ describe("routing by capability", () => {
     await say(rt, thread_id, "Yes, compare with last year.");
     await waitFor(rt, thread_id, "the analyst's reviewed result", (evs) => evs.find((e) => e.type === "task.result" && e.task_id === decision.task_id), 100_000);
     const task = await rt.db.task.findUniqueOrThrow({ where: { id: decision.task_id } });
-    expect(task).toMatchObject({ state: "succeeded", assignee: "agent:analyst-1", requester: "user:dana" });
+    expect(task).toMatchObject({ state: "succeeded", assignee: "agent:analyst-1", title: "Which region had the highest sales?", requester: "user:dana" });
+
+    // A fork that copies both requests is not routed a second time.
+    const fork = await forkRun(rt.store, decision.run_id, requests[1]!.seq);
+    await agents.orchestrator.settled();
+    await waitFor(rt, thread_id, "the fork's analyst at work", (evs) => evs.find((e) => e.run_id === fork.run_id && e.type === "task.accept"));
+    const forked = (await threadEvents(rt, thread_id)).filter((e) => e.run_id === fork.run_id);
+    expect(forked.filter((e) => e.type === "routing.decision")).toHaveLength(1);
+    expect(forked.filter((e) => e.type === "task.request").map((e) => e.to[0]?.agent_id)).toEqual(["agent:orchestrator", "agent:analyst-1"]);
   }, 120_000);
 
   it("a person naming @qa-1 gives the task to qa-1, with a fixed routing decision", async () => {

@@ -19,6 +19,7 @@
  * the same transaction as the routed request).
  */
 import { makeMessage, type ClutchMessage, type StoredEvent } from "@/lib/protocol";
+import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
 import { log } from "../log";
 import type { PolicyKernel } from "../policy/kernel";
@@ -109,14 +110,16 @@ export class Router {
   }
 
   /**
-   * Route a request (see the module doc). Returns the outcome. `views` lets a caller that
-   * routes many requests in a row reuse one snapshot (the chosen agent's load is counted up).
+   * Route a request (see the module doc). Returns the outcome (`settled`: it was routed or ended
+   * already, so nothing is done). `views` lets a caller that routes many requests in a row
+   * reuse one snapshot (the chosen agent's load is counted up).
    */
-  async route(ev: StoredEvent, views?: AgentView[]): Promise<"routed" | "waiting" | "failed"> {
-    const done = await this.deps.store.db.event.findUnique({ where: { idempotency_key: `routed:${ev.task_id}:${ev.id}` } });
-    if (done) {
+  async route(ev: StoredEvent, views?: AgentView[]): Promise<"routed" | "waiting" | "failed" | "settled"> {
+    // Routed or ended already (a second attempt, a restart, or a fork that copied the routed request too).
+    const task = await this.deps.store.db.task.findUnique({ where: { id: ev.task_id } });
+    if (task && (TERMINAL_STATES.has(task.state as TaskState) || (task.assignee && task.assignee !== ORCHESTRATOR.agent_id))) {
       this.waiting.delete(ev.task_id);
-      return "routed";
+      return "settled";
     }
     const out = await this.decide(ev, views);
     const at = { thread_id: ev.thread_id, run_id: ev.run_id, task_id: ev.task_id, parent_task_id: ev.parent_task_id ?? null, from: ORCHESTRATOR };
