@@ -14,6 +14,7 @@
 import { memo } from "react";
 import { BaseEdge, EdgeLabelRenderer, Handle, Position, getSmoothStepPath, type EdgeProps, type NodeProps } from "@xyflow/react";
 import { runDurationMs, taskDurationMs } from "@/lib/fold/run-graph";
+import { TERMINAL_STATES } from "@/lib/fold/task-state";
 import { bareId } from "@/components/events/participant";
 import { ChevronRightIcon, RouteIcon, ShieldCheckIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
@@ -38,7 +39,14 @@ function shortDuration(ms: number): string {
 export const TaskFlowNode = memo(function TaskFlowNode({ id, data }: NodeProps<Node<TaskNodeData, "task">>) {
   const task = data.node.task!;
   const s = stateStyle(task.state);
-  const agent = task.assignee ? bareId(task.assignee) : "unassigned";
+  // A request to the router (`agent:orchestrator`) has no agent until it is routed (issue 6).
+  const agent = !task.assignee
+    ? "unassigned"
+    : task.assignee === "agent:orchestrator"
+      ? TERMINAL_STATES.has(task.state)
+        ? "no agent"
+        : "awaiting an agent"
+      : bareId(task.assignee);
   const duration = taskDurationMs(task, data.at);
   const review = data.node.edge === "review";
   const title = task.title ?? "Untitled task";
