@@ -62,6 +62,9 @@ function verbOf(event: StoredEvent): string {
   if (isReviewResult(event)) return "Review decision";
   if (isInReview(event)) return "Submitted for review";
   if (event.type === "task.request" && typeof event.meta?.review_of === "string") return "Review requested";
+  // Issue 6: a request for capabilities goes to the router first, then again to the agent it chose.
+  if (event.type === "task.request" && event.to[0]?.agent_id === "agent:orchestrator") return "Request to route";
+  if (event.type === "task.request" && typeof event.meta?.routed_from === "string") return "Task routed";
   return VERB[event.type] ?? event.type;
 }
 
