@@ -1,0 +1,119 @@
+/**
+ * An agent delegates by capability through the real agent loop (issue 6: "an agent delegating
+ * to a capability instead of an id ... The router also honours CAP"): lead-1, on a scripted
+ * OpenAI-compatible model, calls `delegate` with `requires` instead of an agent id; the router
+ * picks helper-1, the only agent offering it within lead-1's allowed_agents (other-1 offers it
+ * too but is not allowed), helper-1 answers, and lead-1 finishes with helper-1's answer.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newId, RoutingDecisionPayload } from "@/lib/protocol";
+import { resolveModel } from "@/server/agents/models";
+import type { Runtime } from "@/server/runtime";
+import { startAgentSystem, type AgentSystem } from "@/server/workspace/bootstrap";
+import { say, threadEvents, waitFor } from "./agents";
+import { testRuntime } from "./helpers";
+
+type Message = { role: string; content: unknown; tool_calls?: unknown[] };
+type Body = { model: string; messages: Message[] };
+
+const SKILL = `skill:counting-${newId("task").slice(-6).toLowerCase()}`;
+let rt: Runtime;
+let agents: AgentSystem;
+let server: http.Server;
+
+const text = (m: Message) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? ""));
+const reply = (model: string, message: Record<string, unknown>, finish: string) => ({
+  id: `chatcmpl-${newId("task")}`,
+  object: "chat.completion",
+  created: 1_700_000_000,
+  model,
+  choices: [{ index: 0, message: { role: "assistant", content: null, ...message }, finish_reason: finish }],
+  usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+});
+const call = (name: string, args: unknown) => ({ tool_calls: [{ id: `call_${newId("task").slice(-8)}`, type: "function", function: { name, arguments: JSON.stringify(args) } }] });
+const called = (body: Body, name: string) => body.messages.some((m) => JSON.stringify(m.tool_calls ?? []).includes(`"name":"${name}"`));
+
+/** lead-1 delegates by capability, then submits what came back; helper-1 and other-1 answer 42. */
+function answer(body: Body) {
+  if (body.model !== "lead-1") {
+    return called(body, "submit_result") ? reply(body.model, { content: "Done." }, "stop") : reply(body.model, call("submit_result", { summary: `${body.model} counted 42` }), "tool_calls");
+  }
+  const back = body.messages.find((m) => m.role === "user" && text(m).includes("finished (result from"));
+  if (back && !called(body, "submit_result")) return reply(body.model, call("submit_result", { summary: `The count is in: ${/[\w-]+ counted \d+/.exec(text(back))?.[0]}` }), "tool_calls");
+  if (!called(body, "delegate")) {
+    return reply(body.model, call("delegate", { requires: [`${SKILL}@^2`], prefers: ["tag:orders"], title: "Count the orders", context_summary: "A person asked for the number of orders." }), "tool_calls");
+  }
+  return reply(body.model, { content: "Waiting for the count." }, "stop");
+}
+
+function manifest(id: string, allowed: string[], capabilities?: unknown[]) {
+  return {
+    id,
+    system_prompt: `You are ${id}.`,
+    allowed_agents: allowed,
+    delegate_rules: {},
+    overseer: null,
+    mcp_bindings: [],
+    ...(capabilities ? { capabilities } : {}),
+  };
+}
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let raw = "";
+    req.on("data", (c) => (raw += c));
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(answer(JSON.parse(raw) as Body)));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
+  fs.mkdirSync(path.join(dir, "agents"));
+  const files = {
+    "lead-1.json": manifest("lead-1", ["helper-1"], [{ id: "skill:leading", version: "1.0" }]),
+    "helper-1.json": manifest("helper-1", [], [{ id: SKILL, version: "2.3", tags: ["orders"] }]),
+    "other-1.json": manifest("other-1", [], [{ id: SKILL, version: "2.5", tags: ["orders"] }]),
+  };
+  for (const [f, m] of Object.entries(files)) fs.writeFileSync(path.join(dir, "agents", f), JSON.stringify(m));
+  fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
+  const channel = `lead-${newId("thread").slice(-8).toLowerCase()}`;
+  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: channel, entry_agent: "lead-1" }] }));
+  rt = await testRuntime();
+  agents = await startAgentSystem(rt, {
+    workspaceDir: dir,
+    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
+    modelFor: (agent) => resolveModel({ provider: "openai-compatible", baseURL, apiKey: "test-key", model: agent.manifest.id }),
+  });
+});
+afterAll(async () => {
+  await agents?.stop();
+  await rt?.stop();
+  server?.close();
+});
+
+describe("delegation by capability", () => {
+  it("is routed among the delegator's allowed_agents and its result comes back", async () => {
+    const thread_id = agents.channels[0]!.thread_id;
+    await say(rt, thread_id, "How many orders are there?");
+    const done = await waitFor(rt, thread_id, "lead-1's result", (evs) => evs.find((e) => e.type === "task.result" && e.from.agent_id === "agent:lead-1"));
+    expect(done.payload.summary).toBe("The count is in: helper-1 counted 42");
+
+    const events = (await threadEvents(rt, thread_id)).filter((e) => e.run_id === done.run_id);
+    const asked = events.find((e) => e.type === "task.request" && e.from.agent_id === "agent:lead-1")!;
+    expect(asked).toMatchObject({ to: [{ agent_id: "agent:orchestrator" }], requires: [`${SKILL}@^2`], prefers: ["tag:orders"], parent_task_id: done.task_id });
+    const decision = RoutingDecisionPayload.parse(events.find((e) => e.type === "routing.decision" && e.task_id === asked.task_id)!.payload);
+    expect(decision).toMatchObject({ selected: "agent:helper-1", candidates: ["agent:helper-1"], mode: "capability" });
+    expect(decision.rejected).toContainEqual({ agent_id: "agent:other-1", filter: "allowed_agents", reason: "agent:lead-1 may delegate only to [agent:helper-1]" });
+    expect(events.some((e) => e.from.agent_id === "agent:other-1")).toBe(false);
+    const sub = await rt.db.task.findUniqueOrThrow({ where: { id: asked.task_id } });
+    expect(sub).toMatchObject({ state: "succeeded", assignee: "agent:helper-1", requester: "agent:lead-1" });
+  });
+});
