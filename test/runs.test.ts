@@ -123,6 +123,10 @@ describe("fork", () => {
     const tasks = await rt.db.task.findMany({ where: { run_id: run.run_id }, orderBy: { created_at: "asc" } });
     expect(tasks.map((t) => t.assignee)).toEqual(["agent:pm-1", "agent:analyst-1", "agent:qa-1"]);
     expect(tasks.some((t) => source.some((e) => e.task_id === t.id))).toBe(false);
+    // pm-1's task was dispatched before N: its copied request is not checked against the policy again.
+    const regated = live.filter((e) => e.type === "policy.decision" && e.task_id === tasks[0]!.id && (e.payload.subject as { kind?: string }).kind === "dispatch");
+    expect(regated).toEqual([]);
+    expect(copies.filter((e) => e.type === "policy.decision" && e.task_id === tasks[0]!.id)).not.toEqual([]);
 
     const detail = (await (await runRoute.GET(new Request("http://t"), params({ run_id }))).json()) as RunDetail;
     expect(detail.run.forks).toEqual([expect.objectContaining({ run_id: run.run_id, at_seq: delegation.seq })]);

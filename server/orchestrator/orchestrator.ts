@@ -165,7 +165,12 @@ export class Orchestrator {
   private async dispatch(ev: StoredEvent): Promise<void> {
     const to = ev.to[0]?.agent_id;
     if (!this.isAgent(to)) return;
-    if (this.approvals) {
+    // A task that has ended or already started was dispatched before (a fork or an import copies
+    // its request together with what followed): no new policy check, and nothing to wake if it ended.
+    const task = await this.task(ev.task_id);
+    if (task && TERMINAL_STATES.has(task.state as TaskState)) return;
+    const started = task?.state === "running" || task?.state === "waiting_input";
+    if (this.approvals && !started) {
       const agent = this.workspace.agents.get(to)!;
       const meta = (ev.meta ?? {}) as { risk_tags?: string[]; labels?: string[] };
       const gate = await this.approvals.gate({
