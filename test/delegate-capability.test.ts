@@ -6,8 +6,6 @@
  * too but is not allowed), helper-1 answers, and lead-1 finishes with helper-1's answer.
  */
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,38 +15,27 @@ import type { Runtime } from "@/server/runtime";
 import { startAgentSystem, type AgentSystem } from "@/server/workspace/bootstrap";
 import { say, threadEvents, waitFor } from "./agents";
 import { testRuntime } from "./helpers";
-
-type Message = { role: string; content: unknown; tool_calls?: unknown[] };
-type Body = { model: string; messages: Message[] };
+import { completion, startScriptedModel, toolCall, type ChatMessage, type ChatRequest } from "./scripted-openai";
 
 const SKILL = `skill:counting-${newId("task").slice(-6).toLowerCase()}`;
 let rt: Runtime;
 let agents: AgentSystem;
-let server: http.Server;
+let model: Awaited<ReturnType<typeof startScriptedModel>>;
 
-const text = (m: Message) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? ""));
-const reply = (model: string, message: Record<string, unknown>, finish: string) => ({
-  id: `chatcmpl-${newId("task")}`,
-  object: "chat.completion",
-  created: 1_700_000_000,
-  model,
-  choices: [{ index: 0, message: { role: "assistant", content: null, ...message }, finish_reason: finish }],
-  usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-});
-const call = (name: string, args: unknown) => ({ tool_calls: [{ id: `call_${newId("task").slice(-8)}`, type: "function", function: { name, arguments: JSON.stringify(args) } }] });
-const called = (body: Body, name: string) => body.messages.some((m) => JSON.stringify(m.tool_calls ?? []).includes(`"name":"${name}"`));
+const text = (m: ChatMessage) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? ""));
+const called = (body: ChatRequest, name: string) => body.messages.some((m) => JSON.stringify(m.tool_calls ?? []).includes(`"name":"${name}"`));
 
 /** lead-1 delegates by capability, then submits what came back; helper-1 and other-1 answer 42. */
-function answer(body: Body) {
+function answer(body: ChatRequest) {
   if (body.model !== "lead-1") {
-    return called(body, "submit_result") ? reply(body.model, { content: "Done." }, "stop") : reply(body.model, call("submit_result", { summary: `${body.model} counted 42` }), "tool_calls");
+    return called(body, "submit_result") ? completion(body.model, { content: "Done." }, "stop") : completion(body.model, toolCall("submit_result", { summary: `${body.model} counted 42` }), "tool_calls");
   }
   const back = body.messages.find((m) => m.role === "user" && text(m).includes("finished (result from"));
-  if (back && !called(body, "submit_result")) return reply(body.model, call("submit_result", { summary: `The count is in: ${/[\w-]+ counted \d+/.exec(text(back))?.[0]}` }), "tool_calls");
+  if (back && !called(body, "submit_result")) return completion(body.model, toolCall("submit_result", { summary: `The count is in: ${/[\w-]+ counted \d+/.exec(text(back))?.[0]}` }), "tool_calls");
   if (!called(body, "delegate")) {
-    return reply(body.model, call("delegate", { requires: [`${SKILL}@^2`], prefers: ["tag:orders"], title: "Count the orders", context_summary: "A person asked for the number of orders." }), "tool_calls");
+    return completion(body.model, toolCall("delegate", { requires: [`${SKILL}@^2`], prefers: ["tag:orders"], title: "Count the orders", context_summary: "A person asked for the number of orders." }), "tool_calls");
   }
-  return reply(body.model, { content: "Waiting for the count." }, "stop");
+  return completion(body.model, { content: "Waiting for the count." }, "stop");
 }
 
 function manifest(id: string, allowed: string[], capabilities?: unknown[]) {
@@ -64,16 +51,8 @@ function manifest(id: string, allowed: string[], capabilities?: unknown[]) {
 }
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (c) => (raw += c));
-    req.on("end", () => {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(answer(JSON.parse(raw) as Body)));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  model = await startScriptedModel(answer);
+  const baseURL = model.baseURL;
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
   fs.mkdirSync(path.join(dir, "agents"));
@@ -96,7 +75,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await agents?.stop();
   await rt?.stop();
-  server?.close();
+  model?.close();
 });
 
 describe("delegation by capability", () => {

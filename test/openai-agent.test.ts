@@ -5,8 +5,6 @@
  * submit_result built from the query's rows; the run finishes with that result.
  */
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,50 +14,27 @@ import type { Runtime } from "@/server/runtime";
 import { startAgentSystem, type AgentSystem } from "@/server/workspace/bootstrap";
 import { say, waitFor } from "./agents";
 import { testRuntime } from "./helpers";
-
-type Body = { model: string; messages: { role: string; content: unknown; tool_calls?: unknown[] }[]; tools?: { function: { name: string } }[] };
+import { completion, startScriptedModel, toolCall, type ChatRequest } from "./scripted-openai";
 
 let rt: Runtime;
 let agents: AgentSystem;
-let server: http.Server;
-const requests: Body[] = [];
-
-const completion = (model: string, message: Record<string, unknown>, finish: string) => ({
-  id: `chatcmpl-${requests.length}`,
-  object: "chat.completion",
-  created: 1_700_000_000,
-  model,
-  choices: [{ index: 0, message: { role: "assistant", content: null, ...message }, finish_reason: finish }],
-  usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-});
-const call = (id: string, name: string, args: unknown) => ({ tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }] });
+let model: Awaited<ReturnType<typeof startScriptedModel>>;
 
 /** The scripted model: query, then submit what the query returned, then end the turn. */
-function answer(body: Body) {
+function answer(body: ChatRequest) {
   const tools = body.messages.filter((m) => m.role === "tool");
-  if (tools.length === 0) return completion(body.model, call("call_q", "DataServer__query_data", { sql: "SELECT COUNT(*) AS n FROM orders" }), "tool_calls");
+  if (tools.length === 0) return completion(body.model, toolCall("DataServer__query_data", { sql: "SELECT COUNT(*) AS n FROM orders" }, "call_q"), "tool_calls");
   if (tools.length === 1) {
     const content = tools[0]!.content;
     const n = /"n":\s*(\d+)/.exec(typeof content === "string" ? content : JSON.stringify(content))?.[1] ?? "unknown";
-    return completion(body.model, call("call_s", "submit_result", { summary: `There are ${n} order lines.` }), "tool_calls");
+    return completion(body.model, toolCall("submit_result", { summary: `There are ${n} order lines.` }, "call_s"), "tool_calls");
   }
   return completion(body.model, { content: "Done." }, "stop");
 }
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (c) => (raw += c));
-    req.on("end", () => {
-      const body = JSON.parse(raw) as Body;
-      requests.push(body);
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(answer(body)));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-
+  model = await startScriptedModel(answer);
+  const baseURL = model.baseURL;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
   fs.mkdirSync(path.join(dir, "agents"));
   fs.writeFileSync(
@@ -88,7 +63,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await agents?.stop();
   await rt?.stop();
-  server?.close();
+  model?.close();
 });
 
 describe("an agent on an OpenAI-compatible endpoint", () => {
@@ -101,6 +76,7 @@ describe("an agent on an OpenAI-compatible endpoint", () => {
     await agents.orchestrator.settled();
     await agents.runner.idle();
 
+    const requests = model.requests;
     const first = requests[0]!;
     expect(first.model).toBe("scripted-1");
     expect(first.tools!.map((t) => t.function.name).sort()).toEqual(["DataServer__query_data", "ask", "delegate", "reply", "submit_result"]);

@@ -8,7 +8,7 @@
  * person does not have open.
  */
 import { useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
-import { ApiRequestError } from "@/components/live/api";
+import { apiRequest, ApiRequestError } from "@/components/live/api";
 import type { PolicyStatus } from "@/lib/api/types";
 import type { ApprovalState, ApprovalSummary } from "./model";
 
@@ -33,23 +33,11 @@ export class DecisionError extends ApiRequestError {
   }
 }
 
-async function getJson<T>(url: string): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(url, { headers: { accept: "application/json" }, cache: "no-store" });
-  } catch (err) {
-    throw new ApiRequestError(0, "network", err instanceof Error ? `Network error: ${err.message}` : "Network error");
-  }
-  const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
-  if (!res.ok) throw new ApiRequestError(res.status, body?.error?.code ?? `http_${res.status}`, body?.error?.message ?? `${res.status} ${res.statusText}`);
-  return body as T;
-}
-
 /** Approvals in a state (oldest first, as the server lists them), optionally of one channel. */
 export async function fetchApprovals(state: "pending" | "decided" | "all", threadId?: string): Promise<ApprovalSummary[]> {
   const q = new URLSearchParams({ state });
   if (threadId) q.set("thread_id", threadId);
-  return (await getJson<{ approvals: ApprovalSummary[] }>(`/api/approvals?${q}`)).approvals ?? [];
+  return (await apiRequest<{ approvals: ApprovalSummary[] }>(`/api/approvals?${q}`)).approvals ?? [];
 }
 
 /** What a person decides. `arguments`: edited tool arguments (approve only). */
@@ -66,34 +54,18 @@ export interface DecisionInput {
  * (already decided; `.approval` says by whom), 403 `not_an_approver`, 400 invalid arguments.
  */
 export async function postDecision({ approval_id, ...body }: DecisionInput): Promise<ApprovalSummary> {
-  let res: Response;
   try {
-    res = await fetch(`/api/approvals/${encodeURIComponent(approval_id)}/decision`, {
+    const json = await apiRequest<{ approval: ApprovalSummary }>(`/api/approvals/${encodeURIComponent(approval_id)}/decision`, {
       method: "POST",
-      headers: { accept: "application/json", "content-type": "application/json" },
       body: JSON.stringify(body),
-      cache: "no-store",
     });
+    return json.approval;
   } catch (err) {
-    throw new DecisionError(0, "network", err instanceof Error ? `Network error: ${err.message}` : "Network error", null);
+    if (!(err instanceof ApiRequestError)) throw err;
+    const answer = err.body as { approval?: ApprovalSummary; error?: { approval?: ApprovalSummary } } | null;
+    throw new DecisionError(err.status, err.code, err.message, answer?.approval ?? answer?.error?.approval ?? null, err.issues);
   }
-  const json = (await res.json().catch(() => null)) as {
-    approval?: ApprovalSummary;
-    error?: { code?: string; message?: string; issues?: unknown[]; approval?: ApprovalSummary };
-  } | null;
-  if (!res.ok) {
-    const e = json?.error;
-    throw new DecisionError(
-      res.status,
-      e?.code ?? `http_${res.status}`,
-      e?.message ?? `${res.status} ${res.statusText}`,
-      json?.approval ?? e?.approval ?? null,
-      e?.issues,
-    );
-  }
-  return json!.approval!;
 }
-
 
 /** Approvals in `state`, kept fresh (see the file comment). */
 export function useApprovals(state: "pending" | "decided" | "all", threadId?: string, enabled = true) {
@@ -166,7 +138,7 @@ export function usePolicyStatus() {
     queryKey: approvalKeys.policy,
     queryFn: async (): Promise<PolicyStatus | null> => {
       try {
-        return await getJson<PolicyStatus>("/api/policy");
+        return await apiRequest<PolicyStatus>("/api/policy");
       } catch (err) {
         if (err instanceof ApiRequestError && err.status === 404) return null;
         throw err;

@@ -5,13 +5,14 @@
 import type { AgentSummary, ApiError, EventPage, RunSummary, ThreadSummary } from "@/lib/api/types";
 import type { StoredEvent } from "@/lib/protocol";
 
-/** An HTTP error from the API, or a network failure (`code: "network"`). */
+/** An HTTP error from the API, or a network failure (`code: "network"`). `body` is the whole answer. */
 export class ApiRequestError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
     readonly issues?: unknown[],
+    readonly body: unknown = null,
   ) {
     super(message);
     this.name = "ApiRequestError";
@@ -23,13 +24,18 @@ export interface EventPageBefore extends EventPage {
   has_more_before: boolean;
 }
 
-async function request<T>(url: string, init?: RequestInit): Promise<T> {
+/**
+ * A JSON call to the API: `no-store` unless `init.cache` says otherwise, a JSON content type when
+ * there is a body and no other type is given. Throws ApiRequestError (status 0 on a network
+ * failure) with the server's code, message and issues.
+ */
+export async function apiRequest<T>(url: string, init?: RequestInit): Promise<T> {
   let res: Response;
   try {
     res = await fetch(url, {
+      cache: "no-store",
       ...init,
       headers: { accept: "application/json", ...(init?.body ? { "content-type": "application/json" } : {}), ...init?.headers },
-      cache: "no-store",
     });
   } catch (err) {
     throw new ApiRequestError(0, "network", err instanceof Error ? `Network error: ${err.message}` : "Network error");
@@ -37,25 +43,25 @@ async function request<T>(url: string, init?: RequestInit): Promise<T> {
   const body: unknown = await res.json().catch(() => null);
   if (!res.ok) {
     const e = (body as ApiError | null)?.error;
-    throw new ApiRequestError(res.status, e?.code ?? `http_${res.status}`, e?.message ?? `${res.status} ${res.statusText}`, e?.issues);
+    throw new ApiRequestError(res.status, e?.code ?? `http_${res.status}`, e?.message ?? `${res.status} ${res.statusText}`, e?.issues, body);
   }
   return body as T;
 }
 
 /** All channels, sorted by name. */
 export async function fetchThreads(): Promise<ThreadSummary[]> {
-  return (await request<{ threads: ThreadSummary[] }>("/api/threads")).threads;
+  return (await apiRequest<{ threads: ThreadSummary[] }>("/api/threads")).threads;
 }
 
 /** Creates a channel; throws `name_taken` (409) or a 400 with issues. */
 export async function createThread(input: { name: string; topic?: string }): Promise<ThreadSummary> {
-  return (await request<{ thread: ThreadSummary }>("/api/threads", { method: "POST", body: JSON.stringify(input) })).thread;
+  return (await apiRequest<{ thread: ThreadSummary }>("/api/threads", { method: "POST", body: JSON.stringify(input) })).thread;
 }
 
 /** The `limit` events just before `before` (a seq, or "end" for the newest), ascending. */
 export async function fetchEventsBefore(threadId: string, before: number | "end", limit = 100): Promise<EventPageBefore> {
   const q = new URLSearchParams({ before: String(before), limit: String(limit) });
-  const page = await request<Partial<EventPageBefore>>(`/api/threads/${encodeURIComponent(threadId)}/events?${q}`);
+  const page = await apiRequest<Partial<EventPageBefore>>(`/api/threads/${encodeURIComponent(threadId)}/events?${q}`);
   const events = page.events ?? [];
   return {
     events,
@@ -75,7 +81,7 @@ export async function postMessage(threadId: string, text: string, displayName?: 
   if (displayName?.trim()) body.display_name = displayName.trim();
   if (replyTo !== undefined) body.reply_to = replyTo;
   return (
-    await request<{ event: StoredEvent }>(`/api/threads/${encodeURIComponent(threadId)}/messages`, {
+    await apiRequest<{ event: StoredEvent }>(`/api/threads/${encodeURIComponent(threadId)}/messages`, {
       method: "POST",
       body: JSON.stringify(body),
     })
@@ -84,12 +90,12 @@ export async function postMessage(threadId: string, text: string, displayName?: 
 
 /** The workspace's agents with their status (`GET /api/agents`, issue 3). */
 export async function fetchAgents(): Promise<AgentSummary[]> {
-  return (await request<{ agents: AgentSummary[] }>("/api/agents")).agents;
+  return (await apiRequest<{ agents: AgentSummary[] }>("/api/agents")).agents;
 }
 
 /** A channel's runs, oldest first (`GET /api/threads/:id/runs`, issue 3). */
 export async function fetchThreadRuns(threadId: string): Promise<RunSummary[]> {
-  const runs = (await request<{ runs: RunSummary[] }>(`/api/threads/${encodeURIComponent(threadId)}/runs`)).runs;
+  const runs = (await apiRequest<{ runs: RunSummary[] }>(`/api/threads/${encodeURIComponent(threadId)}/runs`)).runs;
   return runs.slice().sort((a, b) => a.first_seq - b.first_seq);
 }
 

@@ -3,23 +3,8 @@
  * fork, export and import. Errors are `ApiRequestError`s carrying the server's
  * `{ error: { code, message, issues? } }` (import's issues are `{ line, path, message }`).
  */
-import type { ApiError, EventPage, RunDetail, RunSummary } from "@/lib/api/types";
-import { ApiRequestError } from "@/components/live/api";
-
-async function call<T>(url: string, init?: RequestInit): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(url, { cache: "no-store", ...init, headers: { accept: "application/json", ...init?.headers } });
-  } catch (err) {
-    throw new ApiRequestError(0, "network", err instanceof Error ? `Network error: ${err.message}` : "Network error");
-  }
-  const body: unknown = await res.json().catch(() => null);
-  if (!res.ok) {
-    const e = (body as ApiError | null)?.error;
-    throw new ApiRequestError(res.status, e?.code ?? `http_${res.status}`, e?.message ?? `${res.status} ${res.statusText}`, e?.issues);
-  }
-  return body as T;
-}
+import type { EventPage, RunDetail, RunSummary } from "@/lib/api/types";
+import { apiRequest, ApiRequestError } from "@/components/live/api";
 
 const enc = encodeURIComponent;
 
@@ -47,7 +32,7 @@ export function runDetailUrl(runId: string): string {
  * answers `no-store`, so nothing is kept beyond that.
  */
 export function fetchRunDetail(runId: string): Promise<RunDetailResponse> {
-  return call<RunDetailResponse>(runDetailUrl(runId), { cache: "default" });
+  return apiRequest<RunDetailResponse>(runDetailUrl(runId), { cache: "default" });
 }
 
 /** Largest page the server serves. */
@@ -55,14 +40,13 @@ export const EVENT_PAGE = 5000;
 
 /** `GET /api/runs/:id/events?after=&limit=`: events with seq > after, ascending. */
 export function fetchRunEvents(runId: string, after: number, limit = EVENT_PAGE, signal?: AbortSignal): Promise<EventPage> {
-  return call<EventPage>(`/api/runs/${enc(runId)}/events?after=${after}&limit=${limit}`, { signal });
+  return apiRequest<EventPage>(`/api/runs/${enc(runId)}/events?after=${after}&limit=${limit}`, { signal });
 }
 
 /** `POST /api/runs/:id/fork { at_seq }` → the new run. */
 export async function forkRun(runId: string, atSeq: number): Promise<RunSummary> {
-  const body = await call<{ run: RunSummary }>(`/api/runs/${enc(runId)}/fork`, {
+  const body = await apiRequest<{ run: RunSummary }>(`/api/runs/${enc(runId)}/fork`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
     body: JSON.stringify({ at_seq: atSeq }),
   });
   return body.run;
@@ -91,7 +75,7 @@ export async function importRun(text: string, opts: ImportOptions = {}): Promise
   const q = new URLSearchParams();
   if (opts.threadId) q.set("thread_id", opts.threadId);
   if (opts.newRun) q.set("new_run", "true");
-  const body = await call<{ run_id: string; events: number | unknown[] }>(`/api/runs/import${q.size ? `?${q}` : ""}`, {
+  const body = await apiRequest<{ run_id: string; events: number | unknown[] }>(`/api/runs/import${q.size ? `?${q}` : ""}`, {
     method: "POST",
     headers: { "content-type": "application/x-ndjson" },
     body: text,

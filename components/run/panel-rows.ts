@@ -9,7 +9,8 @@ import type { StoredEvent } from "@/lib/protocol";
 import { foldTask, isTaskEvent, type TaskView } from "@/lib/fold/task-state";
 import { indexQuestions } from "@/lib/fold/questions";
 import { getNode, getTask, listItems, type RunGraphState } from "@/lib/fold/run-graph";
-import { LINE_TYPES, type EventContext } from "@/components/events/event-view";
+import type { EventContext } from "@/components/events/event-view";
+import { continuesGroup } from "@/components/thread/rows";
 
 /** One event of the panel with its rendering context. */
 export interface PanelRow {
@@ -18,13 +19,6 @@ export interface PanelRow {
   ctx: EventContext;
 }
 
-const GROUP_MS = 5 * 60_000;
-
-function standsAlone(ev: StoredEvent): boolean {
-  if (ev.type !== "chat.message") return false;
-  const p = ev.payload as { expects_reply?: unknown; reply_to?: unknown };
-  return p?.expects_reply === true || typeof p?.reply_to === "string" || ev.to.length > 0;
-}
 
 /** The decision of a review task (review.feedback.v1) among its events up to N. */
 function reviewDecision(state: RunGraphState, events: readonly StoredEvent[], reviewId: string): string | undefined {
@@ -56,17 +50,7 @@ export function panelRows(state: RunGraphState, events: readonly StoredEvent[], 
   let task: TaskView | undefined;
   let prev: StoredEvent | null = null;
   evs.forEach((ev, k) => {
-    const line = LINE_TYPES.has(ev.type);
-    const continued =
-      !line &&
-      prev !== null &&
-      !LINE_TYPES.has(prev.type) &&
-      !standsAlone(ev) &&
-      !standsAlone(prev) &&
-      prev.from.agent_id === ev.from.agent_id &&
-      (prev.from.display_name ?? "") === (ev.from.display_name ?? "") &&
-      Math.abs(Date.parse(ev.ts) - Date.parse(prev.ts)) < GROUP_MS;
-    const ctx: EventContext = { continued };
+    const ctx: EventContext = { continued: continuesGroup(prev, ev) };
     if (isTaskEvent(ev.type) || ev.type === "chat.message") {
       try {
         task = foldTask(task, ev) ?? task;

@@ -47,6 +47,22 @@ function standsAlone(ev: StoredEvent): boolean {
 }
 
 /**
+ * Whether `ev` continues the group of `prev` (same sender, within GROUP_MS, neither a one-line
+ * event nor one that stands alone): the channel and the run view's task panel group alike.
+ */
+export function continuesGroup(prev: StoredEvent | null, ev: StoredEvent): boolean {
+  return (
+    prev !== null &&
+    !LINE_TYPES.has(ev.type) &&
+    !LINE_TYPES.has(prev.type) &&
+    !standsAlone(ev) &&
+    !standsAlone(prev) &&
+    sameSender(prev, ev) &&
+    Math.abs(Date.parse(ev.ts) - Date.parse(prev.ts)) < GROUP_MS
+  );
+}
+
+/**
  * Rows for `events` (ascending by seq). `runs` puts a header before each run's first event
  * (`first_seq`) when that event is loaded. `now` decides "Today"/"Yesterday".
  */
@@ -145,16 +161,7 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
       else rows.push({ kind: "event", key: String(ev.seq), event: ev, ctx: { continued: false } });
       continue;
     }
-    const line = LINE_TYPES.has(ev.type);
-    const continued =
-      !line &&
-      prev !== null &&
-      !LINE_TYPES.has(prev.type) &&
-      !standsAlone(ev) &&
-      !standsAlone(prev) &&
-      sameSender(prev, ev) &&
-      Math.abs(Date.parse(ts) - Date.parse(prev.ts)) < GROUP_MS;
-    const ctx: EventContext = { continued };
+    const ctx: EventContext = { continued: continuesGroup(prev, ev) };
     if (isTaskEvent(ev.type)) {
       ctx.task = taskAfter.get(ev.seq);
       ctx.taskNow = taskNow.get(ev.task_id);

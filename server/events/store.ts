@@ -92,6 +92,16 @@ export class EventStore {
    * heartbeats and API registrations in `_agents` (issue 6).
    */
   async systemThread(name: `_${string}`, topic: string): Promise<string> {
+    const known = this.systemThreads.get(name);
+    if (known) return known;
+    const id = await this.findOrCreateSystemThread(name, topic);
+    this.systemThreads.set(name, id); // threads are never deleted: no lookup per heartbeat
+    return id;
+  }
+
+  private readonly systemThreads = new Map<string, string>();
+
+  private async findOrCreateSystemThread(name: string, topic: string): Promise<string> {
     const existing = await this.db.thread.findUnique({ where: { name } });
     if (existing) return existing.id;
     try {
