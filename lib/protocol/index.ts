@@ -5,3 +5,4 @@ export * from "./payloads";
 export * from "./envelope";
 export * from "./build";
 export * from "./cap";
+export * from "./events";

@@ -220,7 +220,7 @@ export class AgentRunner {
       const seen_seq = events.at(-1)?.seq ?? 0;
       const result = await generateText({
         model: this.deps.modelFor(agent),
-        instructions: conv.instructions,
+        system: conv.instructions,
         messages: conv.messages,
         tools,
         maxRetries: 2,

@@ -96,7 +96,7 @@ class Agent {
   async step(stream = false): Promise<{ calls: Call[]; text: string }> {
     const args = {
       model: this.model,
-      instructions: { role: "system" as const, content: this.system, providerOptions: { clutch: { ...this.meta } } },
+      system: { role: "system" as const, content: this.system, providerOptions: { clutch: { ...this.meta } } },
       messages: this.messages,
       tools: TOOLS,
     };
@@ -581,7 +581,7 @@ describe("with the runner's conversation builder", () => {
         const conv = buildConversation(events, ref, PM_PROMPT, m);
         if (conv.idle) return;
         const step = conv.steps + 1;
-        const r = await generateText({ model, instructions: conv.instructions, messages: conv.messages, tools: TOOLS });
+        const r = await generateText({ model, system: conv.instructions, messages: conv.messages, tools: TOOLS });
         const agent = (extra: Record<string, unknown>) => ({ agent: { instance_id: ref.instance_id, step, ...extra } });
         if (!r.toolCalls.length) {
           events.push(event("task.progress", "agent:pm-1", "agent:orchestrator", { message: r.text }, { meta: agent({ text: r.text }) }));

@@ -1,5 +1,5 @@
 /**
- * Clutch's built-in model: a deterministic LanguageModelV4 (AI SDK provider spec v4) that needs
+ * Clutch's built-in model: a deterministic LanguageModelV3 (AI SDK provider spec v3) that needs
  * no key and no network (issue 3 "Two model sources"). It plays seed 000's example by reading
  * the prompt the runner builds (server/agents/contract.ts): the system message's
  * providerOptions.clutch (SystemMeta) picks the playbook by role (pm, analyst, qa, or generic);
@@ -16,13 +16,13 @@
  * tool-input-start/delta/end + tool-call, finish).
  */
 import type {
-  LanguageModelV4,
-  LanguageModelV4CallOptions,
-  LanguageModelV4Content,
-  LanguageModelV4GenerateResult,
-  LanguageModelV4StreamPart,
-  LanguageModelV4StreamResult,
-  LanguageModelV4Usage,
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+  LanguageModelV3StreamResult,
+  LanguageModelV3Usage,
 } from "@ai-sdk/provider";
 import { decide, roleOf } from "./playbooks";
 import { Transcript } from "./playbooks/transcript";
@@ -41,11 +41,11 @@ function fnv1a(s: string): string {
   return (h >>> 0).toString(16).padStart(8, "0");
 }
 
-function promptKey(options: LanguageModelV4CallOptions): string {
+function promptKey(options: LanguageModelV3CallOptions): string {
   return JSON.stringify(options.prompt, (_k, v) => (v instanceof Uint8Array ? `bytes:${v.length}` : v));
 }
 
-function usage(inputChars: number, outputChars: number): LanguageModelV4Usage {
+function usage(inputChars: number, outputChars: number): LanguageModelV3Usage {
   // Rough token estimates (4 characters a token) so dashboards show something; not billed.
   const input = Math.ceil(inputChars / 4);
   const output = Math.ceil(outputChars / 4);
@@ -57,13 +57,13 @@ function usage(inputChars: number, outputChars: number): LanguageModelV4Usage {
 }
 
 /** The next action for a prompt (exported for tests and tooling). */
-export function builtinAction(options: Pick<LanguageModelV4CallOptions, "prompt" | "tools">): Action {
+export function builtinAction(options: Pick<LanguageModelV3CallOptions, "prompt" | "tools">): Action {
   return decide(new Transcript(options.prompt, options.tools));
 }
 
 /** The deterministic built-in model. */
-export class BuiltinLanguageModel implements LanguageModelV4 {
-  readonly specificationVersion = "v4" as const;
+export class BuiltinLanguageModel implements LanguageModelV3 {
+  readonly specificationVersion = "v3" as const;
   readonly provider = BUILTIN_PROVIDER;
   readonly modelId: string;
   readonly supportedUrls: Record<string, RegExp[]> = {};
@@ -72,7 +72,7 @@ export class BuiltinLanguageModel implements LanguageModelV4 {
     this.modelId = modelId;
   }
 
-  async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
+  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     options.abortSignal?.throwIfAborted();
     const transcript = new Transcript(options.prompt, options.tools);
     let action = decide(transcript);
@@ -81,7 +81,7 @@ export class BuiltinLanguageModel implements LanguageModelV4 {
     }
     const key = promptKey(options);
     const stamp = fnv1a(key);
-    const content: LanguageModelV4Content[] = [];
+    const content: LanguageModelV3Content[] = [];
     if (action.text) content.push({ type: "text", text: action.text });
     action.calls.forEach((c, i) => {
       content.push({ type: "tool-call", toolCallId: `call_bi_${stamp}_${transcript.calls.length + i + 1}`, toolName: c.tool, input: JSON.stringify(c.input) });
@@ -97,9 +97,9 @@ export class BuiltinLanguageModel implements LanguageModelV4 {
     };
   }
 
-  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
+  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     const result = await this.doGenerate(options);
-    const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: result.warnings }];
+    const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: result.warnings }];
     parts.push({ type: "response-metadata", ...result.response });
     result.content.forEach((c, i) => {
       if (c.type === "text") {
@@ -115,7 +115,7 @@ export class BuiltinLanguageModel implements LanguageModelV4 {
       }
     });
     parts.push({ type: "finish", usage: result.usage, finishReason: result.finishReason, providerMetadata: result.providerMetadata });
-    const stream = new ReadableStream<LanguageModelV4StreamPart>({
+    const stream = new ReadableStream<LanguageModelV3StreamPart>({
       start(controller) {
         for (const p of parts) controller.enqueue(p);
         controller.close();

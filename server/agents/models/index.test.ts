@@ -5,7 +5,7 @@ import { modelEnvVar, modelSpecFromEnv, ModelSpecSchema, parseModelSpec, resolve
 describe("model specs", () => {
   it("defaults to the built-in model", () => {
     expect(resolveModel().provider).toBe("clutch.builtin");
-    expect(resolveModel("builtin", {}).specificationVersion).toBe("v4");
+    expect(resolveModel("builtin", {}).specificationVersion).toBe("v3");
     expect(modelSpecFromEnv({}, "agent:pm-1")).toEqual({ provider: "builtin" });
   });
 

@@ -19,7 +19,7 @@
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { z } from "zod";
 import { ClutchError } from "../../errors";
 import { BuiltinLanguageModel } from "./builtin";
@@ -72,7 +72,7 @@ function nonEmpty(v: string | undefined): string | undefined {
  * The language model for `spec`. Defaults not in the spec come from `env` (process.env by
  * default). Throws ClutchError MODEL_CONFIG for an invalid spec or a missing URL, key or model.
  */
-export function resolveModel(spec: ModelSpec = "builtin", env: Env = process.env): LanguageModelV4 {
+export function resolveModel(spec: ModelSpec = "builtin", env: Env = process.env): LanguageModelV3 {
   const parsed = ModelSpecSchema.safeParse(spec);
   if (!parsed.success) {
     throw configError(`invalid model spec ${JSON.stringify(spec)}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "spec"}: ${i.message}`).join("; ")}`);
@@ -164,6 +164,6 @@ export function modelSpecFromEnv(env: Env, agent_id: string): ResolvedSpec {
 }
 
 /** The model of `agent_id` as the environment configures it (modelSpecFromEnv + resolveModel). */
-export function modelFromEnv(env: Env, agent_id: string): LanguageModelV4 {
+export function modelFromEnv(env: Env, agent_id: string): LanguageModelV3 {
   return resolveModel(modelSpecFromEnv(env, agent_id), env);
 }

@@ -113,7 +113,7 @@ describe("OpenAI-compatible provider against a local chat-completions server", (
     const model = resolveModel({ provider: "openai-compatible", baseURL: `${base}/v1`, apiKey: "sk-local-test", model: "scripted-1" });
     const messages: ModelMessage[] = [{ role: "user", content: "New task T1.1 from agent:pm-1: Q4 2017 sales by region" }];
 
-    const first = await generateText({ model, instructions: SYSTEM, messages, tools: TOOLS });
+    const first = await generateText({ model, system: SYSTEM, messages, tools: TOOLS });
     expect(first.toolCalls).toHaveLength(1);
     expect(first.toolCalls[0]).toMatchObject({ toolCallId: "call_1", toolName: "DataServer__query_data", input: { sql: SQL, limit: 10 } });
     expect(first.finishReason).toBe("tool-calls");
@@ -138,7 +138,7 @@ describe("OpenAI-compatible provider against a local chat-completions server", (
 
     // Round two: the runner executed the call and sends its result back.
     messages.push(...first.response.messages, toolResultMessage("call_1"));
-    const second = await generateText({ model, instructions: SYSTEM, messages, tools: TOOLS });
+    const second = await generateText({ model, system: SYSTEM, messages, tools: TOOLS });
     expect(second.toolCalls).toEqual([]);
     expect(second.text).toBe("West sold $79,806.32 in Q4 2017.");
     expect(second.finishReason).toBe("stop");
@@ -155,7 +155,7 @@ describe("OpenAI-compatible provider against a local chat-completions server", (
     script = chatCompletions;
     const model = resolveModel({ provider: "openai-compatible", baseURL: `${base}/v1`, model: "scripted-1" });
     const messages: ModelMessage[] = [{ role: "user", content: "Q4 2017 sales by region" }];
-    const first = streamText({ model, instructions: SYSTEM, messages, tools: TOOLS });
+    const first = streamText({ model, system: SYSTEM, messages, tools: TOOLS });
     const calls = await first.toolCalls;
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ toolCallId: "call_s1", toolName: "DataServer__query_data", input: { sql: SQL, limit: 10 } });
@@ -163,7 +163,7 @@ describe("OpenAI-compatible provider against a local chat-completions server", (
     expect(seen[0].headers.authorization).toBeUndefined(); // no key: local servers need none
 
     messages.push(...(await first.response).messages, toolResultMessage("call_s1"));
-    const second = streamText({ model, instructions: SYSTEM, messages, tools: TOOLS });
+    const second = streamText({ model, system: SYSTEM, messages, tools: TOOLS });
     expect(await second.text).toBe("West sold $79,806.32 in Q4 2017.");
     expect(await second.finishReason).toBe("stop");
   });
@@ -203,7 +203,7 @@ describe("Anthropic provider against a local Messages API server", () => {
         usage: { input_tokens: 20, output_tokens: 9 },
       });
     const model = resolveModel({ provider: "anthropic", model: "claude-scripted", apiKey: "sk-ant-local", baseURL: `${base}/v1` });
-    const r = await generateText({ model, instructions: SYSTEM, messages: [{ role: "user", content: "Q4 2017 by region" }], tools: TOOLS, maxOutputTokens: 1024 });
+    const r = await generateText({ model, system: SYSTEM, messages: [{ role: "user", content: "Q4 2017 by region" }], tools: TOOLS, maxOutputTokens: 1024 });
     expect(r.toolCalls[0]).toMatchObject({ toolCallId: "toolu_01", toolName: "DataServer__query_data", input: { sql: SQL } });
     expect(seen[0].url).toBe("/v1/messages");
     expect(seen[0].headers["x-api-key"]).toBe("sk-ant-local");

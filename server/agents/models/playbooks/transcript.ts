@@ -6,7 +6,7 @@
  * Playbooks are small state machines over this view: "has X been called, did it succeed, has
  * the answer to my question arrived, is there a question I have not answered yet".
  */
-import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from "@ai-sdk/provider";
+import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { StoredEvent } from "@/lib/protocol";
 import type { SystemMeta } from "../../contract";
 import { isRecord, outcomeOf, sameAgent, str, type ToolOutcome } from "./values";
@@ -88,7 +88,7 @@ export class Transcript {
   /** Names of the tools offered in this call (empty when the caller declared none). */
   readonly offeredTools: string[];
 
-  constructor(prompt: LanguageModelV4Prompt, tools: LanguageModelV4CallOptions["tools"] = []) {
+  constructor(prompt: LanguageModelV3Prompt, tools: LanguageModelV3CallOptions["tools"] = []) {
     const systemParts: string[] = [];
     let meta: Record<string, unknown> = {};
     const byId = new Map<string, CallEntry>();

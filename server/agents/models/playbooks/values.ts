@@ -116,7 +116,7 @@ export function unwrapValue(v: unknown): ToolOutcome {
 }
 
 /**
- * The outcome of a tool-result part's `output` (LanguageModelV4ToolResultOutput: text, json,
+ * The outcome of a tool-result part's `output` (LanguageModelV3ToolResultOutput: text, json,
  * content, error-text, error-json, execution-denied), unwrapped with {@link unwrapValue}.
  */
 export function outcomeOf(output: unknown): ToolOutcome {
