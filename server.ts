@@ -1,48 +1,45 @@
 /**
- * The custom server: Next.js and Socket.IO on one HTTP port (DESIGN.md, STACK.md trap 8).
- * Start with `npm start` (production build) or `npm run dev`.
+ * The custom server: Clutch (server/clutch.ts), with Next.js and Socket.IO on one HTTP port
+ * (docs/architecture.md, "Layers"). Start with `npm start` (production build) or `npm run dev`.
  */
 import { createServer } from "node:http";
 import nextEnv from "@next/env";
 import next from "next";
+import { modelFromEnv } from "./server/agents/models";
+import { createClutch } from "./server/clutch";
 import { loadConfig } from "./server/config";
 import { log } from "./server/log";
-import { RealtimeGateway } from "./server/realtime/gateway";
 import { startAgentsFeed } from "./server/realtime/agents-feed";
-import { ensureDefaultChannel, startRuntime } from "./server/runtime";
-import { modelFromEnv } from "./server/agents/models";
-import { startAgentSystem } from "./server/workspace/bootstrap";
+import { RealtimeGateway } from "./server/realtime/gateway";
 
 nextEnv.loadEnvConfig(process.cwd());
 const config = loadConfig();
 
-const runtime = await startRuntime(config);
-await ensureDefaultChannel(runtime);
 const models = new Map<string, ReturnType<typeof modelFromEnv>>();
-const agents = config.workspaceDir
-  ? await startAgentSystem(runtime, {
-      workspaceDir: config.workspaceDir,
-      dataDir: config.dataDir,
-      registry: config.registry,
-      allChannels: true,
-      modelFor: (agent) => {
-        let model = models.get(agent.agent_id);
-        if (!model) models.set(agent.agent_id, (model = modelFromEnv(process.env, agent.agent_id)));
-        return model;
-      },
-    })
-  : null;
+const clutch = await createClutch({
+  databaseUrl: config.databaseUrl,
+  dataDir: config.dataDir,
+  workspaceDir: config.workspaceDir,
+  registry: config.registry,
+  allChannels: true,
+  defaultChannel: true,
+  modelFor: (agent) => {
+    let model = models.get(agent.agent_id);
+    if (!model) models.set(agent.agent_id, (model = modelFromEnv(process.env, agent.agent_id)));
+    return model;
+  },
+});
 
 const httpServer = createServer();
 const app = next({ dev: config.dev, hostname: "localhost", port: config.port, httpServer });
 const handle = app.getRequestHandler();
 await app.prepare();
 httpServer.on("request", (req, res) => void handle(req, res));
-const gateway = new RealtimeGateway(httpServer, runtime.store, runtime.tail);
-const stopAgentsFeed = startAgentsFeed(gateway.io, runtime);
+const gateway = new RealtimeGateway(httpServer, clutch.store, clutch.tail);
+const stopAgentsFeed = startAgentsFeed(gateway.io, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail });
 
 httpServer.listen(config.port, config.host, () => {
-  log.info({ url: `http://localhost:${config.port}`, database: runtime.databaseKind, dev: config.dev }, "Clutch is running");
+  log.info({ url: `http://localhost:${config.port}`, database: clutch.databaseKind, dev: config.dev }, "Clutch is running");
 });
 
 let stopping = false;
@@ -54,10 +51,9 @@ async function shutdown(signal: string) {
   force.unref();
   stopAgentsFeed();
   await gateway.close().catch(() => {});
-  await agents?.stop().catch(() => {});
   await new Promise((r) => httpServer.close(() => r(null)));
   await app.close?.().catch(() => {});
-  await runtime.stop();
+  await clutch.stop();
   process.exit(0);
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -1,7 +1,7 @@
 /**
- * A minimal HTTP server for bench/ingest.ts when no `next build` is available: it starts the
- * runtime (DATABASE_URL) and mounts the real route handler of `POST /api/events`
- * (app/api/events/route.ts, which reads the runtime from globalThis) on node:http, converting
+ * A minimal HTTP server for bench/ingest.ts when no `next build` is available: it starts
+ * Clutch without agents (DATABASE_URL) and mounts the real route handler of `POST /api/events`
+ * (app/api/events/route.ts, which reads the instance from globalThis, server/instance.ts) on node:http, converting
  * the request to a Web `Request` and the `Response` back, as Next would. It runs as its own
  * process so the load generator and the server do not share an event loop.
  *
@@ -9,11 +9,11 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { startRuntime } from "@/server/runtime";
+import { createClutch } from "@/server/clutch";
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error("DATABASE_URL is required");
-const rt = await startRuntime({ databaseUrl: url, dataDir: "" });
+const rt = await createClutch({ databaseUrl: url, dataDir: "", workspaceDir: null });
 const { POST } = await import("@/app/api/events/route");
 
 const server = createServer((req, res) => {

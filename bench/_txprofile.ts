@@ -1,5 +1,5 @@
 /**
- * Optional profiling for bench/ingest.ts (`--profile`): wraps the runtime's Prisma client
+ * Optional profiling for bench/ingest.ts (`--profile`): wraps the event store's Prisma client
  * `$transaction` (interactive form) and times, per transaction, the wait for a connection and
  * BEGIN, each statement issued on the transaction client, and COMMIT. A statement whose SQL
  * takes `pg_advisory_xact_lock` is the wait for the append lock; from its return until COMMIT
@@ -139,7 +139,7 @@ export function profileTransactions(db: object) {
         statements: [...per]
           .map(([label, e]) => ({ label, count: e.count, mean_ms: r2(e.total / e.count), total_ms: Math.round(e.total), share_of_held: r2(e.total / heldTotal) }))
           .sort((a, b) => b.total_ms - a.total_ms),
-        ...(records.length === 0 ? { note: "no interactive transaction observed on runtime.db" } : {}),
+        ...(records.length === 0 ? { note: "no interactive transaction observed on the store's database client" } : {}),
         ...(records.length && !withLock.length ? { note: "no pg_advisory lock statement observed" } : {}),
       };
     },

@@ -33,7 +33,8 @@ import { monitorEventLoopDelay, performance as nodePerformance } from "node:perf
 import { Worker } from "node:worker_threads";
 import type { ClutchMessage } from "@/lib/protocol";
 import { RealtimeGateway } from "@/server/realtime/gateway";
-import { startRuntime, type Runtime } from "@/server/runtime";
+import { createClutch, type Clutch } from "@/server/clutch";
+import { databaseOf } from "@/server/events/testing";
 import { ClientGroup, type DeliveryReport } from "./_clients";
 import { profileTransactions } from "./_txprofile";
 import { arg, benchDatabase, createThreads, flag, gitState, load, machine, numArg, ROOT, safeUrl, sleep, summarize, wallMs, Workload, writeResults } from "./_lib";
@@ -122,12 +123,12 @@ async function main() {
   console.log(`        ${THREADS} threads × ${PER_THREAD} clients, ${RATE} events/s for ${SECONDS} s (+${WARMUP} s warm-up), batch ${BATCH}, clients in ${CLIENT_THREADS ? `${CLIENT_THREADS} worker thread(s)` : "the main thread"}`);
   const db = await benchDatabase();
   console.log(`        database ${safeUrl(db.url)}${db.created ? " (fresh, dropped at the end)" : ""}`);
-  let rt: Runtime | undefined;
+  let rt: Clutch | undefined;
   let gateway: RealtimeGateway | undefined;
   let clients: Clients | undefined;
   const httpServer = createServer();
   try {
-    rt = await startRuntime({ databaseUrl: db.url, dataDir: "" });
+    rt = await createClutch({ databaseUrl: db.url, dataDir: "", workspaceDir: null });
     const threads = await createThreads(rt.store, THREADS, "fanout");
     gateway = new RealtimeGateway(httpServer, rt.store, rt.tail);
     await new Promise<void>((r) => httpServer.listen(0, "127.0.0.1", r));
@@ -150,7 +151,7 @@ async function main() {
     const lag: number[] = [];
     const appendMs: number[] = [];
     const elDelay = monitorEventLoopDelay({ resolution: 1 });
-    const profiler = PROFILE ? profileTransactions(rt.db) : undefined;
+    const profiler = PROFILE ? profileTransactions(databaseOf(rt.store)) : undefined;
     const total = WARMUP + SECONDS;
     const t0 = wallMs();
     const measureFrom = t0 + WARMUP * 1000;

@@ -1,7 +1,7 @@
 /**
  * Ingest benchmark: events/s through the real append path (validate, dedupe, seq, insert,
  * projections, commit, publish to the tail), for several batch sizes and numbers of
- * concurrent writers, (a) in-process via `runtime.store.append(batch)` and (b) over HTTP
+ * concurrent writers, (a) in-process via `clutch.store.append(batch)` and (b) over HTTP
  * `POST /api/events`.
  *
  *   node --import tsx bench/ingest.ts [options]
@@ -30,7 +30,8 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import type { ClutchMessage } from "@/lib/protocol";
-import { startRuntime, type Runtime } from "@/server/runtime";
+import { createClutch, type Clutch } from "@/server/clutch";
+import { databaseOf } from "@/server/events/testing";
 import { arg, benchDatabase, createThreads, flag, gitState, listArg, load, machine, numArg, ROOT, safeUrl, sleep, summarize, Workload, writeResults, type Dist } from "./_lib";
 import { profileTransactions, type TxProfile } from "./_txprofile";
 
@@ -69,13 +70,13 @@ interface ConfigResult {
 
 const now = () => performance.now();
 
-async function logSize(rt: Runtime): Promise<number> {
-  const rows = await rt.db.$queryRawUnsafe<{ n: bigint }[]>("SELECT count(*) AS n FROM events");
+async function logSize(rt: Clutch): Promise<number> {
+  const rows = await databaseOf(rt.store).$queryRawUnsafe<{ n: bigint }[]>("SELECT count(*) AS n FROM events");
   return Number(rows[0]!.n);
 }
 
 async function runConfig(
-  rt: Runtime,
+  rt: Clutch,
   mode: string,
   append: Append,
   threads: string[],
@@ -257,18 +258,18 @@ async function main() {
     if (mode !== "inproc" && mode !== "http") throw new Error(`unknown mode ${mode}: use inproc or http`);
     const db = await benchDatabase();
     console.log(`${mode}: database ${safeUrl(db.url)}${db.created ? " (fresh, dropped after this mode)" : ""}`);
-    let rt: Runtime | undefined;
+    let rt: Clutch | undefined;
     let target: HttpTarget | undefined;
     let agent: http.Agent | undefined;
     try {
-      rt = await startRuntime({ databaseUrl: db.url, dataDir: "" });
+      rt = await createClutch({ databaseUrl: db.url, dataDir: "", workspaceDir: null });
       const threads = await createThreads(rt.store, THREADS, "ingest");
       let append: Append;
       let profiler: ReturnType<typeof profileTransactions> | undefined;
       if (mode === "inproc") {
         const store = rt.store;
         append = async (b) => void (await store.append(b));
-        profiler = PROFILE ? profileTransactions(rt.db) : undefined;
+        profiler = PROFILE ? profileTransactions(databaseOf(rt.store)) : undefined;
       } else {
         // This process does not append in this mode; stop its tail so it does not read the server's events.
         rt.tail.stop();

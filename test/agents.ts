@@ -7,9 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import { newId, type StoredEvent } from "@/lib/protocol";
 import { builtinModel } from "@/server/agents/models";
+import type { Clutch } from "@/server/clutch";
 import { personMessage } from "@/server/events/chat";
-import type { Runtime } from "@/server/runtime";
-import { startAgentSystem, type AgentSystem } from "@/server/workspace/bootstrap";
+import { testClutch } from "./helpers";
 
 const EXAMPLE = path.resolve("examples/sales-analysis");
 
@@ -40,9 +40,9 @@ export function scratchWorkspace(
   return { dir, channel };
 }
 
-/** Start the agents of `workspaceDir` on the built-in model. */
-export function startAgents(rt: Runtime, workspaceDir: string): Promise<AgentSystem> {
-  return startAgentSystem(rt, {
+/** A Clutch on the test database running the agents of `workspaceDir` on the built-in model. */
+export function startAgents(workspaceDir: string): Promise<Clutch> {
+  return testClutch({
     workspaceDir,
     dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
     modelFor: () => builtinModel(),
@@ -50,25 +50,18 @@ export function startAgents(rt: Runtime, workspaceDir: string): Promise<AgentSys
 }
 
 /** Post a person's message as the API does. */
-export async function say(rt: Runtime, thread_id: string, text: string, display_name = "Dana"): Promise<StoredEvent> {
-  const msg = await personMessage(rt.db, thread_id, { text, display_name }, (id) => rt.registry.has(id));
+export async function say(rt: Clutch, thread_id: string, text: string, display_name = "Dana"): Promise<StoredEvent> {
+  const msg = await personMessage(rt.store.queries, thread_id, { text, display_name }, (id) => rt.registry.has(id));
   return (await rt.store.append(msg)).events[0]!;
 }
 
 /** All events of a thread, in seq order. */
-export async function threadEvents(rt: Runtime, thread_id: string): Promise<StoredEvent[]> {
-  const out: StoredEvent[] = [];
-  let after = 0;
-  for (;;) {
-    const page = await rt.store.read({ thread_id }, { after, limit: 1000 });
-    out.push(...page.events);
-    if (page.next_after === null) return out;
-    after = page.next_after;
-  }
+export function threadEvents(rt: Clutch, thread_id: string): Promise<StoredEvent[]> {
+  return rt.store.readAll({ thread_id });
 }
 
 /** Poll the thread until `find` returns something (or time out with what was seen). */
-export async function waitFor<T>(rt: Runtime, thread_id: string, what: string, find: (events: StoredEvent[]) => T | undefined, ms = 90_000): Promise<T> {
+export async function waitFor<T>(rt: Clutch, thread_id: string, what: string, find: (events: StoredEvent[]) => T | undefined, ms = 90_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const events = await threadEvents(rt, thread_id);

@@ -1,10 +1,11 @@
 /**
- * The HTTP API's route handlers, called with real Requests against real PostgreSQL
- * (issue 2 §4): status codes, the error shape, cursors.
+ * The HTTP API's route handlers, called with real Requests against real PostgreSQL: status
+ * codes, the error shape, cursors.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, PROTOCOL_VERSION } from "@/lib/protocol";
-import type { Runtime } from "@/server/runtime";
+import type { Clutch } from "@/server/clutch";
+import { databaseOf } from "@/server/events/testing";
 import * as eventsRoute from "@/app/api/events/route";
 import * as threadsRoute from "@/app/api/threads/route";
 import * as threadEventsRoute from "@/app/api/threads/[thread_id]/events/route";
@@ -14,11 +15,11 @@ import * as healthRoute from "@/app/api/health/route";
 import * as agentsRoute from "@/app/api/agents/route";
 import * as heartbeatRoute from "@/app/api/agents/[agent_id]/heartbeat/route";
 import type { AgentSummary } from "@/lib/api/types";
-import { chat, testRuntime } from "./helpers";
+import { chat, testClutch } from "./helpers";
 
-let rt: Runtime;
+let rt: Clutch;
 beforeAll(async () => {
-  rt = await testRuntime();
+  rt = await testClutch();
 });
 afterAll(() => rt.stop());
 
@@ -143,7 +144,7 @@ describe("health", () => {
   });
 });
 
-describe("agents (issue 6)", () => {
+describe("agents", () => {
   const card = (agent_id: string) => ({
     v: "clutch/0.1",
     agent_id,
@@ -165,7 +166,7 @@ describe("agents (issue 6)", () => {
     expect(((await changed.json()) as { result: string; agent: AgentSummary }).agent.name).toBe("Ken 2");
     const listed = (await (await agentsRoute.GET(get(), undefined as never)).json()) as { agents: AgentSummary[] };
     expect(listed.agents.find((a) => a.agent_id === id)).toMatchObject({ name: "Ken 2", status: "online" });
-    const types = (await rt.db.event.findMany({ where: { from_agent_id: id }, orderBy: { seq: "asc" } })).map((e) => e.type);
+    const types = (await databaseOf(rt.store).event.findMany({ where: { from_agent_id: id }, orderBy: { seq: "asc" } })).map((e) => e.type);
     expect(types).toEqual(["agent.register", "agent.update"]);
   });
 
@@ -177,7 +178,7 @@ describe("agents (issue 6)", () => {
     expect(error.message).toMatch(/agent_id: agent_id must look like agent:<name>/);
     expect(error.message).toMatch(/display\.name/);
     expect(error.message).toMatch(/capabilities\.0\.id/);
-    expect(await rt.db.event.count({ where: { from_agent_id: "ken" } })).toBe(0);
+    expect(await databaseOf(rt.store).event.count({ where: { from_agent_id: "ken" } })).toBe(0);
   });
 
   it("records heartbeats of registered agents only", async () => {
@@ -190,10 +191,10 @@ describe("agents (issue 6)", () => {
     expect(ok.status).toBe(202);
     const bad = await heartbeatRoute.POST(post({ status: "sleepy" }), params({ agent_id: encodeURIComponent(id) }));
     expect(bad.status).toBe(400);
-    const beats = await rt.db.event.findMany({ where: { from_agent_id: id, type: "agent.heartbeat" } });
+    const beats = await databaseOf(rt.store).event.findMany({ where: { from_agent_id: id, type: "agent.heartbeat" } });
     expect(beats.map((b) => b.payload)).toEqual([{ agent_id: id, status: "busy", active_tasks: 1 }]);
-    const thread = await rt.db.thread.findUniqueOrThrow({ where: { id: beats[0]!.thread_id } });
-    expect(thread.name).toBe("_agents");
+    const thread = await rt.store.getThread(beats[0]!.thread_id);
+    expect(thread!.name).toBe("_agents");
     const channels = (await (await threadsRoute.GET(get(), undefined as never)).json()) as { threads: { name: string }[] };
     expect(channels.threads.map((t) => t.name)).not.toContain("_agents");
   });

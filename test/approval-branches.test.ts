@@ -1,5 +1,5 @@
 /**
- * A held branch does not hold the run (issue 5 "Integration"): of two subtasks of one run, the
+ * A held branch does not hold the run (server/policy): of two subtasks of one run, the
  * one whose dispatch needs approval waits (approval_required) while the other is dispatched and
  * finishes; approving the held one resumes it.
  */
@@ -8,13 +8,11 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeMessage, newId } from "@/lib/protocol";
-import type { Runtime } from "@/server/runtime";
-import type { AgentSystem } from "@/server/workspace/bootstrap";
+import type { Clutch } from "@/server/clutch";
 import { startAgents, waitFor } from "./agents";
-import { testRuntime } from "./helpers";
+import { taskRow } from "./helpers";
 
-let rt: Runtime;
-let agents: AgentSystem;
+let rt: Clutch;
 
 beforeAll(async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
@@ -30,17 +28,15 @@ beforeAll(async () => {
     JSON.stringify({ mcp: path.resolve("examples/sales-analysis/mcp.json"), channels: [{ name: `branches-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "worker-a" }] }),
   );
   fs.writeFileSync(path.join(dir, "clutch.policy.yaml"), "version: 1\nrules:\n  - id: hold-a\n    match: { kind: dispatch, agent: worker-a }\n    decision: require_approval\n");
-  rt = await testRuntime();
-  agents = await startAgents(rt, dir);
+  rt = await startAgents(dir);
 });
 afterAll(async () => {
-  await agents?.stop();
   await rt?.stop();
 });
 
 describe("a held branch", () => {
   it("waits for its approval while its sibling runs and finishes; approval resumes it", async () => {
-    const thread_id = agents.channels[0]!.thread_id;
+    const thread_id = rt.channels[0]!.thread_id;
     const run_id = newId("run");
     const [root, a, b] = [newId("task"), newId("task"), newId("task")];
     const base = { thread_id, run_id, from: { agent_id: "agent:planner", role: "orchestrator" } };
@@ -51,11 +47,11 @@ describe("a held branch", () => {
     ]);
     const held = await waitFor(rt, thread_id, "branch A held", (evs) => evs.find((e) => e.type === "approval.requested" && e.task_id === a));
     await waitFor(rt, thread_id, "branch B finished", (evs) => evs.find((e) => e.type === "task.result" && e.task_id === b));
-    expect((await rt.db.task.findUniqueOrThrow({ where: { id: a } })).state).toBe("approval_required");
+    expect((await taskRow(rt, a)).state).toBe("approval_required");
     expect((await rt.store.read({ run_id })).events.some((e) => e.type === "task.accept" && e.task_id === a)).toBe(false);
 
-    await rt.approvals!.decide(String(held.payload.approval_id), { decision: "approve", display_name: "Ana" });
+    await rt.approvals.decide(String(held.payload.approval_id), { decision: "approve", display_name: "Ana" });
     await waitFor(rt, thread_id, "branch A finished after approval", (evs) => evs.find((e) => e.type === "task.result" && e.task_id === a));
-    expect((await rt.db.task.findUniqueOrThrow({ where: { id: a } })).state).toBe("succeeded");
+    expect((await taskRow(rt, a)).state).toBe("succeeded");
   });
 });

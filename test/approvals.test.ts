@@ -1,14 +1,13 @@
 /**
- * Policy and approvals in a real run (issue 5 "Integration"): a call held for approval pauses
- * its task while other work goes on; approving resumes it; a rejection reaches the agent, which
- * carries on; a pending approval survives a restart of the agents.
+ * Policy and approvals in a real run: a call held for approval pauses its task while other work
+ * goes on; approving resumes it; a rejection reaches the agent, which carries on; a pending
+ * approval survives a restart.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredEvent } from "@/lib/protocol";
-import type { Runtime } from "@/server/runtime";
-import type { AgentSystem } from "@/server/workspace/bootstrap";
+import type { Clutch } from "@/server/clutch";
 import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
-import { testRuntime } from "./helpers";
+import { runRow, taskRow } from "./helpers";
 
 const POLICY = `
 version: 1
@@ -24,19 +23,16 @@ rules:
     reason: Reports to people are checked first
 `;
 
-let rt: Runtime;
-let agents: AgentSystem;
+let rt: Clutch;
 let ws: { dir: string; channel: string };
 let thread_id: string;
 
 beforeAll(async () => {
-  rt = await testRuntime();
   ws = scratchWorkspace(undefined, POLICY);
-  agents = await startAgents(rt, ws.dir);
-  thread_id = agents.channels[0]!.thread_id;
+  rt = await startAgents(ws.dir);
+  thread_id = rt.channels[0]!.thread_id;
 });
 afterAll(async () => {
-  await agents?.stop();
   await rt?.stop();
 });
 
@@ -53,7 +49,7 @@ describe("approvals", () => {
     expect(review.payload).toMatchObject({ recommendation: { decision: "approved" }, approvers: "any", summary: "qa-1 will submit its review: approved" });
     const policyEvent = (await threadEvents(rt, thread_id)).find((e) => e.type === "policy.decision" && e.payload.approval_id === review.payload.approval_id);
     expect(policyEvent?.payload).toMatchObject({ decision: "require_approval", rule: "human-confirms-review" });
-    expect((await rt.db.task.findUniqueOrThrow({ where: { id: review.task_id } })).state).toBe("approval_required");
+    expect((await taskRow(rt, review.task_id)).state).toBe("approval_required");
     // The held call is recorded (tool.call without an outcome); after that nothing moves on.
     await waitFor(rt, thread_id, "the held call recorded", (evs) =>
       evs.find((e) => e.type === "tool.call" && e.task_id === review.task_id && e.payload.tool === "submit_result"),
@@ -63,32 +59,32 @@ describe("approvals", () => {
     await new Promise((r) => setTimeout(r, 800));
     expect((await threadEvents(rt, thread_id)).length).toBe(held);
 
-    // Restart the agents while the approval is pending: it is still pending afterwards.
-    await agents.stop();
-    agents = await startAgents(rt, ws.dir);
-    const pending = await rt.approvals!.decide(String(review.payload.approval_id), { decision: "approve", display_name: "Lee" });
+    // Restart Clutch while the approval is pending: it is still pending afterwards.
+    await rt.stop();
+    rt = await startAgents(ws.dir);
+    const pending = await rt.approvals.decide(String(review.payload.approval_id), { decision: "approve", display_name: "Lee" });
     expect(pending.state).toBe("granted");
 
     const report = await waitFor(rt, thread_id, "the report held for dana", (evs) => requested(evs, "approve-report", review.seq));
     expect(report.payload.approvers).toEqual(["user:dana"]);
     expect(String(report.payload.preview)).toMatch(/Q4 2017 sales trends/);
-    await expect(rt.approvals!.decide(String(report.payload.approval_id), { decision: "approve", display_name: "Lee" })).rejects.toMatchObject({
+    await expect(rt.approvals.decide(String(report.payload.approval_id), { decision: "approve", display_name: "Lee" })).rejects.toMatchObject({
       code: "not_an_approver",
     });
-    await rt.approvals!.decide(String(report.payload.approval_id), { decision: "reject", comment: "Not yet, add the margins", display_name: "Dana" });
+    await rt.approvals.decide(String(report.payload.approval_id), { decision: "reject", comment: "Not yet, add the margins", display_name: "Dana" });
 
     const refusal = await waitFor(rt, thread_id, "pm-1 told of the rejection", (evs) =>
       evs.find((e) => e.type === "tool.error" && e.from.agent_id === "agent:pm-1" && e.payload.code === "PERMISSION_DENIED"),
     );
     expect(refusal.payload.message).toMatch(/rejected by user:dana: Not yet, add the margins/);
-    await expect(rt.approvals!.decide(String(report.payload.approval_id), { decision: "approve", display_name: "Dana" })).rejects.toMatchObject({ code: "not_pending" });
+    await expect(rt.approvals.decide(String(report.payload.approval_id), { decision: "approve", display_name: "Dana" })).rejects.toMatchObject({ code: "not_pending" });
     // pm-1 reacts: the report is not sent, pm-1 finishes its task, and the run comes to an end.
     await waitFor(rt, thread_id, "pm-1's result", (evs) => evs.find((e) => e.run_id === q.run_id && e.type === "task.result" && e.from.agent_id === "agent:pm-1"));
     const events = (await threadEvents(rt, thread_id)).filter((e) => e.run_id === q.run_id);
     expect(events.some((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.to[0]?.agent_id === "user" && !e.payload.expects_reply)).toBe(false);
     expect(events.filter((e) => e.type === "approval.granted").map((e) => e.payload.by)).toEqual(["user:lee"]);
     expect(events.filter((e) => e.type === "approval.rejected").map((e) => [e.payload.by, e.payload.comment])).toEqual([["user:dana", "Not yet, add the margins"]]);
-    const run = await rt.db.run.findUniqueOrThrow({ where: { id: q.run_id } });
+    const run = await runRow(rt, q.run_id);
     expect(run.state).toBe("succeeded");
   });
 });

@@ -1,8 +1,7 @@
 /**
- * An agent delegates by capability through the real agent loop (issue 6: "an agent delegating
- * to a capability instead of an id ... The router also honours CAP"): lead-1, on a scripted
- * OpenAI-compatible model, calls `delegate` with `requires` instead of an agent id; the router
- * picks helper-1, the only agent offering it within lead-1's allowed_agents (other-1 offers it
+ * An agent delegates by capability through the real agent loop (Clutch Protocol §4.2, with CAP
+ * allowed_agents): lead-1, on a scripted OpenAI-compatible model, calls `delegate` with
+ * `requires` instead of an agent id; the router picks helper-1, the only agent offering it within lead-1's allowed_agents (other-1 offers it
  * too but is not allowed), helper-1 answers, and lead-1 finishes with helper-1's answer.
  */
 import fs from "node:fs";
@@ -11,15 +10,13 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, RoutingDecisionPayload } from "@/lib/protocol";
 import { resolveModel } from "@/server/agents/models";
-import type { Runtime } from "@/server/runtime";
-import { startAgentSystem, type AgentSystem } from "@/server/workspace/bootstrap";
+import type { Clutch } from "@/server/clutch";
 import { say, threadEvents, waitFor } from "./agents";
-import { testRuntime } from "./helpers";
+import { taskRow, testClutch } from "./helpers";
 import { completion, startScriptedModel, toolCall, type ChatMessage, type ChatRequest } from "./scripted-openai";
 
 const SKILL = `skill:counting-${newId("task").slice(-6).toLowerCase()}`;
-let rt: Runtime;
-let agents: AgentSystem;
+let rt: Clutch;
 let model: Awaited<ReturnType<typeof startScriptedModel>>;
 
 const text = (m: ChatMessage) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? ""));
@@ -65,22 +62,20 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
   const channel = `lead-${newId("thread").slice(-8).toLowerCase()}`;
   fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: channel, entry_agent: "lead-1" }] }));
-  rt = await testRuntime();
-  agents = await startAgentSystem(rt, {
+  rt = await testClutch({
     workspaceDir: dir,
     dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
     modelFor: (agent) => resolveModel({ provider: "openai-compatible", baseURL, apiKey: "test-key", model: agent.manifest.id }),
   });
 });
 afterAll(async () => {
-  await agents?.stop();
   await rt?.stop();
   model?.close();
 });
 
 describe("delegation by capability", () => {
   it("is routed among the delegator's allowed_agents and its result comes back", async () => {
-    const thread_id = agents.channels[0]!.thread_id;
+    const thread_id = rt.channels[0]!.thread_id;
     await say(rt, thread_id, "How many orders are there?");
     const done = await waitFor(rt, thread_id, "lead-1's result", (evs) => evs.find((e) => e.type === "task.result" && e.from.agent_id === "agent:lead-1"));
     expect(done.payload.summary).toBe("The count is in: helper-1 counted 42");
@@ -92,7 +87,7 @@ describe("delegation by capability", () => {
     expect(decision).toMatchObject({ selected: "agent:helper-1", candidates: ["agent:helper-1"], mode: "capability" });
     expect(decision.rejected).toContainEqual({ agent_id: "agent:other-1", filter: "allowed_agents", reason: "agent:lead-1 may delegate only to [agent:helper-1]" });
     expect(events.some((e) => e.from.agent_id === "agent:other-1")).toBe(false);
-    const sub = await rt.db.task.findUniqueOrThrow({ where: { id: asked.task_id } });
+    const sub = await taskRow(rt, asked.task_id);
     expect(sub).toMatchObject({ state: "succeeded", assignee: "agent:helper-1", requester: "agent:lead-1" });
   });
 });

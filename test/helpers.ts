@@ -1,18 +1,22 @@
 /**
- * Test helpers: a runtime on the run's test database, and message builders.
+ * Test helpers: a Clutch on the run's test database, and message builders.
  * Every test makes its own thread and run ids, so tests share the database safely.
  */
 import { inject } from "vitest";
 import { makeMessage, newId, type ClutchMessage, type MessageType, type PayloadOf } from "@/lib/protocol";
-import { startRuntime, type Runtime } from "@/server/runtime";
+import { createClutch, type Clutch, type ClutchOptions } from "@/server/clutch";
+import type { RunRow, TaskRow } from "@/server/events/queries";
 
-/** Start the runtime (store, tail) against the test database. */
-export function testRuntime(): Promise<Runtime> {
-  return startRuntime({ databaseUrl: inject("databaseUrl"), dataDir: "", embeddedUrl: inject("embeddedDatabase") });
+/**
+ * A Clutch on the test database: without agents unless `options` name a workspace (see
+ * test/agents.ts `startAgents` for the example's agents on the built-in model).
+ */
+export function testClutch(options: Partial<ClutchOptions> = {}): Promise<Clutch> {
+  return createClutch({ databaseUrl: inject("databaseUrl"), embeddedUrl: inject("embeddedDatabase"), dataDir: "", workspaceDir: null, ...options });
 }
 
 /** A new channel with a unique name; returns its id. */
-export async function newThread(rt: Runtime, prefix = "t"): Promise<string> {
+export async function newThread(rt: Clutch, prefix = "t"): Promise<string> {
   const name = `${prefix}-${newId("thread").slice(-10).toLowerCase()}`;
   const thread = await rt.store.createThread({ name }, { agent_id: "user:test" });
   return thread.id;
@@ -37,4 +41,18 @@ export function msg<T extends MessageType>(
 /** A chat.message with `text`. */
 export function chat(text: string, ctx: { thread_id: string; run_id: string } & Partial<ClutchMessage>): ClutchMessage {
   return msg("chat.message", { text }, ctx);
+}
+
+/** The tasks projection's row of task `id`; throws when there is none. */
+export async function taskRow(rt: Clutch, id: string): Promise<TaskRow> {
+  const task = await rt.store.queries.task(id);
+  if (!task) throw new Error(`no task ${id}`);
+  return task;
+}
+
+/** The runs projection's row of run `id`; throws when there is none. */
+export async function runRow(rt: Clutch, id: string): Promise<RunRow> {
+  const run = await rt.store.queries.run(id);
+  if (!run) throw new Error(`no run ${id}`);
+  return run;
 }

@@ -1,8 +1,7 @@
 /**
- * An agent on an OpenAI-compatible endpoint, through the real agent loop (issue 3: "The
- * OpenAI-compatible path against a local HTTP server that speaks the chat-completions
- * protocol with scripted tool calls"): a local server scripts a DataServer query, then a
- * submit_result built from the query's rows; the run finishes with that result.
+ * An agent on an OpenAI-compatible endpoint, through the real agent loop: a local HTTP server
+ * that speaks the chat-completions protocol scripts a DataServer query, then a submit_result
+ * built from the query's rows; the run finishes with that result.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -10,14 +9,12 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "@/lib/protocol";
 import { resolveModel } from "@/server/agents/models";
-import type { Runtime } from "@/server/runtime";
-import { startAgentSystem, type AgentSystem } from "@/server/workspace/bootstrap";
+import type { Clutch } from "@/server/clutch";
 import { say, waitFor } from "./agents";
-import { testRuntime } from "./helpers";
+import { runRow, testClutch } from "./helpers";
 import { completion, startScriptedModel, toolCall, type ChatRequest } from "./scripted-openai";
 
-let rt: Runtime;
-let agents: AgentSystem;
+let rt: Clutch;
 let model: Awaited<ReturnType<typeof startScriptedModel>>;
 
 /** The scripted model: query, then submit what the query returned, then end the turn. */
@@ -53,28 +50,26 @@ beforeAll(async () => {
     path.join(dir, "workspace.json"),
     JSON.stringify({ mcp: path.resolve("examples/sales-analysis/mcp.json"), channels: [{ name: channel, entry_agent: "counter-1" }] }),
   );
-  rt = await testRuntime();
-  agents = await startAgentSystem(rt, {
+  rt = await testClutch({
     workspaceDir: dir,
     dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
     modelFor: () => resolveModel({ provider: "openai-compatible", baseURL, apiKey: "test-key", model: "scripted-1" }),
   });
 });
 afterAll(async () => {
-  await agents?.stop();
   await rt?.stop();
   model?.close();
 });
 
 describe("an agent on an OpenAI-compatible endpoint", () => {
   it("calls the scripted tools through the agent loop and finishes with a result built from the tool's output", async () => {
-    const thread_id = agents.channels[0]!.thread_id;
+    const thread_id = rt.channels[0]!.thread_id;
     await say(rt, thread_id, "How many order lines are there?");
     const result = await waitFor(rt, thread_id, "the agent's result", (evs) => evs.find((e) => e.type === "task.result"));
     expect(result.payload.summary).toBe("There are 9994 order lines.");
     expect(result.from.agent_id).toBe("agent:counter-1");
-    await agents.orchestrator.settled();
-    await agents.runner.idle();
+    await rt.orchestrator.settled();
+    await rt.runner.idle();
 
     const requests = model.requests;
     const first = requests[0]!;
@@ -83,7 +78,7 @@ describe("an agent on an OpenAI-compatible endpoint", () => {
     expect(JSON.stringify(first.messages[0])).toContain("You are CounterAgent, who counts orders.");
     expect(JSON.stringify(first.messages)).toContain("How many order lines are there?");
     expect(requests).toHaveLength(2); // query, then submit: a finished task calls its model no more
-    const run = await rt.db.run.findUniqueOrThrow({ where: { id: result.run_id } });
+    const run = await runRow(rt, result.run_id);
     expect(run.state).toBe("succeeded");
   });
 });

@@ -1,20 +1,17 @@
 /**
- * Refusals are visible and the run goes on (issue 3 "Tests that must exist"): a delegation
+ * Refusals are visible and the run goes on: a delegation
  * outside allowed_agents gives task.error PERMISSION_DENIED; a tool outside the agent's
  * mcp_bindings gives tool.error TOOL_NOT_ALLOWED and is never sent to the server.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Runtime } from "@/server/runtime";
-import type { AgentSystem } from "@/server/workspace/bootstrap";
-import { testRuntime } from "./helpers";
+import type { Clutch } from "@/server/clutch";
+import { runRow } from "./helpers";
 import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
 
-let rt: Runtime;
-let agents: AgentSystem;
+let rt: Clutch;
 let thread_id: string;
 
 beforeAll(async () => {
-  rt = await testRuntime();
   // pm-1 may no longer delegate to analyst-1, and may list documents but not read them.
   const ws = scratchWorkspace((m) => {
     const pm = m["pm-1.json"]!;
@@ -22,11 +19,10 @@ beforeAll(async () => {
     pm.delegate_rules = {};
     (pm.mcp_bindings as { server_id: string; allowed_tools: string[] }[])[0]!.allowed_tools = ["list_documents"];
   });
-  agents = await startAgents(rt, ws.dir);
-  thread_id = agents.channels[0]!.thread_id;
+  rt = await startAgents(ws.dir);
+  thread_id = rt.channels[0]!.thread_id;
 });
 afterAll(async () => {
-  await agents?.stop();
   await rt?.stop();
 });
 
@@ -53,7 +49,7 @@ describe("refusals", () => {
     expect(events.some((e) => e.type === "task.request" && e.to[0]?.agent_id === "agent:analyst-1")).toBe(false);
 
     expect(finished.seq).toBeGreaterThan(denied!.seq);
-    const run = await rt.db.run.findUniqueOrThrow({ where: { id: question.run_id } });
+    const run = await runRow(rt, question.run_id);
     expect(run.state).toBe("succeeded");
     const report = events.filter((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1").at(-1)!;
     expect(report.to[0]!.agent_id).toBe("user");

@@ -1,7 +1,7 @@
 /**
- * Restart (issue 3 "Tests that must exist"): the agent process is killed hard (SIGKILL) right
- * after analyst-1 has been delegated to; a new process picks the run up from its events and
- * finishes it, with no event lost or stored twice.
+ * Restart: the agent process is killed hard (SIGKILL) right after analyst-1 has been
+ * delegated to; a new process picks the run up from its events and finishes it, with no event
+ * lost or stored twice.
  *
  * Needs a real PostgreSQL (two processes share the database); on the embedded database,
  * which serves one client safely, it is skipped.
@@ -9,11 +9,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { StoredEvent } from "@/lib/protocol";
-import type { Runtime } from "@/server/runtime";
-import { testRuntime } from "./helpers";
+import type { Clutch } from "@/server/clutch";
+import { runRow, testClutch } from "./helpers";
 import { say, scratchWorkspace, threadEvents, waitFor } from "./agents";
 
-let rt: Runtime;
+let rt: Clutch;
 const children: ChildProcess[] = [];
 
 function startAgentProcess(workspaceDir: string): Promise<ChildProcess> {
@@ -29,7 +29,7 @@ function startAgentProcess(workspaceDir: string): Promise<ChildProcess> {
 }
 
 beforeAll(async () => {
-  rt = await testRuntime();
+  rt = await testClutch();
 });
 afterAll(async () => {
   for (const c of children) c.kill("SIGKILL");
@@ -40,8 +40,8 @@ describe.skipIf(inject("embeddedDatabase"))("restart", () => {
   it("finishes the run after a hard stop, with no event lost or stored twice", async () => {
     const ws = scratchWorkspace();
     const first = await startAgentProcess(ws.dir);
-    const channel = await rt.db.thread.findUniqueOrThrow({ where: { name: ws.channel } });
-    const thread_id = channel.id;
+    const channel = await rt.store.queries.threadByName(ws.channel);
+    const thread_id = channel!.id;
 
     await say(rt, thread_id, "Analyze last quarter's sales trends");
     const question = await waitFor(rt, thread_id, "pm-1's question", (evs) => evs.find((e) => e.from.agent_id === "agent:pm-1" && e.payload.expects_reply));
@@ -57,7 +57,7 @@ describe.skipIf(inject("embeddedDatabase"))("restart", () => {
     await waitFor(rt, thread_id, "pm-1's result after the restart", (evs) =>
       evs.find((e) => e.type === "task.result" && e.run_id === question.run_id && e.from.agent_id === "agent:pm-1"),
     );
-    const run = await rt.db.run.findUniqueOrThrow({ where: { id: question.run_id } });
+    const run = await runRow(rt, question.run_id);
     expect(run).toMatchObject({ state: "succeeded", task_total: 3, task_done: 3 });
 
     const events = (await threadEvents(rt, thread_id)).filter((e) => e.run_id === question.run_id);

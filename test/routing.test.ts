@@ -1,34 +1,31 @@
 /**
- * Routing by capability end to end against PostgreSQL (issue 6): a person's `@skill:…`
+ * Routing by capability end to end against PostgreSQL (Clutch Protocol §4.2): a person's `@skill:…`
  * request is routed and done; `@agent` names the recipient; no match waits for an agent that
  * registers later, or fails, as configured; CAP allowed_agents limits an agent's delegation by
  * capability; and 50 concurrent requests never put more tasks on an agent than its
  * max_concurrency.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeMessage, newId, RoutingDecisionPayload, type StoredEvent } from "@/lib/protocol";
+import { isEvent, makeMessage, newId, RoutingDecisionPayload, type StoredEvent } from "@/lib/protocol";
 import { recordHeartbeat, registerAgent } from "@/server/router/registration";
 import { AgentRegistry } from "@/server/router/registry";
 import { ORCHESTRATOR, Router } from "@/server/router/router";
 import { forkRun } from "@/server/runs/runs";
-import type { Runtime } from "@/server/runtime";
-import type { AgentSystem } from "@/server/workspace/bootstrap";
-import { newThread, testRuntime } from "./helpers";
+import type { Clutch } from "@/server/clutch";
+import { databaseOf } from "@/server/events/testing";
+import { newThread, taskRow } from "./helpers";
 import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
 
-let rt: Runtime;
-let agents: AgentSystem;
+let rt: Clutch;
 let thread_id: string;
 const PERSON = { agent_id: "user:dana", role: "human", display_name: "Dana" } as const;
 
 beforeAll(async () => {
-  rt = await testRuntime();
   const ws = scratchWorkspace(undefined, undefined, { routing: { on_no_match: "wait", wait_timeout_sec: null } });
-  agents = await startAgents(rt, ws.dir);
-  thread_id = agents.channels[0]!.thread_id;
+  rt = await startAgents(ws.dir);
+  thread_id = rt.channels[0]!.thread_id;
 });
 afterAll(async () => {
-  await agents?.stop();
   await rt?.stop();
 });
 
@@ -47,6 +44,12 @@ function request(thread: string, requires: string[], extra: Record<string, unkno
     payload: { title: `needs ${requires.join(" + ")}` },
     ...extra,
   } as Parameters<typeof makeMessage>[0]);
+}
+
+/** The stored task.request that `append` returned, narrowed to its type. */
+function stored(ev: StoredEvent) {
+  if (!isEvent(ev, "task.request")) throw new Error(`${ev.type} is not a task.request`);
+  return ev;
 }
 
 const card = (name: string, capability: string, max = 2) => ({
@@ -84,12 +87,12 @@ describe("routing by capability", () => {
     expect(question.to).toEqual([{ agent_id: "user", role: "human" }]);
     await say(rt, thread_id, "Yes, compare with last year.");
     await waitFor(rt, thread_id, "the analyst's reviewed result", (evs) => evs.find((e) => e.type === "task.result" && e.task_id === decision.task_id), 100_000);
-    const task = await rt.db.task.findUniqueOrThrow({ where: { id: decision.task_id } });
+    const task = await taskRow(rt, decision.task_id);
     expect(task).toMatchObject({ state: "succeeded", assignee: "agent:analyst-1", title: "Which region had the highest sales?", requester: "user:dana" });
 
     // A fork that copies both requests is not routed a second time.
     const fork = await forkRun(rt.store, decision.run_id, requests[1]!.seq);
-    await agents.orchestrator.settled();
+    await rt.orchestrator.settled();
     await waitFor(rt, thread_id, "the fork's analyst at work", (evs) => evs.find((e) => e.run_id === fork.run_id && e.type === "task.accept"));
     const forked = (await threadEvents(rt, thread_id)).filter((e) => e.run_id === fork.run_id);
     expect(forked.filter((e) => e.type === "routing.decision")).toHaveLength(1);
@@ -123,16 +126,16 @@ describe("routing by capability", () => {
     const thread = await newThread(rt, "routing");
     const settings = { on_no_match: "fail" as const, wait_timeout_sec: null, weights: {} };
     const router = new Router({ store: rt.store, registry: rt.registry, settings, allowedAgentsOf: () => null });
-    const ask = (await rt.store.append(request(thread, ["skill:nobody-has-this"]))).events[0]!;
+    const ask = stored((await rt.store.append(request(thread, ["skill:nobody-has-this"]))).events[0]!);
     expect(await router.route(ask)).toBe("failed");
     const events = await threadEvents(rt, thread);
     expect(events.find((e) => e.type === "routing.failure")!.payload).toMatchObject({ outcome: "failed", requires: ["skill:nobody-has-this"] });
     const error = events.find((e) => e.type === "task.error")!;
     expect(error).toMatchObject({ task_id: ask.task_id, to: [{ agent_id: "user:dana" }], payload: { code: "NO_MATCHING_AGENT", retryable: true } });
-    expect((await rt.db.task.findUniqueOrThrow({ where: { id: ask.task_id } })).state).toBe("failed");
+    expect((await taskRow(rt, ask.task_id)).state).toBe("failed");
 
     const patient = new Router({ store: rt.store, registry: rt.registry, settings: { ...settings, on_no_match: "wait", wait_timeout_sec: 0.05 }, allowedAgentsOf: () => null });
-    const later = (await rt.store.append(request(thread, ["skill:nobody-has-this"]))).events[0]!;
+    const later = stored((await rt.store.append(request(thread, ["skill:nobody-has-this"]))).events[0]!);
     expect(await patient.route(later)).toBe("waiting");
     await new Promise((r) => setTimeout(r, 80));
     await patient.retryWaiting();
@@ -144,7 +147,7 @@ describe("routing by capability", () => {
 
   it("routes an agent's delegation by capability only among its CAP allowed_agents", async () => {
     const thread = await newThread(rt, "routing");
-    const ws = agents.workspace;
+    const ws = rt.workspace;
     const router = new Router({
       store: rt.store,
       registry: rt.registry,
@@ -152,7 +155,7 @@ describe("routing by capability", () => {
       allowedAgentsOf: (id) => ws.agents.get(id)?.allowed_agents ?? null,
     });
     const fromPm = (requires: string[]) => request(thread, requires, { from: { agent_id: "agent:pm-1", role: "worker" } });
-    const review = (await rt.store.append(fromPm(["skill:review"]))).events[0]!;
+    const review = stored((await rt.store.append(fromPm(["skill:review"]))).events[0]!);
     expect(await router.route(review)).toBe("failed");
     const failure = (await threadEvents(rt, thread)).find((e) => e.type === "routing.failure")!;
     expect((failure.payload as { rejected: unknown[] }).rejected).toContainEqual({
@@ -160,7 +163,7 @@ describe("routing by capability", () => {
       filter: "allowed_agents",
       reason: "agent:pm-1 may delegate only to [agent:analyst-1]",
     });
-    const analysis = (await rt.store.append(fromPm(["skill:data-analysis@^1.2"]))).events[0]!;
+    const analysis = stored((await rt.store.append(fromPm(["skill:data-analysis@^1.2"]))).events[0]!);
     expect(await router.route(analysis)).toBe("routed");
     const decision = (await threadEvents(rt, thread)).find((e) => e.type === "routing.decision" && e.task_id === analysis.task_id)!;
     expect(decision.payload).toMatchObject({ selected: "agent:analyst-1", requires: ["skill:data-analysis@^1.2"] });
@@ -172,11 +175,11 @@ describe("routing by capability", () => {
     await registerAgent(rt.store, rt.registry, { ...card(name, "skill:research"), display: { name: "Ken v2" } });
     await recordHeartbeat(rt.store, rt.registry, `agent:${name}`, { status: "online" });
     await recordHeartbeat(rt.store, rt.registry, `agent:${name}`, {});
-    const beats = (await rt.db.event.findMany({ where: { from_agent_id: `agent:${name}`, type: "agent.heartbeat" }, orderBy: { seq: "asc" } })).map((r) => r.ts.getTime());
+    const beats = (await databaseOf(rt.store).event.findMany({ where: { from_agent_id: `agent:${name}`, type: "agent.heartbeat" }, orderBy: { seq: "asc" } })).map((r) => r.ts.getTime());
     expect(beats).toHaveLength(2);
 
     const fresh = new AgentRegistry();
-    await fresh.load(rt.db);
+    await fresh.load(rt.store.queries);
     expect(fresh.get(`agent:${name}`)).toMatchObject({ source: "external", card: { display: { name: "Ken v2" } }, last_seen: beats[1] });
     expect(fresh.isOnline(`agent:${name}`)).toBe(true);
   });
@@ -195,7 +198,7 @@ describe("routing by capability", () => {
     const deadline = Date.now() + 120_000;
     while (done.size < 50) {
       if (Date.now() > deadline) throw new Error(`only ${done.size} of 50 tasks finished`);
-      const mine = await rt.db.task.findMany({ where: { id: { in: [...taskIds] }, assignee: { in: names.map((n) => `agent:${n}`) }, state: "pending" } });
+      const mine = await databaseOf(rt.store).task.findMany({ where: { id: { in: [...taskIds] }, assignee: { in: names.map((n) => `agent:${n}`) }, state: "pending" } });
       for (const t of mine) {
         if (!seen.has(t.id)) seen.set(t.id, Date.now());
         if (Date.now() - seen.get(t.id)! < 1000) continue;

@@ -1,30 +1,27 @@
 /**
- * Fork, export and import of runs (issue 4): a fork copies events 1..N, reuses what was
+ * Fork, export and import of runs: a fork copies events 1..N, reuses what was
  * recorded before N and goes on live; export and import give the same events; a bad line is
  * reported with its number and nothing is stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunDetail } from "@/lib/api/types";
 import type { StoredEvent } from "@/lib/protocol";
-import type { Runtime } from "@/server/runtime";
-import type { AgentSystem } from "@/server/workspace/bootstrap";
+import type { Clutch } from "@/server/clutch";
 import * as exportRoute from "@/app/api/runs/[run_id]/export/route";
 import * as forkRoute from "@/app/api/runs/[run_id]/fork/route";
 import * as importRoute from "@/app/api/runs/import/route";
 import * as runRoute from "@/app/api/runs/[run_id]/route";
-import { runEvents } from "@/server/runs/runs";
 import { say, scratchWorkspace, startAgents, waitFor } from "./agents";
-import { testRuntime } from "./helpers";
+import { runRow } from "./helpers";
 
-let rt: Runtime;
-let agents: AgentSystem;
+let rt: Clutch;
 let thread_id: string;
 let source: StoredEvent[];
 
 async function finished(run_id: string) {
   const end = Date.now() + 120_000;
   for (;;) {
-    const r = await rt.db.run.findUnique({ where: { id: run_id } });
+    const r = await rt.store.queries.run(run_id);
     if (r && r.state !== "running") return r;
     if (Date.now() > end) throw new Error(`run ${run_id} still ${r?.state}`);
     await new Promise((res) => setTimeout(res, 200));
@@ -34,17 +31,15 @@ const params = <T>(p: T) => ({ params: Promise.resolve(p) });
 const strip = ({ seq, ...m }: StoredEvent) => (void seq, m);
 
 beforeAll(async () => {
-  rt = await testRuntime();
-  agents = await startAgents(rt, scratchWorkspace().dir);
-  thread_id = agents.channels[0]!.thread_id;
+  rt = await startAgents(scratchWorkspace().dir);
+  thread_id = rt.channels[0]!.thread_id;
   await say(rt, thread_id, "Analyze last quarter's sales trends");
   const q = await waitFor(rt, thread_id, "the question", (evs) => evs.find((e) => e.from.agent_id === "agent:pm-1" && e.payload.expects_reply));
   await say(rt, thread_id, "Regional breakdown by major market");
   await finished(q.run_id);
-  source = await runEvents(rt.store, q.run_id);
+  source = await rt.store.readAll({ run_id: q.run_id });
 });
 afterAll(async () => {
-  await agents?.stop();
   await rt?.stop();
 });
 
@@ -64,15 +59,15 @@ describe("export and import", () => {
     const copy = await importRoute.POST(new Request("http://t/api/runs/import?new_run=true", { method: "POST", body: text }), undefined as never);
     const body = (await copy.json()) as { run_id: string; created: number };
     expect(body.created).toBe(source.length);
-    const imported = await runEvents(rt.store, body.run_id);
+    const imported = await rt.store.readAll({ run_id: body.run_id });
     expect(imported.map((e) => [e.type, e.from.agent_id, e.payload.text ?? null])).toEqual(source.map((e) => [e.type, e.from.agent_id, e.payload.text ?? null]));
-    const run = await rt.db.run.findUniqueOrThrow({ where: { id: body.run_id } });
+    const run = await runRow(rt, body.run_id);
     expect(run).toMatchObject({ state: "succeeded", task_total: 3, task_done: 3 });
   });
 
   it("reports a bad line with its number and the zod issue, and stores nothing", async () => {
     // Counted in the run's channel: other test files and agents' heartbeats append elsewhere meanwhile.
-    const inThread = () => rt.db.event.count({ where: { thread_id: source[0]!.thread_id } });
+    const inThread = async () => (await rt.store.readAll({ thread_id: source[0]!.thread_id })).length;
     const before = await inThread();
     const good = JSON.stringify(strip(source[0]!));
     const bad = JSON.stringify({ ...strip(source[1]!), ts: "yesterday" });
@@ -106,7 +101,7 @@ describe("fork", () => {
     const fork = await finished(run.run_id);
     expect(fork.state).toBe("succeeded");
 
-    const events = await runEvents(rt.store, run.run_id);
+    const events = await rt.store.readAll({ run_id: run.run_id });
     const copies = events.filter((e) => e.meta?.forked_from);
     const copied = source.filter((e) => e.seq <= delegation.seq);
     expect(copies.map((e) => (e.meta!.forked_from as { seq: number }).seq)).toEqual(copied.map((e) => e.seq));
@@ -120,7 +115,7 @@ describe("fork", () => {
     expect(live.some((e) => e.type === "task.result" && e.payload_type === "review.feedback.v1")).toBe(true);
     expect(live.some((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.to[0]?.agent_id === "user")).toBe(true);
     // The tree is the same shape, with the fork's own task ids.
-    const tasks = await rt.db.task.findMany({ where: { run_id: run.run_id }, orderBy: { created_at: "asc" } });
+    const tasks = await rt.store.queries.tasksOfRun(run.run_id);
     expect(tasks.map((t) => t.assignee)).toEqual(["agent:pm-1", "agent:analyst-1", "agent:qa-1"]);
     expect(tasks.some((t) => source.some((e) => e.task_id === t.id))).toBe(false);
     // pm-1's task was dispatched before N: its copied request is not checked against the policy again.

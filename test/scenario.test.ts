@@ -1,34 +1,30 @@
 /**
- * The seed's PM → Analyst → QA example, made real (issue 3 "Tests that must exist"): a person
- * asks in a channel, answers the clarifying question, and the team answers with figures equal
- * to those computed here straight from the CSV. Built-in model, real MCP servers, real
- * PostgreSQL, every step through the one append path.
+ * The seed's PM → Analyst → QA example, made real: a person asks in a channel, answers the
+ * clarifying question, and the team answers with figures equal to those computed here straight
+ * from the CSV. Built-in model, real MCP servers, real PostgreSQL, every step through the one
+ * append path.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredEvent } from "@/lib/protocol";
-import type { Runtime } from "@/server/runtime";
-import type { AgentSystem } from "@/server/workspace/bootstrap";
+import type { Clutch } from "@/server/clutch";
 import type { AgentSummary, RunSummary, TaskSummary } from "@/lib/api/types";
 import * as agentsRoute from "@/app/api/agents/route";
 import * as runRoute from "@/app/api/runs/[run_id]/route";
 import * as threadRunsRoute from "@/app/api/threads/[thread_id]/runs/route";
 import { personMessage } from "@/server/events/chat";
-import { testRuntime } from "./helpers";
+import { taskRow } from "./helpers";
 import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
 import { figures, loadOrders, money } from "./superstore";
 
-let rt: Runtime;
-let agents: AgentSystem;
+let rt: Clutch;
 let thread_id: string;
 
 beforeAll(async () => {
-  rt = await testRuntime();
   const ws = scratchWorkspace();
-  agents = await startAgents(rt, ws.dir);
-  thread_id = agents.channels[0]!.thread_id;
+  rt = await startAgents(ws.dir);
+  thread_id = rt.channels[0]!.thread_id;
 });
 afterAll(async () => {
-  await agents?.stop();
   await rt?.stop();
 });
 
@@ -41,7 +37,7 @@ describe("sales analysis scenario", () => {
       evs.find((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.payload.expects_reply),
     );
     expect(question.payload.text).toMatch(/regional breakdowns, customer segments, or overall trend/);
-    const waiting = await rt.db.task.findUniqueOrThrow({ where: { id: question.task_id } });
+    const waiting = await taskRow(rt, question.task_id);
     expect(waiting.state).toBe("waiting_input");
 
     const answer = await say(rt, thread_id, "Regional breakdown by major market");
@@ -142,7 +138,7 @@ describe("parallel runs", () => {
       return qs.length === 2 ? qs : undefined;
     });
     await Promise.all(
-      questions.map(async (q) => rt.store.append(await personMessage(rt.db, thread_id, { text: "Regional breakdown by major market", reply_to: q.id }))),
+      questions.map(async (q) => rt.store.append(await personMessage(rt.store.queries, thread_id, { text: "Regional breakdown by major market", reply_to: q.id }))),
     );
     const runs = await Promise.all(questions.map((q) => runFinished(rt, q.run_id)));
     expect(runs.map((r) => r.state)).toEqual(["succeeded", "succeeded"]);
@@ -161,10 +157,10 @@ describe("parallel runs", () => {
   });
 });
 
-async function runFinished(rt: Runtime, run_id: string) {
+async function runFinished(rt: Clutch, run_id: string) {
   const end = Date.now() + 120_000;
   for (;;) {
-    const r = await rt.db.run.findUnique({ where: { id: run_id } });
+    const r = await rt.store.queries.run(run_id);
     if (r && r.state !== "running") return r;
     if (Date.now() > end) throw new Error(`run ${run_id} still ${r?.state ?? "missing"}`);
     await new Promise((res) => setTimeout(res, 200));

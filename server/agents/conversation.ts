@@ -1,7 +1,7 @@
 /**
- * Rebuilding an agent instance's conversation from the log (issue 3: "Task state is a
- * projection of the log, so a restarted server carries on each run from where its events say
- * it is"). Pure: events in, model messages out.
+ * Rebuilding an agent instance's conversation from the log: task state is a projection of the
+ * log, so a restarted server carries on each run from where its events say it is
+ * (docs/architecture.md, "From request to socket"). Pure: events in, model messages out.
  *
  * Every event the runner appends for an agent's action carries `meta.agent` (AgentStepMeta):
  * the instance, the model step it belongs to, and for a tool call its id, name and input; the
@@ -89,7 +89,7 @@ const json = (v: unknown) => "```json\n" + JSON.stringify(v, null, 2) + "\n```";
 
 /** The readable text of an inbound event (what a real model reads). */
 export function renderInbound(ev: StoredEvent): string {
-  const p = ev.payload as Record<string, unknown>;
+  const p = ev.payload;
   const who = ev.from.display_name ? `${ev.from.display_name} (${ev.from.agent_id})` : ev.from.agent_id;
   switch (ev.type) {
     case "task.request": {

@@ -1,8 +1,10 @@
 /**
- * The agent loop (issue 3 "server/agents"): one loop for every agent, driven by the log.
+ * The agent loop (docs/architecture.md "From request to socket"): one loop for every agent,
+ * driven by the log.
  *
  * `wake(agent_id, task_id)` schedules the instance that owns the task. A wake reads the run's
- * events, rebuilds the instance's conversation (conversation.ts), finishes any tool call the
+ * events (once, then only what was appended since: run-log.ts), rebuilds the instance's
+ * conversation (conversation.ts), finishes any tool call the
  * log shows as started but not completed, and, when something new has arrived (the last
  * message is not the agent's own turn end), asks the model for its next step through the AI
  * SDK (`generateText`, one step, tools without execute). Each tool call of the step is
@@ -14,14 +16,15 @@
  * runs at most `limits.max_concurrency` of them at once, others queue.
  */
 import { generateText, jsonSchema, tool, type LanguageModel, type ToolSet } from "ai";
-import { makeMessage, type StoredEvent } from "@/lib/protocol";
+import { isEvent, type StoredEventOf } from "@/lib/protocol";
 import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
 import type { Workspace, WorkspaceAgent } from "../workspace/workspace";
 import { log } from "../log";
-import { perform, type ToolCaller, type TaskContext } from "./actions";
+import { perform, taskContext, type ActionDeps, type ToolCaller } from "./actions";
 import { BUILTIN_TOOLS, mcpToolName, type SystemMeta } from "./contract";
 import { buildConversation } from "./conversation";
+import { RunLog } from "./run-log";
 import type { Gate, GateResult } from "../policy/approvals";
 
 export const MAX_STEPS_PER_WAKE = 24;
@@ -76,6 +79,7 @@ export class AgentRunner {
   private readonly waiting = new Map<string, (() => void)[]>();
   private stopped = false;
 
+  /** See RunnerDeps: the store, the workspace's agents, their MCP tools, models and the policy gate. */
   constructor(private readonly deps: RunnerDeps) {}
 
   /** Stop taking new wakes; resolves when the instances that are mid-step have finished it. */
@@ -141,27 +145,20 @@ export class AgentRunner {
     else this.running.set(agent.agent_id, (this.running.get(agent.agent_id) ?? 1) - 1);
   }
 
-  private async runEvents(run_id: string): Promise<StoredEvent[]> {
-    const events: StoredEvent[] = [];
-    let after = 0;
-    for (;;) {
-      const page = await this.deps.store.read({ run_id }, { after, limit: 1000 });
-      events.push(...page.events);
-      if (page.next_after === null) return events;
-      after = page.next_after;
-    }
-  }
-
   /** One wake of an instance: steps until its turn ends. */
   private async pass(agent: WorkspaceAgent, task_id: string): Promise<void> {
-    const row = await this.deps.store.db.task.findUnique({ where: { id: task_id } });
+    const { queries } = this.deps.store;
+    const row = await queries.task(task_id);
     if (!row || row.assignee !== agent.agent_id || TERMINAL_STATES.has(row.state as TaskState)) return;
     // A dispatch held for approval: the agent does not start until it is granted.
-    if (await this.deps.store.db.approval.findFirst({ where: { task_id, kind: "dispatch", state: "pending" } })) return;
-    let events = await this.runEvents(row.run_id);
-    const request = events.find((e) => e.type === "task.request" && e.task_id === task_id && e.to.some((t) => t.agent_id === agent.agent_id));
+    if (await queries.pendingDispatchApproval(task_id)) return;
+    const runLog = new RunLog(this.deps.store, row.run_id);
+    let events = await runLog.refresh();
+    const request = events.find(
+      (e): e is StoredEventOf<"task.request"> => isEvent(e, "task.request") && e.task_id === task_id && e.to.some((t) => t.agent_id === agent.agent_id),
+    );
     if (!request) return;
-    const ctx: TaskContext = {
+    const ctx = taskContext({
       agent,
       instance_id: `${agent.manifest.id}/${task_id}`,
       run_id: row.run_id,
@@ -170,28 +167,22 @@ export class AgentRunner {
       parent_task_id: row.parent_task_id,
       kind: request.meta?.review_of ? "review" : "work",
       request,
-    };
-    const actionDeps = {
+    });
+    const actionDeps: ActionDeps = {
       store: this.deps.store,
       workspace: this.deps.workspace,
       tools: this.deps.tools,
       gate: this.deps.gate,
-      runEvents: () => this.runEvents(row.run_id),
+      runEvents: () => runLog.refresh(),
     };
 
     if (!events.some((e) => e.type === "task.accept" && e.task_id === task_id)) {
       await this.deps.store.append(
-        makeMessage({
-          type: "task.accept",
-          thread_id: ctx.thread_id,
-          run_id: ctx.run_id,
-          task_id,
-          parent_task_id: ctx.parent_task_id,
-          from: { agent_id: agent.agent_id, role: "worker" },
-          to: [{ agent_id: request.from.agent_id }],
-          payload: { agent_id: agent.agent_id, instance_id: ctx.instance_id },
-          idempotency_key: `${ctx.instance_id}:accept`,
-        }),
+        ctx.envelope(
+          "task.accept",
+          { agent_id: agent.agent_id, instance_id: ctx.instance_id },
+          { to: [{ agent_id: request.from.agent_id }], idempotency_key: `${ctx.instance_id}:accept` },
+        ),
       );
     }
     const meta: SystemMeta = {
@@ -206,7 +197,7 @@ export class AgentRunner {
     const tools = await this.toolSet(agent);
 
     for (let i = 0; i < MAX_STEPS_PER_WAKE && !this.stopped; i++) {
-      events = await this.runEvents(row.run_id);
+      events = await runLog.refresh();
       if (events.some((e) => e.task_id === task_id && ENDINGS.has(e.type))) return;
       const conv = buildConversation(events, { agent_id: agent.agent_id, instance_id: ctx.instance_id, task_id }, systemPrompt(agent, ctx.kind), meta);
       if (conv.pending.length) {
@@ -230,18 +221,14 @@ export class AgentRunner {
         // The turn ends; if something arrived while the model was thinking, the conversation
         // shows it after this turn end (seen_seq) and the loop asks the model again.
         await this.deps.store.append(
-          makeMessage({
-            type: "task.progress",
-            thread_id: ctx.thread_id,
-            run_id: ctx.run_id,
-            task_id,
-            parent_task_id: ctx.parent_task_id,
-            from: { agent_id: agent.agent_id, role: "worker" },
-            to: [],
-            payload: { message: text || "(waiting)" },
-            idempotency_key: `${ctx.instance_id}:${step}:turn-end`,
-            meta: { agent: { instance_id: ctx.instance_id, step, seen_seq, text: text || "(waiting)" } },
-          }),
+          ctx.envelope(
+            "task.progress",
+            { message: text || "(waiting)" },
+            {
+              idempotency_key: `${ctx.instance_id}:${step}:turn-end`,
+              meta: { agent: { instance_id: ctx.instance_id, step, seen_seq, text: text || "(waiting)" } },
+            },
+          ),
         );
         continue;
       }

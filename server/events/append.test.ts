@@ -1,18 +1,20 @@
 /**
- * The append path against real PostgreSQL (issue 2, "Tests that must exist"): ordering,
- * gap-free seq under concurrent writers, dedup, all-or-nothing batches, projections.
+ * The append path against real PostgreSQL (docs/architecture.md "The append path",
+ * "Invariants"): ordering, gap-free seq under concurrent writers, dedup, all-or-nothing
+ * batches, projections.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, type StoredEvent } from "@/lib/protocol";
-import type { Runtime } from "@/server/runtime";
+import type { Clutch } from "@/server/clutch";
 import { isClutchError } from "@/server/errors";
-import { chat, msg, newThread, testRuntime } from "@/test/helpers";
+import { databaseOf } from "@/server/events/testing";
+import { chat, msg, newThread, runRow, testClutch } from "@/test/helpers";
 
-let rt: Runtime;
+let rt: Clutch;
 let thread_id: string;
 
 beforeAll(async () => {
-  rt = await testRuntime();
+  rt = await testClutch();
   thread_id = await newThread(rt, "append");
 });
 afterAll(() => rt.stop());
@@ -61,7 +63,7 @@ describe("append", () => {
     expect(seen.size).toBe(2000);
     expect(new Set(seen.values()).size).toBe(2000);
     // Gap-free over the whole log (other test files write too): count equals the top seq.
-    const [row] = await rt.db.$queryRawUnsafe<{ n: bigint; max: bigint }[]>("SELECT count(*) AS n, max(seq) AS max FROM events");
+    const [row] = await databaseOf(rt.store).$queryRawUnsafe<{ n: bigint; max: bigint }[]>("SELECT count(*) AS n, max(seq) AS max FROM events");
     expect(Number(row!.n)).toBe(Number(row!.max));
   });
 
@@ -124,8 +126,8 @@ describe("append", () => {
   it("refuses to update or delete a stored event", async () => {
     const run_id = newId("run");
     await rt.store.append(chat("immutable", { thread_id, run_id }));
-    await expect(rt.db.$executeRawUnsafe(`UPDATE events SET type = 'x' WHERE run_id = $1`, run_id)).rejects.toThrow(/append-only/);
-    await expect(rt.db.$executeRawUnsafe(`DELETE FROM events WHERE run_id = $1`, run_id)).rejects.toThrow(/append-only/);
+    await expect(databaseOf(rt.store).$executeRawUnsafe(`UPDATE events SET type = 'x' WHERE run_id = $1`, run_id)).rejects.toThrow(/append-only/);
+    await expect(databaseOf(rt.store).$executeRawUnsafe(`DELETE FROM events WHERE run_id = $1`, run_id)).rejects.toThrow(/append-only/);
   });
 
   it("publishes to the tail after commit, in seq order, each event once", async () => {
@@ -153,14 +155,14 @@ describe("projections", () => {
       msg("task.accept", {}, { ...ctx, task_id: root, from: { agent_id: "agent:pm-1" } }),
       msg("task.request", { title: "Crunch numbers" }, { ...ctx, task_id: child, parent_task_id: root, to: [{ agent_id: "agent:analyst-1" }] }),
     ]);
-    let run = await rt.db.run.findUniqueOrThrow({ where: { id: run_id } });
+    let run = await runRow(rt, run_id);
     expect(run).toMatchObject({ state: "running", task_total: 2, task_done: 0, event_count: 3 });
     await rt.store.append(msg("task.error", { code: "BOOM", message: "failed" }, { ...ctx, task_id: child, parent_task_id: root }));
     await rt.store.append(msg("task.result", { summary: "done" }, { ...ctx, task_id: root, from: { agent_id: "agent:pm-1" } }));
-    run = await rt.db.run.findUniqueOrThrow({ where: { id: run_id } });
+    run = await runRow(rt, run_id);
     expect(run).toMatchObject({ state: "succeeded", task_total: 2, task_done: 2, event_count: 5 });
     expect(run.ended_at).not.toBeNull();
-    const tasks = await rt.db.task.findMany({ where: { run_id }, orderBy: [{ created_at: "asc" }, { title: "asc" }] }); // one batch: equal created_at
+    const tasks = await databaseOf(rt.store).task.findMany({ where: { run_id }, orderBy: [{ created_at: "asc" }, { title: "asc" }] }); // one batch: equal created_at
     expect(tasks.map((t) => [t.title, t.state, t.assignee, t.parent_task_id])).toEqual([
       ["Analyze Q4", "succeeded", "agent:pm-1", null],
       ["Crunch numbers", "failed", "agent:analyst-1", root],

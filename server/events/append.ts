@@ -1,5 +1,5 @@
 /**
- * The one append path (DESIGN.md "The one idea", Clutch Protocol §5, §8.1).
+ * The one append path (docs/architecture.md "The append path"; Clutch Protocol §5, §8.1).
  *
  * `appendInTx(tx, messages)` deduplicates, assigns `seq`, inserts and updates the projections
  * (threads, tasks, runs) inside the caller's transaction; `EventStore.append` wraps it in a

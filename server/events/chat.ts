@@ -6,16 +6,15 @@
  * question, or, without `reply_to`, the newest unanswered question to people in the thread;
  * `reply_to: null` says it is not an answer),
  * it is stored in that question's run and task with `payload.reply_to`, addressed to the
- * asker: that is how an answer reaches the waiting task (issue 3). Otherwise it belongs to the
+ * asker: that is how an answer reaches the waiting task (Clutch Protocol §2.2). Otherwise it belongs to the
  * thread's conversation context (server/events/threads.ts `conversationIds`).
  */
 import { z } from "zod";
 import { personId } from "@/lib/people";
 import { makeMessage, type ClutchMessage } from "@/lib/protocol";
 import type { OpenQuestion } from "@/lib/fold/task-state";
-import type { Db } from "../db/client";
 import { ClutchError } from "../errors";
-import { fromRow } from "./codec";
+import type { Queries } from "./queries";
 import { conversationIds } from "./threads";
 import { parseMentions } from "@/lib/mentions";
 
@@ -38,22 +37,22 @@ interface Question {
 }
 
 /** The question `reply_to` names in the thread, or the newest open question to people there. */
-async function questionToAnswer(db: Db, thread_id: string, reply_to?: string | null): Promise<Question | null> {
+async function questionToAnswer(queries: Queries, thread_id: string, reply_to?: string | null): Promise<Question | null> {
   if (reply_to === null) return null;
   if (reply_to) {
-    const row = await db.event.findFirst({ where: { thread_id, id: reply_to } });
-    if (!row) throw new ClutchError("unknown_message", `there is no message ${reply_to} in this channel to reply to`, 422);
-    const ev = fromRow(row);
+    const ev = await queries.eventInThread(thread_id, reply_to);
+    if (!ev) throw new ClutchError("unknown_message", `there is no message ${reply_to} in this channel to reply to`, 422);
     return { id: ev.id, run_id: ev.run_id, task_id: ev.task_id, parent_task_id: ev.parent_task_id ?? null, from: ev.from.agent_id };
   }
-  const waiting = await db.task.findMany({ where: { thread_id, state: "waiting_input" }, orderBy: { updated_at: "desc" } });
+  const waiting = await queries.waitingTasks(thread_id);
   let best: (Question & { at: number }) | null = null;
   for (const t of waiting) {
+    // The tasks projection keeps the task fold's open questions as JSON (lib/fold/task-state.ts).
     for (const q of t.open_questions as unknown as OpenQuestion[]) {
       if (!q.to.includes("user")) continue;
-      const row = await db.event.findFirst({ where: { run_id: t.run_id, id: q.id } });
-      if (row && (!best || Number(row.seq) > best.at)) {
-        best = { id: q.id, run_id: t.run_id, task_id: t.id, parent_task_id: t.parent_task_id, from: q.from, at: Number(row.seq) };
+      const asked = await queries.eventInRun(t.run_id, q.id);
+      if (asked && (!best || asked.seq > best.at)) {
+        best = { id: q.id, run_id: t.run_id, task_id: t.id, parent_task_id: t.parent_task_id, from: q.from, at: asked.seq };
       }
     }
   }
@@ -61,12 +60,13 @@ async function questionToAnswer(db: Db, thread_id: string, reply_to?: string | n
 }
 
 /**
- * Build the person's chat.message. Its `payload.mentions` are the agents and capabilities the
+ * Build the person's chat.message (Clutch Protocol §2.2) from the request body, reading open
+ * questions through `queries`. Its `payload.mentions` are the agents and capabilities the
  * text @mentions (lib/mentions.ts; `isAgent` says which names are agents). A message that
  * @mentions someone other than the asker of the open question is a new request, not an answer.
  * Throws ClutchError invalid_message (400), unknown_message (422).
  */
-export async function personMessage(db: Db, thread_id: string, input: unknown, isAgent: (agent_id: string) => boolean = () => false): Promise<ClutchMessage> {
+export async function personMessage(queries: Queries, thread_id: string, input: unknown, isAgent: (agent_id: string) => boolean = () => false): Promise<ClutchMessage> {
   const r = PersonMessageSchema.safeParse(input);
   if (!r.success) {
     const i = r.error.issues[0]!;
@@ -75,7 +75,7 @@ export async function personMessage(db: Db, thread_id: string, input: unknown, i
   const { text, display_name, idempotency_key, reply_to } = r.data;
   const { agents, capabilities } = parseMentions(text, isAgent);
   const mentions = [...agents, ...capabilities];
-  let question = await questionToAnswer(db, thread_id, reply_to);
+  let question = await questionToAnswer(queries, thread_id, reply_to);
   if (question && reply_to === undefined && mentions.length && !agents.includes(question.from)) question = null;
   return makeMessage({
     type: "chat.message",

@@ -59,6 +59,17 @@ export async function readEvents(db: Db | Prisma.TransactionClient, scope: Scope
   return { events, next_after: more ? events[events.length - 1]!.seq : null };
 }
 
+/** Every event in `scope` with seq > `after`, in seq order, read MAX_PAGE at a time. */
+export async function readAllEvents(db: Db, scope: Scope, after = 0): Promise<StoredEvent[]> {
+  const out: StoredEvent[] = [];
+  for (;;) {
+    const page = await readEvents(db, scope, { after, limit: MAX_PAGE });
+    out.push(...page.events);
+    if (page.next_after === null) return out;
+    after = page.next_after;
+  }
+}
+
 /** The newest seq in the whole log (0 when empty). */
 export async function headSeq(db: Db): Promise<number> {
   const r = await db.event.aggregate({ _max: { seq: true } });

@@ -1,15 +1,20 @@
 /**
- * EventStore: the facade over the log that the API, the socket gateway and (later) the
- * orchestrator use. Every write goes through `append` (group-committed, see
- * group-commit.ts) or `createThread`, which appends its announcement in the same transaction
- * as the thread row; events are offered to the tail only after commit.
+ * EventStore: the facade over the log that the API, the socket gateway, the orchestrator and
+ * the agents use (docs/architecture.md, "The append path"). Every write goes through `append`
+ * (group-committed, see group-commit.ts) or `createThread`, which appends its announcement in
+ * the same transaction as the thread row; events are offered to the tail only after commit.
+ * Reads go through `read`/`readAll` (pages of events) and `queries` (named reads of the log and
+ * its projections, queries.ts). The database client is private to the store: no code outside
+ * server/events queries the database.
  */
+import type { StoredEvent } from "@/lib/protocol";
 import type { ThreadSummary } from "@/lib/api/types";
 import type { Db } from "../db/client";
 import { ClutchError } from "../errors";
 import { appendInTx, type AppendResult } from "./append";
 import { GroupCommitter } from "./group-commit";
-import { readEvents, type Page, type ReadQuery, type Scope } from "./read";
+import { Queries } from "./queries";
+import { readAllEvents, readEvents, type Page, type ReadQuery, type Scope } from "./read";
 import type { EventTail } from "./tail";
 import { insertThread, NewThreadSchema, toSummary } from "./threads";
 import { validateMessages } from "./validate";
@@ -21,12 +26,21 @@ const isChannel = (row: { name: string }) => !row.name.startsWith("_");
 
 export class EventStore {
   private readonly writer: GroupCommitter;
+  /** Named reads of the log and its projections (queries.ts). */
+  readonly queries: Queries;
 
+  /** `db` is the store's own client (server/db/client.ts); `tail` gets every event after commit. */
   constructor(
-    readonly db: Db,
+    private readonly db: Db,
     private readonly tail: EventTail,
   ) {
     this.writer = new GroupCommitter(db, (events) => tail.offer(events));
+    this.queries = new Queries(db);
+  }
+
+  /** Resolves when the database answers; throws its error otherwise (for `GET /api/health`). */
+  async ping(): Promise<void> {
+    await this.db.$queryRawUnsafe("SELECT 1");
   }
 
   /**
@@ -89,7 +103,7 @@ export class EventStore {
   /**
    * The id of a thread for Clutch's own bookkeeping, created on first use: its name starts with
    * `_` (no channel can), so it is never listed as a channel. The agent registry keeps its
-   * heartbeats and API registrations in `_agents` (issue 6).
+   * heartbeats and API registrations in `_agents` (server/router/registration.ts).
    */
   async systemThread(name: `_${string}`, topic: string): Promise<string> {
     const known = this.systemThreads.get(name);
@@ -138,5 +152,10 @@ export class EventStore {
   /** A page of events; see server/events/read.ts. */
   read(scope: Scope, q: ReadQuery = {}): Promise<Page> {
     return readEvents(this.db, scope, q);
+  }
+
+  /** Every event in `scope` with seq > `after` (default 0), in seq order, read page by page. */
+  readAll(scope: Scope, after = 0): Promise<StoredEvent[]> {
+    return readAllEvents(this.db, scope, after);
   }
 }

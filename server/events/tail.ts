@@ -1,6 +1,6 @@
 /**
- * EventTail: the ordered, after-commit feed of the log for this process (DESIGN.md: "only
- * after commit publishes it").
+ * EventTail: the ordered, after-commit feed of the log for this process (docs/architecture.md,
+ * "The append path": nothing is published that is not stored).
  *
  * Appends in this process hand their committed events to `offer()`. Commits are in seq order
  * but their callbacks may run in any order, so the tail keeps a small reorder buffer and

@@ -1,6 +1,6 @@
 /**
- * The orchestrator (issue 3 "server/orchestrator"; CAP seed 000 "Workflow Patterns",
- * "Oversight"; Clutch Protocol §1.3, §2.1). A consumer of the ordered event stream that
+ * The orchestrator (CAP seed 000 "Workflow Patterns", "Oversight"; Clutch Protocol §1.3, §2.1;
+ * docs/architecture.md "From request to socket"). A consumer of the ordered event stream that
  * appends new events; it keeps no state of its own beyond what the log says.
  *
  *   a person's new message in a channel with an entry agent
@@ -14,7 +14,7 @@
  *   a message to an agent (a question, an answer, an oversight inquiry)
  *        → wake the agent's instance for that task (or for the task it delegated)
  *   a subtask's outcome                                  → wake its delegator's instance
- *   a task.request passes the policy first (issue 5): go, wait for an approval, or task.error
+ *   a task.request passes the policy first (server/policy): go, wait for an approval, or task.error
  *   an approval decided                                  → carry on what it held
  *   an overseer's review.feedback.v1 on a result under review
  *        approved → the reviewed task's task.result (only now does it reach its delegator)
@@ -28,9 +28,8 @@
  * the previous process was stopped before making; idempotency keys make each reaction happen
  * once however often it is attempted.
  */
-import { makeMessage, newId, type StoredEvent } from "@/lib/protocol";
+import { isEvent, makeMessage, newId, type MessageType, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
-import { fromRow } from "../events/codec";
 import type { EventStore } from "../events/store";
 import type { EventTail } from "../events/tail";
 import { conversationIds } from "../events/threads";
@@ -40,13 +39,38 @@ import type { Workspace } from "../workspace/workspace";
 import { log } from "../log";
 import { needsRouting, ORCHESTRATOR, type Router } from "../router/router";
 import type { AgentRegistry } from "../router/registry";
-const OUTCOMES = new Set(["task.result", "task.error", "task.timeout", "task.cancel"]);
 
 export interface ChannelBinding {
   thread_id: string;
   name: string;
   /** Who gets a request that @mentions nobody; null in channels outside the workspace. */
   entry_agent: string | null;
+}
+
+/** What the orchestrator does with one event of the stream, in a channel where it acts. */
+type Reaction = (ev: StoredEvent, channel: ChannelBinding) => Promise<void>;
+
+/** A reaction to the events of `types`, each handed over narrowed to its type; one entry per type. */
+function on<T extends MessageType>(types: T[], react: (ev: StoredEventOf<T>, channel: ChannelBinding) => Promise<void>): [MessageType, Reaction][] {
+  const reaction: Reaction = async (ev, channel) => {
+    if (isEvent(ev, ...types)) await react(ev, channel);
+  };
+  return types.map((type) => [type, reaction]);
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : undefined);
+
+/**
+ * What a review request carries in `input` (server/agents/tools.ts, submit_result): the result
+ * under review and its payload_type.
+ */
+function reviewedResult(request: StoredEventOf<"task.request">): { result: Record<string, unknown>; payload_type?: string } {
+  const input = isRecord(request.payload.input) ? request.payload.input : {};
+  return {
+    result: isRecord(input.result) ? input.result : {},
+    ...(typeof input.payload_type === "string" ? { payload_type: input.payload_type } : {}),
+  };
 }
 
 export class Orchestrator {
@@ -67,15 +91,23 @@ export class Orchestrator {
   private readonly allChannels: boolean;
   private readonly threadNames = new Map<string, string>();
 
+  /** The reactions by event type (the module doc's table); other types are left alone. */
+  private readonly reactions = new Map<MessageType, Reaction>([
+    ...on(["chat.message"], (ev, channel) => this.onMessage(ev, channel)),
+    ...on(["task.request"], (ev) => this.onRequest(ev)),
+    ...on(["task.result", "task.error", "task.timeout", "task.cancel"], (ev) => this.onOutcome(ev)),
+    ...on(["approval.granted", "approval.rejected", "approval.expired"], (ev) => this.onDecision(ev)),
+  ]);
+
   constructor(deps: {
     store: EventStore;
     tail: EventTail;
     workspace: Workspace;
     runner: AgentRunner;
     channels: ChannelBinding[];
-    /** The policy gate before every dispatch (issue 5); null: everything goes. */
+    /** The policy gate before every dispatch (server/policy/approvals.ts); null: everything goes. */
     approvals?: Approvals | null;
-    /** Routing by capability (issue 6); null: requests to agent:orchestrator are left alone. */
+    /** Routing by capability (server/router); null: requests to agent:orchestrator are left alone. */
     router?: Router | null;
     registry?: AgentRegistry | null;
     /** Also act in channels the workspace does not name (see the module doc). */
@@ -98,7 +130,7 @@ export class Orchestrator {
     if (bound || !this.allChannels) return bound ?? null;
     let name = this.threadNames.get(thread_id);
     if (name === undefined) {
-      name = (await this.store.db.thread.findUnique({ where: { id: thread_id } }))?.name ?? "_";
+      name = (await this.store.getThread(thread_id))?.name ?? "_";
       this.threadNames.set(thread_id, name);
     }
     return name.startsWith("_") ? null : { thread_id, name, entry_agent: null };
@@ -124,6 +156,7 @@ export class Orchestrator {
     this.unwatchRegistry = this.registry?.onChange(() => this.retryRouting()) ?? null;
   }
 
+  /** Stop following the stream; resolves when the reactions already queued have run. */
   async stop(): Promise<void> {
     this.unsubscribe?.();
     if (this.expiryTimer) clearInterval(this.expiryTimer);
@@ -136,33 +169,30 @@ export class Orchestrator {
     return this.chain;
   }
 
-  private isAgent(id: string | undefined): id is string {
+  private isAgent(id: string | null | undefined): id is string {
     return Boolean(id && this.workspace.agents.has(id));
   }
 
   private async task(id: string | null | undefined) {
-    return id ? this.store.db.task.findUnique({ where: { id } }) : null;
+    return id ? this.store.queries.task(id) : null;
   }
 
   private async react(ev: StoredEvent): Promise<void> {
+    const reaction = this.reactions.get(ev.type);
+    if (!reaction) return;
     const channel = await this.channelOf(ev.thread_id);
     if (!channel) return; // another workspace's channel, or a system thread
-    if (ev.type === "chat.message") return this.onMessage(ev, channel);
-    if (ev.type === "task.request" && needsRouting(ev)) {
-      if (this.router) await this.router.route(ev);
-      return;
-    }
-    if (ev.type === "task.request") return this.dispatch(ev);
-    if (OUTCOMES.has(ev.type)) {
-      await this.onOutcome(ev);
-      if (this.router?.pending.length) await this.router.retryWaiting(); // an agent may have room now
-      return;
-    }
-    if (ev.type === "approval.granted" || ev.type === "approval.rejected" || ev.type === "approval.expired") return this.onDecision(ev);
+    await reaction(ev, channel);
   }
 
-  /** The policy check before a task reaches its agent (issue 5): go, wait for approval, or refuse. */
-  private async dispatch(ev: StoredEvent): Promise<void> {
+  /** A request for the router (no fixed recipient), or one to dispatch to its agent. */
+  private async onRequest(ev: StoredEventOf<"task.request">): Promise<void> {
+    if (!needsRouting(ev)) return this.dispatch(ev);
+    if (this.router) await this.router.route(ev);
+  }
+
+  /** The policy check before a task reaches its agent (server/policy): go, wait for approval, or refuse. */
+  private async dispatch(ev: StoredEventOf<"task.request">): Promise<void> {
     const to = ev.to[0]?.agent_id;
     if (!this.isAgent(to)) return;
     // A task that has ended or already started was dispatched before (a fork or an import copies
@@ -172,7 +202,8 @@ export class Orchestrator {
     const started = task?.state === "running" || task?.state === "waiting_input";
     if (this.approvals && !started) {
       const agent = this.workspace.agents.get(to)!;
-      const meta = (ev.meta ?? {}) as { risk_tags?: string[]; labels?: string[] };
+      const risk_tags = strings(ev.meta?.risk_tags);
+      const labels = strings(ev.meta?.labels);
       const gate = await this.approvals.gate({
         key: `dispatch:${ev.task_id}`,
         subject: {
@@ -181,12 +212,12 @@ export class Orchestrator {
           capabilities: agent.card.capabilities.map((c) => c.id),
           ...(ev.domain ? { domain: ev.domain } : {}),
           ...(ev.payload_type ? { payload_type: ev.payload_type } : {}),
-          ...(meta.risk_tags ? { risk_tags: meta.risk_tags } : {}),
-          ...(meta.labels ? { run_labels: meta.labels } : {}),
+          ...(risk_tags ? { risk_tags } : {}),
+          ...(labels ? { run_labels: labels } : {}),
         },
         at: { thread_id: ev.thread_id, run_id: ev.run_id, task_id: ev.task_id, parent_task_id: ev.parent_task_id ?? null },
-        summary: `${to} will start "${String((ev.payload as { title?: string }).title ?? ev.task_id)}"`,
-        preview: String((ev.payload as { context_summary?: string }).context_summary ?? ""),
+        summary: `${to} will start "${ev.payload.title ?? ev.task_id}"`,
+        preview: ev.payload.context_summary ?? "",
       });
       if (gate.status === "wait") return;
       if (gate.status === "refused") {
@@ -210,21 +241,19 @@ export class Orchestrator {
   }
 
   /** An approval was decided: carry on the dispatch or the call it held. */
-  private async onDecision(ev: StoredEvent): Promise<void> {
-    const id = (ev.payload as { approval_id?: string }).approval_id;
-    const a = id ? await this.store.db.approval.findUnique({ where: { id } }) : null;
+  private async onDecision(ev: StoredEventOf<"approval.granted" | "approval.rejected" | "approval.expired">): Promise<void> {
+    const a = await this.store.queries.approval(ev.payload.approval_id);
     if (!a || a.state === "pending") return;
     if (a.kind === "dispatch") {
-      const request = await this.store.db.event.findFirst({ where: { run_id: a.run_id, task_id: a.task_id, type: "task.request" }, orderBy: { seq: "asc" } });
-      if (request) await this.dispatch(fromRow(request));
+      const request = await this.store.queries.firstRequest(a.run_id, a.task_id);
+      if (request) await this.dispatch(request);
       return;
     }
     if (this.isAgent(a.agent_id)) this.runner.wake(a.agent_id, a.task_id);
   }
 
-  private async onMessage(ev: StoredEvent, channel: ChannelBinding): Promise<void> {
-    const p = ev.payload as { reply_to?: string };
-    if (ev.from.role === "human" && !p.reply_to && ev.run_id === conversationIds(ev.thread_id).run_id) {
+  private async onMessage(ev: StoredEventOf<"chat.message">, channel: ChannelBinding): Promise<void> {
+    if (ev.from.role === "human" && !ev.payload.reply_to && ev.run_id === conversationIds(ev.thread_id).run_id) {
       return this.openRun(ev, channel);
     }
     for (const { agent_id } of ev.to) {
@@ -244,9 +273,9 @@ export class Orchestrator {
    * @mentions first; or, when it @mentions capabilities, to the router as a task.request to
    * `agent:orchestrator` with those as requires[]; or else to the channel's entry agent.
    */
-  private async openRun(ev: StoredEvent, channel: ChannelBinding): Promise<void> {
-    const text = String((ev.payload as { text: string }).text);
-    const mentions = (ev.payload as { mentions?: string[] }).mentions ?? [];
+  private async openRun(ev: StoredEventOf<"chat.message">, channel: ChannelBinding): Promise<void> {
+    const text = ev.payload.text;
+    const mentions = ev.payload.mentions ?? [];
     const run_id = newId("run");
     const task_id = newId("task");
     // The title is the first line without the @mentions that address it.
@@ -293,28 +322,34 @@ export class Orchestrator {
     ]);
   }
 
-  private async onOutcome(ev: StoredEvent): Promise<void> {
-    const request = await this.store.db.event.findFirst({ where: { run_id: ev.run_id, task_id: ev.task_id, type: "task.request" }, orderBy: { seq: "asc" } });
-    const reviewOf = (request?.rest as { meta?: { review_of?: string } } | undefined)?.meta?.review_of;
-    if (reviewOf) return this.onReviewOutcome(ev, reviewOf, request!.payload as { input?: { result?: Record<string, unknown>; payload_type?: string | null } });
+  /** A task ended: release a reviewed result, or wake the delegator; then route waiting requests (an agent may have room now). */
+  private async onOutcome(ev: StoredEventOf<"task.result" | "task.error" | "task.timeout" | "task.cancel">): Promise<void> {
+    await this.wakeAfterOutcome(ev);
+    if (this.router?.pending.length) await this.router.retryWaiting();
+  }
+
+  private async wakeAfterOutcome(ev: StoredEventOf<"task.result" | "task.error" | "task.timeout" | "task.cancel">): Promise<void> {
+    const request = await this.store.queries.firstRequest(ev.run_id, ev.task_id);
+    const reviewOf = request?.meta?.review_of;
+    if (request && typeof reviewOf === "string" && reviewOf) return this.onReviewOutcome(ev, reviewOf, request);
     const parent = await this.task(ev.parent_task_id);
-    if (parent && this.isAgent(parent.assignee ?? undefined) && !TERMINAL_STATES.has(parent.state as TaskState)) {
-      this.runner.wake(parent.assignee!, parent.id);
+    if (parent && this.isAgent(parent.assignee) && !TERMINAL_STATES.has(parent.state as TaskState)) {
+      this.runner.wake(parent.assignee, parent.id);
     }
   }
 
   /** CAP oversight: only after the overseer's approval does the result return to the delegator. */
-  private async onReviewOutcome(ev: StoredEvent, reviewed_id: string, request: { input?: { result?: Record<string, unknown>; payload_type?: string | null } }) {
+  private async onReviewOutcome(ev: StoredEvent, reviewed_id: string, request: StoredEventOf<"task.request">) {
     const reviewed = await this.task(reviewed_id);
     if (!reviewed || TERMINAL_STATES.has(reviewed.state as TaskState)) return;
-    const decision = ev.type === "task.result" ? (ev.payload as { decision?: string }).decision : undefined;
+    const decision = isEvent(ev, "task.result") ? ev.payload.decision : undefined;
     if (decision !== "approved") {
-      if (this.isAgent(reviewed.assignee ?? undefined)) this.runner.wake(reviewed.assignee!, reviewed.id);
+      if (this.isAgent(reviewed.assignee)) this.runner.wake(reviewed.assignee, reviewed.id);
       return;
     }
-    const reviewedRequest = await this.store.db.event.findFirst({ where: { run_id: reviewed.run_id, task_id: reviewed.id, type: "task.request" }, orderBy: { seq: "asc" } });
-    const delegator = (reviewedRequest?.rest as { from?: { agent_id: string } } | undefined)?.from?.agent_id;
-    const payload_type = request.input?.payload_type ?? undefined;
+    const reviewedRequest = await this.store.queries.firstRequest(reviewed.run_id, reviewed.id);
+    const delegator = reviewedRequest?.from.agent_id;
+    const { result, payload_type } = reviewedResult(request);
     await this.store.append(
       makeMessage({
         type: "task.result",
@@ -325,7 +360,7 @@ export class Orchestrator {
         from: { agent_id: reviewed.assignee!, role: "worker" },
         to: delegator ? [{ agent_id: delegator }] : [],
         ...(payload_type ? { payload_type } : {}),
-        payload: request.input?.result ?? {},
+        payload: result,
         meta: { approved_by: ev.from.agent_id, review_task_id: ev.task_id },
         idempotency_key: `review-approved:${ev.task_id}`,
       }),
@@ -346,30 +381,21 @@ export class Orchestrator {
       }
     }
     const threads = channels.map((c) => c.thread_id);
-    const open = await this.store.db.task.findMany({
-      where: { thread_id: { in: threads }, state: { notIn: [...TERMINAL_STATES] } },
-      orderBy: { created_at: "asc" },
-    });
-    for (const t of open) if (this.isAgent(t.assignee ?? undefined)) this.runner.wake(t.assignee!, t.id);
+    const open = await this.store.queries.openTasks(threads);
+    for (const t of open) if (this.isAgent(t.assignee)) this.runner.wake(t.assignee, t.id);
     for (const t of open) {
       if (t.assignee !== ORCHESTRATOR.agent_id || !this.router) continue; // a request still to be routed
-      const request = await this.store.db.event.findFirst({ where: { run_id: t.run_id, task_id: t.id, type: "task.request" }, orderBy: { seq: "asc" } });
-      if (request) await this.router.route(fromRow(request));
+      const request = await this.store.queries.firstRequest(t.run_id, t.id);
+      if (request) await this.router.route(request);
     }
 
-    const reviews = await this.store.db.event.findMany({
-      where: { thread_id: { in: threads }, type: "task.result", rest: { path: ["payload_type"], equals: "review.feedback.v1" } },
-      orderBy: { seq: "asc" },
-    });
-    for (const row of reviews) await this.onOutcome(fromRow(row));
+    for (const ev of await this.store.queries.reviewResults(threads)) await this.wakeAfterOutcome(ev);
 
     for (const channel of channels) {
       const { run_id } = conversationIds(channel.thread_id);
-      const recent = await this.store.db.event.findMany({ where: { run_id, type: "chat.message" }, orderBy: { seq: "desc" }, take: 20 });
-      for (const row of recent.reverse()) {
-        const ev = fromRow(row);
-        if (ev.from.role !== "human" || (ev.payload as { reply_to?: string }).reply_to) continue;
-        const opened = await this.store.db.event.findUnique({ where: { idempotency_key: `open-run:${ev.id}` } });
+      for (const ev of await this.store.queries.recentChatMessages(run_id, 20)) {
+        if (ev.from.role !== "human" || ev.payload.reply_to) continue;
+        const opened = await this.store.queries.eventByIdempotencyKey(`open-run:${ev.id}`);
         if (!opened) await this.openRun(ev, channel);
       }
     }

@@ -1,25 +1,31 @@
 /**
- * Gates and approvals against real PostgreSQL (issue 5): every decision is an event; an
- * approval is pending until decided, then the gate answers go (with edited arguments) or
- * refused; approvals expire as configured (rejected or escalated); throttled calls wait.
+ * Gates and approvals against real PostgreSQL: every decision is an event; an approval is
+ * pending until decided, then the gate answers go (with edited arguments) or refused;
+ * approvals expire as configured (rejected or escalated); throttled calls wait.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "@/lib/protocol";
-import type { Runtime } from "@/server/runtime";
-import { newThread, testRuntime } from "@/test/helpers";
+import type { Clutch } from "@/server/clutch";
+import { newThread, testClutch } from "@/test/helpers";
 import { Approvals, type Gate } from "./approvals";
 import { PolicyKernel } from "./kernel";
 
-let rt: Runtime;
+let rt: Clutch;
 let thread_id: string;
 
 function approvalsWith(policy: string) {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "clutch-policy-")), "clutch.policy.yaml");
   fs.writeFileSync(file, policy);
   return new Approvals(rt.store, new PolicyKernel(file));
+}
+/** The approvals projection's row of approval `id`; throws when there is none. */
+async function approvalRow(id: string) {
+  const row = await rt.store.queries.approval(id);
+  if (!row) throw new Error(`no approval ${id}`);
+  return row;
 }
 const gateFor = (subject: Gate["subject"], extra: Partial<Gate> = {}): Gate => ({
   key: `test:${newId("call")}`,
@@ -30,7 +36,7 @@ const gateFor = (subject: Gate["subject"], extra: Partial<Gate> = {}): Gate => (
 });
 
 beforeAll(async () => {
-  rt = await testRuntime();
+  rt = await testClutch();
   thread_id = await newThread(rt, "approvals");
 });
 afterAll(() => rt.stop());
@@ -43,7 +49,7 @@ describe("gate", () => {
     expect(first.status).toBe("wait");
     const id = (first as { approval_id: string }).approval_id;
     expect(await approvals.gate(g)).toEqual({ status: "wait", approval_id: id }); // asked again (a restart): the same approval
-    const listed = await rt.db.approval.findUniqueOrThrow({ where: { id } });
+    const listed = await approvalRow(id);
     expect(listed).toMatchObject({ state: "pending", kind: "dispatch", agent_id: "agent:payer-1" });
     await approvals.decide(id, { decision: "approve", arguments: { amount: 50 }, display_name: "Ana" });
     expect(await approvals.gate(g)).toEqual({ status: "go", arguments: { amount: 50 } });
@@ -81,13 +87,13 @@ describe("gate", () => {
     const w1 = (await rejecting.gate(g1)) as { approval_id: string };
     await rejecting.expireDue(new Date(Date.now() + 5000));
     expect(await rejecting.gate(g1)).toMatchObject({ status: "refused", code: "PERMISSION_DENIED", message: expect.stringMatching(/expired/) });
-    expect((await rt.db.approval.findUniqueOrThrow({ where: { id: w1.approval_id } })).state).toBe("expired");
+    expect((await approvalRow(w1.approval_id)).state).toBe("expired");
 
     const escalating = approvalsWith("version: 1\napprovals: { timeout_sec: 1, on_timeout: escalate, escalate_to: [user:boss] }\nrules: [{ id: r, decision: require_approval }]");
     const g2 = gateFor({ kind: "tool_call", agent: "agent:a", tool: "reply" });
     const w2 = (await escalating.gate(g2)) as { approval_id: string };
     await escalating.expireDue(new Date(Date.now() + 5000));
-    const row = await rt.db.approval.findUniqueOrThrow({ where: { id: w2.approval_id } });
+    const row = await approvalRow(w2.approval_id);
     expect(row).toMatchObject({ state: "pending", approvers: ["user:boss"] });
     await expect(escalating.decide(w2.approval_id, { decision: "approve", display_name: "Ana" })).rejects.toMatchObject({ code: "not_an_approver" });
     await escalating.decide(w2.approval_id, { decision: "approve", display_name: "Boss" });

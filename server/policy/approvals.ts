@@ -1,6 +1,7 @@
 /**
- * Gates and approvals (issue 5): the kernel's decision for every dispatch and tool call, as
- * events, and durable approvals shared by the whole team.
+ * Gates and approvals: the policy kernel's decision for every dispatch and tool call, as
+ * events (policy.decision, approval.*; docs/protocol.md), and durable approvals shared by the
+ * whole team.
  *
  * `gate(g)` answers `go` (with the approver's edited arguments, if any), `wait` (an approval
  * is pending) or `refused`. Each decision is a `policy.decision` event; require_approval adds
@@ -9,10 +10,10 @@
  * pending approval is a projection of the log and survives restarts. Throttled calls wait
  * and ask again; they are delayed, never dropped.
  */
-import { makeMessage, newId, type ClutchMessage } from "@/lib/protocol";
+import { makeMessage, newId, type ClutchMessage, type PayloadOf } from "@/lib/protocol";
 import { personId } from "@/lib/people";
-import type { Approval as ApprovalRow } from "../db/generated/client";
 import { ClutchError } from "../errors";
+import type { ApprovalRow } from "../events/queries";
 import type { EventStore } from "../events/store";
 import type { PolicyKernel, Usage } from "./kernel";
 import type { Subject } from "./rules";
@@ -40,18 +41,19 @@ const KERNEL = { agent_id: "agent:policy", role: "system" } as const;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class Approvals {
+  /** Appends through `store`; decides with `kernel` (the policy in force). */
   constructor(
     private readonly store: EventStore,
     readonly kernel: PolicyKernel,
   ) {}
 
-  private event(g: Gate, type: "policy.decision" | "approval.requested" | "approval.expired", payload: Record<string, unknown>, key: string, meta?: Record<string, unknown>): ClutchMessage {
-    return makeMessage({ type, ...g.at, from: KERNEL, to: [], payload: payload as never, idempotency_key: key, ...(meta ? { meta } : {}) });
+  private event<T extends "policy.decision" | "approval.requested">(g: Gate, type: T, payload: PayloadOf<T>, key: string, meta?: Record<string, unknown>): ClutchMessage {
+    return makeMessage<T>({ type, ...g.at, from: KERNEL, to: [], payload, idempotency_key: key, ...(meta ? { meta } : {}) });
   }
 
   /** Decide a dispatch or call; see the module doc. */
   async gate(g: Gate): Promise<GateResult> {
-    const existing = await this.store.db.approval.findUnique({ where: { gate_key: g.key } });
+    const existing = await this.store.queries.approvalByGate(g.key);
     if (existing) return this.outcome(existing);
     for (let attempt = 0; ; attempt++) {
       const d = this.kernel.evaluate(g.subject, g.usage);
@@ -114,7 +116,7 @@ export class Approvals {
     approval_id: string,
     input: { decision: "approve" | "reject"; comment?: string; arguments?: Record<string, unknown>; display_name?: string },
   ): Promise<ApprovalRow> {
-    const a = await this.store.db.approval.findUnique({ where: { id: approval_id } });
+    const a = await this.store.queries.approval(approval_id);
     if (!a) throw new ClutchError("unknown_approval", `there is no approval ${approval_id}`, 404);
     if (a.state !== "pending") throw new ClutchError("not_pending", `approval ${approval_id} is already ${a.state}${a.decided_by ? ` by ${a.decided_by}` : ""}`, 409);
     const by = personId(input.display_name);
@@ -125,28 +127,31 @@ export class Approvals {
     if (input.arguments && input.decision === "reject") throw new ClutchError("invalid_arguments", "edited arguments go with approve, not reject");
     const at = { thread_id: a.thread_id, run_id: a.run_id, task_id: a.task_id };
     const who = { agent_id: by, role: "human", ...(input.display_name ? { display_name: input.display_name } : {}) };
+    const decision = {
+      ...at,
+      from: who,
+      to: [{ agent_id: a.agent_id }],
+      idempotency_key: `${approval_id}:decision`,
+    };
+    const payload = {
+      approval_id,
+      by,
+      ...(input.display_name ? { display_name: input.display_name } : {}),
+      ...(input.comment ? { comment: input.comment } : {}),
+    };
     await this.store.append(
-      makeMessage({
-        type: input.decision === "approve" ? "approval.granted" : "approval.rejected",
-        ...at,
-        from: who,
-        to: [{ agent_id: a.agent_id }],
-        payload: {
-          approval_id,
-          by,
-          ...(input.display_name ? { display_name: input.display_name } : {}),
-          ...(input.comment ? { comment: input.comment } : {}),
-          ...(input.arguments ? { arguments: input.arguments } : {}),
-        } as never,
-        idempotency_key: `${approval_id}:decision`,
-      }),
+      input.decision === "approve"
+        ? makeMessage({ type: "approval.granted", ...decision, payload: { ...payload, ...(input.arguments ? { arguments: input.arguments } : {}) } })
+        : makeMessage({ type: "approval.rejected", ...decision, payload }),
     );
-    return this.store.db.approval.findUniqueOrThrow({ where: { id: approval_id } });
+    const decided = await this.store.queries.approval(approval_id);
+    if (!decided) throw new ClutchError("unknown_approval", `there is no approval ${approval_id}`, 404); // the projection never drops a row
+    return decided;
   }
 
   /** Expire pending approvals past their time: rejected, or escalated per the policy. */
   async expireDue(now = new Date()): Promise<number> {
-    const due = await this.store.db.approval.findMany({ where: { state: "pending", expires_at: { lt: now } } });
+    const due = await this.store.queries.dueApprovals(now);
     const { approvals } = this.kernel.current();
     for (const a of due) {
       const escalate = approvals.on_timeout === "escalate" && JSON.stringify(a.approvers) !== JSON.stringify(approvals.escalate_to);

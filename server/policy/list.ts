@@ -1,8 +1,11 @@
-/** Approvals as the inbox and the API show them, from the approvals projection. */
+/**
+ * Approvals as the inbox and the API show them (`GET /api/approvals`), from the approvals
+ * projection through the named queries (server/events/queries.ts).
+ */
 import type { ApprovalSummary } from "@/lib/api/types";
-import type { Db } from "../db/client";
-import type { Approval as ApprovalRow } from "../db/generated/client";
+import type { ApprovalFilter, ApprovalRow, Queries } from "../events/queries";
 
+/** The wire shape of an approval row; `thread_name` is its thread's name, if known. */
 export function toApprovalSummary(a: ApprovalRow, thread_name: string | null): ApprovalSummary {
   return {
     approval_id: a.id,
@@ -29,16 +32,9 @@ export function toApprovalSummary(a: ApprovalRow, thread_name: string | null): A
   };
 }
 
-/** Approvals in `state` ("pending", "decided" or "all"), oldest first, optionally of one channel. */
-export async function listApprovals(db: Db, state: "pending" | "decided" | "all", thread_id?: string, limit = 500): Promise<ApprovalSummary[]> {
-  const rows = await db.approval.findMany({
-    where: {
-      ...(state === "pending" ? { state: "pending" } : state === "decided" ? { state: { not: "pending" } } : {}),
-      ...(thread_id ? { thread_id } : {}),
-    },
-    orderBy: state === "decided" ? { decided_at: "desc" } : { requested_at: "asc" },
-    take: limit,
-  });
-  const threads = new Map((await db.thread.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.thread_id))] } } })).map((t) => [t.id, t.name]));
+/** Approvals in `state` ("pending", "decided" or "all"), optionally of one channel: oldest first (decided: newest first), at most `limit`. */
+export async function listApprovals(queries: Queries, state: ApprovalFilter, thread_id?: string, limit = 500): Promise<ApprovalSummary[]> {
+  const rows = await queries.approvals(state, thread_id, limit);
+  const threads = await queries.threadNames(rows.map((r) => r.thread_id));
   return rows.map((r) => toApprovalSummary(r, threads.get(r.thread_id) ?? null));
 }

@@ -1,25 +1,19 @@
 /**
- * Matching a subject against the policy's rules (pure; issue 5, seed 004 "Safety Kernel").
+ * Matching a subject against the policy's rules (pure; seed 004 "Safety Kernel").
  * The first rule whose `match` holds decides; with none, the policy's default does.
  */
+import type { z } from "zod";
+import type { PolicySubject } from "@/lib/protocol";
 import type { Match, Policy, Rule } from "./schema";
 
-/** What is about to happen: a task dispatched to an agent, or a tool call by an agent. */
-export interface Subject {
-  kind: "dispatch" | "tool_call";
-  /** The agent that will run the task, or that makes the call (`agent:pm-1`). */
-  agent: string;
-  capabilities?: string[];
-  /** MCP server and tool, or a built-in tool (`reply`, `delegate`, …) with no server. */
-  server_id?: string;
-  tool?: string;
-  /** Who a message or delegation goes to (`user` for people, or an agent id). */
-  recipient?: string;
-  payload_type?: string;
-  domain?: string;
-  risk_tags?: string[];
-  run_labels?: string[];
-}
+/**
+ * What is about to happen, as policy.decision and approval.requested carry it (lib/protocol
+ * `PolicySubject`, docs/protocol.md): a task dispatched to an agent, or a tool call by an agent.
+ * `agent` runs the task or makes the call (`agent:pm-1`); `server_id` and `tool` name an MCP
+ * tool, or `tool` alone a built-in one (`reply`, `delegate`, …); `recipient` is who a message or
+ * delegation goes to (`user` for people, or an agent id).
+ */
+export type Subject = z.infer<typeof PolicySubject>;
 
 export interface Matched {
   rule: Rule | null;

@@ -1,6 +1,7 @@
 /**
- * The socket contract with a real socket.io-client (issue 2 §5): backlog after a cursor, then
- * live; reconnect with the last seq receives exactly what was missed, then live, none twice.
+ * The socket contract (lib/realtime/contract.ts) with a real socket.io-client: backlog after a
+ * cursor, then live; reconnect with the last seq receives exactly what was missed, then live,
+ * none twice.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -8,17 +9,17 @@ import { io as connect, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, type StoredEvent } from "@/lib/protocol";
 import type { Ack, ClientEvents, ServerEvents } from "@/lib/realtime/contract";
-import type { Runtime } from "@/server/runtime";
-import { chat, newThread, testRuntime } from "@/test/helpers";
+import type { Clutch } from "@/server/clutch";
+import { chat, newThread, testClutch } from "@/test/helpers";
 import { RealtimeGateway } from "./gateway";
 
-let rt: Runtime;
+let rt: Clutch;
 let http: Server;
 let gateway: RealtimeGateway;
 let url: string;
 
 beforeAll(async () => {
-  rt = await testRuntime();
+  rt = await testClutch();
   http = createServer();
   gateway = new RealtimeGateway(http, rt.store, rt.tail);
   await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));

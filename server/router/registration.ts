@@ -1,11 +1,12 @@
 /**
- * Agents joining and staying alive (Clutch Protocol §1.4, §2.4; issue 6 "agents register and
- * update through POST /api/agents"). Every registration and heartbeat is an event in the
- * `_agents` system thread, folded by the registry (server/router/registry.ts).
+ * Agents joining and staying alive (Clutch Protocol §1.4, §2.4). External agents register and
+ * update through `POST /api/agents`; every registration and heartbeat of theirs is an event in
+ * the `_agents` system thread, folded by the registry (server/router/registry.ts).
  *
  *   registerAgent    an AgentCard → agent.register (new), agent.update (changed) or nothing
  *                    (the same card again)
  *   recordHeartbeat  agent.heartbeat for a registered external agent
+ *   announceAgents   the same for the workspace's own agents, in the workspace's first channel
  *   startHeartbeats  agent.heartbeat for each workspace agent every interval, while it runs
  *
  * Errors are ClutchErrors a person can act on: invalid_card (400), unknown_agent (404),
@@ -83,8 +84,31 @@ export async function recordHeartbeat(store: EventStore, registry: AgentRegistry
 }
 
 /**
+ * Announce each workspace agent in `thread_id` (the workspace's first channel) as itself:
+ * agent.register when it never announced a card, agent.update when its card differs from the
+ * one it announced last, nothing when the card is the same.
+ */
+export async function announceAgents(store: EventStore, agents: Iterable<{ agent_id: string; card: AgentCard }>, thread_id: string): Promise<void> {
+  for (const agent of agents) {
+    const lastCard = await store.queries.lastAgentCard(agent.agent_id);
+    if (lastCard && isDeepStrictEqual(lastCard, agent.card)) continue;
+    await store.append(
+      makeMessage({
+        type: lastCard ? "agent.update" : "agent.register",
+        thread_id,
+        ...conversationIds(thread_id),
+        from: { agent_id: agent.agent_id, role: "worker", display_name: agent.card.display.name },
+        to: [],
+        payload: { card: agent.card },
+      }),
+    );
+  }
+}
+
+/**
  * Send a heartbeat for each of `agents` now (resolves once it is stored) and every
  * `interval_sec` seconds. `load(id)` gives the tasks it is working on. Returns the stop function.
+ * With no agents nothing is sent.
  */
 export async function startHeartbeats(
   store: EventStore,
@@ -92,6 +116,7 @@ export async function startHeartbeats(
   interval_sec: number,
   load: (agent_id: string) => number,
 ): Promise<() => void> {
+  if (!agents.length) return () => {};
   let stopped = false;
   const beat = async () => {
     const at = await registryThread(store);

@@ -1,6 +1,6 @@
 /**
  * The agent registry (Clutch Protocol §1.4 AgentCard, §2.4 agent lifecycle, §11 step 3 "agent
- * registry + heartbeat"; issue 6). Folded from the log: the newest agent.register/agent.update
+ * registry + heartbeat"). Folded from the log: the newest agent.register/agent.update
  * gives an agent's card, and agent.register/update/heartbeat events are signs of life.
  *
  * Presence: an agent is online while its newest sign of life is at most
@@ -8,10 +8,8 @@
  * (swappable, for tests); `tick()` notices agents that went offline without any event and tells
  * listeners. Nothing is stored for that: presence is derived from the log and the clock.
  */
-import type { AgentCard, StoredEvent } from "@/lib/protocol";
-import type { Db } from "../db/client";
-import type { Event as EventRow } from "../db/generated/client";
-import { fromRow } from "../events/codec";
+import { isEvent, type AgentCard, type StoredEvent } from "@/lib/protocol";
+import type { Queries } from "../events/queries";
 
 export interface RegistryConfig {
   /** Seconds between the heartbeats agents are expected to send (default 30). */
@@ -33,15 +31,14 @@ export interface RegisteredAgent {
   overseer: string | null;
 }
 
-const LIFE = ["agent.register", "agent.update", "agent.heartbeat"];
-
 export class AgentRegistry {
   private agents = new Map<string, RegisteredAgent>();
   private online = new Map<string, boolean>();
   private listeners = new Set<(changed: string[]) => void>();
   private timer: NodeJS.Timeout | null = null;
-  config: RegistryConfig;
+  readonly config: RegistryConfig;
 
+  /** `config` over DEFAULT_REGISTRY_CONFIG; `now` is the clock (ms since the epoch, default Date.now). */
   constructor(opts: { config?: Partial<RegistryConfig>; now?: () => number } = {}) {
     this.config = { ...DEFAULT_REGISTRY_CONFIG, ...opts.config };
     this.now = opts.now ?? Date.now;
@@ -59,18 +56,11 @@ export class AgentRegistry {
    * Read every agent's newest card and newest heartbeat from the log: one indexed query for the
    * cards and one per agent for its heartbeat, however many heartbeats the log holds.
    */
-  async load(db: Db): Promise<void> {
-    const cards = await db.$queryRawUnsafe<EventRow[]>(
-      `SELECT DISTINCT ON (from_agent_id) * FROM events
-        WHERE type IN ('agent.register', 'agent.update') ORDER BY from_agent_id, seq DESC`,
-    );
-    for (const row of cards) this.apply(fromRow(row), { quiet: true });
+  async load(queries: Queries): Promise<void> {
+    for (const ev of await queries.latestCards()) this.apply(ev, { quiet: true });
     for (const id of this.agents.keys()) {
-      const [beat] = await db.$queryRawUnsafe<EventRow[]>(
-        `SELECT * FROM events WHERE type = 'agent.heartbeat' AND from_agent_id = $1 ORDER BY seq DESC LIMIT 1`,
-        id,
-      );
-      if (beat) this.apply(fromRow(beat), { quiet: true });
+      const beat = await queries.lastHeartbeat(id);
+      if (beat) this.apply(beat, { quiet: true });
       this.online.set(id, this.isOnline(id));
     }
   }
@@ -86,15 +76,15 @@ export class AgentRegistry {
 
   /** Fold one event; returns whether an agent's card or presence changed. */
   apply(ev: StoredEvent, opts: { quiet?: boolean } = {}): boolean {
-    if (!LIFE.includes(ev.type)) return false;
+    if (!isEvent(ev, "agent.register", "agent.update", "agent.heartbeat")) return false;
     const at = Date.parse(ev.ts);
-    const payload = ev.payload as { card?: AgentCard; agent_id?: string };
-    const id = ev.type === "agent.heartbeat" ? (payload.agent_id ?? ev.from.agent_id) : (payload.card?.agent_id ?? ev.from.agent_id);
+    const card = isEvent(ev, "agent.heartbeat") ? undefined : ev.payload.card;
+    const id = isEvent(ev, "agent.heartbeat") ? (ev.payload.agent_id ?? ev.from.agent_id) : (card?.agent_id ?? ev.from.agent_id);
     let agent = this.agents.get(id);
-    if (ev.type !== "agent.heartbeat" && payload.card) {
+    if (card) {
       agent = agent
-        ? { ...agent, card: agent.source === "workspace" ? agent.card : payload.card }
-        : { agent_id: id, card: payload.card, source: "external", last_seen: null, allowed_agents: [], overseer: null };
+        ? { ...agent, card: agent.source === "workspace" ? agent.card : card }
+        : { agent_id: id, card, source: "external", last_seen: null, allowed_agents: [], overseer: null };
       this.agents.set(id, agent);
     }
     if (!agent) return false;

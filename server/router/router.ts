@@ -1,6 +1,6 @@
 /**
  * The router (Clutch Protocol §4.1 "capability resolution is performed by the orchestrator /
- * router", §10 steps 1–3; issue 6). A task.request addressed to `agent:orchestrator` (a person
+ * router", §10 steps 1–3). A task.request addressed to `agent:orchestrator` (a person
  * writing to `@skill:research`, an agent delegating to a capability, a client of the API) is
  * routed: the router folds the registry, each agent's load and record and the policy into
  * server/router/match.ts and appends, in one batch,
@@ -18,7 +18,7 @@
  * a time and each sees the load the previous ones caused (the tasks projection is updated in
  * the same transaction as the routed request).
  */
-import { makeMessage, type ClutchMessage, type StoredEvent } from "@/lib/protocol";
+import { makeMessage, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
 import { log } from "../log";
@@ -47,8 +47,11 @@ export interface RouterDeps {
   allowedAgentsOf(agent_id: string): string[] | null;
 }
 
+/** A task.request as the router gets it (from the orchestrator's reaction chain). */
+type Request = StoredEventOf<"task.request">;
+
 interface Waiting {
-  ev: StoredEvent;
+  ev: Request;
   since: number;
 }
 
@@ -56,6 +59,7 @@ export class Router {
   private waiting = new Map<string, Waiting>();
   private rr: RoundRobin = new Map();
 
+  /** See RouterDeps; `settings` are the workspace's `routing` (server/workspace/workspace.ts). */
   constructor(private readonly deps: RouterDeps) {}
 
   /** Requests waiting for an agent, oldest first. */
@@ -67,7 +71,7 @@ export class Router {
   async snapshot(): Promise<AgentView[]> {
     const agents = this.deps.registry.list();
     const stats = await agentStats(
-      this.deps.store.db,
+      this.deps.store.queries,
       agents.map((a) => a.agent_id),
     );
     return agents.map((a) => {
@@ -77,7 +81,7 @@ export class Router {
   }
 
   /** The policy's verdict on dispatching `ev` to each agent (a deny rule removes the agent). */
-  private withPolicy(ev: StoredEvent, views: AgentView[]): AgentView[] {
+  private withPolicy(ev: Request, views: AgentView[]): AgentView[] {
     const policy = this.deps.kernel?.current();
     if (!policy) return views;
     return views.map((v) => {
@@ -93,7 +97,7 @@ export class Router {
   }
 
   /** Decide for one request (no events appended), on `views` (default: a fresh snapshot). */
-  async decide(ev: StoredEvent, views?: AgentView[]): Promise<RouteOutcome> {
+  async decide(ev: Request, views?: AgentView[]): Promise<RouteOutcome> {
     const policy = ev.security?.policy;
     return route(
       {
@@ -114,9 +118,9 @@ export class Router {
    * already, so nothing is done). `views` lets a caller that routes many requests in a row
    * reuse one snapshot (the chosen agent's load is counted up).
    */
-  async route(ev: StoredEvent, views?: AgentView[]): Promise<"routed" | "waiting" | "failed" | "settled"> {
+  async route(ev: Request, views?: AgentView[]): Promise<"routed" | "waiting" | "failed" | "settled"> {
     // Routed or ended already (a second attempt, a restart, or a fork that copied the routed request too).
-    const task = await this.deps.store.db.task.findUnique({ where: { id: ev.task_id } });
+    const task = await this.deps.store.queries.task(ev.task_id);
     if (task && (TERMINAL_STATES.has(task.state as TaskState) || (task.assignee && task.assignee !== ORCHESTRATOR.agent_id))) {
       this.waiting.delete(ev.task_id);
       return "settled";
@@ -128,13 +132,13 @@ export class Router {
       const chosen = views?.find((v) => v.agent_id === out.payload.selected);
       if (chosen) chosen.load++;
       // The request again, to the chosen agent: still from its requester, so the outcome goes back to them.
-      const { v: _v, id: _id, ts: _ts, seq: _seq, idempotency_key: _k, to: _to, meta, ...rest } = ev as StoredEvent & { seq: number };
-      const routed: ClutchMessage = makeMessage({
+      const { v: _v, id: _id, ts: _ts, seq: _seq, idempotency_key: _k, to: _to, meta, ...rest } = ev;
+      const routed = makeMessage({
         ...rest,
         to: [{ agent_id: out.payload.selected }],
         meta: { ...(meta ?? {}), routed_from: ev.id, routed_by: ORCHESTRATOR.agent_id },
         idempotency_key: `routed:${ev.task_id}:${ev.id}`,
-      } as Parameters<typeof makeMessage>[0]);
+      });
       await this.deps.store.append([
         makeMessage({ type: "routing.decision", ...at, to: [], payload: out.payload, idempotency_key: `routing:${ev.task_id}:${ev.id}` }),
         routed,
@@ -166,7 +170,7 @@ export class Router {
         type: "task.error",
         ...at,
         to: [{ agent_id: ev.from.agent_id }],
-        payload: { code: "NO_MATCHING_AGENT", message: `No agent could take "${String((ev.payload as { title?: string }).title ?? ev.task_id)}": ${reason}`, retryable: true, details: { requires: ev.requires ?? [], prefers: ev.prefers ?? [] } },
+        payload: { code: "NO_MATCHING_AGENT", message: `No agent could take "${ev.payload.title ?? ev.task_id}": ${reason}`, retryable: true, details: { requires: ev.requires ?? [], prefers: ev.prefers ?? [] } },
         idempotency_key: `routing-error:${ev.task_id}:${ev.id}`,
       }),
     ]);

@@ -1,5 +1,6 @@
 /**
- * Fork, export and import of runs (issue 4).
+ * Fork, export and import of runs (`POST /api/runs/:id/fork`, `GET /api/runs/:id/export`,
+ * `POST /api/runs/import`; docs/architecture.md "Where each concern lives").
  *
  *   forkRun     a new run whose first events are copies of the source run's events 1..N
  *               (seq ≤ at_seq), each with meta.forked_from = { run_id, seq, at_seq }. Copied
@@ -12,31 +13,19 @@
  *               reported with its number and the zod issue), then all appended in one
  *               transaction, or nothing.
  */
-import { ClutchMessageSchema, type ClutchMessage, type StoredEvent } from "@/lib/protocol";
+import { ClutchMessageSchema, type ClutchMessage } from "@/lib/protocol";
 import type { RunSummary } from "@/lib/api/types";
 import { ClutchError } from "../errors";
 import type { EventStore } from "../events/store";
 import { runDetail } from "../events/runs";
 import { remapRun, upTo } from "./remap";
 
-/** Every event of a run, in seq order. */
-export async function runEvents(store: EventStore, run_id: string): Promise<StoredEvent[]> {
-  const out: StoredEvent[] = [];
-  let after = 0;
-  for (;;) {
-    const page = await store.read({ run_id }, { after, limit: 5000 });
-    out.push(...page.events);
-    if (page.next_after === null) return out;
-    after = page.next_after;
-  }
-}
-
 /**
  * Fork `run_id` at `at_seq`. Throws ClutchError unknown_run (404), invalid_fork (400) when no
  * event of the run is at or before at_seq.
  */
 export async function forkRun(store: EventStore, run_id: string, at_seq: number): Promise<RunSummary> {
-  const all = await runEvents(store, run_id);
+  const all = await store.readAll({ run_id });
   if (!all.length) throw new ClutchError("unknown_run", `run ${run_id} has no events`, 404);
   const copied = upTo(all, at_seq);
   if (!copied.length) throw new ClutchError("invalid_fork", `run ${run_id} has no event at or before seq ${at_seq}; its first is ${all[0]!.seq}`);
@@ -44,7 +33,7 @@ export async function forkRun(store: EventStore, run_id: string, at_seq: number)
     mark: (ev) => ({ forked_from: { run_id, seq: ev.seq, at_seq } }),
   });
   await store.appendAll(messages);
-  const detail = await runDetail(store.db, fork);
+  const detail = await runDetail(store.queries, fork);
   if (!detail) throw new ClutchError("invalid_fork", `the events up to seq ${at_seq} hold no task, so there is no run to continue`);
   return detail.run;
 }

@@ -1,7 +1,7 @@
 /**
  * The workspace: which agents exist, which MCP servers they may use, and the channels where
- * they work (issue 3 "Agent definitions"). Loaded from a folder (default
- * examples/sales-analysis, or CLUTCH_WORKSPACE) holding:
+ * they work (docs/agents.md). Loaded from a folder (default examples/sales-analysis, or
+ * CLUTCH_WORKSPACE) holding:
  *   workspace.json   { agents: "<dir of CAP manifests>", mcp: "<mcpServers file>",
  *                      channels: [{ name, topic?, entry_agent }],
  *                      registry?: { heartbeat_interval_sec, offline_after_missed },
@@ -43,18 +43,18 @@ const WorkspaceFileSchema = z.strictObject({
       }),
     )
     .default([]),
-  /** The policy file (issue 5), relative to the workspace; absent file: everything allowed. */
+  /** The policy file (server/policy), relative to the workspace; absent file: everything allowed. */
   policy: z.string().min(1).default("clutch.policy.yaml"),
   /** Concurrent tasks per agent (several instances of one agent run in parallel). */
   max_concurrency: z.number().int().positive().default(4),
-  /** Agents' heartbeats (issue 6): every N seconds; offline after this many missed. */
+  /** Agents' heartbeats (Clutch Protocol §2.4): every N seconds; offline after this many missed. */
   registry: z
     .strictObject({
       heartbeat_interval_sec: z.number().positive().max(3600).default(30),
       offline_after_missed: z.number().int().min(1).max(100).default(3),
     })
     .prefault({}),
-  /** Routing by capability (issue 6, Clutch §4.2). */
+  /** Routing by capability (Clutch Protocol §4.2). */
   routing: z
     .strictObject({
       /** When no agent matches a request: wait for one (routed once one registers or comes online) or fail it. */
@@ -86,16 +86,33 @@ export interface WorkspaceAgent {
 }
 
 export interface Workspace {
-  dir: string;
+  /** Absolute folder of workspace.json; null for NO_WORKSPACE. */
+  dir: string | null;
   agents: Map<string, WorkspaceAgent>;
   channels: { name: string; topic?: string; entry_agent: string }[];
-  /** Absolute path of the mcpServers file. */
-  mcpConfigPath: string;
-  /** Absolute path of the policy file (it may not exist). */
-  policyPath: string;
+  /** Absolute path of the mcpServers file; null: no MCP servers. */
+  mcpConfigPath: string | null;
+  /** Absolute path of the policy file (it may not exist); null: no policy, everything allowed. */
+  policyPath: string | null;
   registry: RegistrySettings;
   routing: RoutingSettings;
 }
+
+const DEFAULTS = WorkspaceFileSchema.parse({});
+
+/**
+ * The workspace of a Clutch started without one (CLUTCH_WORKSPACE=none): no agents, no
+ * channels, no MCP servers, no policy; registry and routing settings at their defaults.
+ */
+export const NO_WORKSPACE: Workspace = Object.freeze({
+  dir: null,
+  agents: new Map(),
+  channels: [],
+  mcpConfigPath: null,
+  policyPath: null,
+  registry: DEFAULTS.registry,
+  routing: DEFAULTS.routing,
+});
 
 function readJson(file: string): unknown {
   try {
@@ -109,7 +126,7 @@ function issuesOf(file: string, error: z.ZodError): string {
   return `${file}: ${error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`;
 }
 
-/** Load and check the workspace in `dir`. */
+/** Load and check the workspace in `dir`. Throws WorkspaceError (see the module doc). */
 export function loadWorkspace(dir: string): Workspace {
   const root = path.resolve(dir);
   const wsFile = path.join(root, "workspace.json");

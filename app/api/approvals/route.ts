@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { ClutchError } from "@/server/errors";
 import { listApprovals } from "@/server/policy/list";
-import { getRuntime } from "@/server/runtime";
+import { getClutch } from "@/server/instance";
 import { json, route } from "../_lib/http";
 
 export const dynamic = "force-dynamic";
@@ -12,5 +12,5 @@ const Query = z.strictObject({ state: z.enum(["pending", "decided", "all"]).defa
 export const GET = route(async (req) => {
   const q = Query.safeParse(Object.fromEntries(new URL(req.url).searchParams));
   if (!q.success) throw new ClutchError("invalid_query", `${q.error.issues[0]!.path.join(".")}: ${q.error.issues[0]!.message}`, 400, q.error.issues);
-  return json({ approvals: await listApprovals(getRuntime().db, q.data.state, q.data.thread_id) });
+  return json({ approvals: await listApprovals(getClutch().store.queries, q.data.state, q.data.thread_id) });
 });

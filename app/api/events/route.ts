@@ -3,13 +3,13 @@
  * 201 { events } when any was new; 200 { events } when all were duplicates (the stored
  * originals); 400 with zod issues when any is invalid (nothing stored); 422 unknown thread.
  */
-import { getRuntime } from "@/server/runtime";
+import { getClutch } from "@/server/instance";
 import { json, readJson, route } from "../_lib/http";
 
 export const dynamic = "force-dynamic";
 
 export const POST = route(async (req) => {
   const body = await readJson(req);
-  const { events, created } = await getRuntime().store.append(body);
+  const { events, created } = await getClutch().store.append(body);
   return json({ events }, created.some(Boolean) ? 201 : 200);
 });

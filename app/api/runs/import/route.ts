@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ClutchError } from "@/server/errors";
 import { importRun } from "@/server/runs/runs";
-import { getRuntime } from "@/server/runtime";
+import { getClutch } from "@/server/instance";
 import { json, route } from "../../_lib/http";
 
 export const dynamic = "force-dynamic";
@@ -21,6 +21,6 @@ export const POST = route(async (req) => {
   if (!q.success) throw new ClutchError("invalid_query", q.error.issues[0]!.message, 400, q.error.issues);
   const text = await req.text();
   if (!text.trim()) throw new ClutchError("invalid_jsonl", "the body is empty: send one ClutchMessage per line");
-  const result = await importRun(getRuntime().store, text, { thread_id: q.data.thread_id, new_run: q.data.new_run === "true" });
+  const result = await importRun(getClutch().store, text, { thread_id: q.data.thread_id, new_run: q.data.new_run === "true" });
   return json(result, 201);
 });

@@ -1,18 +1,18 @@
 /**
  * POST /api/agents/:agent_id/heartbeat { status?: "online" | "busy" | "draining",
- * active_tasks? }: an external agent's agent.heartbeat (Clutch Protocol §2.4; issue 6). An
+ * active_tasks? }: an external agent's agent.heartbeat (Clutch Protocol §2.4). An
  * agent is offline once `offline_after_sec` pass without one. 202 {}; 400 invalid_heartbeat;
  * 404 unknown_agent (register first); 409 workspace_agent.
  */
 import { recordHeartbeat } from "@/server/router/registration";
-import { getRuntime } from "@/server/runtime";
+import { getClutch } from "@/server/instance";
 import { json, route } from "../../../_lib/http";
 
 export const dynamic = "force-dynamic";
 
 export const POST = route(async (req, { params }: { params: Promise<{ agent_id: string }> }) => {
   const { agent_id } = await params;
-  const rt = getRuntime();
+  const rt = getClutch();
   const text = await req.text();
   let body: unknown = {};
   if (text.trim()) {

@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { ClutchError } from "@/server/errors";
 import { toApprovalSummary } from "@/server/policy/list";
-import { getRuntime } from "@/server/runtime";
+import { NO_WORKSPACE } from "@/server/workspace/workspace";
+import { getClutch } from "@/server/instance";
 import { json, readJson, route } from "../../../_lib/http";
 
 export const dynamic = "force-dynamic";
@@ -22,9 +23,9 @@ export const POST = route(async (req, { params }: { params: Promise<{ approval_i
   const { approval_id } = await params;
   const body = Body.safeParse(await readJson(req));
   if (!body.success) throw new ClutchError("invalid_decision", `${body.error.issues[0]!.path.join(".") || "body"}: ${body.error.issues[0]!.message}`, 400, body.error.issues);
-  const rt = getRuntime();
-  if (!rt.approvals) throw new ClutchError("no_policy", "approvals need the agents' workspace; this server runs without one", 409);
+  const rt = getClutch();
+  if (rt.workspace === NO_WORKSPACE) throw new ClutchError("no_policy", "approvals need the agents' workspace; this server runs without one", 409);
   const row = await rt.approvals.decide(approval_id, body.data);
-  const thread = await rt.db.thread.findUnique({ where: { id: row.thread_id } });
+  const thread = await rt.store.getThread(row.thread_id);
   return json({ approval: toApprovalSummary(row, thread?.name ?? null) });
 });

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ClutchError } from "@/server/errors";
 import { forkRun } from "@/server/runs/runs";
-import { getRuntime } from "@/server/runtime";
+import { getClutch } from "@/server/instance";
 import { json, readJson, route } from "../../../_lib/http";
 
 export const dynamic = "force-dynamic";
@@ -17,5 +17,5 @@ export const POST = route(async (req, { params }: { params: Promise<{ run_id: st
   const { run_id } = await params;
   const body = ForkSchema.safeParse(await readJson(req));
   if (!body.success) throw new ClutchError("invalid_fork", `at_seq: ${body.error.issues[0]!.message}`, 400, body.error.issues);
-  return json({ run: await forkRun(getRuntime().store, run_id, body.data.at_seq) }, 201);
+  return json({ run: await forkRun(getClutch().store, run_id, body.data.at_seq) }, 201);
 });

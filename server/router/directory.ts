@@ -1,21 +1,21 @@
 /**
- * The agent directory (issue 6 "/agents", `GET /api/agents`): every registered agent with its
- * AgentCard, presence from heartbeats (server/router/registry.ts), load against
- * max_concurrency, recent success rate and newest tasks (server/router/stats.ts).
+ * The agent directory (the /agents page, `GET /api/agents`, the `agents.changed` feed): every
+ * registered agent with its AgentCard (Clutch Protocol §1.4), presence from heartbeats
+ * (registry.ts), load against max_concurrency, recent success rate and newest tasks (stats.ts).
  *
  * Status: offline when its heartbeats stopped, busy while it works on a task (pending or
  * running), online otherwise.
  */
 import type { AgentSummary } from "@/lib/api/types";
-import type { Db } from "../db/client";
-import type { AgentRegistry } from "../router/registry";
-import { agentStats, recentTasks } from "../router/stats";
+import type { Queries } from "../events/queries";
+import type { AgentRegistry } from "./registry";
+import { agentStats, recentTasks } from "./stats";
 
 /** Every registered agent, by name. */
-export async function listAgents(db: Db, registry: AgentRegistry): Promise<AgentSummary[]> {
+export async function listAgents(queries: Queries, registry: AgentRegistry): Promise<AgentSummary[]> {
   const agents = registry.list();
   const ids = agents.map((a) => a.agent_id);
-  const [stats, tasks] = await Promise.all([agentStats(db, ids), recentTasks(db, ids)]);
+  const [stats, tasks] = await Promise.all([agentStats(queries, ids), recentTasks(queries, ids)]);
   const out = agents.map((a): AgentSummary => {
     const s = stats.get(a.agent_id)!;
     const online = registry.isOnline(a.agent_id);

@@ -1,0 +1,287 @@
+/**
+ * The events each kind of tool call becomes, once the policy let it go ahead (actions.ts;
+ * CAP seed 000 "Delegation", "Oversight"; Clutch Protocol §2):
+ *
+ *   MCP tool       tool.call, then tool.result | tool.error
+ *   ask / reply    chat.message (ask: expects_reply; reply: reply_to, in the asker's task)
+ *   delegate       by id: routing.decision + task.request for a new subtask, or, outside the
+ *                  delegator's allowed_agents, task.error PERMISSION_DENIED (the run goes on);
+ *                  by capability: a task.request to agent:orchestrator with requires[] and
+ *                  prefers[], which the router (server/router) decides among allowed_agents
+ *   submit_result  task.result; for an agent with an overseer, a task.progress "in review"
+ *                  and a review task.request to the overseer instead (the result goes back to
+ *                  the delegator only after approval, server/orchestrator)
+ *
+ * A call with invalid input, or to a tool that does not exist, becomes tool.call + tool.error
+ * INVALID_TOOL_CALL, which the model reads as the call's output.
+ */
+import { newId, ReviewFeedbackV1 } from "@/lib/protocol";
+import type { z } from "zod";
+import { ORCHESTRATOR } from "../router/router";
+import type { ActionDeps, TaskContext, ToolCall } from "./actions";
+import { AskInput, DelegateInput, parseMcpToolName, ReplyInput, SubmitResultInput } from "./contract";
+import type { AgentStepMeta } from "./conversation";
+
+/** One tool call being carried out: where it happens, and the parts every event of it shares. */
+export interface CallScope {
+  ctx: TaskContext;
+  call: ToolCall;
+  deps: ActionDeps;
+  /** `<instance>:<step>:<call id>:<part>`: the idempotency key of one of the call's events (§5.2). */
+  key(part: string): string;
+  /** `meta.agent` of the call's events (conversation.ts AgentStepMeta): the call, its input and step text, and `extra`. */
+  meta(extra?: Partial<AgentStepMeta>): { agent: AgentStepMeta };
+  /** Record the call with a tool.error INVALID_TOOL_CALL saying `message`. */
+  fail(message: string): Promise<void>;
+}
+
+/** The CallScope of `call` in `ctx`. */
+export function callScope(ctx: TaskContext, call: ToolCall, deps: ActionDeps): CallScope {
+  const key = (part: string) => `${ctx.instance_id}:${call.step}:${call.call_id}:${part}`;
+  const meta = (extra: Partial<AgentStepMeta> = {}) => ({
+    agent: {
+      instance_id: ctx.instance_id,
+      step: call.step,
+      call_id: call.call_id,
+      tool: call.tool,
+      input: call.input,
+      ...(call.text ? { text: call.text } : {}),
+      ...(call.seen_seq !== undefined ? { seen_seq: call.seen_seq } : {}),
+      ...extra,
+    },
+  });
+  const fail = async (message: string) => {
+    await deps.store.append([
+      ctx.envelope("tool.call", { call_id: call.call_id, tool: call.tool, arguments: asRecord(call.input) }, { idempotency_key: key("call"), meta: meta() }),
+      ctx.envelope(
+        "tool.error",
+        { call_id: call.call_id, tool: call.tool, code: "INVALID_TOOL_CALL", message, retryable: false },
+        { idempotency_key: key("error"), meta: meta({ output: { error: "INVALID_TOOL_CALL", message } }) },
+      ),
+    ]);
+  };
+  return { ctx, call, deps, key, meta, fail };
+}
+
+const BUILTIN: Record<string, (s: CallScope) => Promise<void>> = { ask, reply, delegate, submit_result: submitResult };
+
+/** Carry out a call the policy let go ahead: an MCP tool, a built-in tool, or an INVALID_TOOL_CALL. */
+export async function carryOut(s: CallScope): Promise<void> {
+  const mcp = parseMcpToolName(s.call.tool);
+  if (mcp) return callMcpTool(s, mcp);
+  const builtin = Object.hasOwn(BUILTIN, s.call.tool) ? BUILTIN[s.call.tool] : undefined;
+  if (builtin) return builtin(s);
+  await s.fail(`there is no tool named ${s.call.tool}`);
+}
+
+/** `user` for people (`user`, `user:<name>`), else an agent id (`agent:` added when missing). */
+export function normaliseTarget(to: string): string {
+  if (to === "user" || to.startsWith("user:")) return "user";
+  return to.startsWith("agent:") ? to : `agent:${to}`;
+}
+
+/** `v` when it is a JSON object, else `{ value: v }`. */
+export function asRecord(v: unknown): Record<string, unknown> {
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
+}
+
+function recipient(agent_id: string) {
+  return agent_id === "user" ? { agent_id: "user", role: "human" } : { agent_id };
+}
+
+const issuesOf = (error: z.ZodError) => error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+
+async function callMcpTool({ ctx, call, deps, key, meta }: CallScope, mcp: { server_id: string; tool: string }): Promise<void> {
+  const args = asRecord(call.input);
+  await deps.store.append(
+    ctx.envelope("tool.call", { call_id: call.call_id, tool: mcp.tool, server_id: mcp.server_id, arguments: args }, { idempotency_key: key("call"), meta: meta() }),
+  );
+  const r = await deps.tools.callTool({ agent: ctx.agent, server_id: mcp.server_id, tool: mcp.tool, arguments: args });
+  // The outcome's meta names the call and its output; the input and step text are on the tool.call.
+  const outcome = (output: unknown) => {
+    const { input: _input, text: _text, ...agent } = meta({ output }).agent;
+    return { agent };
+  };
+  const tool = { call_id: call.call_id, tool: mcp.tool, server_id: mcp.server_id };
+  if (r.ok) {
+    await deps.store.append(
+      ctx.envelope(
+        "tool.result",
+        { ...tool, result: r.result, duration_ms: r.duration_ms, ...(r.truncated ? { truncated: true, artifact_ref: r.artifact_ref } : {}) },
+        { idempotency_key: key("result"), meta: outcome(r.result) },
+      ),
+    );
+  } else {
+    await deps.store.append(
+      ctx.envelope(
+        "tool.error",
+        { ...tool, code: r.code, message: r.message, retryable: r.retryable, duration_ms: r.duration_ms },
+        { idempotency_key: key("error"), meta: outcome({ error: r.code, message: r.message, retryable: r.retryable }) },
+      ),
+    );
+  }
+}
+
+async function ask({ ctx, call, deps, key, meta, fail }: CallScope): Promise<void> {
+  const r = AskInput.safeParse(call.input);
+  if (!r.success) return fail(issuesOf(r.error));
+  const target = normaliseTarget(r.data.to);
+  if (target !== "user" && !deps.workspace.agents.has(target)) return fail(`no agent ${r.data.to} in this workspace`);
+  const id = newId("message");
+  await deps.store.append(
+    ctx.envelope(
+      "chat.message",
+      { text: r.data.question, expects_reply: true, ...(r.data.oversight_inquiry ? { inquiry: true } : {}) },
+      { id, to: [recipient(target)], idempotency_key: key("ask"), meta: meta({ output: `Sent as message ${id}. The answer will arrive as a new message; end your turn now.` }) },
+    ),
+  );
+}
+
+async function reply({ ctx, call, deps, key, meta, fail }: CallScope): Promise<void> {
+  const r = ReplyInput.safeParse(call.input);
+  if (!r.success) return fail(issuesOf(r.error));
+  const target = normaliseTarget(r.data.to);
+  const answered = r.data.reply_to ? (await deps.runEvents()).find((e) => e.id === r.data.reply_to) : undefined;
+  const id = newId("message");
+  await deps.store.append(
+    ctx.envelope(
+      "chat.message",
+      { text: r.data.text, ...(answered ? { reply_to: answered.id } : {}) },
+      {
+        id,
+        to: [recipient(target)],
+        // The answer goes into the asker's task, where the question waits.
+        ...(answered ? { task_id: answered.task_id, parent_task_id: answered.parent_task_id ?? null } : {}),
+        idempotency_key: key("reply"),
+        meta: meta({ output: `Sent as message ${id}.` }),
+      },
+    ),
+  );
+}
+
+async function delegate({ ctx, call, deps, key, meta, fail }: CallScope): Promise<void> {
+  const r = DelegateInput.safeParse(call.input);
+  if (!r.success) return fail(issuesOf(r.error));
+  const subtask = { task_id: newId("task"), parent_task_id: ctx.task_id };
+  const request = { title: r.data.title, context_summary: r.data.context_summary, ...(r.data.instructions ? { instructions: r.data.instructions } : {}) };
+  const attachments = r.data.attachments?.length ? { attachments: r.data.attachments } : {};
+  if (r.data.requires) {
+    await deps.store.append(
+      ctx.envelope("task.request", request, {
+        ...subtask,
+        to: [{ agent_id: ORCHESTRATOR.agent_id }],
+        requires: r.data.requires,
+        ...(r.data.prefers?.length ? { prefers: r.data.prefers } : {}),
+        ...attachments,
+        idempotency_key: key("delegate"),
+        meta: meta({
+          output: {
+            task_id: subtask.task_id,
+            status: "routing",
+            note: `Clutch routes it to an agent offering ${r.data.requires.join(" and ")}. The result will arrive as a new message; end your turn now.`,
+          },
+        }),
+      }),
+    );
+    return;
+  }
+  const target = normaliseTarget(r.data.agent_id!);
+  if (!ctx.agent.allowed_agents.includes(target)) {
+    const message = `${ctx.agent.manifest.id} may not delegate to ${r.data.agent_id}: its allowed_agents are [${ctx.agent.manifest.allowed_agents.join(", ")}]`;
+    await deps.store.append(
+      ctx.envelope(
+        "task.error",
+        { code: "PERMISSION_DENIED", message, retryable: false, details: { delegator: ctx.agent.agent_id, target } },
+        { ...subtask, from: ORCHESTRATOR, to: [{ agent_id: ctx.agent.agent_id }], idempotency_key: key("denied"), meta: meta({ output: { error: "PERMISSION_DENIED", message } }) },
+      ),
+    );
+    return;
+  }
+  const rule = ctx.agent.manifest.delegate_rules[target.replace(/^agent:/, "")]?.when_to_delegate;
+  await deps.store.append([
+    ctx.envelope(
+      "routing.decision",
+      {
+        selected: target,
+        candidates: [target],
+        reason: `delegated by id by ${ctx.agent.agent_id}; allowed by its manifest (allowed_agents)${rule ? `; rule: ${rule}` : ""}`,
+        scores: { [target]: 1 },
+        mode: "fixed",
+      },
+      { ...subtask, from: ORCHESTRATOR, idempotency_key: key("routing") },
+    ),
+    ctx.envelope("task.request", request, {
+      ...subtask,
+      to: [{ agent_id: target }],
+      ...attachments,
+      idempotency_key: key("delegate"),
+      meta: meta({ output: { task_id: subtask.task_id, status: "delegated", note: "The result will arrive as a new message after review; end your turn now." } }),
+    }),
+  ]);
+}
+
+async function submitResult({ ctx, call, deps, key, meta, fail }: CallScope): Promise<void> {
+  const r = SubmitResultInput.safeParse(call.input);
+  if (!r.success) return fail(issuesOf(r.error));
+  const { summary, report_markdown, data, payload_type } = r.data;
+  const result = { summary, ...(report_markdown ? { report_markdown } : {}), ...(data ?? {}) };
+
+  if (ctx.kind === "review") {
+    const feedback = ReviewFeedbackV1.safeParse(data ?? {});
+    if (!feedback.success) {
+      return fail(`a review result needs data { decision: approved | changes_requested | rejected, comments, blocking_issues[] }: ${feedback.error.issues[0]!.message}`);
+    }
+    await deps.store.append(
+      ctx.envelope(
+        "task.result",
+        { ...feedback.data, summary },
+        {
+          to: ctx.request.from ? [{ agent_id: ctx.request.from.agent_id }] : [],
+          payload_type: "review.feedback.v1",
+          domain: "review",
+          idempotency_key: key("result"),
+          meta: meta({ output: "Review submitted." }),
+        },
+      ),
+    );
+    return;
+  }
+
+  const overseer = ctx.agent.overseer;
+  if (overseer) {
+    const review = { task_id: newId("task"), parent_task_id: ctx.task_id, from: ORCHESTRATOR };
+    await deps.store.append([
+      ctx.envelope(
+        "task.progress",
+        { message: `Result submitted for review by ${overseer}.`, status: "in_review", review_task_id: review.task_id },
+        {
+          idempotency_key: key("in-review"),
+          meta: meta({ output: `Submitted for review by ${overseer} as task ${review.task_id}. You will be told the outcome; answer any questions from the reviewer. End your turn now.` }),
+        },
+      ),
+      ctx.envelope(
+        "routing.decision",
+        { selected: overseer, candidates: [overseer], reason: `${overseer} oversees ${ctx.agent.agent_id} (manifest overseer)`, scores: { [overseer]: 1 }, mode: "fixed" },
+        { ...review, idempotency_key: key("review-routing") },
+      ),
+      ctx.envelope(
+        "task.request",
+        {
+          title: `Review: ${String(ctx.request.payload.title ?? summary).slice(0, 150)}`,
+          instructions: `Verify the completeness and accuracy of ${ctx.agent.agent_id}'s result before it returns to ${ctx.request.from.agent_id}. Recompute at least one figure yourself. Submit review.feedback.v1.`,
+          input: { review_of: ctx.task_id, author: ctx.agent.agent_id, payload_type: payload_type ?? null, result },
+        },
+        { ...review, to: [{ agent_id: overseer }], domain: "review", meta: { review_of: ctx.task_id }, idempotency_key: key("review") },
+      ),
+    ]);
+    return;
+  }
+  await deps.store.append(
+    ctx.envelope("task.result", result, {
+      to: [{ agent_id: ctx.request.from.agent_id }],
+      ...(payload_type ? { payload_type } : {}),
+      idempotency_key: key("result"),
+      meta: meta({ output: "Result submitted; your task is complete." }),
+    }),
+  );
+}

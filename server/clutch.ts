@@ -1,0 +1,201 @@
+/**
+ * Building Clutch: `createClutch(options)` opens the database, starts the event store and its
+ * tail, loads the agent registry, and brings the workspace's agents to work: its channels exist,
+ * each agent announces its card and sends heartbeats, and the MCP hub, the policy kernel and
+ * approvals, the agent runner, the router and the orchestrator start, the orchestrator carrying
+ * on every unfinished run (docs/architecture.md, "Layers" and "From request to socket").
+ *
+ * It returns every part, fully built; `stop()` takes them down again. server.ts builds one per
+ * process and puts Next.js and the Socket.IO gateway in front of it; tests and benches build
+ * their own. The instance is registered for route handlers (server/instance.ts).
+ *
+ * Without a workspace (`workspaceDir: null`, CLUTCH_WORKSPACE=none) Clutch is the log and its
+ * API alone: the workspace is NO_WORKSPACE, no agent runs, and the orchestrator does not follow
+ * the stream.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { LanguageModel } from "ai";
+import { McpHub } from "./adapters/mcp/hub";
+import { AgentRunner } from "./agents/runner";
+import { McpToolCaller } from "./agents/tool-caller";
+import { ArtifactStore } from "./artifacts/store";
+import { openEventLog } from "./events/open";
+import type { EventStore } from "./events/store";
+import type { EventTail } from "./events/tail";
+import { clearClutch, setClutch } from "./instance";
+import { log } from "./log";
+import { Orchestrator, type ChannelBinding } from "./orchestrator/orchestrator";
+import { Approvals } from "./policy/approvals";
+import { PolicyKernel } from "./policy/kernel";
+import { announceAgents, startHeartbeats } from "./router/registration";
+import { AgentRegistry, type RegistryConfig } from "./router/registry";
+import { Router } from "./router/router";
+import { loadWorkspace, NO_WORKSPACE, type Workspace, type WorkspaceAgent } from "./workspace/workspace";
+
+export interface ClutchOptions {
+  /** The PostgreSQL to use; unset: the embedded PGlite under `<dataDir>/pgdata`. */
+  databaseUrl?: string;
+  /** `databaseUrl` is an embedded database served elsewhere (tests): one connection only. */
+  embeddedUrl?: boolean;
+  /** Clutch's data folder: the embedded database, and artifacts under `<dataDir>/artifacts`. */
+  dataDir: string;
+  /** Folder of workspace.json (server/workspace/workspace.ts); null: no agents. */
+  workspaceDir: string | null;
+  /** The model of each agent (server/agents/models); required with a workspace that has agents. */
+  modelFor?: (agent: WorkspaceAgent) => LanguageModel;
+  /** Registry settings that override the workspace's (from the environment, server/config.ts). */
+  registry?: Partial<RegistryConfig>;
+  /** Act in every channel, not only the workspace's (the server; see server/orchestrator). */
+  allChannels?: boolean;
+  /** Create #general when the log has no channel yet, so a first visit lands somewhere (the server). */
+  defaultChannel?: boolean;
+  /** Folder MCP server commands run in (default: the current directory, the repo root). */
+  cwd?: string;
+}
+
+/** A running Clutch: every part, fully built. */
+export interface Clutch {
+  /** The log: append, read, named queries (server/events). */
+  store: EventStore;
+  /** Every committed event in seq order, after commit. */
+  tail: EventTail;
+  /** Every registered agent and its presence, kept up to date from the tail. */
+  registry: AgentRegistry;
+  /** The workspace the agents come from; NO_WORKSPACE when Clutch runs without one. */
+  workspace: Workspace;
+  /** The workspace's channels, each with its thread id and entry agent. */
+  channels: ChannelBinding[];
+  /** The policy gate and the approvals people decide. */
+  approvals: Approvals;
+  /** Where large tool results are kept (`<dataDir>/artifacts`). */
+  artifacts: ArtifactStore;
+  /** The agent loop of the workspace's agents. */
+  runner: AgentRunner;
+  /** Runs, delegation and review; it follows the stream only when there is a workspace. */
+  orchestrator: Orchestrator;
+  /** Which database Clutch runs on (for `GET /api/health`). */
+  databaseKind: "embedded" | "postgres";
+  /** Clutch's version (package.json). */
+  version: string;
+  /** Stop the agents, the tail and the database, in that order. */
+  stop(): Promise<void>;
+}
+
+function readVersion(): string {
+  try {
+    return JSON.parse(fs.readFileSync(path.resolve("package.json"), "utf8")).version as string;
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/** Create #general on a log with no channel, so a first visit lands somewhere. */
+async function ensureDefaultChannel(store: EventStore): Promise<void> {
+  if ((await store.listThreads()).length > 0) return;
+  await store.createThread({ name: "general", topic: "Talk to the team, people and agents" }, { agent_id: "system", display_name: "Clutch" });
+}
+
+/** Create the workspace's channels that do not exist yet; returns their bindings. */
+async function ensureChannels(store: EventStore, workspace: Workspace): Promise<ChannelBinding[]> {
+  const out: ChannelBinding[] = [];
+  for (const c of workspace.channels) {
+    const thread = (await store.queries.threadByName(c.name)) ?? (await store.createThread({ name: c.name, topic: c.topic }, { agent_id: "system", display_name: "Clutch" }));
+    out.push({ thread_id: thread.id, name: c.name, entry_agent: c.entry_agent });
+  }
+  return out;
+}
+
+/** The model of each agent: `options.modelFor`, which a workspace with agents cannot do without. */
+function modelsFor(options: ClutchOptions, workspace: Workspace): (agent: WorkspaceAgent) => LanguageModel {
+  if (options.modelFor) return options.modelFor;
+  if (workspace.agents.size) throw new Error("createClutch: a workspace with agents needs modelFor (server/agents/models)");
+  return (agent) => {
+    throw new Error(`no model for ${agent.agent_id}`);
+  };
+}
+
+/**
+ * Build and start Clutch (see the module doc). Throws WorkspaceError when the workspace is
+ * invalid, an Error when it has agents and no `modelFor` was given, and the database's error
+ * when it cannot be opened or migrated.
+ */
+export async function createClutch(options: ClutchOptions): Promise<Clutch> {
+  const workspace = options.workspaceDir ? loadWorkspace(options.workspaceDir) : NO_WORKSPACE;
+  const modelFor = modelsFor(options, workspace);
+
+  const eventLog = await openEventLog(options);
+  const { store, tail } = eventLog;
+  const registry = new AgentRegistry({ config: { ...workspace.registry, ...options.registry } });
+  await registry.load(store.queries);
+  const unfollow = tail.subscribe((ev) => void registry.apply(ev));
+  registry.start();
+
+  if (options.defaultChannel) await ensureDefaultChannel(store);
+  const channels = await ensureChannels(store, workspace);
+  if (channels[0]) await announceAgents(store, workspace.agents.values(), channels[0].thread_id);
+
+  const hub = workspace.mcpConfigPath
+    ? await McpHub.fromFile(workspace.mcpConfigPath, { cwd: options.cwd ?? process.cwd() })
+    : new McpHub({ mcpServers: {} }, { cwd: options.cwd });
+  const artifacts = new ArtifactStore(options.dataDir);
+  const kernel = new PolicyKernel(workspace.policyPath, {
+    onChange: (s) => (s.ok ? log.info({ file: s.file, rules: s.rules }, "policy loaded") : log.error({ file: s.file, error: s.error }, "policy invalid")),
+  });
+  kernel.watch();
+  const approvals = new Approvals(store, kernel);
+  const runner = new AgentRunner({
+    store,
+    workspace,
+    tools: new McpToolCaller(hub, artifacts),
+    modelFor,
+    gate: (g) => approvals.gate(g),
+  });
+  for (const a of workspace.agents.values()) registry.upsertWorkspaceAgent(a);
+  const stopHeartbeats = await startHeartbeats(
+    store,
+    [...workspace.agents.values()].map((a) => ({ agent_id: a.agent_id, name: a.card.display.name })),
+    registry.config.heartbeat_interval_sec,
+    (id) => runner.load(id),
+  );
+  const router = new Router({
+    store,
+    registry,
+    settings: workspace.routing,
+    kernel,
+    allowedAgentsOf: (id) => workspace.agents.get(id)?.allowed_agents ?? null,
+  });
+  const orchestrator = new Orchestrator({ store, tail, workspace, runner, channels, approvals, router, registry, allChannels: options.allChannels });
+  if (workspace !== NO_WORKSPACE) {
+    orchestrator.start();
+    await orchestrator.recover();
+    log.info({ agents: [...workspace.agents.keys()], channels: channels.map((c) => c.name) }, "agents started");
+  }
+
+  const clutch: Clutch = {
+    store,
+    tail,
+    registry,
+    workspace,
+    channels,
+    approvals,
+    artifacts,
+    runner,
+    orchestrator,
+    databaseKind: eventLog.databaseKind,
+    version: readVersion(),
+    async stop() {
+      stopHeartbeats();
+      kernel.close();
+      await orchestrator.stop();
+      await runner.stop();
+      await hub.close();
+      registry.stop();
+      unfollow();
+      await eventLog.close();
+      clearClutch(clutch);
+    },
+  };
+  setClutch(clutch);
+  return clutch;
+}

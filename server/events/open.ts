@@ -1,0 +1,38 @@
+/**
+ * Opening the log: the database (server/db/open.ts), the tail started from the log's current
+ * head, and the store over both. The database client stays here, in server/events: everything
+ * else reads and writes through the store (docs/architecture.md, "Where each concern lives").
+ */
+import { openDatabase } from "../db/open";
+import { log } from "../log";
+import { EventStore } from "./store";
+import { EventTail } from "./tail";
+
+export interface EventLog {
+  store: EventStore;
+  tail: EventTail;
+  /** "embedded" when Clutch serves PGlite itself, else "postgres" (for `GET /api/health`). */
+  databaseKind: "embedded" | "postgres";
+  /** Stop the tail and close the database (and the embedded database, if started here). */
+  close(): Promise<void>;
+}
+
+/**
+ * Open the database at `databaseUrl` (or the embedded one under `<dataDir>/pgdata`), apply
+ * migrations, start the tail and the store. `embeddedUrl` says `databaseUrl` is an embedded
+ * database served elsewhere (tests). Throws when the database cannot be opened or migrated.
+ */
+export async function openEventLog(opts: { databaseUrl?: string; dataDir: string; embeddedUrl?: boolean }): Promise<EventLog> {
+  const database = await openDatabase(opts);
+  const tail = new EventTail(database.db, { onError: (err) => log.error({ err }, "event tail") });
+  await tail.start();
+  return {
+    store: new EventStore(database.db, tail),
+    tail,
+    databaseKind: database.kind,
+    async close() {
+      tail.stop();
+      await database.close();
+    },
+  };
+}

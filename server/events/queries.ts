@@ -1,0 +1,238 @@
+/**
+ * Named reads of the log and its projections (threads, tasks, runs, approvals): the only reads
+ * of the database outside the append path, so the rest of the server asks for what it needs by
+ * name instead of building Prisma queries (docs/architecture.md, "Where each concern lives").
+ * Reached as `store.queries`.
+ *
+ * Events come back as StoredEvents (codec `fromRow`), narrowed to their type where the query
+ * fixes it (`StoredEventOf<"task.request">`); projection rows come back as their row types,
+ * re-exported here. Nothing here writes.
+ */
+import { isEvent, type AgentCard, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { TERMINAL_STATES } from "@/lib/fold/task-state";
+import type { Db } from "../db/client";
+import type { Approval, Event as EventRow, Run, Task, Thread } from "../db/generated/client";
+import { fromRow } from "./codec";
+
+export type { Approval as ApprovalRow, Run as RunRow, Task as TaskRow, Thread as ThreadRow };
+
+/** Which approvals a list shows: pending ones, decided ones, or all. */
+export type ApprovalFilter = "pending" | "decided" | "all";
+
+export class Queries {
+  constructor(private readonly db: Db) {}
+
+  // Events
+
+  /** The first task.request of a task (a routed request is in the log twice: this is the one to the router), or null. */
+  async firstRequest(run_id: string, task_id: string): Promise<StoredEventOf<"task.request"> | null> {
+    const row = await this.db.event.findFirst({ where: { run_id, task_id, type: "task.request" }, orderBy: { seq: "asc" } });
+    const ev = row ? fromRow(row) : null;
+    return ev && isEvent(ev, "task.request") ? ev : null;
+  }
+
+  /** The event `id` of a thread, or null. */
+  async eventInThread(thread_id: string, id: string): Promise<StoredEvent | null> {
+    const row = await this.db.event.findFirst({ where: { thread_id, id } });
+    return row ? fromRow(row) : null;
+  }
+
+  /** The event `id` of a run, or null (ids are unique within a run, Clutch Protocol §5.2). */
+  async eventInRun(run_id: string, id: string): Promise<StoredEvent | null> {
+    const row = await this.db.event.findFirst({ where: { run_id, id } });
+    return row ? fromRow(row) : null;
+  }
+
+  /** The event stored with `idempotency_key`, or null (§5.2). */
+  async eventByIdempotencyKey(idempotency_key: string): Promise<StoredEvent | null> {
+    const row = await this.db.event.findUnique({ where: { idempotency_key } });
+    return row ? fromRow(row) : null;
+  }
+
+  /** The newest `limit` chat messages of a run, oldest first. */
+  async recentChatMessages(run_id: string, limit: number): Promise<StoredEventOf<"chat.message">[]> {
+    const rows = await this.db.event.findMany({ where: { run_id, type: "chat.message" }, orderBy: { seq: "desc" }, take: limit });
+    return rows.reverse().map(fromRow).filter((ev) => isEvent(ev, "chat.message"));
+  }
+
+  /** Every overseer's verdict (task.result with payload_type review.feedback.v1, §3.3) in the threads, in seq order. */
+  async reviewResults(thread_ids: string[]): Promise<StoredEventOf<"task.result">[]> {
+    const rows = await this.db.event.findMany({
+      where: { thread_id: { in: thread_ids }, type: "task.result", rest: { path: ["payload_type"], equals: "review.feedback.v1" } },
+      orderBy: { seq: "asc" },
+    });
+    return rows.map(fromRow).filter((ev) => isEvent(ev, "task.result"));
+  }
+
+  /** The card the agent announced last (its newest agent.register or agent.update, §2.4), or undefined. */
+  async lastAgentCard(agent_id: string): Promise<AgentCard | undefined> {
+    const row = await this.db.event.findFirst({
+      where: { from_agent_id: agent_id, type: { in: ["agent.register", "agent.update"] } },
+      orderBy: { seq: "desc" },
+    });
+    const ev = row ? fromRow(row) : null;
+    return ev && isEvent(ev, "agent.register", "agent.update") ? ev.payload.card : undefined;
+  }
+
+  /** Each agent's newest agent.register or agent.update (§2.4), in one indexed query. */
+  async latestCards(): Promise<StoredEventOf<"agent.register" | "agent.update">[]> {
+    const rows = await this.db.$queryRawUnsafe<EventRow[]>(
+      `SELECT DISTINCT ON (from_agent_id) * FROM events
+        WHERE type IN ('agent.register', 'agent.update') ORDER BY from_agent_id, seq DESC`,
+    );
+    return rows.map(fromRow).filter((ev) => isEvent(ev, "agent.register", "agent.update"));
+  }
+
+  /** The agent's newest agent.heartbeat (§2.4), or null; one indexed lookup however many the log holds. */
+  async lastHeartbeat(agent_id: string): Promise<StoredEventOf<"agent.heartbeat"> | null> {
+    const [row] = await this.db.$queryRawUnsafe<EventRow[]>(
+      `SELECT * FROM events WHERE type = 'agent.heartbeat' AND from_agent_id = $1 ORDER BY seq DESC LIMIT 1`,
+      agent_id,
+    );
+    const ev = row ? fromRow(row) : null;
+    return ev && isEvent(ev, "agent.heartbeat") ? ev : null;
+  }
+
+  /** The seq of each run's first event (runs with no event are left out). */
+  async firstSeqs(run_ids: string[]): Promise<Map<string, number>> {
+    const firsts = await this.db.event.groupBy({ by: ["run_id"], where: { run_id: { in: run_ids } }, _min: { seq: true } });
+    return new Map(firsts.map((f) => [f.run_id, Number(f._min.seq ?? 0n)]));
+  }
+
+  // Threads
+
+  /** The thread named `name` (a channel or a system thread), or null. */
+  threadByName(name: string): Promise<Thread | null> {
+    return this.db.thread.findUnique({ where: { name } });
+  }
+
+  /** Thread names by id, system threads included. */
+  async threadNames(ids: string[]): Promise<Map<string, string>> {
+    const rows = await this.db.thread.findMany({ where: { id: { in: [...new Set(ids)] } }, select: { id: true, name: true } });
+    return new Map(rows.map((t) => [t.id, t.name]));
+  }
+
+  // Tasks
+
+  /** One task, or null. */
+  task(id: string): Promise<Task | null> {
+    return this.db.task.findUnique({ where: { id } });
+  }
+
+  /** The tasks of a run, oldest first. */
+  tasksOfRun(run_id: string): Promise<Task[]> {
+    return this.db.task.findMany({ where: { run_id }, orderBy: { created_at: "asc" } });
+  }
+
+  /** The root tasks (no parent) of the runs, oldest first. */
+  rootTasks(run_ids: string[]): Promise<Task[]> {
+    return this.db.task.findMany({ where: { run_id: { in: run_ids }, parent_task_id: null }, orderBy: { created_at: "asc" } });
+  }
+
+  /** The unfinished tasks of the threads, oldest first. */
+  openTasks(thread_ids: string[]): Promise<Task[]> {
+    return this.db.task.findMany({
+      where: { thread_id: { in: thread_ids }, state: { notIn: [...TERMINAL_STATES] } },
+      orderBy: { created_at: "asc" },
+    });
+  }
+
+  /** The tasks of a thread that wait for an answer (state waiting_input), most recently changed first. */
+  waitingTasks(thread_id: string): Promise<Task[]> {
+    return this.db.task.findMany({ where: { thread_id, state: "waiting_input" }, orderBy: { updated_at: "desc" } });
+  }
+
+  /**
+   * How many tasks each agent has per live state (pending, running, waiting_input): of the
+   * given agents, or of every agent with tasks when `agent_ids` is omitted.
+   */
+  async liveTaskCounts(agent_ids?: string[]): Promise<{ assignee: string; state: string; count: number }[]> {
+    const counts = await this.db.task.groupBy({
+      by: ["assignee", "state"],
+      where: { state: { in: ["pending", "running", "waiting_input"] }, ...(agent_ids ? { assignee: { in: agent_ids } } : { assignee: { not: null } }) },
+      _count: true,
+    });
+    return counts.map((c) => ({ assignee: c.assignee!, state: c.state, count: c._count }));
+  }
+
+  /**
+   * Of each agent's last `recent` ended tasks (succeeded, failed or timed out; cancelled ones
+   * left out): how many, and how many succeeded. Of the given agents, or of every agent.
+   */
+  recentOutcomes(recent: number, agent_ids?: string[]): Promise<{ assignee: string; ended: number; succeeded: number }[]> {
+    return this.db.$queryRawUnsafe<{ assignee: string; ended: number; succeeded: number }[]>(
+      `SELECT assignee, count(*)::int AS ended, count(*) FILTER (WHERE state = 'succeeded')::int AS succeeded
+         FROM (SELECT assignee, state, row_number() OVER (PARTITION BY assignee ORDER BY ended_at DESC) AS n
+                 FROM tasks
+                WHERE state IN ('succeeded', 'failed', 'timed_out') AND assignee IS NOT NULL
+                  ${agent_ids ? "AND assignee = ANY($1::text[])" : ""}) t
+        WHERE n <= ${recent}
+        GROUP BY assignee`,
+      ...(agent_ids ? [agent_ids] : []),
+    );
+  }
+
+  /** The newest `limit` tasks of each agent, by agent, newest first. */
+  newestTasks(agent_ids: string[], limit: number): Promise<(Pick<Task, "id" | "run_id" | "thread_id" | "title" | "state" | "updated_at"> & { assignee: string })[]> {
+    return this.db.$queryRawUnsafe(
+      `SELECT id, run_id, thread_id, title, state, updated_at, assignee
+         FROM (SELECT *, row_number() OVER (PARTITION BY assignee ORDER BY updated_at DESC) AS n
+                 FROM tasks WHERE assignee = ANY($1::text[])) t
+        WHERE n <= $2
+        ORDER BY assignee, updated_at DESC`,
+      agent_ids,
+      limit,
+    );
+  }
+
+  // Runs
+
+  /** One run, or null (a run appears with its first task). */
+  run(id: string): Promise<Run | null> {
+    return this.db.run.findUnique({ where: { id } });
+  }
+
+  /** The newest `limit` runs of a thread, newest first. */
+  runsOfThread(thread_id: string, limit: number): Promise<Run[]> {
+    return this.db.run.findMany({ where: { thread_id }, orderBy: { started_at: "desc" }, take: limit });
+  }
+
+  /** The forks of a run, oldest first. */
+  forksOf(run_id: string): Promise<Run[]> {
+    return this.db.run.findMany({ where: { forked_from_run_id: run_id }, orderBy: { created_at: "asc" } });
+  }
+
+  // Approvals
+
+  /** One approval, or null. */
+  approval(id: string): Promise<Approval | null> {
+    return this.db.approval.findUnique({ where: { id } });
+  }
+
+  /** The approval a gate asked for (`gate_key`: the dispatch or call it guards), or null. */
+  approvalByGate(gate_key: string): Promise<Approval | null> {
+    return this.db.approval.findUnique({ where: { gate_key } });
+  }
+
+  /** The pending approval that holds a task's dispatch, or null. */
+  pendingDispatchApproval(task_id: string): Promise<Approval | null> {
+    return this.db.approval.findFirst({ where: { task_id, kind: "dispatch", state: "pending" } });
+  }
+
+  /** Pending approvals whose time ran out before `now`. */
+  dueApprovals(now: Date): Promise<Approval[]> {
+    return this.db.approval.findMany({ where: { state: "pending", expires_at: { lt: now } } });
+  }
+
+  /** Approvals by state, optionally of one thread: pending oldest first, decided newest first, at most `limit`. */
+  approvals(filter: ApprovalFilter, thread_id: string | undefined, limit: number): Promise<Approval[]> {
+    return this.db.approval.findMany({
+      where: {
+        ...(filter === "pending" ? { state: "pending" } : filter === "decided" ? { state: { not: "pending" } } : {}),
+        ...(thread_id ? { thread_id } : {}),
+      },
+      orderBy: filter === "decided" ? { decided_at: "desc" } : { requested_at: "asc" },
+      take: limit,
+    });
+  }
+}
