@@ -4,13 +4,13 @@
  *
  * `wake(agent_id, task_id)` schedules the instance that owns the task. A wake reads the run's
  * events (once, then only what was appended since: run-log.ts), rebuilds the instance's
- * conversation (conversation.ts), finishes any tool call the
- * log shows as started but not completed, and, when something new has arrived (the last
- * message is not the agent's own turn end), asks the model for its next step through the AI
- * SDK (`generateText`, one step, tools without execute). Each tool call of the step is
- * carried out as events (actions.ts); the loop goes on until the model ends its turn with
- * text, submits its result, or MAX_STEPS_PER_WAKE is reached. Nothing lives only in memory:
- * after a restart, waking every unfinished task carries each run on from its events.
+ * conversation (conversation.ts), finishes any tool call the log shows as started but not
+ * completed, and, when something new has arrived (the last message is not the agent's own turn
+ * end), asks the model for its next step through the AI SDK (`generateText`, one step, tools
+ * without execute). Each tool call of the step is carried out as events (actions.ts); the loop
+ * goes on until the model ends its turn with text, submits its result, or MAX_STEPS_PER_WAKE is
+ * reached. Nothing lives only in memory: after a restart, waking every unfinished task carries
+ * each run on from its events.
  *
  * Instances: one per task (`<agent id>/<task id>`), each with its own conversation; an agent
  * runs at most `limits.max_concurrency` of them at once, others queue.

@@ -62,7 +62,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : undefined);
 
 /**
- * What a review request carries in `input` (server/agents/tools.ts, submit_result): the result
+ * What a review request carries in `input` (server/agents/tool-calls.ts, submit_result): the result
  * under review and its payload_type.
  */
 function reviewedResult(request: StoredEventOf<"task.request">): { result: Record<string, unknown>; payload_type?: string } {
