@@ -100,12 +100,17 @@ export const EnvelopeSchema = z.strictObject({
  * A validated ClutchMessage. Errors are zod issues whose `path` points into the message
  * (`["payload", "text"]`), so a caller can show exactly what to fix.
  */
-export const ClutchMessageSchema = EnvelopeSchema.superRefine((msg, ctx) => {
-  const unstorable = findUnstorable(msg, { maxChars: MAX_MESSAGE_CHARS });
-  if (unstorable) {
-    ctx.addIssue({ code: "custom", path: unstorable.path, message: `${describePath(unstorable.path, "the message")} ${unstorable.message}` });
-    return;
-  }
+export const ClutchMessageSchema = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    // On the raw value: parsing copies objects, which would drop a `__proto__` key unseen.
+    const unstorable = findUnstorable(value, { maxChars: MAX_MESSAGE_CHARS });
+    if (unstorable) ctx.addIssue({ code: "custom", path: unstorable.path, message: `${describePath(unstorable.path, "the message")} ${unstorable.message}` });
+  })
+  .pipe(EnvelopeSchema.superRefine(checkPayload));
+
+/** The payload against its type's schema (§2), then against a built-in payload type (§3.3). */
+function checkPayload(msg: z.infer<typeof EnvelopeSchema>, ctx: z.core.$RefinementCtx<z.infer<typeof EnvelopeSchema>>) {
   const payloadSchema = PAYLOAD_BY_TYPE[msg.type];
   const byType = payloadSchema.safeParse(msg.payload);
   if (!byType.success) {
@@ -127,7 +132,7 @@ export const ClutchMessageSchema = EnvelopeSchema.superRefine((msg, ctx) => {
       }
     }
   }
-});
+}
 
 export type ClutchMessage = z.infer<typeof EnvelopeSchema>;
 
