@@ -96,7 +96,7 @@ function validByChance(name: string, body: string): boolean {
   try {
     const v = JSON.parse(body) as Record<string, unknown>;
     if (name === "POST /api/threads") return typeof v?.name === "string" && /^[a-z0-9][a-z0-9-_]{0,79}$/.test(v.name);
-    if (name === "POST /api/threads/:id/messages") return typeof v?.text === "string" && v.text.trim().length > 0 && !/[\u0000\ud800-\udfff]/.test(v.text);
+    if (name === "POST /api/threads/:id/messages") return typeof v?.text === "string" && v.text.trim().length > 0 && !v.text.includes("\u0000") && v.text.isWellFormed();
   } catch {
     return false;
   }
