@@ -1,7 +1,8 @@
 /**
- * Root layout (issue 2 "workspace"; "light and dark theme … no flash on load"). Reads the theme
- * cookie on the server so <html> carries `light` / `dark` in the first byte of HTML; without a
- * choice, CSS follows prefers-color-scheme. Wraps every page in the live data providers and
+ * Root layout. Reads the theme cookie on the server so <html> carries `light` / `dark` in the
+ * first byte of HTML (no flash on load); without a choice, CSS follows prefers-color-scheme.
+ * `data-image-hosts` hands CLUTCH_IMAGE_HOSTS to the message renderer
+ * (components/markdown/image-source.ts). Wraps every page in the live data providers and
  * the workspace shell (sidebar, switcher, dialogs).
  */
 import type { Metadata, Viewport } from "next";
@@ -31,7 +32,12 @@ export const viewport: Viewport = {
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const choice = parseThemeChoice((await cookies()).get(THEME_COOKIE)?.value);
   return (
-    <html lang="en" className={choice === "system" ? undefined : choice} suppressHydrationWarning>
+    <html
+      lang="en"
+      className={choice === "system" ? undefined : choice}
+      data-image-hosts={process.env.CLUTCH_IMAGE_HOSTS || undefined}
+      suppressHydrationWarning
+    >
       <body>
         <LiveProviders>
           <WorkspaceShell>{children}</WorkspaceShell>

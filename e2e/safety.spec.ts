@@ -1,5 +1,5 @@
 /**
- * Issue 2: nothing in an event can run script or break the page. Raw HTML in a message shows
+ * Nothing in an event can run script, call a third party or break the page. Raw HTML in a message shows
  * as text; links open in a new tab with rel=noopener; an event whose renderer cannot handle it
  * falls back to JSON.
  */
@@ -51,6 +51,23 @@ test("markdown links open in a new tab with rel=noopener; code blocks and tables
   await expect(link).toHaveAttribute("rel", /noopener/);
   await expect(log.locator("pre code")).toHaveText("const x = 1;");
   await expect(log.getByRole("table").getByRole("cell", { name: "2" })).toBeVisible();
+});
+
+test("a remote image is not loaded: it shows as a link naming its host, so no third party sees who reads", async ({ page, request }) => {
+  const remote: string[] = [];
+  await page.route("https://tracker.example/**", (route) => {
+    remote.push(route.request().url());
+    return route.abort();
+  });
+  const thread = await createChannel(request, uniqueName("pixel"));
+  await openChannel(page, thread);
+  await postMessage(request, thread.id, "Quarterly chart ![chart](https://tracker.example/pixel.gif?reader=1)", "Mallory");
+  const log = messageLog(page, thread.name);
+  const link = log.getByRole("link", { name: "chart (tracker.example)" });
+  await expect(link).toHaveAttribute("href", "https://tracker.example/pixel.gif?reader=1");
+  await expect(log.locator("img")).toHaveCount(0);
+  await page.waitForTimeout(300);
+  expect(remote).toEqual([]);
 });
 
 test("a result with a custom payload type shows its fields and its JSON", async ({ page, request }) => {

@@ -1,11 +1,12 @@
 /**
- * `Markdown`: a chat message's text as sanitized GitHub-flavoured markdown (issue 2 "text
- * rendered as sanitized markdown"). Raw HTML is never interpreted: it is turned into
+ * `Markdown`: a chat message's text as sanitized GitHub-flavoured markdown. Raw HTML is never interpreted: it is turned into
  * plain text (remark-chat.ts: `<img src=x onerror=…>` shows as typed; line breaks are kept), rehype-sanitize strips anything
  * unsafe that markdown itself could produce, and links open in a new tab with
  * rel="noopener noreferrer".
  *
- * Tables (issue 3 "the final report rendered with its tables") sit in a scroll box of the
+ * Images load only from the app's own origin or configured hosts (image-source.ts).
+ *
+ * Tables (the final report's figures) sit in a scroll box of the
  * message's width, so a wide table scrolls sideways on a phone instead of widening the page;
  * columns GFM aligns right (`---:`) are numeric: right-aligned, tabular figures, no wrapping.
  */
@@ -13,6 +14,7 @@ import { memo, type CSSProperties } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeSanitize from "rehype-sanitize";
 import remarkGfm from "remark-gfm";
+import { configuredImageHosts, imageAllowed } from "./image-source";
 import { remarkHtmlAsText, remarkLineBreaks } from "./remark-chat";
 
 interface HastNode {
@@ -57,20 +59,40 @@ const components: Components = {
       {children}
     </a>
   ),
-  img: ({ node: _node, src, alt }) =>
-    typeof src === "string" && src ? (
-      <a href={src} target="_blank" rel="noopener noreferrer">
-        <img src={src} alt={alt ?? ""} loading="lazy" className="max-h-72 max-w-full rounded-md border border-line" />
-      </a>
-    ) : (
-      <>{alt}</>
-    ),
+  img: ({ node: _node, src, alt }) => <MessageImage src={typeof src === "string" ? src : ""} alt={alt ?? ""} />,
 };
+
+/**
+ * An image of the app's origin (or a configured host) loads; any other is a link that names its
+ * host, so viewing a message never calls a third party (image-source.ts).
+ */
+function MessageImage({ src, alt }: { src: string; alt: string }) {
+  if (!src) return <>{alt}</>;
+  const origin = typeof window === "undefined" ? "" : window.location.origin;
+  if (origin && imageAllowed(src, origin, configuredImageHosts())) {
+    return (
+      <a href={src} target="_blank" rel="noopener noreferrer">
+        <img src={src} alt={alt} loading="lazy" className="max-h-72 max-w-full rounded-md border border-line" />
+      </a>
+    );
+  }
+  let host = "";
+  try {
+    host = new URL(src).host;
+  } catch {
+    return <>{alt}</>;
+  }
+  return (
+    <a href={src} target="_blank" rel="noopener noreferrer" title="A remote image: not loaded, so its host cannot see who reads this">
+      {alt || "Image"} ({host})
+    </a>
+  );
+}
 
 const remarkPlugins = [remarkGfm, remarkHtmlAsText, remarkLineBreaks];
 const rehypePlugins = [rehypeSanitize];
 
-/** Renders chat text as sanitized markdown (issue 2; see the file comment for the rules). */
+/** Renders chat text as sanitized markdown (see the file comment for the rules). */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <div className="md">

@@ -1,5 +1,5 @@
 /**
- * Remark plugins for chat text (issue 2 "text rendered as sanitized markdown"):
+ * Remark plugins for chat text:
  *
  * - `remarkHtmlAsText` turns raw HTML into literal text, so a message containing
  *   `<img src=x onerror=alert(1)>` shows exactly what was typed and nothing is parsed as HTML
@@ -44,7 +44,7 @@ function lineBreaks(node: MdNode): void {
   node.children = out;
 }
 
-/** Remark plugin: raw HTML → literal text (issue 2 "must show as text"). */
+/** Remark plugin: raw HTML → literal text. */
 export function remarkHtmlAsText() {
   return (tree: MdNode) => {
     htmlAsText(tree, true);

@@ -5,9 +5,12 @@
  * then the payload against its type's schema (§2, lib/protocol/payloads.ts) and, when
  * `payload_type` is a built-in (§3.3), against that contract too. The envelope is strict:
  * an unknown top-level field is an error (put framework extras in `meta`), so nothing is
- * silently dropped. A stored event is the message plus its global cursor `seq`.
+ * silently dropped. Before the payload check, the whole message must be storable
+ * (lib/protocol/json-limits.ts: no NUL, valid Unicode, nesting and size limits). A stored event
+ * is the message plus its global cursor `seq`.
  */
 import { z } from "zod";
+import { describePath, findUnstorable, MAX_MESSAGE_CHARS } from "./json-limits";
 import { BUILTIN_PAYLOAD_TYPES, MESSAGE_TYPES, PAYLOAD_BY_TYPE, type MessageType } from "./payloads";
 
 export const PROTOCOL_VERSION = "clutch/0.1" as const;
@@ -55,7 +58,15 @@ export const AttachmentSchema = z.looseObject({
 });
 export type Attachment = z.infer<typeof AttachmentSchema>;
 
-const isoDateTime = z.iso.datetime({ offset: true, error: "ts must be an ISO 8601 date-time, e.g. 2026-02-01T13:20:11.123Z" });
+/** Earliest and latest `ts` accepted, in UTC (docs/limits.md). */
+export const TS_RANGE = { min: Date.UTC(1970, 0, 1), max: Date.UTC(9999, 11, 31, 23, 59, 59, 999) };
+
+const isoDateTime = z.iso
+  .datetime({ offset: true, error: "ts must be an ISO 8601 date-time, e.g. 2026-02-01T13:20:11.123Z" })
+  .refine((ts) => {
+    const t = Date.parse(ts);
+    return t >= TS_RANGE.min && t <= TS_RANGE.max;
+  }, "ts must fall between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z");
 
 /** The envelope fields, before the per-type payload check. */
 export const EnvelopeSchema = z.strictObject({
@@ -89,7 +100,17 @@ export const EnvelopeSchema = z.strictObject({
  * A validated ClutchMessage. Errors are zod issues whose `path` points into the message
  * (`["payload", "text"]`), so a caller can show exactly what to fix.
  */
-export const ClutchMessageSchema = EnvelopeSchema.superRefine((msg, ctx) => {
+export const ClutchMessageSchema = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    // On the raw value: parsing copies objects, which would drop a `__proto__` key unseen.
+    const unstorable = findUnstorable(value, { maxChars: MAX_MESSAGE_CHARS });
+    if (unstorable) ctx.addIssue({ code: "custom", path: unstorable.path, message: `${describePath(unstorable.path, "the message")} ${unstorable.message}` });
+  })
+  .pipe(EnvelopeSchema.superRefine(checkPayload));
+
+/** The payload against its type's schema (§2), then against a built-in payload type (§3.3). */
+function checkPayload(msg: z.infer<typeof EnvelopeSchema>, ctx: z.core.$RefinementCtx<z.infer<typeof EnvelopeSchema>>) {
   const payloadSchema = PAYLOAD_BY_TYPE[msg.type];
   const byType = payloadSchema.safeParse(msg.payload);
   if (!byType.success) {
@@ -111,7 +132,7 @@ export const ClutchMessageSchema = EnvelopeSchema.superRefine((msg, ctx) => {
       }
     }
   }
-});
+}
 
 export type ClutchMessage = z.infer<typeof EnvelopeSchema>;
 

@@ -6,3 +6,4 @@ export * from "./envelope";
 export * from "./build";
 export * from "./cap";
 export * from "./events";
+export * from "./json-limits";

@@ -85,6 +85,37 @@ describe("realtime gateway", () => {
     b.socket.disconnect();
   });
 
+  it("never sends an event twice or out of order while clients resubscribe under a live writer", async () => {
+    const thread_id = await newThread(rt, "storm");
+    const run_id = newId("run");
+    const clients = Array.from({ length: 12 }, () => client());
+    for (const c of clients) expect(await subscribe(c.socket, { thread_id })).toEqual({ ok: true });
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 0; writing && i < 400; i++) await rt.store.append([chat(`w${i}a`, { thread_id, run_id }), chat(`w${i}b`, { thread_id, run_id })]);
+    })();
+    // Each client drops its subscription and takes it up again from the last seq it saw, over and over.
+    await Promise.all(
+      clients.map(async (c) => {
+        for (let i = 0; i < 25; i++) {
+          await new Promise<Ack>((r) => c.socket.emit("unsubscribe", { thread_id }, r));
+          await subscribe(c.socket, { thread_id, after: c.received.at(-1)?.seq ?? 0 });
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      }),
+    );
+    writing = false;
+    await writer;
+    const head = (await rt.store.read({ thread_id }, { before: "end", limit: 1 })).events.at(-1)!.seq;
+    await until(() => clients.every((c) => c.received.at(-1)?.seq === head), "every client reaching the head");
+    const all = (await rt.store.read({ thread_id }, { limit: 5000 })).events.map((e) => e.seq);
+    for (const c of clients) {
+      const seqs = c.received.map((e) => e.seq);
+      expect(seqs).toEqual(all); // each event of the channel once, in seq order, none missing
+      c.socket.disconnect();
+    }
+  });
+
   it("streams a run's events and ignores other runs", async () => {
     const thread_id = await newThread(rt, "runsub");
     const run_id = newId("run");

@@ -1,14 +1,16 @@
 /**
- * The Socket.IO gateway (issue 2 §5; contract in lib/realtime/contract.ts).
+ * The Socket.IO gateway (contract in lib/realtime/contract.ts; docs/architecture.md "From
+ * request to socket").
  *
- * A subscription `{ thread_id | run_id, after }` first replays the store after `after`, then
- * goes live. While it replays, live events for it are buffered; when the replay has caught up
- * the buffer is flushed, skipping what the replay already sent, and, in the same synchronous
- * step, the socket joins the scope's room (`thread:<id>` or `run:<id>`). Live events are then
- * broadcast to the rooms of their thread and run in one emit, so each is encoded once and a
- * socket in both rooms still gets it once. The tail delivers events in seq order, so a client
- * sees every event of the scope once and in order, with no gap across a reconnect that passes
- * its last seq as `after`. (Rooms are also what a Socket.IO adapter shares between nodes.)
+ * A subscription `{ thread_id | run_id, after }` keeps its own cursor: the seq of the last event
+ * it sent. It first replays the store after `after`, then goes live. While it replays, the tail's
+ * live events for it are buffered; when the replay has caught up, the buffer is flushed and the
+ * subscription goes live. The store can be ahead of the tail (an event is readable once committed,
+ * and reaches the tail a moment later), so the replay may already have sent events the tail
+ * delivers afterwards: every send, replayed, buffered or live, checks `seq > cursor`, so a
+ * subscription never sends an event twice or out of order. Live events go to the sockets whose
+ * subscriptions want them in one `io.to(socketIds).emit`, so each is encoded once and a socket
+ * with two matching subscriptions (its channel and one of its runs) still gets it once.
  *
  * It also broadcasts `thread.activity` (the ThreadSummaries that changed) to every client,
  * one message every ACTIVITY_MS at most, so sidebars keep unread counts live.
@@ -129,7 +131,6 @@ export class RealtimeGateway {
     for (const ev of sub.buffer) this.emit(sub, ev);
     sub.buffer = [];
     sub.live = true;
-    void sub.socket.join(sub.key);
   }
 
   private emit(sub: LiveSub, ev: StoredEvent) {
@@ -140,22 +141,25 @@ export class RealtimeGateway {
 
   private remove(sub: LiveSub, subs: Map<string, LiveSub>) {
     sub.closed = true;
-    void sub.socket.leave(sub.key);
     subs.delete(sub.key);
     const set = this.byKey.get(sub.key);
     set?.delete(sub);
     if (set && !set.size) this.byKey.delete(sub.key);
   }
 
+  /** A committed event from the tail (seq order): to every live subscription still behind it. */
   private onEvent(ev: StoredEvent) {
-    const rooms = [`thread:${ev.thread_id}`, `run:${ev.run_id}`];
-    for (const key of rooms) {
+    const sockets = new Set<string>();
+    for (const key of [`thread:${ev.thread_id}`, `run:${ev.run_id}`]) {
       for (const sub of this.byKey.get(key) ?? []) {
-        if (sub.live) sub.cursor = ev.seq;
-        else sub.buffer.push(ev);
+        if (!sub.live) sub.buffer.push(ev);
+        else if (ev.seq > sub.cursor) {
+          sub.cursor = ev.seq;
+          sockets.add(sub.socket.id);
+        }
       }
     }
-    this.io.to(rooms).emit("event", ev);
+    if (sockets.size) this.io.to([...sockets]).emit("event", ev);
     this.dirtyThreads.add(ev.thread_id);
     this.activityTimer ??= setTimeout(() => void this.flushActivity(), ACTIVITY_MS);
   }

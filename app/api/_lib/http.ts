@@ -3,7 +3,9 @@
  * `{ error: { code, message, issues? } }`, body and cursor parsing.
  */
 import { z } from "zod";
+import { describePath, findUnstorable } from "@/lib/protocol";
 import { ClutchError, isClutchError } from "@/server/errors";
+import { isDatabaseUnavailable } from "@/server/db/availability";
 import { log } from "@/server/log";
 
 export function json(data: unknown, status = 200): Response {
@@ -14,28 +16,84 @@ function errorBody(code: string, message: string, issues?: unknown[]) {
   return { error: issues ? { code, message, issues } : { code, message } };
 }
 
-/** Wrap a handler: ClutchErrors become their status; anything else a logged 500. */
+/** Seconds a client is asked to wait before retrying while the database is unreachable. */
+const RETRY_AFTER_SEC = 5;
+
+/**
+ * Wrap a handler: ClutchErrors become their status; an unreachable database a 503
+ * `database_unavailable` with Retry-After (nothing was stored; the request can be repeated);
+ * anything else a logged 500.
+ */
 export function route<C>(fn: (req: Request, ctx: C) => Promise<Response>) {
   return async (req: Request, ctx: C): Promise<Response> => {
     try {
       return await fn(req, ctx);
     } catch (err) {
       if (isClutchError(err)) return json(errorBody(err.code, err.message, err.issues), err.status);
+      if (isDatabaseUnavailable(err)) {
+        log.warn({ url: req.url }, "database unavailable");
+        const res = json(errorBody("database_unavailable", `the database cannot be reached right now; nothing was stored; retry in ${RETRY_AFTER_SEC} seconds`), 503);
+        res.headers.set("retry-after", String(RETRY_AFTER_SEC));
+        return res;
+      }
       log.error({ err, url: req.url }, "request failed");
       return json(errorBody("internal", "something went wrong on the server; nothing was stored"), 500);
     }
   };
 }
 
-/** The request body as JSON. Throws ClutchError invalid_json (400). */
-export async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text();
-  if (!text.trim()) throw new ClutchError("invalid_json", "the request body is empty; send JSON");
+/** Largest JSON request body, in bytes (docs/limits.md). */
+export const MAX_JSON_BODY_BYTES = 8 * 1024 * 1024;
+/** Largest JSON Lines import body, in bytes (docs/limits.md). */
+export const MAX_IMPORT_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The request body as text, read as it streams in and abandoned as soon as it passes `maxBytes`,
+ * so an oversized body is never held whole. Throws ClutchError body_too_large (413).
+ */
+export async function readText(req: Request, maxBytes: number): Promise<string> {
+  const tooLarge = () =>
+    new ClutchError("body_too_large", `the request body is larger than ${(maxBytes / 1024 / 1024).toLocaleString("en-US")} MiB; send less at a time`, 413);
+  const declared = Number(req.headers.get("content-length"));
+  if (declared > maxBytes) throw tooLarge();
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * The request body as JSON that can be stored (lib/protocol/json-limits.ts: no NUL character, valid
+ * Unicode, nesting at most MAX_JSON_DEPTH, no `__proto__` key). Throws ClutchError invalid_json
+ * (400, the first bad place in `issues`) or body_too_large (413). An empty body is an error unless
+ * `opts.empty` gives the value it stands for.
+ */
+export async function readJson(req: Request, opts: { maxBytes?: number; empty?: unknown } = {}): Promise<unknown> {
+  const text = await readText(req, opts.maxBytes ?? MAX_JSON_BODY_BYTES);
+  if (!text.trim()) {
+    if (opts.empty !== undefined) return opts.empty;
+    throw new ClutchError("invalid_json", "the request body is empty; send JSON");
+  }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     throw new ClutchError("invalid_json", `the request body is not valid JSON: ${(err as Error).message}`);
   }
+  const bad = findUnstorable(value);
+  if (bad) throw new ClutchError("invalid_json", `${describePath(bad.path)} ${bad.message}; nothing was stored`, 400, [bad]);
+  return value;
 }
 
 const cursor = z.coerce.number().int().nonnegative();

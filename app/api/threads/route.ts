@@ -12,7 +12,7 @@ export const GET = route(async () => json({ threads: await getClutch().store.lis
 
 export const POST = route(async (req) => {
   const body = await readJson(req);
-  const name = (body as { display_name?: unknown }).display_name;
+  const name = body && typeof body === "object" ? (body as { display_name?: unknown }).display_name : undefined;
   const by = typeof name === "string" && name.trim() ? { agent_id: personId(name), display_name: name.trim() } : { agent_id: "user:anonymous", display_name: "Someone" };
   const thread = await getClutch().store.createThread(body, by);
   return json({ thread }, 201);

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { ClutchError } from "@/server/errors";
 import { importRun } from "@/server/runs/runs";
 import { getClutch } from "@/server/instance";
-import { json, route } from "../../_lib/http";
+import { json, MAX_IMPORT_BODY_BYTES, readText, route } from "../../_lib/http";
 
 export const dynamic = "force-dynamic";
 
@@ -19,7 +19,7 @@ const Query = z.strictObject({
 export const POST = route(async (req) => {
   const q = Query.safeParse(Object.fromEntries(new URL(req.url).searchParams));
   if (!q.success) throw new ClutchError("invalid_query", q.error.issues[0]!.message, 400, q.error.issues);
-  const text = await req.text();
+  const text = await readText(req, MAX_IMPORT_BODY_BYTES);
   if (!text.trim()) throw new ClutchError("invalid_jsonl", "the body is empty: send one ClutchMessage per line");
   const result = await importRun(getClutch().store, text, { thread_id: q.data.thread_id, new_run: q.data.new_run === "true" });
   return json(result, 201);

@@ -6,22 +6,14 @@
  */
 import { recordHeartbeat } from "@/server/router/registration";
 import { getClutch } from "@/server/instance";
-import { json, route } from "../../../_lib/http";
+import { json, readJson, route } from "../../../_lib/http";
 
 export const dynamic = "force-dynamic";
 
 export const POST = route(async (req, { params }: { params: Promise<{ agent_id: string }> }) => {
   const { agent_id } = await params;
   const rt = getClutch();
-  const text = await req.text();
-  let body: unknown = {};
-  if (text.trim()) {
-    try {
-      body = JSON.parse(text);
-    } catch (err) {
-      return json({ error: { code: "invalid_json", message: `the request body is not valid JSON: ${(err as Error).message}` } }, 400);
-    }
-  }
+  const body = await readJson(req, { empty: {} });
   await recordHeartbeat(rt.store, rt.registry, decodeURIComponent(agent_id), body);
   return json({}, 202);
 });
