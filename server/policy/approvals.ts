@@ -127,7 +127,7 @@ export class Approvals {
     if (input.arguments && input.decision === "reject") throw new ClutchError("invalid_arguments", "edited arguments go with approve, not reject");
     const at = { thread_id: a.thread_id, run_id: a.run_id, task_id: a.task_id };
     const who = { agent_id: by, role: "human", ...(input.display_name ? { display_name: input.display_name } : {}) };
-    const decision = {
+    const envelope = {
       ...at,
       from: who,
       to: [{ agent_id: a.agent_id }],
@@ -141,8 +141,8 @@ export class Approvals {
     };
     await this.store.append(
       input.decision === "approve"
-        ? makeMessage({ type: "approval.granted", ...decision, payload: { ...payload, ...(input.arguments ? { arguments: input.arguments } : {}) } })
-        : makeMessage({ type: "approval.rejected", ...decision, payload }),
+        ? makeMessage({ type: "approval.granted", ...envelope, payload: { ...payload, ...(input.arguments ? { arguments: input.arguments } : {}) } })
+        : makeMessage({ type: "approval.rejected", ...envelope, payload }),
     );
     const decided = await this.store.queries.approval(approval_id);
     if (!decided) throw new ClutchError("unknown_approval", `there is no approval ${approval_id}`, 404); // the projection never drops a row
