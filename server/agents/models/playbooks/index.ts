@@ -53,5 +53,6 @@ export async function loadPlaybooks(workspaceDir: string): Promise<Playbooks | u
 export function decide(t: Transcript, playbooks?: Playbooks): { role: string; action: Action } {
   const role = playbooks?.roleOf(t) ?? null;
   const playbook = role === null ? undefined : playbooks?.roles[role];
-  return playbook ? { role: role!, action: playbook(t) } : { role: "generic", action: generic(t) };
+  if (role !== null && playbook) return { role, action: playbook(t) };
+  return { role: "generic", action: generic(t) };
 }
