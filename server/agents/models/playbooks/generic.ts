@@ -27,7 +27,6 @@ export const generic: Playbook = (t) => {
     return call("reply", { to: q.event?.from.agent_id ?? "user", reply_to: q.event?.id, text: notice(t, `"${clip(messageText(q), 200)}"`) });
   }
   if (t.lastSubmitIndex() >= 0) return endTurn("Task submitted.");
-  const request = clip(t.requestText(), 500) || "(empty request)";
   if (t.meta.task_kind === "review") {
     const who = t.meta.agent_id || "this agent";
     const work = reviewedWork(t);
@@ -41,6 +40,7 @@ export const generic: Playbook = (t) => {
       data: { decision: has ? "approved" : "changes_requested", comments, blocking_issues: has ? [] : [{ missing: "result" }] },
     });
   }
+  const request = clip(t.requestText(), 500) || "(empty request)";
   const asked = clip(t.askedText(), 500) || request;
   const text = notice(t, `this request:\n\n> ${asked.replace(/\n/g, "\n> ")}`);
   if (askedByPerson(t)) {
