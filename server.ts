@@ -10,7 +10,7 @@ import { log } from "./server/log";
 import { RealtimeGateway } from "./server/realtime/gateway";
 import { startAgentsFeed } from "./server/realtime/agents-feed";
 import { ensureDefaultChannel, startRuntime } from "./server/runtime";
-import { modelFromEnv } from "./server/agents/models";
+import { loadPlaybooks, modelFromEnv } from "./server/agents/models";
 import { startAgentSystem } from "./server/workspace/bootstrap";
 
 nextEnv.loadEnvConfig(process.cwd());
@@ -19,6 +19,7 @@ const config = loadConfig();
 const runtime = await startRuntime(config);
 await ensureDefaultChannel(runtime);
 const models = new Map<string, ReturnType<typeof modelFromEnv>>();
+const playbooks = config.workspaceDir ? await loadPlaybooks(config.workspaceDir) : undefined;
 const agents = config.workspaceDir
   ? await startAgentSystem(runtime, {
       workspaceDir: config.workspaceDir,
@@ -27,7 +28,7 @@ const agents = config.workspaceDir
       allChannels: true,
       modelFor: (agent) => {
         let model = models.get(agent.agent_id);
-        if (!model) models.set(agent.agent_id, (model = modelFromEnv(process.env, agent.agent_id)));
+        if (!model) models.set(agent.agent_id, (model = modelFromEnv(process.env, agent.agent_id, { playbooks })));
         return model;
       },
     })

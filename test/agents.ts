@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { newId, type StoredEvent } from "@/lib/protocol";
-import { builtinModel } from "@/server/agents/models";
+import { builtinModel, loadPlaybooks } from "@/server/agents/models";
 import { personMessage } from "@/server/events/chat";
 import type { Runtime } from "@/server/runtime";
 import { startAgentSystem, type AgentSystem } from "@/server/workspace/bootstrap";
@@ -40,12 +40,13 @@ export function scratchWorkspace(
   return { dir, channel };
 }
 
-/** Start the agents of `workspaceDir` on the built-in model. */
-export function startAgents(rt: Runtime, workspaceDir: string): Promise<AgentSystem> {
+/** Start the agents of `workspaceDir` on the built-in model with the example's playbooks. */
+export async function startAgents(rt: Runtime, workspaceDir: string): Promise<AgentSystem> {
+  const playbooks = await loadPlaybooks(EXAMPLE);
   return startAgentSystem(rt, {
     workspaceDir,
     dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
-    modelFor: () => builtinModel(),
+    modelFor: () => builtinModel({ playbooks }),
   });
 }
 

@@ -430,7 +430,7 @@ describe("DocsServer with a link out of its folder", () => {
     fs.writeFileSync(path.join(outside, "secret.md"), "# Secret\n");
     fs.symlinkSync(path.join(outside, "secret.md"), path.join(dir, "link.md"));
     const own = new McpHub(
-      { mcpServers: { DocsServer: { command: "node", args: ["--import", "tsx", "server/adapters/mcp/servers/docs-server.ts"], env: { CLUTCH_DOCS_DIR: dir } } } },
+      { mcpServers: { DocsServer: { command: "node", args: ["--import", "tsx", "examples/sales-analysis/mcp-servers/docs-server.ts"], env: { CLUTCH_DOCS_DIR: dir } } } },
       { onStderr: () => {} },
     );
     try {

@@ -4,7 +4,7 @@
  *
  * ```json
  * { "mcpServers": {
- *     "DataServer": { "command": "node", "args": ["--import", "tsx", "server/adapters/mcp/servers/data-server.ts"],
+ *     "DataServer": { "command": "node", "args": ["--import", "tsx", "examples/sales-analysis/mcp-servers/data-server.ts"],
  *                     "env": { "CLUTCH_QUERY_TIMEOUT_MS": "30000" }, "timeout_ms": 30000 } } }
  * ```
  *

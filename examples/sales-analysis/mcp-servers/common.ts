@@ -1,5 +1,5 @@
 /**
- * Helpers shared by Clutch's example MCP servers (DocsServer, DataServer, SummaryServer).
+ * Helpers shared by the sales example's MCP servers (DocsServer, DataServer, SummaryServer).
  *
  * These servers speak MCP over stdio: stdout carries the protocol, so nothing here (or in a
  * server) may write to stdout. Diagnostics go to stderr, which the hub captures.
@@ -13,18 +13,16 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-
-/** The repository root (four levels above `server/adapters/mcp/servers/`). */
-export const REPO_ROOT = path.resolve(HERE, "../../../..");
+/** The example's own documents: `docs/` next to this folder. */
+const EXAMPLE_DOCS = fileURLToPath(new URL("../docs", import.meta.url));
 
 /**
  * The folder DocsServer serves: `$CLUTCH_DOCS_DIR` (resolved against the working directory) or,
- * by default, `<repo>/examples/sales-analysis/docs`. Returns an absolute path.
+ * by default, the example's `examples/sales-analysis/docs`. Returns an absolute path.
  */
 export function docsDir(env: NodeJS.ProcessEnv = process.env): string {
   const v = env.CLUTCH_DOCS_DIR;
-  return v ? path.resolve(v) : path.join(REPO_ROOT, "examples/sales-analysis/docs");
+  return v ? path.resolve(v) : EXAMPLE_DOCS;
 }
 
 /**
