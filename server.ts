@@ -5,7 +5,7 @@
 import { createServer } from "node:http";
 import nextEnv from "@next/env";
 import next from "next";
-import { modelFromEnv } from "./server/agents/models";
+import { loadPlaybooks, modelFromEnv } from "./server/agents/models";
 import { createClutch } from "./server/clutch";
 import { loadConfig } from "./server/config";
 import { log } from "./server/log";
@@ -16,6 +16,7 @@ nextEnv.loadEnvConfig(process.cwd());
 const config = loadConfig();
 
 const models = new Map<string, ReturnType<typeof modelFromEnv>>();
+const playbooks = config.workspaceDir ? await loadPlaybooks(config.workspaceDir) : undefined;
 const clutch = await createClutch({
   databaseUrl: config.databaseUrl,
   dataDir: config.dataDir,
@@ -25,7 +26,7 @@ const clutch = await createClutch({
   defaultChannel: true,
   modelFor: (agent) => {
     let model = models.get(agent.agent_id);
-    if (!model) models.set(agent.agent_id, (model = modelFromEnv(process.env, agent.agent_id)));
+    if (!model) models.set(agent.agent_id, (model = modelFromEnv(process.env, agent.agent_id, { playbooks })));
     return model;
   },
 });

@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
-    include: ["lib/**/*.test.ts", "server/**/*.test.ts", "test/**/*.test.ts", "components/**/*.test.ts"],
+    include: ["lib/**/*.test.ts", "server/**/*.test.ts", "test/**/*.test.ts", "components/**/*.test.ts", "examples/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

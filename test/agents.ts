@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { newId, type StoredEvent } from "@/lib/protocol";
-import { builtinModel } from "@/server/agents/models";
+import { builtinModel, loadPlaybooks } from "@/server/agents/models";
 import type { Clutch } from "@/server/clutch";
 import { personMessage } from "@/server/events/chat";
 import { testClutch } from "./helpers";
@@ -40,12 +40,13 @@ export function scratchWorkspace(
   return { dir, channel };
 }
 
-/** A Clutch on the test database running the agents of `workspaceDir` on the built-in model. */
-export function startAgents(workspaceDir: string): Promise<Clutch> {
+/** A Clutch on the test database running the agents of `workspaceDir` on the built-in model with the example's playbooks. */
+export async function startAgents(workspaceDir: string): Promise<Clutch> {
+  const playbooks = await loadPlaybooks(EXAMPLE);
   return testClutch({
     workspaceDir,
     dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
-    modelFor: () => builtinModel(),
+    modelFor: () => builtinModel({ playbooks }),
   });
 }
 

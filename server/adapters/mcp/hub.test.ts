@@ -201,6 +201,20 @@ describe("DataServer query_data", () => {
     expect(e).toMatchObject({ code: "TOOL_ERROR", retryable: false });
     expect(e.message).toMatch(/no_such_column/);
   });
+
+  // memory_limit_mb (mcp.json) is enforced with Linux's prlimit.
+  it.skipIf(process.platform !== "linux")("refuses a value larger than its memory limit, and goes on serving", async () => {
+    const e = await failure(data({ sql: "SELECT length(repeat('x', 1500000000)) AS n" }));
+    expect(e).toMatchObject({ code: "TOOL_ERROR", retryable: false });
+    expect(e.message).toMatch(/Out of Memory/);
+    const r = await data({ sql: "SELECT count(*) AS n FROM orders" });
+    expect((r.result as { rows: { n: number }[] }).rows[0]!.n).toBe(ORDERS.length);
+  });
+
+  it("refuses a result of more than 2,000,000 characters", async () => {
+    const e = await failure(data({ sql: "SELECT repeat('x', 100000) AS s FROM range(30)", limit: 100 }));
+    expect(e.message).toMatch(/the result is 3,000,\d{3} characters, over the limit of 2,000,000/);
+  });
 });
 
 describe("DataServer process_data", () => {
@@ -430,7 +444,7 @@ describe("DocsServer with a link out of its folder", () => {
     fs.writeFileSync(path.join(outside, "secret.md"), "# Secret\n");
     fs.symlinkSync(path.join(outside, "secret.md"), path.join(dir, "link.md"));
     const own = new McpHub(
-      { mcpServers: { DocsServer: { command: "node", args: ["--import", "tsx", "server/adapters/mcp/servers/docs-server.ts"], env: { CLUTCH_DOCS_DIR: dir } } } },
+      { mcpServers: { DocsServer: { command: "node", args: ["--import", "tsx", "examples/sales-analysis/mcp-servers/docs-server.ts"], env: { CLUTCH_DOCS_DIR: dir } } } },
       { onStderr: () => {} },
     );
     try {

@@ -15,6 +15,7 @@
  * await hub.close();
  * ```
  */
+import fs from "node:fs";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -96,6 +97,24 @@ const CallRequestSchema = z.object({
   arguments: z.record(z.string(), z.unknown(), { error: "arguments must be a JSON object" }).optional(),
   timeout_ms: z.number().int().positive().max(600_000, "timeout_ms is at most 600000 (10 minutes)").optional(),
 });
+
+/** `prlimit` (util-linux), which starts a program under a resource limit; null where there is none. */
+const PRLIMIT = process.platform === "linux" ? (["/usr/bin/prlimit", "/bin/prlimit"].find((p) => fs.existsSync(p)) ?? null) : null;
+
+/**
+ * The command that starts a server under `memory_limit_mb`: on Linux, `prlimit --data=<bytes>`
+ * execs the server with RLIMIT_DATA set, so an allocation past the limit fails inside the server
+ * (DuckDB answers "Out of Memory") instead of growing the machine's memory. Elsewhere the limit
+ * cannot be enforced: the server starts as it is and a warning says so.
+ */
+export function withMemoryLimit(server_id: string, command: string, args: string[], memory_limit_mb: number | undefined): { command: string; args: string[] } {
+  if (!memory_limit_mb) return { command, args };
+  if (!PRLIMIT) {
+    log.warn({ server_id, memory_limit_mb }, "memory_limit_mb is not enforced on this system (needs Linux with prlimit)");
+    return { command, args };
+  }
+  return { command: PRLIMIT, args: [`--data=${memory_limit_mb * 1024 * 1024}`, "--", command, ...args] };
+}
 
 /** Crash-loop guard: after this many failed starts in a row, wait {@link START_BACKOFF_MS} before trying again. */
 const MAX_FAILED_STARTS = 3;
@@ -426,11 +445,11 @@ export class McpHub {
 
   private async start(slot: Slot): Promise<Running> {
     const { entry } = slot;
-    const command = entry.command === "node" ? process.execPath : entry.command;
+    const { command, args } = withMemoryLimit(slot.id, entry.command === "node" ? process.execPath : entry.command, entry.args, entry.memory_limit_mb);
     const cwd = entry.cwd ? path.resolve(this.cwd, entry.cwd) : this.cwd;
     const transport = new StdioClientTransport({
       command,
-      args: entry.args,
+      args,
       env: { ...getDefaultEnvironment(), ...entry.env },
       cwd,
       stderr: "pipe",

@@ -4,13 +4,14 @@
  *
  * ```json
  * { "mcpServers": {
- *     "DataServer": { "command": "node", "args": ["--import", "tsx", "server/adapters/mcp/servers/data-server.ts"],
+ *     "DataServer": { "command": "node", "args": ["--import", "tsx", "examples/sales-analysis/mcp-servers/data-server.ts"],
  *                     "env": { "CLUTCH_QUERY_TIMEOUT_MS": "30000" }, "timeout_ms": 30000 } } }
  * ```
  *
  * Per server: `command` (required), `args`, `env` (added to a safe default environment), `cwd`
  * (relative to the workspace root, default the root), `description`, `timeout_ms` (default per-call
- * timeout), `start_timeout_ms` (limit for starting and initializing), `disabled`.
+ * timeout), `start_timeout_ms` (limit for starting and initializing), `memory_limit_mb` (the most
+ * memory the process may allocate, enforced by the kernel on Linux: docs/limits.md), `disabled`.
  */
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -42,6 +43,12 @@ export const McpServerEntrySchema = z.strictObject({
     .int("start_timeout_ms must be a whole number of milliseconds")
     .positive("start_timeout_ms must be more than 0")
     .max(600_000, "start_timeout_ms is at most 600000 (10 minutes)")
+    .optional(),
+  memory_limit_mb: z
+    .number({ error: "memory_limit_mb must be a number of megabytes" })
+    .int("memory_limit_mb must be a whole number of megabytes")
+    .min(256, "memory_limit_mb is at least 256 (a Node.js process needs that much to start)")
+    .max(1_048_576)
     .optional(),
   disabled: z.boolean().optional(),
 });

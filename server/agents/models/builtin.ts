@@ -1,10 +1,10 @@
 /**
  * Clutch's built-in model: a deterministic LanguageModelV3 (AI SDK provider spec v3) that needs
- * no key and no network (issue 3 "Two model sources"). It plays seed 000's example by reading
- * the prompt the runner builds (server/agents/contract.ts): the system message's
- * providerOptions.clutch (SystemMeta) picks the playbook by role (pm, analyst, qa, or generic);
- * the inbound events, its own earlier tool calls and their results tell the playbook where it
- * stands; the playbook returns the next action.
+ * no key and no network. It plays the workspace's playbooks (playbooks/index.ts) by reading the
+ * prompt the runner builds (server/agents/contract.ts "Prompt"): the system message's
+ * providerOptions.clutch (SystemMeta) and system prompt let the workspace's `roleOf` pick a
+ * playbook (else the generic one); the inbound events, its own earlier tool calls and their
+ * results tell the playbook where it stands; the playbook returns the next action.
  *
  * Each call returns either tool calls (`finishReason: tool-calls`; inputs as JSON strings) or
  * text only (`stop`), which ends the agent's turn while it waits. Every figure it states comes
@@ -24,9 +24,8 @@ import type {
   LanguageModelV3StreamResult,
   LanguageModelV3Usage,
 } from "@ai-sdk/provider";
-import { decide, roleOf } from "./playbooks";
+import { decide, type Playbooks } from "./playbooks";
 import { Transcript } from "./playbooks/transcript";
-import type { Action } from "./playbooks/types";
 
 export const BUILTIN_PROVIDER = "clutch.builtin";
 export const BUILTIN_MODEL_ID = "clutch-builtin-1";
@@ -56,9 +55,11 @@ function usage(inputChars: number, outputChars: number): LanguageModelV3Usage {
   };
 }
 
-/** The next action for a prompt (exported for tests and tooling). */
-export function builtinAction(options: Pick<LanguageModelV3CallOptions, "prompt" | "tools">): Action {
-  return decide(new Transcript(options.prompt, options.tools));
+export interface BuiltinModelOptions {
+  /** The workspace's playbooks (loadPlaybooks); without them every agent plays the generic playbook. */
+  playbooks?: Playbooks;
+  /** Default BUILTIN_MODEL_ID. */
+  modelId?: string;
 }
 
 /** The deterministic built-in model. */
@@ -67,15 +68,18 @@ export class BuiltinLanguageModel implements LanguageModelV3 {
   readonly provider = BUILTIN_PROVIDER;
   readonly modelId: string;
   readonly supportedUrls: Record<string, RegExp[]> = {};
+  private readonly playbooks?: Playbooks;
 
-  constructor(modelId: string = BUILTIN_MODEL_ID) {
-    this.modelId = modelId;
+  constructor(options: BuiltinModelOptions = {}) {
+    this.modelId = options.modelId ?? BUILTIN_MODEL_ID;
+    this.playbooks = options.playbooks;
   }
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     options.abortSignal?.throwIfAborted();
     const transcript = new Transcript(options.prompt, options.tools);
-    let action = decide(transcript);
+    const decided = decide(transcript, this.playbooks);
+    let action = decided.action;
     if (options.toolChoice?.type === "none" && action.calls.length) {
       action = { calls: [], text: `${action.text ? `${action.text} ` : ""}(Tools are off for this call; next I would call ${action.calls.map((c) => c.tool).join(", ")}.)` };
     }
@@ -91,7 +95,7 @@ export class BuiltinLanguageModel implements LanguageModelV3 {
       content,
       finishReason: action.calls.length ? { unified: "tool-calls", raw: "tool_calls" } : { unified: "stop", raw: "stop" },
       usage: usage(key.length, outChars),
-      providerMetadata: { clutch: { role: roleOf(transcript.meta.agent_id, transcript.system), builtin: true } },
+      providerMetadata: { clutch: { role: decided.role, builtin: true } },
       response: { id: `resp_bi_${stamp}`, modelId: this.modelId, timestamp: new Date(0) },
       warnings: [],
     };
@@ -125,7 +129,7 @@ export class BuiltinLanguageModel implements LanguageModelV3 {
   }
 }
 
-/** A built-in model instance (stateless; one can serve every agent). */
-export function builtinModel(modelId?: string): BuiltinLanguageModel {
-  return new BuiltinLanguageModel(modelId);
+/** A built-in model instance (stateless; one can serve every agent of a workspace). */
+export function builtinModel(options?: BuiltinModelOptions): BuiltinLanguageModel {
+  return new BuiltinLanguageModel(options);
 }

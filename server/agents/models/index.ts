@@ -1,7 +1,7 @@
 /**
- * Model sources for Clutch's agents (issue 3 "Two model sources"): the deterministic built-in
- * model (default: no key, no network), any OpenAI-compatible chat-completions endpoint (OpenAI,
- * Ollama, vLLM, …) and Anthropic, chosen for all agents or per agent.
+ * Model sources for Clutch's agents: the deterministic built-in model (default: no key, no
+ * network; it plays the workspace's playbooks), any OpenAI-compatible chat-completions endpoint
+ * (OpenAI, Ollama, vLLM, …) and Anthropic, chosen for all agents or per agent.
  *
  * Environment:
  *   CLUTCH_MODEL                 model of every agent: `builtin` (default), `openai[:<model>]`,
@@ -23,8 +23,12 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { z } from "zod";
 import { ClutchError } from "../../errors";
 import { BuiltinLanguageModel } from "./builtin";
+import { modelEnvVar } from "./connect";
+import type { Playbooks } from "./playbooks";
 
-export { BuiltinLanguageModel, builtinModel, builtinAction } from "./builtin";
+export { BuiltinLanguageModel, builtinModel } from "./builtin";
+export { modelEnvVar } from "./connect";
+export { loadPlaybooks, type Playbooks } from "./playbooks";
 
 const url = z.url({ error: "baseURL must be an http(s) URL, e.g. http://127.0.0.1:11434/v1" });
 
@@ -60,6 +64,12 @@ export type ResolvedSpec = z.output<typeof ModelSpecSchema>;
 
 type Env = Record<string, string | undefined>;
 
+/** What a model may need from the workspace it serves. */
+export interface ModelContext {
+  /** The workspace's playbooks, for the built-in model (loadPlaybooks). */
+  playbooks?: Playbooks;
+}
+
 function configError(message: string): ClutchError {
   return new ClutchError("MODEL_CONFIG", message, 400);
 }
@@ -70,9 +80,10 @@ function nonEmpty(v: string | undefined): string | undefined {
 
 /**
  * The language model for `spec`. Defaults not in the spec come from `env` (process.env by
- * default). Throws ClutchError MODEL_CONFIG for an invalid spec or a missing URL, key or model.
+ * default); the built-in model plays `context.playbooks`. Throws ClutchError MODEL_CONFIG for an
+ * invalid spec or a missing URL, key or model.
  */
-export function resolveModel(spec: ModelSpec = "builtin", env: Env = process.env): LanguageModelV3 {
+export function resolveModel(spec: ModelSpec = "builtin", env: Env = process.env, context: ModelContext = {}): LanguageModelV3 {
   const parsed = ModelSpecSchema.safeParse(spec);
   if (!parsed.success) {
     throw configError(`invalid model spec ${JSON.stringify(spec)}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "spec"}: ${i.message}`).join("; ")}`);
@@ -80,7 +91,7 @@ export function resolveModel(spec: ModelSpec = "builtin", env: Env = process.env
   const s = parsed.data;
   switch (s.provider) {
     case "builtin":
-      return new BuiltinLanguageModel();
+      return new BuiltinLanguageModel({ playbooks: context.playbooks });
     case "openai-compatible": {
       const apiKey = s.apiKey ?? nonEmpty(env.OPENAI_API_KEY);
       const baseURL = s.baseURL ?? nonEmpty(env.OPENAI_BASE_URL) ?? (apiKey ? "https://api.openai.com/v1" : undefined);
@@ -103,12 +114,6 @@ export function resolveModel(spec: ModelSpec = "builtin", env: Env = process.env
       return provider.languageModel(model);
     }
   }
-}
-
-/** `CLUTCH_MODEL_PM_1` for `agent:pm-1` (id without `agent:`, upper snake case). */
-export function modelEnvVar(agent_id: string): string {
-  const bare = agent_id.replace(/^agent:/, "");
-  return `CLUTCH_MODEL_${bare.replace(/[^A-Za-z0-9]+/g, "_").replace(/^_+|_+$/g, "").toUpperCase()}`;
 }
 
 /**
@@ -164,6 +169,6 @@ export function modelSpecFromEnv(env: Env, agent_id: string): ResolvedSpec {
 }
 
 /** The model of `agent_id` as the environment configures it (modelSpecFromEnv + resolveModel). */
-export function modelFromEnv(env: Env, agent_id: string): LanguageModelV3 {
-  return resolveModel(modelSpecFromEnv(env, agent_id), env);
+export function modelFromEnv(env: Env, agent_id: string, context: ModelContext = {}): LanguageModelV3 {
+  return resolveModel(modelSpecFromEnv(env, agent_id), env, context);
 }

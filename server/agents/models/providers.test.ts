@@ -1,7 +1,7 @@
 /**
- * The real provider code against local HTTP servers that speak the providers' protocols with
- * scripted answers (issue 3: "The OpenAI-compatible path against a local HTTP server that speaks
- * the chat-completions protocol with scripted tool calls"). No network beyond 127.0.0.1.
+ * The real provider code against local HTTP servers that speak the providers' protocols
+ * (OpenAI chat-completions, Anthropic messages) with scripted answers and tool calls. No network
+ * beyond 127.0.0.1.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";

@@ -1,33 +1,12 @@
-/** Small readers shared by the playbooks. */
+/** Small readers shared by the playbooks: messages, reviews, who asked. */
 import type { StoredEvent } from "@/lib/protocol";
-import type { Dimension } from "./sql";
-import type { InboundEntry, Transcript } from "./transcript";
+import { isHuman, type InboundEntry, type Transcript } from "./transcript";
 import { isRecord, str } from "./values";
 
 /** `s` cut to `max` characters with an ellipsis. */
 export function clip(s: string, max: number): string {
   const t = s.trim();
   return t.length > max ? `${t.slice(0, max - 1).trimEnd()}…` : t;
-}
-
-/**
- * The breakdown a request or an answer asks for. An explicit `Breakdown: <dim>` line wins (pm-1
- * writes one into its delegation); else keywords: segment(s) → segment; overall/total/trend
- * without region or market → total; else region (the spec's default: major markets).
- */
-export function dimensionOf(text: string): Dimension {
-  const explicit = /breakdown:\s*(region|segment|total)/i.exec(text);
-  if (explicit) return explicit[1].toLowerCase() as Dimension;
-  const t = text.toLowerCase();
-  if (/\bregion|\bmarket|geograph/.test(t)) return "region";
-  if (/segment|customer type|consumer|corporate|home office/.test(t)) return "segment";
-  if (/overall|total|trend|big picture|whole/.test(t)) return "total";
-  return "region";
-}
-
-/** True when an answer declines ("no", "don't", "skip", "not needed"). */
-export function isNegative(text: string): boolean {
-  return /^\s*(no|nope|not now)\b|\bno need\b|\bdon'?t\b|\bdo not\b|\bskip\b|\bnot needed\b|\bunnecessary\b/i.test(text);
 }
 
 /** The payload of an event as a record. */
@@ -64,4 +43,44 @@ export function delegatorOf(t: Transcript, fallback: string): string {
   const id = from?.agent_id;
   if (id && id.startsWith("agent:") && !/orchestrator/.test(id) && !t.isMe(id)) return id;
   return fallback;
+}
+
+/**
+ * True when a person asked for this agent's task: the task.request comes from a person, or the
+ * orchestrator opened it for a person's message (`input.from`, server/orchestrator).
+ */
+export function askedByPerson(t: Transcript): boolean {
+  const req = t.request();
+  const input = req?.payload.input;
+  const opener = isRecord(input) && isRecord(input.from) ? { agent_id: str(input.from.agent_id), role: str(input.from.role) } : undefined;
+  return isHuman(req?.from) || isHuman(opener);
+}
+
+/** The keys a result under review carries at least one of. */
+export const RESULT_KEYS = ["data", "report_markdown", "summary"];
+
+/** The work under review: its result (summary, report, data) and who did it, when the request says. */
+export interface ReviewedWork {
+  result: Record<string, unknown>;
+  /** The author's id (`agent:…` or `user`), or undefined when the request does not name one. */
+  author?: string;
+  review_of?: string;
+}
+
+/**
+ * The work a review task's request carries, read loosely: the result in `payload.input` (`{
+ * review_of, author, result: { summary, report_markdown, data } }`, or `work`/`output`, or a
+ * python_object attachment), the author from `input` or an `agent:` id in the request's text.
+ */
+export function reviewedWork(t: Transcript): ReviewedWork {
+  const req = t.request();
+  const p = payloadOf(req);
+  const input = isRecord(p.input) ? p.input : {};
+  const candidates: unknown[] = [input.result, input.work, input.output, input];
+  for (const a of req?.attachments ?? []) if (isRecord(a) && a.kind === "python_object") candidates.push(a.object);
+  const result = candidates.find((c): c is Record<string, unknown> => isRecord(c) && RESULT_KEYS.some((k) => k in c)) ?? {};
+  const authorRaw = [input.agent_id, input.author, input.from, input.reviewee, isRecord(input.result) ? input.result.agent_id : undefined].map(str).find(Boolean);
+  const fromText = /agent:[A-Za-z0-9_-]+/.exec([str(p.instructions), str(p.context_summary), str(p.title)].filter(Boolean).join(" "))?.[0];
+  const author = authorRaw ?? (fromText && !t.isMe(fromText) ? fromText : undefined);
+  return { result, author: author && !author.includes(":") && author !== "user" ? `agent:${author}` : author, review_of: str(input.review_of) };
 }

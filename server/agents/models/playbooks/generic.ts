@@ -1,26 +1,34 @@
 /**
- * The playbook of an agent the built-in model has no role for: answer questions put to it,
- * then finish its task with an acknowledgement that summarises the request (work), or a
- * review.feedback.v1 that checks only that there is a result to review (review).
+ * The playbook of an agent the workspace's playbooks do not cover. It says plainly that it did
+ * no work and how to connect a real model: in its answer to a question put to it, in a message
+ * to the person who asked for the task (when a person did), and in the result it submits so the
+ * task ends. A review task gets a review.feedback.v1 that checks only that there is a result.
  */
-import { clip, messageText } from "./common";
-import { reviewedWork } from "./qa";
+import { connectModelHelp } from "../connect";
+import { askedByPerson, clip, messageText, reviewedWork } from "./common";
+import type { Transcript } from "./transcript";
 import { call, endTurn, type Playbook } from "./types";
+import { bareId } from "./values";
+
+/** What the agent tells people: it runs on the built-in model, has no playbook, did nothing. */
+function notice(t: Transcript, about: string): string {
+  const who = bareId(t.meta.agent_id) || "This agent";
+  return [
+    `**${who}** runs on Clutch's built-in model, a scripted stand-in with no playbook for this agent, so it has not worked on ${about}.`,
+    "",
+    ...connectModelHelp(t.meta.agent_id || "agent"),
+  ].join("\n");
+}
 
 export const generic: Playbook = (t) => {
   if (t.ownTaskStopped()) return endTurn("My task was stopped; nothing more to do.");
-  const who = t.meta.agent_id || "this agent";
   const q = t.pendingQuestions()[0];
   if (q) {
-    return call("reply", {
-      to: q.event?.from.agent_id ?? "user",
-      reply_to: q.event?.id,
-      text: `${who} runs on Clutch's built-in model, which has no playbook for this role, so I cannot answer "${clip(messageText(q), 200)}" in depth. Configure a model for this agent (CLUTCH_MODEL_<AGENT>) for a real answer.`,
-    });
+    return call("reply", { to: q.event?.from.agent_id ?? "user", reply_to: q.event?.id, text: notice(t, `"${clip(messageText(q), 200)}"`) });
   }
   if (t.lastSubmitIndex() >= 0) return endTurn("Task submitted.");
-  const request = clip(t.requestText(), 500) || "(empty request)";
   if (t.meta.task_kind === "review") {
+    const who = t.meta.agent_id || "this agent";
     const work = reviewedWork(t);
     const has = Object.keys(work.result).length > 0;
     const comments = has
@@ -32,8 +40,13 @@ export const generic: Playbook = (t) => {
       data: { decision: has ? "approved" : "changes_requested", comments, blocking_issues: has ? [] : [{ missing: "result" }] },
     });
   }
-  return call("submit_result", {
-    summary: `Acknowledged: ${request}`,
-    report_markdown: `**${who}** received the request:\n\n> ${request.replace(/\n/g, "\n> ")}\n\nThis agent runs on Clutch's built-in model, which has no playbook for its role; no analysis was done.`,
-  });
+  const request = clip(t.requestText(), 500) || "(empty request)";
+  const asked = clip(t.askedText(), 500) || request;
+  const text = notice(t, `this request:\n\n> ${asked.replace(/\n/g, "\n> ")}`);
+  if (askedByPerson(t)) {
+    const told = t.lastCall("reply", (i) => i.to === "user");
+    if (!told) return call("reply", { to: "user", text });
+    if (!told.outcome) return endTurn("Waiting for my message to be sent.");
+  }
+  return call("submit_result", { summary: `Not done, no playbook for this agent on the built-in model: ${request}`, report_markdown: text });
 };

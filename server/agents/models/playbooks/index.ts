@@ -1,44 +1,58 @@
 /**
- * The built-in model's playbooks, chosen by the agent's role: pm, analyst, qa (the seed's
- * example team), or a generic one for any other agent.
+ * The playbook registry of the built-in model. A workspace brings its own playbooks as the
+ * default export of `<workspace>/playbooks/index.ts` (see examples/sales-analysis/playbooks):
+ * playbooks by role name and a `roleOf` that picks one for an agent's prompt. Clutch loads that
+ * module by path when it starts the workspace; any agent no playbook covers (and every agent of a
+ * workspace without playbooks) gets the generic playbook, which says plainly that it did nothing.
  */
-import { analyst } from "./analyst";
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { ClutchError } from "../../../errors";
 import { generic } from "./generic";
-import { pm } from "./pm";
-import { qa, reviewedWork } from "./qa";
 import type { Transcript } from "./transcript";
 import type { Action, Playbook } from "./types";
-import { bareId } from "./values";
+import { isRecord } from "./values";
 
-export type Role = "pm" | "analyst" | "qa" | "generic";
-
-export const PLAYBOOKS: Record<Role, Playbook> = { pm, analyst, qa, generic };
-
-/**
- * The role of an agent: from its id (`agent:pm-1` → pm, `analyst-2` → analyst, `qa-1` → qa),
- * else from the start of its system prompt (the manifest's: "ProjectManager", "AnalystAgent",
- * "QAAgent"), else generic.
- */
-export function roleOf(agentId: string, systemPrompt = ""): Role {
-  const base = bareId(agentId).toLowerCase().replace(/[-_]?\d+$/, "");
-  if (/^(pm|project[-_]?manager|manager|planner)$/.test(base)) return "pm";
-  if (/analyst/.test(base)) return "analyst";
-  if (/^(qa|quality|qa[-_]?agent|reviewer|verifier)$/.test(base)) return "qa";
-  const head = systemPrompt.slice(0, 300);
-  if (/project ?manager/i.test(head)) return "pm";
-  if (/analyst/i.test(head)) return "analyst";
-  if (/\bQA\b|QAAgent|quality/i.test(head)) return "qa";
-  return "generic";
+/** A workspace's playbooks: the default export of its playbooks module. */
+export interface Playbooks {
+  /** The playbooks by role name, e.g. `{ pm, analyst, qa }`. */
+  roles: Record<string, Playbook>;
+  /** The role (a key of `roles`) that plays the agent whose prompt `t` holds; null for the generic playbook. */
+  roleOf(t: Transcript): string | null;
 }
 
-/** The next action of the agent whose prompt `t` holds. */
-export function decide(t: Transcript): Action {
-  const role = roleOf(t.meta.agent_id, t.system);
-  if (role === "qa") {
-    // qa-1 reviews; a work task with nothing to review gets the generic acknowledgement.
-    const hasWork = t.meta.task_kind === "review" || Object.keys(reviewedWork(t).result).length > 0;
-    return hasWork ? qa(t) : generic(t);
+/** Where a workspace keeps its playbooks module, relative to its folder. */
+export const PLAYBOOKS_MODULE = "playbooks/index.ts";
+
+function isPlaybooks(v: unknown): v is Playbooks {
+  return isRecord(v) && isRecord(v.roles) && Object.values(v.roles).every((p) => typeof p === "function") && typeof v.roleOf === "function";
+}
+
+/**
+ * The playbooks of the workspace in `workspaceDir` (its `playbooks/index.ts`), or undefined when
+ * it has none. Throws a ClutchError MODEL_CONFIG naming the file when the module does not load or
+ * its default export is not `{ roles, roleOf }`.
+ */
+export async function loadPlaybooks(workspaceDir: string): Promise<Playbooks | undefined> {
+  const file = path.resolve(workspaceDir, PLAYBOOKS_MODULE);
+  if (!fs.existsSync(file)) return undefined;
+  let mod: { default?: unknown };
+  try {
+    mod = await import(pathToFileURL(file).href);
+  } catch (e) {
+    throw new ClutchError("MODEL_CONFIG", `${file} does not load: ${(e as Error).message}`, 500);
   }
-  // A review task for an agent that is not a reviewer: the generic review.
-  return t.meta.task_kind === "review" ? generic(t) : PLAYBOOKS[role](t);
+  if (!isPlaybooks(mod.default)) {
+    throw new ClutchError("MODEL_CONFIG", `${file} must export default { roles: { <role>: playbook, … }, roleOf(transcript) }`, 500);
+  }
+  return mod.default;
+}
+
+/** The next action of the agent whose prompt `t` holds, and the role that chose it (`generic` when none). */
+export function decide(t: Transcript, playbooks?: Playbooks): { role: string; action: Action } {
+  const role = playbooks?.roleOf(t) ?? null;
+  const playbook = role === null ? undefined : playbooks?.roles[role];
+  if (role !== null && playbook) return { role, action: playbook(t) };
+  return { role: "generic", action: generic(t) };
 }

@@ -7,7 +7,7 @@
  * the answer to my question arrived, is there a question I have not answered yet".
  */
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
-import type { StoredEvent } from "@/lib/protocol";
+import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import type { SystemMeta } from "../../contract";
 import { isRecord, outcomeOf, sameAgent, str, type ToolOutcome } from "./values";
 
@@ -67,8 +67,13 @@ function clutchOf(providerOptions: unknown): Record<string, unknown> | undefined
   return isRecord(providerOptions) && isRecord(providerOptions.clutch) ? providerOptions.clutch : undefined;
 }
 
+/** True when `v` looks like a stored event (the runner attaches StoredEvents; nothing else is read). */
+function isStoredEvent(v: unknown): v is StoredEvent {
+  return isRecord(v) && typeof v.type === "string" && isRecord(v.payload) && isRecord(v.from);
+}
+
 function eventOf(v: unknown): StoredEvent | undefined {
-  return isRecord(v) && typeof v.type === "string" && isRecord(v.payload) && isRecord(v.from) ? (v as unknown as StoredEvent) : undefined;
+  return isStoredEvent(v) ? v : undefined;
 }
 
 /** True when `from` is a person rather than an agent or the orchestrator. */
@@ -184,16 +189,15 @@ export class Transcript {
   }
 
   /** The task.request of this agent's task (else the first one in the prompt). */
-  request(): StoredEvent | undefined {
-    const reqs = this.inbound.map((e) => e.event).filter((e): e is StoredEvent => e?.type === "task.request");
+  request(): StoredEventOf<"task.request"> | undefined {
+    const reqs = this.inbound.map((e) => e.event).filter((e): e is StoredEventOf<"task.request"> => !!e && isEvent(e, "task.request"));
     return reqs.find((e) => e.task_id === this.meta.task_id) ?? reqs[0];
   }
 
   /** The request as text: title, instructions, context summary (else the first inbound text). */
   requestText(): string {
-    const req = this.request();
-    if (req) {
-      const p = req.payload as Record<string, unknown>;
+    const p = this.request()?.payload;
+    if (p) {
       const parts = [str(p.title), str(p.instructions), str(p.context_summary)].filter((s): s is string => !!s?.trim());
       if (parts.length) return parts.join("\n");
     }
@@ -202,16 +206,16 @@ export class Transcript {
 
   /** What the requester asked, in their words: the instructions, else the title or summary. */
   askedText(): string {
-    const p = (this.request()?.payload ?? {}) as Record<string, unknown>;
-    return [str(p.instructions), str(p.title), str(p.context_summary)].find((s): s is string => !!s?.trim()) ?? this.inbound[0]?.text ?? "";
+    const p = this.request()?.payload;
+    return [str(p?.instructions), str(p?.title), str(p?.context_summary)].find((s): s is string => !!s?.trim()) ?? this.inbound[0]?.text ?? "";
   }
 
   /** Chat messages addressed to this agent that ask for an answer and have none from it yet. */
   pendingQuestions(): InboundEntry[] {
     return this.inbound.filter((e) => {
       const ev = e.event;
-      if (ev?.type !== "chat.message" || this.isMe(ev.from.agent_id)) return false;
-      const p = ev.payload as Record<string, unknown>;
+      if (!ev || !isEvent(ev, "chat.message") || this.isMe(ev.from.agent_id)) return false;
+      const p = ev.payload;
       if (!(p.expects_reply === true || p.inquiry === true || p.oversight_inquiry === true)) return false;
       return !this.calls.some(
         (c) => c.name === "reply" && (c.input.reply_to === ev.id || (!c.input.reply_to && c.index > e.index && sameAgent(str(c.input.to), ev.from.agent_id))),
@@ -237,7 +241,7 @@ export class Transcript {
     const sent = Transcript.sentMessageId(ask);
     const chats = this.inbound.filter((e) => e.event?.type === "chat.message" && !this.isMe(e.event.from.agent_id));
     if (sent) {
-      const direct = chats.find((e) => (e.event!.payload as Record<string, unknown>).reply_to === sent);
+      const direct = chats.find((e) => e.event!.payload.reply_to === sent);
       if (direct) return direct;
     }
     const to = str(ask.input.to) ?? "";

@@ -1,8 +1,7 @@
 /**
  * What a playbook decides for one model call: the next tool calls, or text only to end the
- * turn (contract.ts: "A turn ends when the model answers with text and no tool call").
+ * turn (server/agents/contract.ts: "A turn ends when the model answers with text and no tool call").
  */
-import { mcpToolName } from "../../contract";
 import type { Transcript } from "./transcript";
 
 export interface PlannedCall {
@@ -20,15 +19,12 @@ export interface Action {
 /** A playbook: the next action of an agent, computed from its transcript alone. */
 export type Playbook = (t: Transcript) => Action;
 
+/** One tool call, with optional words next to it. */
 export function call(tool: string, input: Record<string, unknown>, text?: string): Action {
   return { calls: [{ tool, input }], text };
 }
 
+/** No tool call: the turn ends with `text` while the agent waits. */
 export function endTurn(text: string): Action {
   return { calls: [], text };
 }
-
-/** DataServer's query tool name (contract.ts mcpToolName). */
-export const QUERY_DATA = mcpToolName("DataServer", "query_data");
-export const LIST_DOCUMENTS = mcpToolName("DocsServer", "list_documents");
-export const READ_FILE = mcpToolName("DocsServer", "read_file");

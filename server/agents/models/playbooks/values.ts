@@ -75,13 +75,13 @@ function retryableOf(v: unknown): boolean | undefined {
   return undefined;
 }
 
+/** A plain-text tool output that reports a failure ("error: …", "PERMISSION_DENIED: …", "refused: …"). */
+const ERROR_TEXT = /^\s*(error|failed|refused|denied|permission[_ ]denied|not permitted|forbidden)\b/i;
+
 /**
  * Unwraps an MCP CallToolResult (`structuredContent`, else the JSON or text of its `content`)
  * and recognises error shapes (`isError`, `{ error }`, `{ ok: false }`).
  */
-/** A plain-text tool output that reports a failure ("error: …", "PERMISSION_DENIED: …", "refused: …"). */
-const ERROR_TEXT = /^\s*(error|failed|refused|denied|permission[_ ]denied|not permitted|forbidden)\b/i;
-
 export function unwrapValue(v: unknown): ToolOutcome {
   if (typeof v === "string") {
     const parsed = tryJson(v);
@@ -128,7 +128,7 @@ export function outcomeOf(output: unknown): ToolOutcome {
       return unwrapValue(output.value);
     case "content": {
       const parts = Array.isArray(output.value) ? output.value : [];
-      const text = parts.filter((p) => isRecord(p) && p.type === "text").map((p) => String((p as Record<string, unknown>).text ?? "")).join("\n");
+      const text = parts.filter((p): p is Record<string, unknown> => isRecord(p) && p.type === "text").map((p) => String(p.text ?? "")).join("\n");
       return unwrapValue(tryJson(text));
     }
     case "error-text":

@@ -1,5 +1,5 @@
 /**
- * qa-1's playbook (issue 3 step 7; seed 000 "QAAgent" and "Oversight"). A review task's request
+ * qa-1's playbook (CAP's example, "QAAgent", and CAP "Oversight"). A review task's request
  * carries the work under review in payload.input (`{ review_of, result: { summary,
  * report_markdown, data } }`, read loosely). One step per model call:
  *
@@ -11,35 +11,24 @@
  *                              blocking_issues } — approved when every recomputed figure matches
  *                              within 0.01 and no section is missing; else changes_requested
  */
+import { clip, messageText, RESULT_KEYS, reviewedWork as readReviewedWork, type ReviewedWork as Work } from "@/server/agents/models/playbooks/common";
+import type { Transcript } from "@/server/agents/models/playbooks/transcript";
+import { call, endTurn, type Action, type Playbook } from "@/server/agents/models/playbooks/types";
+import { num, num0, numberLeaves, str, tableOf } from "@/server/agents/models/playbooks/values";
 import { money, readAnalysis, totalOf, type SalesAnalysis } from "./analysis";
-import { clip, dimensionOf, messageText, payloadOf } from "./common";
+import { dimensionOf, QUERY_DATA } from "./sales";
 import { PERIODS, sameSql, sqlQaRecompute, type Dimension } from "./sql";
-import type { Transcript } from "./transcript";
-import { call, endTurn, QUERY_DATA, type Action, type Playbook } from "./types";
-import { isRecord, num, num0, numberLeaves, str, tableOf } from "./values";
 
 export const TOLERANCE = 0.01;
 
-/** The work under review: its result (summary, report, data) and who did it. */
-export interface ReviewedWork {
-  result: Record<string, unknown>;
+/** The work under review, by its author (analyst-1 when the request names none). */
+interface ReviewedWork extends Work {
   author: string;
-  review_of?: string;
 }
 
-const RESULT_KEYS = ["data", "report_markdown", "summary"];
-
-export function reviewedWork(t: Transcript): ReviewedWork {
-  const req = t.request();
-  const p = payloadOf(req);
-  const input = isRecord(p.input) ? p.input : {};
-  const candidates: unknown[] = [input.result, input.work, input.output, input];
-  for (const a of req?.attachments ?? []) if (isRecord(a) && a.kind === "python_object") candidates.push(a.object);
-  const result = (candidates.find((c) => isRecord(c) && RESULT_KEYS.some((k) => k in c)) as Record<string, unknown> | undefined) ?? {};
-  const authorRaw = [input.agent_id, input.author, input.from, input.reviewee, isRecord(input.result) ? input.result.agent_id : undefined].map(str).find(Boolean);
-  const fromText = /agent:[A-Za-z0-9_-]+/.exec([str(p.instructions), str(p.context_summary), str(p.title)].filter(Boolean).join(" "))?.[0];
-  const author = authorRaw ?? (fromText && !t.isMe(fromText) ? fromText : "agent:analyst-1");
-  return { result, author: author.includes(":") || author === "user" ? author : `agent:${author}`, review_of: str(input.review_of) };
+function reviewedWork(t: Transcript): ReviewedWork {
+  const work = readReviewedWork(t);
+  return { ...work, author: work.author ?? "agent:analyst-1" };
 }
 
 interface Check {

@@ -1,5 +1,5 @@
 /**
- * analyst-1's playbook (issue 3 step 6; seed 000 "AnalystAgent"). One step per model call:
+ * analyst-1's playbook (CAP's example, "AnalystAgent"). One step per model call:
  *
  *   work task
  *     1. query_data  breakdown (region | segment | total, from pm-1's "Breakdown:" line)
@@ -18,6 +18,10 @@
  * A query that fails with a retryable error is sent once more; a query that still fails leaves
  * its section out, listed under "Not available".
  */
+import { clip, delegatorOf, messageText, reviewFeedbackOf } from "@/server/agents/models/playbooks/common";
+import type { Attempt, InboundEntry, Transcript } from "@/server/agents/models/playbooks/transcript";
+import { call, endTurn, type Action, type Playbook } from "@/server/agents/models/playbooks/types";
+import { tableOf } from "@/server/agents/models/playbooks/values";
 import {
   ANALYSIS_KIND,
   breakdownFrom,
@@ -34,7 +38,7 @@ import {
   type QueryTrace,
   type SalesAnalysis,
 } from "./analysis";
-import { clip, delegatorOf, dimensionOf, isNegative, messageText, reviewFeedbackOf } from "./common";
+import { dimensionOf, isNegative, QUERY_DATA } from "./sales";
 import {
   CHURN_LIST_LIMIT,
   PERIODS,
@@ -47,9 +51,6 @@ import {
   SQL_TOP_PRODUCTS_INCREASE,
   type Dimension,
 } from "./sql";
-import type { Attempt, InboundEntry, Transcript } from "./transcript";
-import { call, endTurn, QUERY_DATA, type Action, type Playbook } from "./types";
-import { tableOf } from "./values";
 
 type QueryName = "breakdown" | "top_increase" | "top_decrease" | "churn_2017" | "churn_2016" | "monthly";
 
@@ -136,7 +137,7 @@ function assemble(t: Transcript, dim: Dimension): SalesAnalysis {
 function submit(t: Transcript, dim: Dimension, note?: string): Action {
   const a = assemble(t, dim);
   const report = renderAnalysis(a, { title: `Sales analysis: ${a.periods.current.label}`, method: true, intro: note ? [note] : undefined });
-  return call("submit_result", { summary: summarize(a), report_markdown: report, data: a as unknown as Record<string, unknown> });
+  return call("submit_result", { summary: summarize(a), report_markdown: report, data: { ...a } });
 }
 
 /** The follow-up for the delegator, built from the churn result. */

@@ -12,7 +12,8 @@
  * SELECT (which covers `WITH … SELECT`, `VALUES`, `FROM …`, `DESCRIBE`, `SHOW`, `SUMMARIZE` and
  * table-function PRAGMAs). Anything else (INSERT, CREATE, COPY, ATTACH, SET, EXPLAIN, CALL, …) is
  * refused with a {@link QueryRefusedError}. A query is interrupted when its `signal` aborts (the
- * client cancelled or timed out) or after `queryTimeoutMs`.
+ * client cancelled or timed out) or after `queryTimeoutMs`. DuckDB runs with DUCKDB_THREADS threads
+ * and DUCKDB_MEMORY_LIMIT, and a result larger than MAX_RESULT_CHARS is refused.
  */
 import { DuckDBInstance, DuckDBTypeId, StatementType, type DuckDBConnection, type DuckDBResultReader, type DuckDBValue } from "@duckdb/node-api";
 
@@ -54,6 +55,15 @@ export const DEFAULT_QUERY_LIMIT = 200;
 export const MAX_QUERY_LIMIT = 5000;
 /** Default server-side time limit of one query, in milliseconds. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
+/**
+ * DuckDB's own limits: its buffer manager (sorts, joins, aggregates) and worker threads. A single
+ * huge value (`repeat('x', 1500000000)`) is allocated outside the buffer manager, so the process
+ * as a whole is also capped by `memory_limit_mb` in mcp.json (docs/limits.md).
+ */
+export const DUCKDB_MEMORY_LIMIT = "512MB";
+export const DUCKDB_THREADS = 2;
+/** Most characters (keys and values, as JSON) one query result may hold. */
+export const MAX_RESULT_CHARS = 2_000_000;
 
 /** A statement `query` will not run (not exactly one read-only SELECT). The message says why. */
 export class QueryRefusedError extends Error {
@@ -153,8 +163,8 @@ export class SuperstoreDb {
     const instance = await DuckDBInstance.create(":memory:", {
       autoinstall_known_extensions: "false",
       autoload_known_extensions: "false",
-      threads: "4",
-      memory_limit: "1GB",
+      threads: String(DUCKDB_THREADS),
+      memory_limit: DUCKDB_MEMORY_LIMIT,
     });
     const conn = await instance.connect();
     try {
@@ -261,6 +271,12 @@ export class SuperstoreDb {
         }
         const truncated = reader.currentRowCount > limit;
         const { columns, rows } = readRows(reader, limit);
+        const size = JSON.stringify(rows).length;
+        if (size > MAX_RESULT_CHARS) {
+          throw new QueryFailedError(
+            `the result is ${size.toLocaleString("en-US")} characters, over the limit of ${MAX_RESULT_CHARS.toLocaleString("en-US")}; select fewer rows or columns, or aggregate`,
+          );
+        }
         return { columns, rows, row_count: rows.length, truncated };
       } finally {
         prepared.destroySync();

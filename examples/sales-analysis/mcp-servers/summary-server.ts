@@ -1,6 +1,6 @@
 /**
  * SummaryServer: an MCP server over stdio (official SDK) that turns text or structured findings
- * into a human-readable summary, deterministically (no model). Seed 000's qa-1 binding: "Generate
+ * into a human-readable summary, deterministically (no model). CAP's qa-1 binding: "Generate
  * human-readable summaries for review and approval."
  *
  * Tool `create_summary`, either
@@ -11,7 +11,7 @@
  *   default 3; numbers formatted with thousands separators).
  * Both return `{ kind, title, summary (markdown), … }`.
  *
- * Start: `node --import tsx server/adapters/mcp/servers/summary-server.ts`.
+ * Start: `node --import tsx examples/sales-analysis/mcp-servers/summary-server.ts`.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";

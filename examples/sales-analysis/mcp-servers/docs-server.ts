@@ -1,6 +1,6 @@
 /**
  * DocsServer: an MCP server over stdio (official SDK) serving the project documents of
- * `examples/sales-analysis/docs/` (or `$CLUTCH_DOCS_DIR`). Seed 000 "MCP Integration" and the
+ * `examples/sales-analysis/docs/` (or `$CLUTCH_DOCS_DIR`). CAP "MCP Integration" and the
  * PM → Analyst → QA example: pm-1 reads the project spec through DocsServer.
  *
  * Tools:
@@ -10,7 +10,7 @@
  * - `create_summary { text? | path?, max_sentences? }` → an extractive summary (headings and the
  *   most informative sentences; deterministic, no model).
  *
- * Start: `node --import tsx server/adapters/mcp/servers/docs-server.ts` (see
+ * Start: `node --import tsx examples/sales-analysis/mcp-servers/docs-server.ts` (see
  * examples/sales-analysis/mcp.json).
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";

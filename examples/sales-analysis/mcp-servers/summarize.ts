@@ -1,6 +1,6 @@
 /**
  * A deterministic extractive summarizer (no model): keeps a document's headings and picks its most
- * informative sentences. Used by DocsServer's and SummaryServer's `create_summary` tools (seed 000
+ * informative sentences. Used by DocsServer's and SummaryServer's `create_summary` tools (CAP
  * "MCP Integration": "document reads, summaries input directly into messages").
  *
  * Same input → same output, byte for byte: no randomness, no locale-dependent formatting, ties

@@ -1,6 +1,8 @@
 /**
- * pm-1's playbook (issue 3 steps 3–8; seed 000 "PMAgent"). One step per model call:
+ * pm-1's playbook (CAP's example, "PMAgent"). One step per model call:
  *
+ *   0. a request other than the example's (request.ts): reply to the person that the built-in
+ *      model knows only the example and how to connect a real model, then submit_result
  *   1. DocsServer__list_documents
  *   2. DocsServer__read_file      the project spec (the listed document named like "spec")
  *   3. ask user                   "…regional breakdowns, customer segments, or overall trend insight?"  → end turn
@@ -15,12 +17,14 @@
  * The person's answer sets the breakdown (region, segment or total) the delegation asks for. A
  * refused delegation or a failed subtask ends with a report of what pm-1 has (the overview).
  */
+import { askedByPerson, clip, messageText, payloadOf, reviewFeedbackOf } from "@/server/agents/models/playbooks/common";
+import type { InboundEntry, Transcript } from "@/server/agents/models/playbooks/transcript";
+import { call, endTurn, type Action, type Playbook } from "@/server/agents/models/playbooks/types";
+import { agentRef, documentText, isRecord, num, num0, str, stringLeaves, tableOf } from "@/server/agents/models/playbooks/values";
 import { readAnalysis, renderAnalysis, summarize, dimensionLabel, money, pct, pctChange, type SalesAnalysis } from "./analysis";
-import { clip, dimensionOf, messageText, payloadOf, reviewFeedbackOf } from "./common";
+import { EXAMPLE_REQUEST, isExampleRequest, outsideTheExample } from "./request";
+import { dimensionOf, LIST_DOCUMENTS, QUERY_DATA, READ_FILE } from "./sales";
 import { PERIODS, sameSql, SQL_PM_QUARTERLY_OVERVIEW, type Dimension } from "./sql";
-import type { InboundEntry, Transcript } from "./transcript";
-import { call, endTurn, LIST_DOCUMENTS, QUERY_DATA, READ_FILE, type Action, type Playbook } from "./types";
-import { documentText, isRecord, num, num0, str, stringLeaves, tableOf, agentRef } from "./values";
 
 export const CLARIFYING_QUESTION = "To clarify, do you want regional breakdowns, customer segments, or overall trend insight?";
 
@@ -90,7 +94,7 @@ const WHAT: Record<Dimension, string> = {
 };
 
 function delegation(t: Transcript, dim: Dimension, answer: string, specPath: string | undefined, specText: string, overview: unknown, qs: QuarterTotals[]): Record<string, unknown> {
-  const request = clip(t.askedText(), 300) || "analyze last quarter's sales trends";
+  const request = clip(t.askedText(), 300);
   const c = PERIODS.current;
   const contextSummary = [
     `The person asked: "${request}". I read the project spec${specPath ? ` (${specPath})` : ""} and asked which view they want; they answered: "${clip(answer, 300)}". So the analysis is ${WHAT[dim]}.`,
@@ -146,12 +150,12 @@ function finalReport(t: Transcript, outcome: InboundEntry | undefined, failure: 
   const c = PERIODS.current;
   if (analysis) {
     const intro = [
-      `You asked: "${clip(t.askedText(), 200) || "Analyze last quarter's sales trends"}" and chose: "${clip(answer, 200)}". Analysis by ${analyst}${approvedBy ? `, verified by ${approvedBy}` : ""}.`,
+      `You asked: "${clip(t.askedText(), 200)}" and chose: "${clip(answer, 200)}". Analysis by ${analyst}${approvedBy ? `, verified by ${approvedBy}` : ""}.`,
     ];
     return {
       report: renderAnalysis(analysis, { title: `${c.label} sales trends ${dimensionLabel(analysis.dimension).title}`, intro, takeaways: true }),
       summary: summarize(analysis),
-      data: analysis as unknown as Record<string, unknown>,
+      data: { ...analysis },
     };
   }
   if (ev?.type === "task.result") {
@@ -176,8 +180,21 @@ function finalReport(t: Transcript, outcome: InboundEntry | undefined, failure: 
   return { report: report + "\n", summary: `Partial report: the analysis was not available (${clip(why, 200)}).`, data: { overview: qs, error: why } };
 }
 
+/** pm-1's answer to any other request: tell the person who asked, then submit so the run ends. */
+function outside(t: Transcript): Action {
+  const text = outsideTheExample(t.meta.agent_id, clip(t.askedText(), 300));
+  if (askedByPerson(t)) {
+    const told = t.lastCall("reply", (i) => i.to === "user");
+    if (!told) return call("reply", { to: "user", text });
+    if (!told.outcome) return endTurn("Waiting for my message to be sent.");
+  }
+  if (t.lastSubmitIndex() >= 0) return endTurn("Task submitted.");
+  return call("submit_result", { summary: `Not done: the built-in model knows only the example request, "${EXAMPLE_REQUEST}".`, report_markdown: text });
+}
+
 export const pm: Playbook = (t) => {
   if (t.ownTaskStopped()) return endTurn("My task was stopped; nothing more to do.");
+  if (!isExampleRequest(t.askedText())) return outside(t);
 
   // 1–2. Read the project documents.
   const list = t.attempt(LIST_DOCUMENTS);
