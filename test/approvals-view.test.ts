@@ -11,13 +11,13 @@ import type { ApprovalSummary, RunSummary } from "@/lib/api/types";
 import {
   argumentsForDisplay,
   filterApprovals,
-  foldApprovals,
   mayApprove,
   NO_FILTERS,
   parseArguments,
   subjectLabel,
   timeLeft,
 } from "@/components/approvals/model";
+import { foldApprovals } from "@/lib/fold/approvals";
 import { buildRows, type Row } from "@/components/thread/rows";
 
 const T = "thr_test";

@@ -16,7 +16,8 @@ import { useWorkspace } from "@/components/workspace/workspace-context";
 import { safeStringify } from "@/components/events/json-view";
 import { CheckIcon, PencilIcon, XCircleIcon } from "@/components/ui/icons";
 import { DecisionError, useDecide } from "./api";
-import { approversLabel, mayApprove, parseArguments, personLabel, type Approvers } from "./model";
+import type { Approvers } from "@/lib/fold/approvals";
+import { approversLabel, mayApprove, parseArguments, personLabel } from "./model";
 
 /** What the inbox may trigger from the keyboard. */
 export interface ApprovalActionsHandle {

@@ -10,7 +10,8 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { apiRequest, ApiRequestError } from "@/components/live/api";
 import type { PolicyStatus } from "@/lib/api/types";
-import type { ApprovalState, ApprovalSummary } from "./model";
+import type { ApprovalState } from "@/lib/fold/approvals";
+import type { ApprovalSummary } from "./model";
 
 /** Query keys of the approvals views. */
 export const approvalKeys = {

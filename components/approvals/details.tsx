@@ -22,10 +22,8 @@ import {
   subjectLabel,
   timeLeft,
   toolLabel,
-  type Approvers,
-  type Recommendation,
-  type Subject,
 } from "./model";
+import type { Approvers, Recommendation, Subject } from "@/lib/fold/approvals";
 
 /** "Expires in 59 min 12 s", ticking each second while `active`; amber under 5 minutes. */
 export function ExpiryCountdown({ iso, active, className = "" }: { iso: string; active: boolean; className?: string }) {

@@ -7,67 +7,8 @@
  *
  * Pure: the same events always give the same approvals, live, after a reload and in a replay.
  */
-import type { StoredEvent } from "@/lib/protocol";
+import type { Approvers, Subject } from "@/lib/fold/approvals";
 import { personId } from "@/lib/people";
-
-/** What a policy decision or an approval is about (lib/protocol `PolicySubject`). */
-export interface Subject {
-  kind: "dispatch" | "tool_call";
-  agent: string;
-  server_id?: string;
-  tool?: string;
-  recipient?: string;
-  payload_type?: string;
-  domain?: string;
-  risk_tags?: string[];
-  capabilities?: string[];
-  run_labels?: string[];
-}
-
-/** Who may decide: any member of the workspace, or the people named (`user:<slug>`). */
-export type Approvers = "any" | string[];
-
-/** An overseer agent's verdict shown on a card a person must confirm. */
-export interface Recommendation {
-  decision: string;
-  comments?: unknown;
-}
-
-/** `approval.requested` payload (lib/protocol `ApprovalRequestedPayload`). */
-export interface ApprovalRequest {
-  approval_id: string;
-  subject: Subject;
-  approvers: Approvers;
-  summary: string;
-  arguments?: Record<string, unknown>;
-  preview?: string;
-  recommendation?: Recommendation;
-  expires_at: string;
-  rule?: string | null;
-  reason?: string;
-}
-
-/** Where an approval is. `expired` means it timed out and was rejected (an escalation stays pending). */
-export type ApprovalState = "pending" | "granted" | "rejected" | "expired";
-
-/** One approval folded from a channel's events. */
-export interface ApprovalView {
-  approval_id: string;
-  /** The `approval.requested` event. */
-  request: StoredEvent;
-  payload: ApprovalRequest;
-  state: ApprovalState;
-  /** Who may decide now (an escalation replaces the original approvers). */
-  approvers: Approvers;
-  /** The current deadline (an escalation may set a new one). */
-  expires_at: string;
-  /** The event that decided it (granted, rejected, or an expiry that rejected). */
-  outcome: StoredEvent | null;
-  /** Every later event about it, oldest first (escalations included). */
-  history: StoredEvent[];
-  /** The last escalation, while it is still pending. */
-  escalation: StoredEvent | null;
-}
 
 /** `GET /api/approvals` row (the server's projection of the log); lib/api/types.ts. */
 export type { ApprovalSummary } from "@/lib/api/types";
@@ -77,82 +18,6 @@ import type { ApprovalSummary } from "@/lib/api/types";
 export function subjectOf(a: Pick<ApprovalSummary, "subject" | "kind" | "agent_id">): Subject {
   const s = (a.subject ?? {}) as Partial<Subject>;
   return { ...s, kind: s.kind ?? a.kind, agent: typeof s.agent === "string" ? s.agent : a.agent_id } as Subject;
-}
-
-/** The event types of approvals. */
-export const APPROVAL_TYPES: ReadonlySet<string> = new Set([
-  "approval.requested",
-  "approval.granted",
-  "approval.rejected",
-  "approval.expired",
-]);
-
-/** True for `approval.*` events. */
-export function isApprovalEvent(type: string): boolean {
-  return APPROVAL_TYPES.has(type);
-}
-
-function approvalIdOf(ev: StoredEvent): string | null {
-  const id = (ev.payload as { approval_id?: unknown } | undefined)?.approval_id;
-  return typeof id === "string" && id ? id : null;
-}
-
-/**
- * Every approval requested in `events` (ascending by seq), by approval_id, with its state after
- * all of them. Outcome events whose request is not loaded are ignored here (the outcome line
- * still renders on its own).
- */
-export function foldApprovals(events: readonly StoredEvent[]): Map<string, ApprovalView> {
-  const out = new Map<string, ApprovalView>();
-  for (const ev of events) {
-    if (typeof ev?.type !== "string" || !isApprovalEvent(ev.type)) continue;
-    const id = approvalIdOf(ev);
-    if (!id) continue;
-    if (ev.type === "approval.requested") {
-      if (out.has(id)) continue;
-      const p = ev.payload as unknown as ApprovalRequest;
-      out.set(id, {
-        approval_id: id,
-        request: ev,
-        payload: p,
-        state: "pending",
-        approvers: p.approvers ?? "any",
-        expires_at: p.expires_at,
-        outcome: null,
-        history: [],
-        escalation: null,
-      });
-      continue;
-    }
-    const prev = out.get(id);
-    if (!prev) continue;
-    const next: ApprovalView = { ...prev, history: [...prev.history, ev] };
-    // The first decision wins; later ones (a race the server refuses) only join the history.
-    if (prev.state === "pending") {
-      if (ev.type === "approval.granted") {
-        next.state = "granted";
-        next.outcome = ev;
-        next.escalation = null;
-      } else if (ev.type === "approval.rejected") {
-        next.state = "rejected";
-        next.outcome = ev;
-        next.escalation = null;
-      } else if (ev.type === "approval.expired") {
-        const p = ev.payload as { outcome?: unknown; escalated_to?: unknown; expires_at?: unknown };
-        if (p.outcome === "escalated") {
-          if (Array.isArray(p.escalated_to) && p.escalated_to.length) next.approvers = p.escalated_to.filter((x): x is string => typeof x === "string");
-          if (typeof p.expires_at === "string") next.expires_at = p.expires_at;
-          next.escalation = ev;
-        } else {
-          next.state = "expired";
-          next.outcome = ev;
-          next.escalation = null;
-        }
-      }
-    }
-    out.set(id, next);
-  }
-  return out;
 }
 
 /** `agent:pm-1` → `pm-1`, `user:dana` → `dana`. */

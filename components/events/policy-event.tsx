@@ -12,7 +12,8 @@
  */
 import { useId, useState } from "react";
 import type { PayloadOf, StoredEvent } from "@/lib/protocol";
-import { subjectLabel, type ApprovalView, type Subject } from "@/components/approvals/model";
+import { subjectLabel } from "@/components/approvals/model";
+import type { ApprovalView, Subject } from "@/lib/fold/approvals";
 import { ChevronRightIcon, ShieldAlertIcon, ShieldCheckIcon, ShieldIcon, ShieldXIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
 import { EventTime } from "./event-shell";

@@ -8,7 +8,7 @@
  */
 import type { PayloadOf, StoredEvent } from "@/lib/protocol";
 import { artifactUrl } from "@/components/live/api";
-import type { ApprovalView } from "@/components/approvals/model";
+import type { ApprovalView } from "@/lib/fold/approvals";
 import { StatusBadge } from "@/components/ui/chip";
 import { Disclosure } from "@/components/ui/disclosure";
 import { ExternalLinkIcon, LockIcon, WrenchIcon } from "@/components/ui/icons";
