@@ -13,7 +13,7 @@
 import { useEffect, useId, useImperativeHandle, useRef, useState, type Ref } from "react";
 import { useDisplayName } from "@/components/prefs/display-name";
 import { useWorkspace } from "@/components/workspace/workspace-context";
-import { safeStringify } from "@/components/events/json-view";
+import { safeStringify } from "@/components/ui/json-view";
 import { CheckIcon, PencilIcon, XCircleIcon } from "@/components/ui/icons";
 import { DecisionError, useDecide } from "./api";
 import type { Approvers } from "@/lib/fold/approvals";

@@ -7,7 +7,7 @@
  */
 import { useId, useMemo, useState } from "react";
 import { Markdown } from "@/components/markdown/markdown";
-import { JsonView } from "@/components/events/json-view";
+import { JsonView } from "@/components/ui/json-view";
 import { DecisionBadge } from "@/components/events/review";
 import { ClockIcon } from "@/components/ui/icons";
 import { useNow } from "@/components/ui/use-now";

@@ -13,6 +13,7 @@
  *   item takes it.
  * - Live: the lists refetch every 5 s and on approval events (components/approvals/api.ts).
  */
+import { PageHeader } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -186,7 +187,7 @@ export function ApprovalsInbox() {
 
   return (
     <div className="flex h-full min-h-0 flex-col">
-      <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line bg-canvas px-2 sm:px-4">
+      <PageHeader>
         <DrawerToggle />
         <h1 className="flex min-w-0 flex-1 items-center gap-1.5 text-[15px] font-bold">
           <InboxCheckIcon size={16} className="shrink-0 text-fg-muted" />
@@ -203,7 +204,7 @@ export function ApprovalsInbox() {
           <span className="max-sm:hidden">Shortcuts</span>
         </button>
         <ThemeToggle />
-      </header>
+      </PageHeader>
 
       <div className="shrink-0 border-b border-line px-3 pt-2 sm:px-5">
         <div role="tablist" aria-label="Approvals" className="mx-auto -mb-px flex max-w-4xl gap-4">

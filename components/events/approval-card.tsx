@@ -23,7 +23,7 @@ import { CheckIcon, HourglassIcon, ShieldAlertIcon, ShieldCheckIcon, ShieldXIcon
 import { useNow } from "@/components/ui/use-now";
 import { formatFull, formatTime } from "@/components/ui/time";
 import { LineRow, SenderRow } from "./event-shell";
-import { JsonView } from "./json-view";
+import { JsonView } from "@/components/ui/json-view";
 import { useThreadActions } from "./thread-actions";
 
 /** Who decided, from an outcome event: its display name, else the id. */

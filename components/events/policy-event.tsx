@@ -17,7 +17,7 @@ import type { ApprovalView, Subject } from "@/lib/fold/approvals";
 import { ChevronRightIcon, ShieldAlertIcon, ShieldCheckIcon, ShieldIcon, ShieldXIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
 import { EventTime } from "./event-shell";
-import { JsonView } from "./json-view";
+import { JsonView } from "@/components/ui/json-view";
 import { useThreadActions } from "./thread-actions";
 
 type Decision = PayloadOf<"policy.decision">["decision"];

@@ -14,7 +14,7 @@ import { Disclosure } from "@/components/ui/disclosure";
 import { ExternalLinkIcon, LockIcon, WrenchIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
 import { SenderRow } from "./event-shell";
-import { JsonView, safeStringify } from "./json-view";
+import { JsonView, safeStringify } from "@/components/ui/json-view";
 import { RowsResult, rowsShape, rowsSummary } from "./rows-table";
 import { SqlBlock, sqlPreview } from "./sql-block";
 import { useThreadActions } from "./thread-actions";
