@@ -1,18 +1,28 @@
 /**
- * Approvals as the browser sees them (issue 5): the state of each approval folded from a
- * channel's events (`approval.requested` → `approval.granted` / `approval.rejected` /
- * `approval.expired`), the summary the approvals API lists, and the small pure helpers the
- * channel card, the inbox and the policy lines share (who an id names, what a subject is, who
- * may approve).
- *
- * Pure: the same events always give the same approvals, live, after a reload and in a replay.
+ * The inbox's model of `GET /api/approvals` rows (lib/api/types.ts `ApprovalSummary`, the
+ * server's `approvals` projection): a row's subject, the words for kinds and states, how long
+ * ago, and the filters. Pure.
  */
-import type { Approvers, Subject } from "@/lib/fold/approvals";
-import { personId } from "@/lib/people";
-
-/** `GET /api/approvals` row (the server's projection of the log); lib/api/types.ts. */
-export type { ApprovalSummary } from "@/lib/api/types";
 import type { ApprovalSummary } from "@/lib/api/types";
+import type { ApprovalState, Subject } from "@/lib/fold/approvals";
+import { subjectLabel } from "@/components/events/approval-model";
+
+/** The inbox's two lists: pending approvals, and recently decided ones. */
+export type InboxTab = "pending" | "decided";
+
+/**
+ * What a tab lists: pending approvals oldest first (as `GET /api/approvals?state=pending`
+ * answers), decided ones newest decision first, at most 100.
+ */
+export function listFor(tab: InboxTab, list: readonly ApprovalSummary[]): readonly ApprovalSummary[] {
+  if (tab === "pending") return list;
+  return list.slice().sort((a, b) => Date.parse(b.decided_at ?? b.requested_at) - Date.parse(a.decided_at ?? a.requested_at)).slice(0, 100);
+}
+
+/** The approval in its channel: `/c/<thread_id>?approval=<approval_id>`. */
+export function channelHref(a: Pick<ApprovalSummary, "thread_id" | "approval_id">): string {
+  return `/c/${encodeURIComponent(a.thread_id)}?approval=${encodeURIComponent(a.approval_id)}`;
+}
 
 /** An approval summary's subject, typed. */
 export function subjectOf(a: Pick<ApprovalSummary, "subject" | "kind" | "agent_id">): Subject {
@@ -20,50 +30,13 @@ export function subjectOf(a: Pick<ApprovalSummary, "subject" | "kind" | "agent_i
   return { ...s, kind: s.kind ?? a.kind, agent: typeof s.agent === "string" ? s.agent : a.agent_id } as Subject;
 }
 
-/** `agent:pm-1` → `pm-1`, `user:dana` → `dana`. */
-export function bare(id: string | undefined | null): string {
-  if (!id) return "";
-  const i = id.indexOf(":");
-  return i > 0 && i < id.length - 1 ? id.slice(i + 1) : id;
-}
-
-/** A person id as a readable name: `user:dana-whitfield` → "dana-whitfield"; `user` → "people". */
-export function personLabel(id: string): string {
-  if (id === "user" || id === "user:*") return "people";
-  return bare(id);
-}
-
-/** "DataServer.process_data", "reply", or "" for a dispatch. */
-export function toolLabel(s: Subject | undefined): string {
-  if (!s?.tool) return "";
-  return s.server_id ? `${s.server_id}.${s.tool}` : s.tool;
-}
-
-/**
- * What a subject is, as one short phrase: "analyst-1 → DataServer.process_data",
- * "pm-1 → reply to people", "task → analyst-1".
- */
-export function subjectLabel(s: Subject | undefined): string {
-  if (!s) return "";
-  const agent = bare(s.agent);
-  const to = s.recipient ? (s.recipient === "user" || s.recipient.startsWith("user:") ? "people" : bare(s.recipient)) : "";
-  if (s.kind === "dispatch") return `task → ${agent}${to && to !== agent ? ` (for ${to})` : ""}`;
-  const tool = toolLabel(s);
-  return `${agent} → ${tool || "tool"}${to ? ` to ${to}` : ""}`;
-}
-
-/** "anyone" or "dana-whitfield, lee". */
-export function approversLabel(a: Approvers): string {
-  if (a === "any") return "anyone in the workspace";
-  return a.map(personLabel).join(", ");
-}
-
-/** Whether the person with this display name may decide. */
-export function mayApprove(a: Approvers, displayName: string): boolean {
-  if (a === "any") return true;
-  const me = personId(displayName);
-  return a.some((x) => x === me || x === "user" || x === "user:*");
-}
+/** The words for an approval's state. */
+export const STATE_WORD: Record<ApprovalState, string> = {
+  pending: "Pending",
+  granted: "Approved",
+  rejected: "Rejected",
+  expired: "Expired",
+};
 
 /** Short "kind" label for filters: "Tool call", "Dispatch", or the server's own kind. */
 export function kindLabel(kind: string): string {
@@ -71,39 +44,6 @@ export function kindLabel(kind: string): string {
   if (kind === "dispatch") return "Dispatch";
   if (kind === "review") return "Review";
   return kind.replace(/[_-]+/g, " ").replace(/^\w/, (c) => c.toUpperCase());
-}
-
-/**
- * Checks an edited arguments document: it must parse as JSON and be an object (not an array,
- * null or a scalar). Answers the object, or an error a person can act on.
- */
-export function parseArguments(text: string): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
-  if (!text.trim()) return { ok: false, error: "Arguments can’t be empty: write a JSON object, e.g. {}" };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
-    return { ok: false, error: `Not valid JSON: ${msg.replace(/^JSON\.parse: /, "")}` };
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return { ok: false, error: `Arguments must be a JSON object ({ … }), not ${value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`}` };
-  }
-  return { ok: true, value: value as Record<string, unknown> };
-}
-
-/** Time left until `iso` as "in 59 min", "in 12 s", "expired"; and whether it is urgent (< 5 min). */
-export function timeLeft(iso: string, now: number): { text: string; urgent: boolean; over: boolean } {
-  const ms = Date.parse(iso) - now;
-  if (!Number.isFinite(ms)) return { text: "", urgent: false, over: false };
-  if (ms <= 0) return { text: "expired", urgent: true, over: true };
-  const s = Math.ceil(ms / 1000);
-  let text: string;
-  if (s < 60) text = `${s} s`;
-  else if (s < 3600) text = `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
-  else if (s < 86_400) text = `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-  else text = `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
-  return { text, urgent: ms < 5 * 60_000, over: false };
 }
 
 /** "3 min ago", "2 h ago", "just now". */
@@ -128,6 +68,11 @@ export interface ApprovalFilters {
 }
 export const NO_FILTERS: ApprovalFilters = { text: "", channel: "", agent: "", kind: "" };
 
+/** True when any filter is set. */
+export function isFiltered(f: ApprovalFilters): boolean {
+  return Boolean(f.text || f.channel || f.agent || f.kind);
+}
+
 /**
  * Approvals that pass the filters. The text matches the summary, agent, channel name, subject
  * ("pm-1 → reply to people"), kind, comment and decider, case-insensitively; a leading "#" is
@@ -147,20 +92,15 @@ export function filterApprovals(list: readonly ApprovalSummary[], f: ApprovalFil
   });
 }
 
-/**
- * Arguments to show: a text argument that is the preview itself (a reply's `text`, a report) is
- * named rather than repeated, since the preview shows it rendered.
- */
-export function argumentsForDisplay(args: Record<string, unknown>, preview?: string | null): Record<string, unknown> {
-  const p = preview?.trim();
-  if (!p) return args;
-  let changed = false;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(args)) {
-    if (typeof v === "string" && v.trim() === p && v.length > 80) {
-      out[k] = `‹shown as Preview below · ${v.length.toLocaleString()} characters›`;
-      changed = true;
-    } else out[k] = v;
-  }
-  return changed ? out : args;
+/** One option of a filter's select. */
+export interface FilterOption {
+  value: string;
+  label: string;
+}
+
+/** The distinct values of `key` in `list` as options, sorted by label. */
+export function filterOptions<T>(list: readonly T[], key: (t: T) => string, label: (t: T) => string): FilterOption[] {
+  const seen = new Map<string, string>();
+  for (const t of list) if (!seen.has(key(t))) seen.set(key(t), label(t));
+  return [...seen].map(([value, l]) => ({ value, label: l })).sort((a, b) => a.label.localeCompare(b.label));
 }

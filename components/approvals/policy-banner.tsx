@@ -7,7 +7,7 @@
  */
 import { useLocalValue } from "@/components/prefs/local-store";
 import { AlertIcon, CloseIcon } from "@/components/ui/icons";
-import { usePolicyStatus } from "./api";
+import { usePolicyStatus } from "@/components/live/approvals";
 
 const DISMISSED_KEY = "clutch:policy-banner-dismissed";
 

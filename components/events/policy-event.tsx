@@ -12,10 +12,10 @@
  */
 import { useId, useState } from "react";
 import type { PayloadOf, StoredEvent } from "@/lib/protocol";
-import { subjectLabel } from "@/components/approvals/model";
 import type { ApprovalView, Subject } from "@/lib/fold/approvals";
 import { ChevronRightIcon, ShieldAlertIcon, ShieldCheckIcon, ShieldIcon, ShieldXIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
+import { subjectLabel } from "./approval-model";
 import { EventTime } from "./event-shell";
 import { JsonView } from "@/components/ui/json-view";
 import { useThreadActions } from "./thread-actions";

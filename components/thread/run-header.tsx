@@ -11,7 +11,7 @@ import Link from "next/link";
 import type { RunSummary } from "@/lib/api/types";
 import type { RunState } from "@/lib/fold/run-state";
 import type { QuestionView } from "@/lib/fold/questions";
-import { bare } from "@/components/approvals/model";
+import { bareId as bare } from "@/components/events/participant";
 import type { ApprovalView } from "@/lib/fold/approvals";
 import { displayName } from "@/components/events/participant";
 import { useThreadActions } from "@/components/events/thread-actions";

@@ -14,7 +14,7 @@ import { indexQuestions } from "@/lib/fold/questions";
 import type { StoredEvent } from "@/lib/protocol";
 import { foldApprovals } from "@/lib/fold/approvals";
 import type { ApprovalSummary } from "@/lib/api/types";
-import { usePendingApprovals } from "@/components/approvals/api";
+import { usePendingApprovals } from "@/components/live/approvals";
 import { useThreadEvents } from "@/components/live/use-thread-events";
 import { useThreadRuns } from "@/components/live/use-runs";
 import { useThread, useThreads } from "@/components/live/use-threads";
