@@ -5,6 +5,7 @@
  */
 import type { ApprovalSummary } from "@/lib/api/types";
 import type { ApprovalState, Subject } from "@/lib/fold/approvals";
+import { PolicySubject } from "@/lib/protocol";
 import { subjectLabel } from "@/components/events/approval-model";
 
 /** The inbox's two lists: pending approvals, and recently decided ones. */
@@ -24,10 +25,10 @@ export function channelHref(a: Pick<ApprovalSummary, "thread_id" | "approval_id"
   return `/c/${encodeURIComponent(a.thread_id)}?approval=${encodeURIComponent(a.approval_id)}`;
 }
 
-/** An approval summary's subject, typed. */
+/** An approval summary's subject, typed (its row's kind and agent when the subject lacks them). */
 export function subjectOf(a: Pick<ApprovalSummary, "subject" | "kind" | "agent_id">): Subject {
-  const s = (a.subject ?? {}) as Partial<Subject>;
-  return { ...s, kind: s.kind ?? a.kind, agent: typeof s.agent === "string" ? s.agent : a.agent_id } as Subject;
+  const parsed = PolicySubject.safeParse({ kind: a.kind, agent: a.agent_id, ...a.subject });
+  return parsed.success ? parsed.data : { kind: a.kind, agent: a.agent_id };
 }
 
 /** The words for an approval's state. */
