@@ -339,7 +339,11 @@ async function projectApprovals(tx: Tx, fresh: StoredEvent[]): Promise<void> {
   }
 }
 
-/** The stored pending approvals among `ids`: each its request folded, with the approvers and deadline the row holds now. */
+/**
+ * The stored pending approvals among `ids`, as the fold's state: the request (read back from the
+ * log by `request_seq`) folded, with the approvers and deadline the row holds now (an
+ * escalation may have changed them). `history` and `escalation` start empty: no column needs them.
+ */
 async function pendingApprovals(tx: Tx, ids: string[]): Promise<Map<string, ApprovalView>> {
   const rows = await tx.approval.findMany({ where: { id: { in: ids }, state: "pending" } });
   if (!rows.length) return new Map();
