@@ -25,8 +25,6 @@ export interface ApprovalActionsHandle {
   approve(): void;
   reject(): void;
   edit(): void;
-  /** True while a form (reject or edit) is open. */
-  editing(): boolean;
 }
 
 type Mode = "idle" | "reject" | "edit";
@@ -155,7 +153,6 @@ export function ApprovalActions({
     },
     reject: openReject,
     edit: openEdit,
-    editing: () => mode !== "idle",
   }));
 
   const error = decide.error ? decisionErrorText(decide.error, approvers, name) : null;
