@@ -1,23 +1,17 @@
 /**
- * The browser's view of approvals and policy decisions (issue 5), pure functions only:
- * approvals folded from a channel's events (components/approvals/model.ts), the inbox's filters
- * and argument checks, and the channel's rows (components/thread/rows.ts): allow decisions
+ * The browser's view of approvals and policy decisions, pure functions only: approvals folded
+ * from a channel's events (lib/fold/approvals.ts), the card's helpers
+ * (components/events/approval-model.ts), the inbox's filters (components/approvals/model.ts),
+ * and the channel's rows (components/thread/rows.ts): allow decisions
  * folded into one quiet row without breaking a sender's group, cards with their outcome, a
  * held tool call linked to its approval, and a run header that says it waits for one.
  */
 import { describe, expect, it } from "vitest";
 import { makeMessage, type ClutchMessage, type MessageType, type StoredEvent } from "@/lib/protocol";
 import type { ApprovalSummary, RunSummary } from "@/lib/api/types";
-import {
-  argumentsForDisplay,
-  filterApprovals,
-  foldApprovals,
-  mayApprove,
-  NO_FILTERS,
-  parseArguments,
-  subjectLabel,
-  timeLeft,
-} from "@/components/approvals/model";
+import { filterApprovals, NO_FILTERS } from "@/components/approvals/model";
+import { argumentsForDisplay, mayApprove, parseArguments, subjectLabel, timeLeft } from "@/components/events/approval-model";
+import { foldApprovals } from "@/lib/fold/approvals";
 import { buildRows, type Row } from "@/components/thread/rows";
 
 const T = "thr_test";

@@ -1,4 +1,4 @@
-/** `/approvals`: every pending approval across channels, keyboard driven (issue 5). */
+/** `/approvals`: every pending approval across channels, keyboard driven (components/approvals/inbox.tsx). */
 import type { Metadata } from "next";
 import { ApprovalsInbox } from "@/components/approvals/inbox";
 

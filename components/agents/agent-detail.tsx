@@ -21,7 +21,7 @@ import type { Capability } from "@/lib/protocol/agent-card";
 import { useAgents } from "@/components/live/use-agents";
 import { useThreads } from "@/components/live/use-threads";
 import { bareId, hueFor } from "@/components/events/participant";
-import { JsonView } from "@/components/events/json-view";
+import { JsonView } from "@/components/ui/json-view";
 import { stateStyle } from "@/components/run/task-style";
 import { Avatar } from "@/components/ui/avatar";
 import { Chip } from "@/components/ui/chip";

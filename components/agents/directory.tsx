@@ -23,7 +23,9 @@ import { Avatar } from "@/components/ui/avatar";
 import { inputClass } from "@/components/ui/button";
 import { BotIcon, SearchIcon } from "@/components/ui/icons";
 import { useNow } from "@/components/ui/use-now";
+import { isTextField } from "@/components/ui/use-hotkeys";
 import { formatFull } from "@/components/ui/time";
+import { PageHeader } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { agentHref, seenText, successText } from "@/components/workspace/agent-status";
@@ -36,11 +38,6 @@ function decode(segment: string): string {
   } catch {
     return segment;
   }
-}
-
-function isField(el: EventTarget | null): boolean {
-  if (!(el instanceof HTMLElement)) return false;
-  return el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName);
 }
 
 /** The directory frame: header, searchable live list, and the selected card (see the file comment). */
@@ -77,7 +74,7 @@ export function AgentDirectory({ children }: { children: ReactNode }) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "/" || e.metaKey || e.ctrlKey || e.altKey || e.defaultPrevented) return;
-      if (isField(e.target) || document.querySelector("dialog[open]")) return;
+      if (isTextField(e.target) || document.querySelector("dialog[open]")) return;
       e.preventDefault();
       searchRef.current?.focus();
     };
@@ -91,7 +88,7 @@ export function AgentDirectory({ children }: { children: ReactNode }) {
 
   return (
     <div className="flex h-full min-h-0 flex-col">
-      <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line bg-canvas px-2 sm:px-4">
+      <PageHeader>
         <DrawerToggle />
         <div className="flex min-w-0 flex-1 items-center gap-3">
           <h1 className="flex items-center gap-1.5 text-[15px] font-bold">
@@ -105,7 +102,7 @@ export function AgentDirectory({ children }: { children: ReactNode }) {
           )}
         </div>
         <ThemeToggle />
-      </header>
+      </PageHeader>
 
       <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto lg:flex lg:overflow-hidden">
         <section

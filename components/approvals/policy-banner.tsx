@@ -1,13 +1,13 @@
 "use client";
 /**
- * `PolicyBanner`: a warning across the workspace while `clutch.policy.yaml` is invalid (issue 5
- * "an invalid file keeps the last good policy and shows the error in the UI"). Reads
+ * `PolicyBanner`: a warning across the workspace while `clutch.policy.yaml` is invalid (the server
+ * keeps the last good policy in force and says why the file was refused). Reads
  * `GET /api/policy`; dismissible, and a different error shows again. Nothing while the file is
  * fine or the server does not offer the endpoint.
  */
 import { useLocalValue } from "@/components/prefs/local-store";
 import { AlertIcon, CloseIcon } from "@/components/ui/icons";
-import { usePolicyStatus } from "./api";
+import { usePolicyStatus } from "@/components/live/approvals";
 
 const DISMISSED_KEY = "clutch:policy-banner-dismissed";
 

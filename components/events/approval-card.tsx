@@ -1,41 +1,45 @@
 "use client";
 /**
- * Approval renderers (issue 5 "require_approval … posts an approval card in the channel"):
+ * Approval renderers (a `require_approval` policy decision posts an approval card in the
+ * channel; docs/protocol.md, Clutch's extension types):
  *
  * - `ApprovalCard` (approval.requested): what will happen — the summary, the agent, the tool,
  *   the rule, who may approve, the deadline counting down, the arguments as JSON, the preview
  *   as markdown in a bounded box, an overseer's recommendation — and, while pending, Approve,
  *   Reject (with a comment) and Edit arguments then approve. Once decided it shows the outcome
  *   (approved, rejected, expired; who, when, the comment, edited arguments), folded from the
- *   later events (components/approvals/model.ts `foldApprovals`).
+ *   later events (lib/fold/approvals.ts).
  * - `ApprovalOutcomeLine` (approval.granted / rejected / expired): a compact line that links
  *   back to the card.
  */
 import { useState } from "react";
-import type { StoredEvent } from "@/lib/protocol";
-import { ApprovalActions } from "@/components/approvals/actions";
-import { ApprovalFacts, ArgumentsBlock, ExpiryCountdown, PreviewBox, RecommendationBox, SubjectText } from "@/components/approvals/details";
-import { foldApprovals, personLabel, type ApprovalRequest, type ApprovalView } from "@/components/approvals/model";
+import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { foldApproval, type ApprovalView } from "@/lib/fold/approvals";
 import { StatusBadge } from "@/components/ui/chip";
 import { Disclosure } from "@/components/ui/disclosure";
 import { CheckIcon, HourglassIcon, ShieldAlertIcon, ShieldCheckIcon, ShieldXIcon } from "@/components/ui/icons";
-import { useNow } from "@/components/ui/use-now";
+import { JsonView } from "@/components/ui/json-view";
 import { formatFull, formatTime } from "@/components/ui/time";
+import { useNow } from "@/components/ui/use-now";
+import { ApprovalActions } from "./approval-actions";
+import { ApprovalFacts, ArgumentsBlock, ExpiryCountdown, PreviewBox, RecommendationBox, SubjectText } from "./approval-details";
+import { personLabel } from "./approval-model";
 import { LineRow, SenderRow } from "./event-shell";
-import { JsonView } from "./json-view";
 import { useThreadActions } from "./thread-actions";
 
-/** Who decided, from an outcome event: its display name, else the id. */
-function decider(ev: StoredEvent): string {
-  const p = ev.payload as { by?: unknown; display_name?: unknown };
-  if (typeof p.display_name === "string" && p.display_name.trim()) return p.display_name.trim();
-  if (typeof p.by === "string") return personLabel(p.by);
-  return ev.from.display_name ?? personLabel(ev.from.agent_id);
+/** A person's decision: approval.granted or approval.rejected. */
+type Decision = StoredEventOf<"approval.granted" | "approval.rejected">;
+
+/** Who decided: the display name, else the id. */
+function decider(ev: Decision): string {
+  const name = ev.payload.display_name?.trim();
+  return name || personLabel(ev.payload.by);
 }
 
+/** The decision's comment, trimmed; null when there is none. */
 function commentOf(ev: StoredEvent | null): string | null {
-  const c = (ev?.payload as { comment?: unknown } | undefined)?.comment;
-  return typeof c === "string" && c.trim() ? c.trim() : null;
+  const c = ev && isEvent(ev, "approval.granted", "approval.rejected") ? ev.payload.comment?.trim() : undefined;
+  return c || null;
 }
 
 const EDGE = {
@@ -70,7 +74,7 @@ function Outcome({ view }: { view: ApprovalView }) {
   const ev = view.outcome;
   if (!ev) return null;
   const comment = commentOf(ev);
-  const edited = ev.type === "approval.granted" ? (ev.payload as { arguments?: unknown }).arguments : undefined;
+  const edited = ev.type === "approval.granted" ? ev.payload.arguments : undefined;
   const tone =
     view.state === "granted"
       ? "border-success/30 bg-success/[0.06]"
@@ -87,7 +91,7 @@ function Outcome({ view }: { view: ApprovalView }) {
         ) : (
           <HourglassIcon size={13} className="shrink-0 text-fg-muted" />
         )}
-        {view.state === "expired" ? (
+        {ev.type === "approval.expired" ? (
           <span className="text-fg">
             Nobody decided in time: <span className="font-semibold">rejected automatically</span>
           </span>
@@ -105,7 +109,7 @@ function Outcome({ view }: { view: ApprovalView }) {
       {comment && (
         <blockquote className="mt-1 whitespace-pre-wrap break-words border-l-2 border-line-strong pl-2 text-fg-muted">{comment}</blockquote>
       )}
-      {edited !== undefined && edited !== null && typeof edited === "object" && (
+      {edited && (
         <Disclosure className="mt-1" label="Arguments as approved">
           <JsonView value={edited} label="Arguments as approved" maxHeight="max-h-48" />
         </Disclosure>
@@ -114,22 +118,17 @@ function Outcome({ view }: { view: ApprovalView }) {
   );
 }
 
-/** A view of a request on its own (no later events known). */
-function single(event: StoredEvent): ApprovalView | undefined {
-  return foldApprovals([event]).values().next().value;
-}
-
 /** The approval card (see the file comment). `approval` is the request folded with its later events. */
 export function ApprovalCard({ event, continued, approval }: { event: StoredEvent; continued: boolean; approval?: ApprovalView }) {
-  const view = approval ?? single(event);
+  const view = approval ?? foldApproval(undefined, event);
   const pending = view?.state === "pending";
   // The countdown ticks on its own; the card only needs to notice the deadline passing.
   const now = useNow(pending, 5000);
   const [editing, setEditing] = useState(false);
   if (!view) return null;
-  const p: ApprovalRequest = view.payload;
+  const p = view.payload;
   const over = pending && Date.parse(view.expires_at) <= now;
-  const esc = view.escalation?.payload as { escalated_to?: string[] } | undefined;
+  const escalatedTo = view.escalation?.payload.escalated_to ?? [];
   return (
     <SenderRow event={event} continued={continued} label={`Approval ${view.state === "pending" ? "needed" : view.state}: ${p.summary}`}>
       <section
@@ -154,7 +153,7 @@ export function ApprovalCard({ event, continued, approval }: { event: StoredEven
             <ApprovalFacts subject={p.subject} approvers={view.approvers} rule={p.rule} reason={p.reason} />
             {view.escalation && (
               <p className="mt-1 text-xs text-warning">
-                Nobody decided in time, so it was escalated{esc?.escalated_to?.length ? ` to ${esc.escalated_to.map(personLabel).join(", ")}` : ""}.
+                Nobody decided in time, so it was escalated{escalatedTo.length ? ` to ${escalatedTo.map(personLabel).join(", ")}` : ""}.
               </p>
             )}
             {p.recommendation && <RecommendationBox rec={p.recommendation} />}
@@ -191,12 +190,11 @@ export function ApprovalOutcomeLine({ event, approval }: { event: StoredEvent; a
   const { jumpTo } = useThreadActions();
   const comment = commentOf(event);
   const subject = approval?.payload.subject;
-  const p = event.payload as { outcome?: unknown; escalated_to?: unknown };
   let icon = <ShieldCheckIcon size={14} className="text-success" />;
   let text: React.ReactNode;
   let label: string;
-  if (event.type === "approval.granted") {
-    const edited = (event.payload as { arguments?: unknown }).arguments !== undefined;
+  if (isEvent(event, "approval.granted")) {
+    const edited = event.payload.arguments !== undefined;
     label = `Approved by ${decider(event)}`;
     text = (
       <>
@@ -205,7 +203,7 @@ export function ApprovalOutcomeLine({ event, approval }: { event: StoredEvent; a
         {edited && <span className="text-fg-muted"> with edited arguments</span>}
       </>
     );
-  } else if (event.type === "approval.rejected") {
+  } else if (isEvent(event, "approval.rejected")) {
     icon = <ShieldXIcon size={14} className="text-danger" />;
     label = `Rejected by ${decider(event)}`;
     text = (
@@ -215,11 +213,13 @@ export function ApprovalOutcomeLine({ event, approval }: { event: StoredEvent; a
       </>
     );
   } else {
-    icon = <HourglassIcon size={13} className={p.outcome === "escalated" ? "text-warning" : "text-fg-muted"} />;
-    const to = Array.isArray(p.escalated_to) ? (p.escalated_to as unknown[]).filter((x): x is string => typeof x === "string") : [];
-    label = p.outcome === "escalated" ? "Approval escalated" : "Approval expired";
+    const expired = isEvent(event, "approval.expired") ? event.payload : null;
+    const escalated = expired?.outcome === "escalated";
+    const to = expired?.escalated_to ?? [];
+    icon = <HourglassIcon size={13} className={escalated ? "text-warning" : "text-fg-muted"} />;
+    label = escalated ? "Approval escalated" : "Approval expired";
     text =
-      p.outcome === "escalated" ? (
+      escalated ? (
         <>
           <span className="font-semibold text-warning">Escalated</span>{" "}
           <span className="text-fg-muted">after nobody decided in time{to.length ? <> — now for {to.map(personLabel).join(", ")}</> : null}</span>

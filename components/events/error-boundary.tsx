@@ -5,7 +5,7 @@
  */
 import { Component, type ReactNode } from "react";
 import type { StoredEvent } from "@/lib/protocol";
-import { JsonView } from "./json-view";
+import { JsonView } from "@/components/ui/json-view";
 
 interface Props {
   event: StoredEvent;

@@ -8,7 +8,7 @@ import { memo } from "react";
 import { PAYLOAD_BY_TYPE, type MessageType, type StoredEvent } from "@/lib/protocol";
 import type { TaskView } from "@/lib/fold/task-state";
 import type { MessageRef, QuestionView } from "@/lib/fold/questions";
-import type { ApprovalView } from "@/components/approvals/model";
+import type { ApprovalView } from "@/lib/fold/approvals";
 import { AgentHeartbeat, AgentRegister, AgentUpdate } from "./agent-event";
 import { ApprovalCard, ApprovalOutcomeLine } from "./approval-card";
 import { ChatMessage, ChatSystem } from "./chat";

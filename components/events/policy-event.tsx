@@ -12,11 +12,12 @@
  */
 import { useId, useState } from "react";
 import type { PayloadOf, StoredEvent } from "@/lib/protocol";
-import { subjectLabel, type ApprovalView, type Subject } from "@/components/approvals/model";
+import type { ApprovalView, Subject } from "@/lib/fold/approvals";
 import { ChevronRightIcon, ShieldAlertIcon, ShieldCheckIcon, ShieldIcon, ShieldXIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
+import { subjectLabel } from "./approval-model";
 import { EventTime } from "./event-shell";
-import { JsonView } from "./json-view";
+import { JsonView } from "@/components/ui/json-view";
 import { useThreadActions } from "./thread-actions";
 
 type Decision = PayloadOf<"policy.decision">["decision"];

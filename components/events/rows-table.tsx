@@ -6,7 +6,7 @@
  * are right-aligned with tabular figures; long values are cut with the whole value on hover.
  */
 import { useState } from "react";
-import { JsonView } from "./json-view";
+import { JsonView } from "@/components/ui/json-view";
 
 /** Rows shown before "N more rows". */
 export const FIRST_ROWS = 10;

@@ -16,7 +16,7 @@ import { Disclosure } from "@/components/ui/disclosure";
 import { LockIcon, ShieldCheckIcon, TaskIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
 import { SenderRow } from "./event-shell";
-import { JsonView } from "./json-view";
+import { JsonView } from "@/components/ui/json-view";
 import { bareId } from "./participant";
 import { DECISION_ACCENT, DecisionBadge, ReviewFeedback, reviewDecision } from "./review";
 

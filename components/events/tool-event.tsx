@@ -8,13 +8,13 @@
  */
 import type { PayloadOf, StoredEvent } from "@/lib/protocol";
 import { artifactUrl } from "@/components/live/api";
-import type { ApprovalView } from "@/components/approvals/model";
+import type { ApprovalView } from "@/lib/fold/approvals";
 import { StatusBadge } from "@/components/ui/chip";
 import { Disclosure } from "@/components/ui/disclosure";
 import { ExternalLinkIcon, LockIcon, WrenchIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
 import { SenderRow } from "./event-shell";
-import { JsonView, safeStringify } from "./json-view";
+import { JsonView, safeStringify } from "@/components/ui/json-view";
 import { RowsResult, rowsShape, rowsSummary } from "./rows-table";
 import { SqlBlock, sqlPreview } from "./sql-block";
 import { useThreadActions } from "./thread-actions";

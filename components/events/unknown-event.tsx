@@ -6,7 +6,7 @@ import type { StoredEvent } from "@/lib/protocol";
 import { BracesIcon } from "@/components/ui/icons";
 import { Disclosure } from "@/components/ui/disclosure";
 import { EventTime } from "./event-shell";
-import { JsonView } from "./json-view";
+import { JsonView } from "@/components/ui/json-view";
 
 /** An event shown as its type, sender and payload JSON; `note` says why. */
 export function UnknownEvent({ event, note }: { event: StoredEvent; note?: string }) {

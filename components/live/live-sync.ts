@@ -17,7 +17,7 @@ import type { QueryClient } from "@tanstack/react-query";
 import type { ThreadSummary } from "@/lib/api/types";
 import type { StoredEvent } from "@/lib/protocol";
 import { affectsTask } from "@/lib/fold/task-state";
-import { approvalsChanged } from "@/components/approvals/api";
+import { approvalsChanged } from "./approvals";
 import { mergeBySeq } from "./merge";
 import { queryKeys, type ThreadEventsData } from "./query-keys";
 import { getSocket } from "./socket";

@@ -5,6 +5,7 @@
  * runs); Export (JSON Lines download) and Import; the theme toggle. A second line says which run
  * this one was forked from (a link to that run at the fork's seq) and lists this run's forks.
  */
+import { PageHeader } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
@@ -168,7 +169,7 @@ export function RunPageHeader({
   const ms = head && head.count > 0 ? runDurationMs(head) : null;
   return (
     <>
-      <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line bg-canvas px-2 sm:px-4">
+      <PageHeader>
         <DrawerToggle />
         <nav aria-label="Breadcrumb" className="flex min-w-0 flex-1 items-center gap-1.5">
           {threadId && (
@@ -211,7 +212,7 @@ export function RunPageHeader({
           <span className="max-sm:hidden">Import</span>
         </button>
         <ThemeToggle className="max-sm:hidden" />
-      </header>
+      </PageHeader>
       {detail && <Lineage detail={detail} />}
     </>
   );

@@ -22,6 +22,7 @@ import type { TaskSummary } from "@/lib/api/types";
 import { graphFromTasks, type RunGraphState } from "@/lib/fold/run-graph";
 import type { TaskView } from "@/lib/fold/task-state";
 import { ApiRequestError } from "@/components/live/api";
+import { isTextField } from "@/components/ui/use-hotkeys";
 import { fetchRunDetail, forkRun } from "./api";
 import { computeStructure, StableLayout, type ExpandState, type FrameInput } from "./graph-model";
 import { ImportRunDialog } from "./import-dialog";
@@ -37,12 +38,6 @@ type Cursor = { kind: "live" } | { kind: "at"; n: number } | { kind: "seq"; seq:
 
 function toTaskView(t: TaskSummary, run_id: string, thread_id: string): TaskView {
   return { ...t, run_id, thread_id, error: null, open_questions: [], open_approvals: [], last_seq: 0 };
-}
-
-function isTyping(el: EventTarget | null): boolean {
-  if (!(el instanceof HTMLElement)) return false;
-  if (el.isContentEditable || el.tagName === "TEXTAREA" || el.tagName === "SELECT") return true;
-  return el.tagName === "INPUT" && (el as HTMLInputElement).type !== "range" && (el as HTMLInputElement).type !== "checkbox";
 }
 
 /** The run page (see the file comment). */
@@ -176,7 +171,7 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
   // --- keyboard ------------------------------------------------------------------------
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.metaKey || e.ctrlKey || e.altKey || isTyping(e.target)) return;
+      if (e.defaultPrevented || e.metaKey || e.ctrlKey || e.altKey || isTextField(e.target)) return;
       if (document.querySelector("dialog[open]")) return;
       const onRange = e.target instanceof HTMLInputElement && e.target.type === "range";
       switch (e.key) {

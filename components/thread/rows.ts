@@ -12,7 +12,7 @@ import type { RunSummary } from "@/lib/api/types";
 import { affectsTask, foldTask, isTaskEvent, type TaskView } from "@/lib/fold/task-state";
 import { indexQuestions, type QuestionView } from "@/lib/fold/questions";
 import { LINE_TYPES, type EventContext } from "@/components/events/event-view";
-import { foldApprovals, isApprovalEvent, type ApprovalView } from "@/components/approvals/model";
+import { foldApprovals, isApprovalEvent, type ApprovalView } from "@/lib/fold/approvals";
 import { dayKey, formatDay } from "@/components/ui/time";
 
 /** One row of the list: a day divider, a run header, or an event with its rendering context. */

@@ -7,7 +7,7 @@
  */
 import type { RunSummary } from "@/lib/api/types";
 import type { QuestionView } from "@/lib/fold/questions";
-import { bare } from "@/components/approvals/model";
+import { bareId as bare } from "@/components/events/participant";
 
 /** The approval the banner points at: its id, the agent waiting, and its request's message id when loaded. */
 export interface BannerApproval {

@@ -1,10 +1,10 @@
 /**
- * `Avatar`: initials on a colour stable per sender (issue 2 "avatar/initials"). Agents get a
+ * `Avatar`: initials on a colour stable per sender. Agents get a
  * squarer tile with a small bot badge so people and agents are told apart at a glance.
  */
 import { BotIcon } from "./icons";
 
-/** A sender's avatar: initials on a stable colour; agents square with a bot badge (issue 2). */
+/** A sender's avatar: initials on a stable colour; agents square with a bot badge. */
 export function Avatar({
   name,
   hue,

@@ -1,12 +1,12 @@
 "use client";
 /**
  * `Disclosure`: a button with `aria-expanded` that shows or hides its panel. Used for payload
- * JSON, tool arguments and results (issue 2 "collapsible", "expandable payload JSON").
+ * JSON, tool arguments and results.
  */
 import { useId, useState, type ReactNode } from "react";
 import { ChevronRightIcon } from "./icons";
 
-/** A collapsible section behind a button with aria-expanded (issue 2 "collapsible"). */
+/** A collapsible section behind a button with aria-expanded. */
 export function Disclosure({
   label,
   children,

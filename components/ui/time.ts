@@ -1,5 +1,5 @@
 /**
- * Time formatting for the channel (issue 2 "day dividers; hover shows exact time"), in the
+ * Time formatting for the channel (day dividers, times, the exact time on hover), in the
  * browser's locale and time zone. Invalid dates never throw: they format as the raw string.
  */
 

@@ -8,7 +8,7 @@
  */
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { usePendingApprovals } from "@/components/approvals/api";
+import { usePendingApprovals } from "@/components/live/approvals";
 import { useThreads } from "@/components/live/use-threads";
 import { useDisplayName } from "@/components/prefs/display-name";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";

@@ -26,6 +26,7 @@
 import type { ClutchMessage, StoredEvent } from "@/lib/protocol";
 import { affectsTask, foldTask, TERMINAL_STATES, type OpenQuestion, type TaskState, type TaskView } from "@/lib/fold/task-state";
 import { runStateOf } from "@/lib/fold/run-state";
+import { approvalIdOf, foldApproval, type ApprovalView, type Approvers } from "@/lib/fold/approvals";
 import { countsAsUnread } from "@/lib/unread";
 import type { Prisma } from "../db/generated/client";
 import type { Event as EventRow, Task as TaskRow } from "../db/generated/client";
@@ -315,57 +316,82 @@ async function projectRuns(tx: Tx, fresh: StoredEvent[], taskRuns: Map<string, R
   }
 }
 
-/** approvals: approval.requested inserts a pending approval; granted, rejected, expired decide it. */
+/**
+ * approvals: each approval event folded into its approval's row with the browser's transition
+ * (lib/fold/approvals.ts `foldApproval`), starting from the row as stored. Only pending
+ * approvals change, so only pending rows are read; a request whose approval_id or gate is
+ * already stored is not inserted again (`skipDuplicates`).
+ */
 async function projectApprovals(tx: Tx, fresh: StoredEvent[]): Promise<void> {
+  const ids = [...new Set(fresh.map(approvalIdOf).filter((id) => id !== null))];
+  if (!ids.length) return;
+  const before = await pendingApprovals(tx, ids);
+  const after = new Map(before);
   for (const ev of fresh) {
-    if (!ev.type.startsWith("approval.")) continue;
-    const p = ev.payload as Record<string, unknown> & { approval_id: string };
-    if (ev.type === "approval.requested") {
-      const subject = p.subject as { kind: string; agent: string };
-      await tx.approval.createMany({
-        data: [
-          {
-            id: p.approval_id,
-            run_id: ev.run_id,
-            thread_id: ev.thread_id,
-            task_id: ev.task_id,
-            agent_id: subject.agent,
-            kind: subject.kind,
-            state: "pending",
-            summary: String(p.summary),
-            subject: subject as never,
-            arguments: (p.arguments ?? undefined) as never,
-            preview: (p.preview as string | undefined) ?? null,
-            recommendation: (p.recommendation ?? undefined) as never,
-            approvers: p.approvers as never,
-            rule: (p.rule as string | null | undefined) ?? null,
-            requested_at: new Date(ev.ts),
-            expires_at: new Date(String(p.expires_at)),
-            request_seq: BigInt(ev.seq),
-            gate_key: String(ev.meta?.gate ?? p.approval_id),
-          },
-        ],
-        skipDuplicates: true,
-      });
-      continue;
-    }
-    const decided = { decided_at: new Date(ev.ts), decided_by: (p.by as string | undefined) ?? null, comment: (p.comment as string | undefined) ?? null };
-    if (ev.type === "approval.granted") {
-      await tx.approval.updateMany({
-        where: { id: p.approval_id, state: "pending" },
-        data: { ...decided, state: "granted", decided_arguments: (p.arguments ?? undefined) as never },
-      });
-    } else if (ev.type === "approval.rejected") {
-      await tx.approval.updateMany({ where: { id: p.approval_id, state: "pending" }, data: { ...decided, state: "rejected" } });
-    } else if (ev.type === "approval.expired") {
-      if (p.outcome === "escalated") {
-        await tx.approval.updateMany({
-          where: { id: p.approval_id, state: "pending" },
-          data: { approvers: (p.escalated_to ?? []) as never, ...(p.expires_at ? { expires_at: new Date(String(p.expires_at)) } : {}) },
-        });
-      } else {
-        await tx.approval.updateMany({ where: { id: p.approval_id, state: "pending" }, data: { state: "expired", decided_at: new Date(ev.ts) } });
-      }
-    }
+    const id = approvalIdOf(ev);
+    const next = id ? foldApproval(after.get(id), ev) : undefined;
+    if (next) after.set(next.approval_id, next);
   }
+  for (const [id, approval] of after) {
+    const prev = before.get(id);
+    if (!prev) await tx.approval.createMany({ data: [approvalRow(approval)], skipDuplicates: true });
+    else if (approval !== prev) await tx.approval.update({ where: { id }, data: decisionOf(approval) });
+  }
+}
+
+/**
+ * The stored pending approvals among `ids`, as the fold's state: the request (read back from the
+ * log by `request_seq`) folded, with the approvers and deadline the row holds now (an
+ * escalation may have changed them). `history` and `escalation` start empty: no column needs them.
+ */
+async function pendingApprovals(tx: Tx, ids: string[]): Promise<Map<string, ApprovalView>> {
+  const rows = await tx.approval.findMany({ where: { id: { in: ids }, state: "pending" } });
+  if (!rows.length) return new Map();
+  const requests = await tx.event.findMany({ where: { seq: { in: rows.map((r) => r.request_seq) } } });
+  const bySeq = new Map(requests.map((r) => [r.seq, fromRow(r)]));
+  const out = new Map<string, ApprovalView>();
+  for (const row of rows) {
+    const request = bySeq.get(row.request_seq);
+    const approval = request && foldApproval(undefined, request);
+    if (approval) out.set(row.id, { ...approval, approvers: row.approvers as Approvers, expires_at: row.expires_at.toISOString() });
+  }
+  return out;
+}
+
+/** The columns an approval's state and decision fill (who decided, when, with what comment and arguments). */
+function decisionOf(a: ApprovalView) {
+  const o = a.outcome;
+  const decision = o && o.type !== "approval.expired" ? o : null;
+  return {
+    state: a.state,
+    approvers: a.approvers as Prisma.InputJsonValue,
+    expires_at: new Date(a.expires_at),
+    decided_at: o ? new Date(o.ts) : null,
+    decided_by: decision?.payload.by ?? null,
+    comment: decision?.payload.comment ?? null,
+    decided_arguments: (decision?.type === "approval.granted" ? decision.payload.arguments : undefined) as Prisma.InputJsonValue | undefined,
+  };
+}
+
+/** A new `approvals` row. */
+function approvalRow(a: ApprovalView): Prisma.ApprovalCreateManyInput {
+  const { request, payload: p } = a;
+  return {
+    id: a.approval_id,
+    run_id: request.run_id,
+    thread_id: request.thread_id,
+    task_id: request.task_id,
+    agent_id: p.subject.agent,
+    kind: p.subject.kind,
+    summary: p.summary,
+    subject: p.subject as Prisma.InputJsonValue,
+    arguments: p.arguments as Prisma.InputJsonValue | undefined,
+    preview: p.preview ?? null,
+    recommendation: p.recommendation as Prisma.InputJsonValue | undefined,
+    rule: p.rule ?? null,
+    requested_at: new Date(request.ts),
+    request_seq: BigInt(request.seq),
+    gate_key: String(request.meta?.gate ?? a.approval_id),
+    ...decisionOf(a),
+  };
 }

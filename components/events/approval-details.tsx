@@ -1,31 +1,22 @@
 "use client";
 /**
- * What an approval is about, shared by the channel card (components/events/approval-card.tsx)
- * and the inbox (components/approvals/inbox.tsx), issue 5: the facts (agent, action, rule, who
- * may approve, the deadline counting down), the tool arguments as JSON, the preview as markdown
- * in a bounded scroll box, and an overseer's recommendation.
+ * What an approval is about, shared by the channel card (./approval-card.tsx) and the inbox
+ * (components/approvals): the facts (agent, action, rule, who may approve), the deadline
+ * counting down, the tool arguments as JSON, the preview as markdown in a bounded scroll box,
+ * and an overseer's recommendation.
  */
 import { useId, useMemo, useState } from "react";
-import { Markdown } from "@/components/markdown/markdown";
-import { JsonView } from "@/components/events/json-view";
-import { DecisionBadge } from "@/components/events/review";
-import { ClockIcon } from "@/components/ui/icons";
-import { useNow } from "@/components/ui/use-now";
-import { formatFull } from "@/components/ui/time";
+import type { Approvers, Recommendation, Subject } from "@/lib/fold/approvals";
 import { personId } from "@/lib/people";
+import { Markdown } from "@/components/markdown/markdown";
 import { useDisplayName } from "@/components/prefs/display-name";
-import {
-  approversLabel,
-  argumentsForDisplay,
-  bare,
-  personLabel,
-  subjectLabel,
-  timeLeft,
-  toolLabel,
-  type Approvers,
-  type Recommendation,
-  type Subject,
-} from "./model";
+import { ClockIcon } from "@/components/ui/icons";
+import { JsonView } from "@/components/ui/json-view";
+import { formatFull } from "@/components/ui/time";
+import { useNow } from "@/components/ui/use-now";
+import { approversLabel, argumentsForDisplay, personLabel, subjectLabel, timeLeft, toolLabel } from "./approval-model";
+import { bareId } from "./participant";
+import { DecisionBadge } from "./review";
 
 /** "Expires in 59 min 12 s", ticking each second while `active`; amber under 5 minutes. */
 export function ExpiryCountdown({ iso, active, className = "" }: { iso: string; active: boolean; className?: string }) {
@@ -76,12 +67,12 @@ export function ApprovalFacts({
   reason?: string;
 }) {
   const tool = toolLabel(subject);
-  const to = subject.recipient ? (subject.recipient === "user" || subject.recipient.startsWith("user:") ? "people in the channel" : bare(subject.recipient)) : null;
+  const to = subject.recipient ? (subject.recipient === "user" || subject.recipient.startsWith("user:") ? "people in the channel" : bareId(subject.recipient)) : null;
   return (
     <dl className="mt-1.5 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-0.5 text-[12.5px] leading-5">
       <dt className="text-fg-subtle">Agent</dt>
       <dd className="min-w-0 truncate font-mono text-fg" title={subject.agent}>
-        {bare(subject.agent)}
+        {bareId(subject.agent)}
       </dd>
       <dt className="text-fg-subtle">{subject.kind === "dispatch" ? "Action" : "Tool"}</dt>
       <dd className="min-w-0 break-words font-mono text-fg">
@@ -160,7 +151,7 @@ export function RecommendationBox({ rec, by }: { rec: Recommendation; by?: strin
   return (
     <div className="mt-2 rounded-md border border-agent/25 bg-agent/[0.05] px-2.5 py-1.5 text-[13px]" aria-label="Recommendation">
       <div className="flex flex-wrap items-center gap-2">
-        <span className="text-[11px] font-semibold uppercase tracking-wide text-agent">{by ? `${bare(by)} recommends` : "Overseer recommends"}</span>
+        <span className="text-[11px] font-semibold uppercase tracking-wide text-agent">{by ? `${bareId(by)} recommends` : "Overseer recommends"}</span>
         <DecisionBadge decision={rec.decision} />
       </div>
       {comments.length > 0 && (

@@ -1,8 +1,9 @@
 "use client";
 /**
  * `ApprovalActions`: Approve, Reject (with a comment) and Edit arguments then approve, for one
- * pending approval (issue 5). Used by the channel card and the inbox; the inbox drives it from
- * the keyboard through its handle (`approve`, `reject`, `edit`).
+ * pending approval. Used by the channel card (./approval-card.tsx) and the inbox
+ * (components/approvals), which drives it from the keyboard through its handle (`approve`,
+ * `reject`, `edit`).
  *
  * - Reject opens a comment box: Enter rejects, Shift+Enter is a new line, Escape cancels.
  * - Edit opens the arguments as JSON: they must parse and be an object; Ctrl/⌘+Enter approves
@@ -11,20 +12,19 @@
  *   set one's name), arguments refused, or the server unreachable.
  */
 import { useEffect, useId, useImperativeHandle, useRef, useState, type Ref } from "react";
+import type { Approvers } from "@/lib/fold/approvals";
+import { DecisionError, useDecide } from "@/components/live/approvals";
 import { useDisplayName } from "@/components/prefs/display-name";
-import { useWorkspace } from "@/components/workspace/workspace-context";
-import { safeStringify } from "@/components/events/json-view";
 import { CheckIcon, PencilIcon, XCircleIcon } from "@/components/ui/icons";
-import { DecisionError, useDecide } from "./api";
-import { approversLabel, mayApprove, parseArguments, personLabel, type Approvers } from "./model";
+import { safeStringify } from "@/components/ui/json-view";
+import { useWorkspace } from "@/components/workspace/workspace-context";
+import { approversLabel, mayApprove, parseArguments, personLabel } from "./approval-model";
 
 /** What the inbox may trigger from the keyboard. */
 export interface ApprovalActionsHandle {
   approve(): void;
   reject(): void;
   edit(): void;
-  /** True while a form (reject or edit) is open. */
-  editing(): boolean;
 }
 
 type Mode = "idle" | "reject" | "edit";
@@ -153,7 +153,6 @@ export function ApprovalActions({
     },
     reject: openReject,
     edit: openEdit,
-    editing: () => mode !== "idle",
   }));
 
   const error = decide.error ? decisionErrorText(decide.error, approvers, name) : null;

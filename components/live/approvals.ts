@@ -1,16 +1,15 @@
 /**
- * The approvals API in the browser (issue 5): `GET /api/approvals`, `POST
- * /api/approvals/:approval_id/decision` and `GET /api/policy`, with TanStack Query hooks.
+ * The approvals API in the browser: `GET /api/approvals`, `POST
+ * /api/approvals/:approval_id/decision` and `GET /api/policy` (shapes in lib/api/types.ts), with
+ * TanStack Query hooks for the sidebar badge, the channel's approval cards and the inbox.
  *
  * Freshness: the lists refetch every 5 s, at once when an `approval.*` event arrives on the
- * socket, and soon after any channel's activity (components/live/live-sync.ts calls
- * `approvalsChanged`), so the sidebar badge and the inbox follow approvals in channels the
- * person does not have open.
+ * socket, and soon after any channel's activity (./live-sync.ts calls `approvalsChanged`), so
+ * the sidebar badge and the inbox follow approvals in channels the person does not have open.
  */
 import { useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
-import { apiRequest, ApiRequestError } from "@/components/live/api";
-import type { PolicyStatus } from "@/lib/api/types";
-import type { ApprovalState, ApprovalSummary } from "./model";
+import type { ApprovalSummary, PolicyStatus } from "@/lib/api/types";
+import { apiRequest, ApiRequestError } from "./api";
 
 /** Query keys of the approvals views. */
 export const approvalKeys = {
@@ -149,11 +148,3 @@ export function usePolicyStatus() {
     retry: false,
   });
 }
-
-/** The words for a decided state. */
-export const STATE_WORD: Record<ApprovalState, string> = {
-  pending: "Pending",
-  granted: "Approved",
-  rejected: "Rejected",
-  expired: "Expired",
-};

@@ -1,7 +1,7 @@
 /**
- * `JsonView`: any value as indented, lightly coloured JSON (issue 2 "unknown payload shapes
- * render as formatted JSON"). Rendered as React text only, so nothing in the value can run.
- * Very long documents are cut with a "Show all" button.
+ * `JsonView`: any value as indented, lightly coloured JSON (payloads of unknown shape, tool
+ * arguments and results, agent cards). Rendered as React text only, so nothing in the value can
+ * run. Very long documents are cut with a "Show all" button.
  */
 "use client";
 import { useMemo, useState } from "react";

@@ -1,0 +1,62 @@
+"use client";
+/**
+ * `ItemDetails`: the selected inbox item expanded: what the approval is about (facts, an
+ * overseer's recommendation, the arguments, the preview), the decision bar while it is pending,
+ * and a link to the approval in its channel.
+ */
+import Link from "next/link";
+import { useState, type Ref } from "react";
+import type { ApprovalSummary } from "@/lib/api/types";
+import { ApprovalActions, type ApprovalActionsHandle } from "@/components/events/approval-actions";
+import { ApprovalFacts, ArgumentsBlock, PreviewBox, RecommendationBox } from "@/components/events/approval-details";
+import { ChevronRightIcon } from "@/components/ui/icons";
+import { channelHref, subjectOf } from "./model";
+
+/** The details of the selected approval (see the file comment). */
+export function ItemDetails({
+  approval: a,
+  expired,
+  actionsRef,
+  onFormClosed,
+  onDecided,
+}: {
+  approval: ApprovalSummary;
+  /** Pending but past its deadline: nothing can be decided any more. */
+  expired: boolean;
+  actionsRef?: Ref<ApprovalActionsHandle>;
+  onFormClosed: () => void;
+  onDecided: (d: "approve" | "reject") => void;
+}) {
+  const pending = a.state === "pending";
+  // While the arguments are edited, the editor replaces their read-only view.
+  const [editing, setEditing] = useState(false);
+  return (
+    <div className="mt-1">
+      <ApprovalFacts subject={subjectOf(a)} approvers={a.approvers} rule={a.rule} />
+      {a.recommendation && <RecommendationBox rec={a.recommendation} />}
+      {a.arguments && !(pending && editing) && <ArgumentsBlock args={a.arguments} preview={a.preview} />}
+      {a.preview && <PreviewBox markdown={a.preview} />}
+      {pending && (
+        <ApprovalActions
+          ref={actionsRef}
+          approvalId={a.approval_id}
+          args={a.arguments}
+          approvers={a.approvers}
+          expired={expired}
+          keyHints
+          onCancel={onFormClosed}
+          onDecided={onDecided}
+          onModeChange={(m) => setEditing(m === "edit")}
+        />
+      )}
+      <Link
+        href={channelHref(a)}
+        className="mt-2 inline-flex items-center gap-1 text-[12.5px] font-medium text-accent hover:underline"
+      >
+        Open in #{a.thread_name ?? "its channel"}
+        <ChevronRightIcon size={12} />
+      </Link>
+    </div>
+  );
+}
+
