@@ -31,7 +31,8 @@ export function familyOf(ev: StoredEvent): EventFamily {
 
 /** A short text for the event: the message, the task title, the tool, the routing choice. */
 export function summarize(ev: StoredEvent): string {
-  const p = (ev.payload ?? {}) as Record<string, unknown>;
+  // Read field by field as unknown, whatever the type: one line must never fail.
+  const p: Record<string, unknown> = ev.payload ?? {};
   switch (ev.type) {
     case "chat.message":
     case "chat.system":

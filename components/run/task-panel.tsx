@@ -145,7 +145,7 @@ export function TaskPanel({
               )}
               {task.error && (
                 <p className="col-span-full text-[12px] text-danger">
-                  {String((task.error as { code?: unknown }).code ?? "error")}: {String((task.error as { message?: unknown }).message ?? "")}
+                  {String(task.error.code ?? "error")}: {String(task.error.message ?? "")}
                 </p>
               )}
             </dl>

@@ -11,7 +11,7 @@
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { indexQuestions } from "@/lib/fold/questions";
-import type { StoredEvent } from "@/lib/protocol";
+import { isEvent, type StoredEvent } from "@/lib/protocol";
 import { foldApprovals, type ApprovalSummary } from "@/components/approvals/model";
 import { usePendingApprovals } from "@/components/approvals/api";
 import { useThreadEvents } from "@/components/live/use-thread-events";
@@ -76,7 +76,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   useEffect(() => {
     const want = wantApproval.current;
     if (!want || !events) return;
-    const request = events.find((e) => e.type === "approval.requested" && (e.payload as { approval_id?: unknown }).approval_id === want.id);
+    const request = events.find((e) => isEvent(e, "approval.requested") && e.payload.approval_id === want.id);
     if (!request) {
       if (hasMoreBefore && !loadingOlder && want.pages < 10) {
         want.pages++;
