@@ -1,5 +1,5 @@
 /**
- * Pure helpers of the agent directory (issue 6 "/agents"): the search filter, capability
+ * Pure helpers of the agent directory (`/agents`): the search filter, capability
  * labels, the MCP bindings a card lists, and resolving the agent ids a CAP manifest names.
  */
 import type { AgentSummary } from "@/lib/api/types";

@@ -1,9 +1,8 @@
 /**
  * Conversation renderers (Clutch Protocol §2.2): chat.message and chat.system. A question to the
  * people of the channel is highlighted as waiting for an answer, with a Reply button, until it
- * is answered; messages between agents say
- * who they are for ("pm-1 → analyst-1"); a reply links to the message it answers; an
- * overseer's question carries an "Oversight inquiry" badge.
+ * is answered; messages between agents say who they are for ("pm-1 → analyst-1"); a reply links
+ * to the message it answers; an overseer's question carries an "Oversight inquiry" badge.
  */
 "use client";
 import type { StoredEvent, StoredEventOf } from "@/lib/protocol";

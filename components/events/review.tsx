@@ -1,7 +1,7 @@
 "use client";
 /**
- * `ReviewFeedback`: an overseer's verdict, payload type review.feedback.v1 (Clutch Protocol
- * §3.3; issue 3 "qa-1 approves"): the decision as a coloured badge (approved green, changes
+ * `ReviewFeedback`: an overseer's verdict ("qa-1 approves"), payload type review.feedback.v1
+ * (Clutch Protocol §3.3): the decision as a coloured badge (approved green, changes
  * requested amber, rejected red), the comments and the blocking issues.
  */
 import { useState } from "react";

@@ -1,6 +1,6 @@
 /**
- * One line per event for the replay timeline (issue 4 "a timeline under the graph with every
- * event of the run"): who, what, and a short text, without rendering the full event.
+ * One line per event for the replay timeline (every event of the run, under the graph): who,
+ * what, and a short text, without rendering the full event.
  */
 import type { StoredEvent } from "@/lib/protocol";
 import { bareId } from "@/components/events/participant";

@@ -1,11 +1,10 @@
 "use client";
 /**
- * `ThreadScreen`: one channel — header, live event list and composer (issue 2 "the main pane
- * shows the selected channel's events in order"). Marks the channel read while it is open and
- * remembers it as the last channel visited.
+ * `ThreadScreen`: one channel — header, live event list (the channel's events in order) and
+ * composer. Marks the channel read while it is open and remembers it as the last channel visited.
  *
- * Issue 3: the channel's runs (a header where each starts, a banner while one runs) and its
- * questions to the person: a question's Reply button and the composer's reply chip share one
+ * Runs and questions: the channel's runs (a header where each starts, a banner while one runs) and
+ * its questions to the person: a question's Reply button and the composer's reply chip share one
  * reply mode, and links scroll to the message they name (ThreadActions).
  */
 import Link from "next/link";
@@ -37,7 +36,7 @@ function bannerApproval(threadId: string, events: readonly StoredEvent[] | undef
   return a ? { id: a.approval_id, agent: a.agent_id } : null;
 }
 
-/** One channel, live: header, events, composer (issue 2 "main pane"). */
+/** One channel, live: header, events, composer. */
 export function ThreadScreen({ threadId }: { threadId: string }) {
   const threads = useThreads();
   const thread = useThread(threadId);
@@ -50,7 +49,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   const [reply, setReply] = useState<ReplyMode>({ kind: "auto" });
   const events = feed.events;
   const openQuestions = useMemo(() => (events ? indexQuestions(events).openToPeople : []), [events]);
-  // The oldest approval of the channel still waiting for a decision (issue 5): from the loaded
+  // The oldest approval of the channel still waiting for a decision: from the loaded
   // events, else from the approvals API (its request may be further back than what is loaded).
   const pendingAll = usePendingApprovals().data;
   const pendingApproval = useMemo(() => bannerApproval(threadId, events, pendingAll), [threadId, events, pendingAll]);
@@ -95,7 +94,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
     return () => clearTimeout(t);
   }, [events, hasMoreBefore, loadingOlder, loadOlder]);
 
-  // The open channel is read (issue 2 "unread counts").
+  // The open channel is read: the sidebar counts none of its messages as unread.
   const count = thread?.message_count;
   useEffect(() => {
     if (count !== undefined) markRead(threadId, count);
