@@ -33,7 +33,10 @@ function issueText(issue: unknown): string {
   if (typeof issue === "string") return issue;
   if (issue && typeof issue === "object") {
     const o = issue as Record<string, unknown>;
-    for (const k of ["message", "title", "description", "issue", "text"]) if (typeof o[k] === "string") return o[k] as string;
+    for (const k of ["message", "title", "description", "issue", "text"]) {
+      const text = o[k];
+      if (typeof text === "string") return text;
+    }
     try {
       return JSON.stringify(issue);
     } catch {
