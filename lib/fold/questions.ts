@@ -57,6 +57,7 @@ export function isPeopleRecipient(p: Pick<Participant, "agent_id" | "role">): bo
 
 function refOf(ev: StoredEventOf<"chat.message">): MessageRef {
   const { text } = ev.payload;
+  // Checked all the same: a misbehaving source may send a message without text.
   return { id: ev.id, seq: ev.seq, from: ev.from, text: typeof text === "string" ? text : "" };
 }
 
