@@ -1,9 +1,9 @@
 "use client";
 /**
- * `AgentDetail`, the right-hand side of `/agents/:agent_id` (issue 6 "its AgentCard (name,
- * description, capabilities with version, tags, tools, trust level and cost hint, limits,
- * endpoints, security), online or offline from heartbeats, shown live, current load against
- * max_concurrency, recent success rate, and its recent tasks"):
+ * `AgentDetail`, the right-hand side of `/agents/:agent_id`: its AgentCard (Clutch Protocol
+ * §1.4: name, description, capabilities with version, tags, tools, trust level and cost hint,
+ * limits, endpoints, security), online or offline from heartbeats, shown live, current load
+ * against max_concurrency, recent success rate, and its recent tasks:
  *
  * - who it is: name, id, status (live), source, description;
  * - four figures: presence (last heartbeat, ticking), load, success rate, heartbeat settings;

@@ -1,8 +1,8 @@
 "use client";
 /**
- * `AgentDirectory`, the frame of `/agents` and `/agents/:agent_id` (issue 6 "a directory of
- * every registered agent … online or offline from heartbeats, shown live, current load against
- * max_concurrency, recent success rate"):
+ * `AgentDirectory`, the frame of `/agents` and `/agents/:agent_id`, a directory of every
+ * registered agent (online or offline from heartbeats, shown live, current load against
+ * max_concurrency, recent success rate):
  *
  * - The list: every agent with its presence (dot and word, live from `agents.changed`), where it
  *   comes from (workspace or external), load as `active/max` with a bar, recent success rate,

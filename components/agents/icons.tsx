@@ -1,5 +1,5 @@
 /**
- * Icons of the agent directory (issue 6 "/agents") in the style of components/ui/icons.tsx
+ * Icons of the agent directory (`/agents`) in the style of components/ui/icons.tsx
  * (24×24 strokes, decorative: label the control around them).
  */
 import { Svg, type IconProps } from "@/components/ui/icons";

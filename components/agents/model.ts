@@ -1,5 +1,5 @@
 /**
- * Pure helpers of the agent directory (issue 6 "/agents"): the search filter, capability
+ * Pure helpers of the agent directory (`/agents`): the search filter, capability
  * labels, the MCP bindings a card lists, and resolving the agent ids a CAP manifest names.
  */
 import type { AgentSummary } from "@/lib/api/types";
@@ -41,7 +41,7 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is
 
 /** The `mcp_bindings` of one capability (present on `tool:mcp` capabilities from CAP manifests). */
 export function bindingsOfCapability(cap: Capability): McpBinding[] {
-  const list = (cap as { mcp_bindings?: unknown }).mcp_bindings;
+  const list = cap.mcp_bindings;
   if (!Array.isArray(list)) return [];
   const out: McpBinding[] = [];
   for (const b of list) {

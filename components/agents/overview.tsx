@@ -1,7 +1,7 @@
 "use client";
 /**
- * `DirectoryOverview`, the right-hand side of `/agents` before an agent is picked (issue 6
- * "/agents"; "agents register and update through POST /api/agents"): what the directory shows,
+ * `DirectoryOverview`, the right-hand side of `/agents` before an agent is picked: what the
+ * directory shows,
  * how many agents are online, busy and offline (live), and `RegisterNote`: the two curl commands
  * that register an external agent and keep it online with heartbeats.
  */
@@ -53,7 +53,7 @@ export function DirectoryOverview() {
 
 /**
  * How to register an external agent: `POST /api/agents` with an AgentCard, then
- * `POST /api/agents/{agent_id}/heartbeat` every `interval` seconds (issue 6).
+ * `POST /api/agents/{agent_id}/heartbeat` every `interval` seconds (Clutch Protocol §2.4).
  */
 export function RegisterNote({ interval, offlineAfter }: { interval?: number; offlineAfter?: number }) {
   const origin = useOrigin();

@@ -1,6 +1,6 @@
 "use client";
 /**
- * Small pieces of the agent directory (issue 6 "/agents"): the status dot and word, the source
+ * Small pieces of the agent directory (`/agents`): the status dot and word, the source
  * badge, the load meter (`active/max_concurrency` with a bar), capability chips, and a copy
  * button for commands and ids.
  */
@@ -35,7 +35,7 @@ export function PresenceDot({ status, className = "" }: { status: AgentSummary["
   );
 }
 
-/** The status as a dot and a word ("Online", "Busy", "Offline"), coloured (issue 6 "shown live"). */
+/** The status as a dot and a word ("Online", "Busy", "Offline"), coloured. */
 export function StatusWord({ status, className = "" }: { status: AgentSummary["status"]; className?: string }) {
   return (
     <span className={`inline-flex items-center gap-1.5 font-semibold ${WORD_TONE[status]} ${className}`} data-status={status}>
@@ -61,8 +61,8 @@ export function SourceBadge({ source }: { source: AgentSummary["source"] }) {
 }
 
 /**
- * Load against `max_concurrency`: "1/2" and a small bar, amber when full (issue 6 "current load
- * against max_concurrency"). A `meter` for assistive tech, "1 of 2 parallel tasks".
+ * Load against `max_concurrency`: "1/2" and a small bar, amber when full. A `meter` for assistive
+ * tech, "1 of 2 parallel tasks".
  */
 export function LoadMeter({ active, max, wide = false }: { active: number; max: number; wide?: boolean }) {
   const cap = Math.max(1, max);

@@ -1,8 +1,8 @@
 /**
- * Agent lifecycle renderers (Clutch Protocol §2.4; issue 2 "agent.register/heartbeat/update
- * (compact one-liners)").
+ * Agent lifecycle renderers (Clutch Protocol §2.4): agent.register, agent.update and
+ * agent.heartbeat as compact one-liners.
  */
-import type { PayloadOf, StoredEvent } from "@/lib/protocol";
+import type { PayloadOf, StoredEventOf } from "@/lib/protocol";
 import { Chip } from "@/components/ui/chip";
 import { BotIcon, HeartPulseIcon, RefreshIcon } from "@/components/ui/icons";
 import { LineRow } from "./event-shell";
@@ -24,8 +24,8 @@ function Capabilities({ card }: { card: PayloadOf<"agent.register">["card"] }) {
 }
 
 /** "agent:ken (Ken) came online · skill:research 1.0 …" */
-export function AgentRegister({ event }: { event: StoredEvent }) {
-  const { card } = event.payload as PayloadOf<"agent.register">;
+export function AgentRegister({ event }: { event: StoredEventOf<"agent.register"> }) {
+  const { card } = event.payload;
   return (
     <LineRow event={event} icon={<BotIcon size={14} className="text-success" />} label={`Agent registered: ${card.agent_id}`}>
       <span className="font-medium text-fg">{card.display.name}</span>{" "}
@@ -37,8 +37,8 @@ export function AgentRegister({ event }: { event: StoredEvent }) {
 }
 
 /** "agent:ken updated · capabilities …" */
-export function AgentUpdate({ event }: { event: StoredEvent }) {
-  const { card } = event.payload as PayloadOf<"agent.update">;
+export function AgentUpdate({ event }: { event: StoredEventOf<"agent.update"> }) {
+  const { card } = event.payload;
   return (
     <LineRow event={event} icon={<RefreshIcon size={14} className="text-info" />} label={`Agent updated: ${card.agent_id}`}>
       <span className="font-medium text-fg">{card.display.name}</span>{" "}
@@ -52,8 +52,8 @@ export function AgentUpdate({ event }: { event: StoredEvent }) {
 const STATUS_CLS = { online: "text-success", busy: "text-warning", draining: "text-fg-muted" } as const;
 
 /** "♥ agent:ken · busy · 2 active tasks" */
-export function AgentHeartbeat({ event }: { event: StoredEvent }) {
-  const p = event.payload as PayloadOf<"agent.heartbeat">;
+export function AgentHeartbeat({ event }: { event: StoredEventOf<"agent.heartbeat"> }) {
+  const p = event.payload;
   return (
     <LineRow event={event} icon={<HeartPulseIcon size={14} className="text-danger/70" />} label={`Heartbeat: ${p.agent_id}`}>
       <span className="font-mono text-[12px] text-fg-muted">{p.agent_id}</span>{" "}

@@ -1,12 +1,11 @@
 /**
- * Conversation renderers (Clutch Protocol §2.2; issue 2 "chat.message", "chat.system"; issue 3
- * "questions to the person marked as waiting for an answer"): a question to the people of the
- * channel is highlighted with a Reply button until it is answered; messages between agents say
- * who they are for ("pm-1 → analyst-1"); a reply links to the message it answers; an
- * overseer's question carries an "Oversight inquiry" badge.
+ * Conversation renderers (Clutch Protocol §2.2): chat.message and chat.system. A question to the
+ * people of the channel is highlighted as waiting for an answer, with a Reply button, until it
+ * is answered; messages between agents say who they are for ("pm-1 → analyst-1"); a reply links
+ * to the message it answers; an overseer's question carries an "Oversight inquiry" badge.
  */
 "use client";
-import type { PayloadOf, StoredEvent } from "@/lib/protocol";
+import type { StoredEvent, StoredEventOf } from "@/lib/protocol";
 import { excerpt, isPeopleRecipient, type MessageRef, type QuestionView } from "@/lib/fold/questions";
 import { Markdown } from "@/components/markdown/markdown";
 import { StatusBadge } from "@/components/ui/chip";
@@ -119,14 +118,14 @@ export function ChatMessage({
   question,
   replyTo,
 }: {
-  event: StoredEvent;
+  event: StoredEventOf<"chat.message">;
   continued: boolean;
   /** Set when the message expects a reply (lib/fold/questions.ts). */
   question?: QuestionView;
   /** The message it answers, when loaded. */
   replyTo?: MessageRef;
 }) {
-  const p = event.payload as PayloadOf<"chat.message"> & { inquiry?: unknown };
+  const p = event.payload;
   const name = displayName(event.from);
   const waitingForPeople = Boolean(question && question.to_people && !question.answer && !question.closed);
   const forPeople = event.to.some(isPeopleRecipient);
@@ -181,8 +180,8 @@ const LEVEL = {
 } as const;
 
 /** A system notice: one subtle line coloured by level (info, warning, error). */
-export function ChatSystem({ event }: { event: StoredEvent }) {
-  const p = event.payload as PayloadOf<"chat.system">;
+export function ChatSystem({ event }: { event: StoredEventOf<"chat.system"> }) {
+  const p = event.payload;
   const level = LEVEL[p.level ?? "info"];
   return (
     <LineRow event={event} icon={<span className={level.iconCls}>{level.icon}</span>} label={`System ${p.level ?? "info"}`}>

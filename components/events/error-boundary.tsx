@@ -1,7 +1,7 @@
 "use client";
 /**
- * `EventErrorBoundary` (issue 2 "wrap each event renderer in an error boundary that falls back
- * to the JSON view"): one broken event never takes the channel down.
+ * `EventErrorBoundary`: wraps each event renderer and falls back to the JSON view, so one broken
+ * event never takes the channel down.
  */
 import { Component, type ReactNode } from "react";
 import type { StoredEvent } from "@/lib/protocol";
@@ -12,7 +12,7 @@ interface Props {
   children: ReactNode;
 }
 
-/** Catches a renderer's error and shows the event as JSON instead (issue 2). */
+/** Catches a renderer's error and shows the event as JSON instead. */
 export class EventErrorBoundary extends Component<Props, { failed: boolean }> {
   state = { failed: false };
 

@@ -1,6 +1,6 @@
 /**
- * The frame every event row shares (issue 2 "group consecutive messages like Slack; hover shows
- * exact time; seq available on hover"): a 36 px gutter (avatar, icon, or the time on hover for
+ * The frame every event row shares (consecutive messages grouped like Slack, the exact time and
+ * the seq on hover): a 36 px gutter (avatar, icon, or the time on hover for
  * a grouped row), the sender line for the first row of a group, and a hover tag with `#seq`.
  */
 import type { ReactNode } from "react";

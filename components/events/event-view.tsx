@@ -1,11 +1,12 @@
 /**
- * `EventView`: picks the renderer for an event's type (issue 2 "every event type has a
- * renderer"), after checking its payload against the type's schema (lib/protocol/payloads.ts);
- * an unknown type or a payload of an unexpected shape renders as formatted JSON, and every
- * renderer sits inside an error boundary that falls back to JSON.
+ * `EventView`: picks the renderer for an event's type, after checking its payload against the
+ * type's schema (Clutch Protocol §2; lib/protocol/payloads.ts), so each renderer gets its event
+ * typed (`StoredEventOf<"tool.call">`); an unknown type or a payload of an unexpected shape
+ * renders as formatted JSON, and every renderer sits inside an error boundary that falls back
+ * to JSON.
  */
 import { memo } from "react";
-import { PAYLOAD_BY_TYPE, type MessageType, type StoredEvent } from "@/lib/protocol";
+import { PAYLOAD_BY_TYPE, type MessageType, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import type { TaskView } from "@/lib/fold/task-state";
 import type { MessageRef, QuestionView } from "@/lib/fold/questions";
 import type { ApprovalView } from "@/lib/fold/approvals";
@@ -27,7 +28,7 @@ export interface EventContext {
   task?: TaskView;
   taskNow?: TaskView;
   /** For tool.call: the matching tool.result / tool.error, once it arrived. */
-  toolOutcome?: StoredEvent;
+  toolOutcome?: StoredEventOf<"tool.result" | "tool.error">;
   /** For a chat.message that expects a reply: the question and its answer (lib/fold/questions.ts). */
   question?: QuestionView;
   /** For a chat.message with `reply_to`: the message it answers, when it is loaded. */
@@ -41,7 +42,7 @@ export interface EventContext {
   decision?: string;
   /**
    * For approval.*, a policy.decision that opened an approval, and a tool.call held for one: the
-   * approval folded from the channel's events (issue 5; components/approvals/model.ts).
+   * approval folded from the channel's events (components/approvals/model.ts).
    */
   approval?: ApprovalView;
 }
@@ -58,9 +59,17 @@ export const LINE_TYPES: ReadonlySet<string> = new Set([
   "approval.expired",
 ]);
 
-function payloadFits(event: StoredEvent): boolean {
-  const schema = PAYLOAD_BY_TYPE[event.type as MessageType];
-  return Boolean(schema) && schema.safeParse(event.payload).success;
+/** True for a type Clutch knows (a misbehaving source may send others). */
+function isKnownType(type: string): type is MessageType {
+  return Object.hasOwn(PAYLOAD_BY_TYPE, type);
+}
+
+/**
+ * True when the event's payload fits its type's schema; narrows it to the union of typed events,
+ * so a `switch` on its type hands each renderer its payload typed.
+ */
+function payloadFits(event: StoredEvent): event is StoredEventOf<MessageType> {
+  return isKnownType(event.type) && PAYLOAD_BY_TYPE[event.type].safeParse(event.payload).success;
 }
 
 function Renderer({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
@@ -69,10 +78,7 @@ function Renderer({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
   }
   if (!payloadFits(event)) {
     return (
-      <UnknownEvent
-        event={event}
-        note={PAYLOAD_BY_TYPE[event.type as MessageType] ? "Payload has an unexpected shape." : undefined}
-      />
+      <UnknownEvent event={event} note={isKnownType(event.type) ? "Payload has an unexpected shape." : undefined} />
     );
   }
   const { continued } = ctx;
@@ -139,7 +145,7 @@ function sameCtx(a: EventContext, b: EventContext): boolean {
   );
 }
 
-/** One event, rendered by its type's renderer inside an error boundary (issue 2). */
+/** One event, rendered by its type's renderer inside an error boundary. */
 export const EventView = memo(
   function EventView({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
     return (

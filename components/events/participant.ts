@@ -1,6 +1,6 @@
 /**
- * Who sent an event, for display (issue 2 "avatar/initials, name; humans vs agents visually
- * distinct"). Humans are `role: "human"` or `user:` ids; everyone else counts as an agent.
+ * Who sent an event, for display: avatar or initials and name, humans and agents told apart at
+ * a glance. Humans are `role: "human"` or `user:` ids; everyone else counts as an agent.
  */
 import { personId } from "@/lib/people";
 import type { Participant } from "@/lib/protocol";

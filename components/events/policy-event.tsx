@@ -1,7 +1,7 @@
 "use client";
 /**
- * Policy decision renderers (issue 5 "each decision is an event (policy.decision, with the
- * rule that matched and why), shown compactly in the channel"):
+ * Policy decision renderers: each decision of the policy is an event (policy.decision, with the
+ * rule that matched and why; docs/protocol.md), shown compactly in the channel:
  *
  * - `PolicyDecisionLine`: one line — shield, the decision as a chip coloured by kind, the
  *   subject ("analyst-1 → DataServer.process_data"), the rule id; the reason on hover and, with
@@ -11,7 +11,7 @@
  *   3 actions"), expandable to the single lines (components/thread/rows.ts groups them).
  */
 import { useId, useState } from "react";
-import type { PayloadOf, StoredEvent } from "@/lib/protocol";
+import type { PayloadOf, StoredEventOf } from "@/lib/protocol";
 import type { ApprovalView, Subject } from "@/lib/fold/approvals";
 import { ChevronRightIcon, ShieldAlertIcon, ShieldCheckIcon, ShieldIcon, ShieldXIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
@@ -77,14 +77,22 @@ function SubjectDetails({ subject }: { subject: Subject }) {
 }
 
 /** One policy decision (see the file comment). `approval`: the approval it opened, if any. */
-export function PolicyDecisionLine({ event, approval, nested = false }: { event: StoredEvent; approval?: ApprovalView; nested?: boolean }) {
-  const p = event.payload as PayloadOf<"policy.decision">;
+export function PolicyDecisionLine({
+  event,
+  approval,
+  nested = false,
+}: {
+  event: StoredEventOf<"policy.decision">;
+  approval?: ApprovalView;
+  nested?: boolean;
+}) {
+  const p = event.payload;
   const [open, setOpen] = useState(false);
   const id = useId();
   const { jumpTo } = useThreadActions();
   const quiet = p.decision === "allow";
   const k = KIND[p.decision] ?? KIND.allow;
-  const subject = subjectLabel(p.subject as Subject);
+  const subject = subjectLabel(p.subject);
   const extra =
     p.decision === "throttle" && typeof p.delay_ms === "number"
       ? `retry in ${formatDuration(p.delay_ms)}`
@@ -129,7 +137,7 @@ export function PolicyDecisionLine({ event, approval, nested = false }: { event:
             </p>
             {typeof p.delay_ms === "number" && <p className="mt-0.5 text-xs text-fg-muted">Delayed {formatDuration(p.delay_ms)}, then tried again.</p>}
             <div className="mt-1">
-              <SubjectDetails subject={p.subject as Subject} />
+              <SubjectDetails subject={p.subject} />
             </div>
             {p.limits && Object.keys(p.limits).length > 0 && <JsonView className="mt-1" value={p.limits} label="Limits" maxHeight="max-h-40" />}
             {approval && (
@@ -148,10 +156,10 @@ export function PolicyDecisionLine({ event, approval, nested = false }: { event:
 }
 
 /** Consecutive allow decisions as one quiet line that expands to each (see the file comment). */
-export function PolicyAllowGroup({ events }: { events: readonly StoredEvent[] }) {
+export function PolicyAllowGroup({ events }: { events: readonly StoredEventOf<"policy.decision">[] }) {
   const [open, setOpen] = useState(false);
   const id = useId();
-  const subjects = [...new Set(events.map((e) => subjectLabel((e.payload as PayloadOf<"policy.decision">).subject as Subject)))];
+  const subjects = [...new Set(events.map((e) => subjectLabel(e.payload.subject)))];
   const first = events[0];
   const last = events[events.length - 1];
   if (!first || !last) return null;

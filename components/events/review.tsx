@@ -1,7 +1,7 @@
 "use client";
 /**
- * `ReviewFeedback`: an overseer's verdict, payload type review.feedback.v1 (Clutch Protocol
- * §3.3; issue 3 "qa-1 approves"): the decision as a coloured badge (approved green, changes
+ * `ReviewFeedback`: an overseer's verdict ("qa-1 approves"), payload type review.feedback.v1
+ * (Clutch Protocol §3.3): the decision as a coloured badge (approved green, changes
  * requested amber, rejected red), the comments and the blocking issues.
  */
 import { useState } from "react";
@@ -33,7 +33,10 @@ function issueText(issue: unknown): string {
   if (typeof issue === "string") return issue;
   if (issue && typeof issue === "object") {
     const o = issue as Record<string, unknown>;
-    for (const k of ["message", "title", "description", "issue", "text"]) if (typeof o[k] === "string") return o[k] as string;
+    for (const k of ["message", "title", "description", "issue", "text"]) {
+      const text = o[k];
+      if (typeof text === "string") return text;
+    }
     try {
       return JSON.stringify(issue);
     } catch {

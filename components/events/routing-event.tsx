@@ -1,6 +1,6 @@
 /**
- * Routing renderers (Clutch Protocol §4.2–4.3, §2.5; issue 6 "every step is recorded in the
- * routing.decision event … and shown in the channel and the run view as a small table"):
+ * Routing renderers (Clutch Protocol §4.2–4.3, §2.5): every step of a routing is recorded in its
+ * routing.decision event and shown, in the channel and the run view, as a small table:
  *
  * - `RoutingDecision`: who was chosen and why — the reason, the requires/prefers chips, and a
  *   table with one row per agent (selected ✓ first, other candidates by rank, then the agents a
@@ -13,7 +13,7 @@
  * The table folds load, success and why under the agent's name when its container is narrow
  * (the run view's side panel, phones). Rows come from routing-rows.ts; old events without `ranked` work.
  */
-import type { PayloadOf, StoredEvent } from "@/lib/protocol";
+import type { StoredEvent, StoredEventOf } from "@/lib/protocol";
 import { Chip, StatusBadge } from "@/components/ui/chip";
 import { CheckIcon, ClockIcon, RouteIcon, XCircleIcon } from "@/components/ui/icons";
 import { SenderRow } from "./event-shell";
@@ -151,8 +151,8 @@ function Caps({ event, requires, prefers }: { event: StoredEvent; requires?: str
 }
 
 /** Why an agent was selected: the winner, the reason, and the table of every agent considered. */
-export function RoutingDecision({ event, continued }: { event: StoredEvent; continued: boolean }) {
-  const p = event.payload as PayloadOf<"routing.decision">;
+export function RoutingDecision({ event, continued }: { event: StoredEventOf<"routing.decision">; continued: boolean }) {
+  const p = event.payload;
   const rows = routingRows(p);
   const fixed = p.mode === "fixed" || rows.length === 1;
   const candidates = rows.filter((r) => r.kind !== "rejected").length;
@@ -185,8 +185,8 @@ export function RoutingDecision({ event, continued }: { event: StoredEvent; cont
 }
 
 /** No agent matched: the reason, what was asked for, whether it waits or failed, each agent's reason. */
-export function RoutingFailure({ event, continued }: { event: StoredEvent; continued: boolean }) {
-  const p = event.payload as PayloadOf<"routing.failure">;
+export function RoutingFailure({ event, continued }: { event: StoredEventOf<"routing.failure">; continued: boolean }) {
+  const p = event.payload;
   const waiting = p.outcome === "waiting";
   const rows: RoutingRow[] = (p.rejected ?? []).map((r) => ({
     agent_id: r.agent_id,

@@ -1,5 +1,5 @@
 /**
- * The routing table's rows and notes (issue 6; Clutch §4.2–4.3): selected first, candidates by
+ * The routing table's rows and notes (Clutch Protocol §4.2–4.3): selected first, candidates by
  * rank, rejected last; old events without `ranked` still give a table; the tie-break line.
  */
 import { describe, expect, it } from "vitest";

@@ -1,7 +1,6 @@
 /**
- * The rows of a routing decision's table (Clutch Protocol §4.2–4.3; issue 6 "every step is
- * recorded in the routing.decision event … and shown in the channel and the run view as a small
- * table"), as pure functions for routing-event.tsx:
+ * The rows of a routing decision's table (Clutch Protocol §4.2–4.3: every step of a routing as
+ * recorded in its routing.decision event), as pure functions for routing-event.tsx:
  *
  *   routingRows(payload)   one row per agent: the selected one, the other candidates by rank,
  *                          then the agents a filter removed

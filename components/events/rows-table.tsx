@@ -1,9 +1,9 @@
 "use client";
 /**
  * `RowsResult`: a tool result that holds rows (DataServer `query_data`: `{ columns, rows,
- * row_count, truncated }`) as a small table of its first rows, with a Table / JSON toggle
- * (issue 3 "rows results as a small table (first N rows) with a JSON toggle"). Numeric columns
- * are right-aligned with tabular figures; long values are cut with the whole value on hover.
+ * row_count, truncated }`) as a small table of its first rows, with a Table / JSON toggle.
+ * Numeric columns are right-aligned with tabular figures; long values are cut with the whole
+ * value on hover.
  */
 import { useState } from "react";
 import { JsonView } from "@/components/ui/json-view";
@@ -22,18 +22,18 @@ export interface RowsShape {
   limited: boolean;
 }
 
+/** True for a JSON object (not null, not an array). */
+function isObject(v: unknown): v is Record<string, unknown> {
+  return Boolean(v) && typeof v === "object" && !Array.isArray(v);
+}
+
 /** `{ rows: [{…}], columns?: [{ name, type }], row_count?, truncated? }` → its shape; null otherwise. */
 export function rowsShape(result: unknown): RowsShape | null {
-  if (!result || typeof result !== "object" || Array.isArray(result)) return null;
-  const r = result as { rows?: unknown; columns?: unknown; row_count?: unknown; truncated?: unknown };
-  if (!Array.isArray(r.rows) || !r.rows.every((x) => x && typeof x === "object" && !Array.isArray(x))) return null;
-  const rows = r.rows as Record<string, unknown>[];
-  const declared = Array.isArray(r.columns)
-    ? (r.columns as unknown[]).flatMap((c) =>
-        c && typeof c === "object" && typeof (c as { name?: unknown }).name === "string"
-          ? [{ name: (c as { name: string }).name, type: String((c as { type?: unknown }).type ?? "") }]
-          : [],
-      )
+  if (!isObject(result)) return null;
+  const { rows, row_count, truncated } = result;
+  if (!Array.isArray(rows) || !rows.every(isObject)) return null;
+  const declared = Array.isArray(result.columns)
+    ? result.columns.flatMap((c: unknown) => (isObject(c) && typeof c.name === "string" ? [{ name: c.name, type: String(c.type ?? "") }] : []))
     : [];
   const names = declared.length ? declared.map((c) => c.name) : [...new Set(rows.slice(0, 50).flatMap((x) => Object.keys(x)))];
   const columns = names.map((name) => {
@@ -45,8 +45,8 @@ export function rowsShape(result: unknown): RowsShape | null {
   return {
     columns,
     rows,
-    total: typeof r.row_count === "number" ? Math.max(r.row_count, rows.length) : rows.length,
-    limited: r.truncated === true,
+    total: typeof row_count === "number" ? Math.max(row_count, rows.length) : rows.length,
+    limited: truncated === true,
   };
 }
 

@@ -1,6 +1,6 @@
 /**
- * `SqlBlock`: a SQL query as a formatted code block (issue 3 "show the `sql` argument as a
- * formatted code block"): common indentation removed, keywords, functions, strings, numbers and
+ * `SqlBlock`: a SQL query (a tool call's `sql` argument) as a formatted code block: common
+ * indentation removed, keywords, functions, strings, numbers and
  * comments lightly coloured. Rendered as React text only, so nothing in the query can run.
  */
 import { useMemo } from "react";

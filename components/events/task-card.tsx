@@ -1,15 +1,15 @@
 /**
- * Task lifecycle renderer (Clutch Protocol §2.1; issue 2 "task.* as a task card"): what
+ * Task lifecycle renderer (Clutch Protocol §2.1): each task.* event as a task card saying what
  * happened, the task's state badge folded by lib/fold/task-state.ts, the agent, a summary of
  * the payload, a progress bar for `percent`, and the payload JSON on demand.
  *
- * Review and refusals (issue 3; CAP seed 000 "Oversight"): a result submitted for review
+ * Review and refusals (CAP seed 000 "Oversight"): a result submitted for review
  * (task.progress `status: "in_review"`) reads "In review by qa-1"; the overseer's
  * review.feedback.v1 result shows its decision, comments and blocking issues; a result that
  * passed review (`meta.approved_by`) says "Approved by qa-1"; a delegation refused by the
  * manifest (task.error PERMISSION_DENIED) reads as a refusal, not a crash.
  */
-import type { PayloadOf, StoredEvent } from "@/lib/protocol";
+import type { StoredEventOf } from "@/lib/protocol";
 import type { TaskState, TaskView } from "@/lib/fold/task-state";
 import { Chip, StatusBadge, type Tone } from "@/components/ui/chip";
 import { Disclosure } from "@/components/ui/disclosure";
@@ -41,34 +41,37 @@ const VERB: Record<string, string> = {
   "task.timeout": "Task timed out",
 };
 
+/** A task.* event (Clutch Protocol §2.1). */
+export type TaskEvent = StoredEventOf<"task.request" | "task.accept" | "task.progress" | "task.result" | "task.error" | "task.cancel" | "task.timeout">;
+
 /** Codes of a task.error that is a refusal by policy rather than a failure. */
 export const REFUSAL_CODES: ReadonlySet<string> = new Set(["PERMISSION_DENIED", "TOOL_NOT_ALLOWED", "POLICY_DENIED"]);
 
-function isRefusal(event: StoredEvent): boolean {
-  return event.type === "task.error" && REFUSAL_CODES.has(String((event.payload as { code?: unknown }).code));
+function isRefusal(event: TaskEvent): boolean {
+  return event.type === "task.error" && REFUSAL_CODES.has(event.payload.code);
 }
 
-function isReviewResult(event: StoredEvent): boolean {
+function isReviewResult(event: TaskEvent): boolean {
   return event.type === "task.result" && event.payload_type === "review.feedback.v1";
 }
 
-function isInReview(event: StoredEvent): boolean {
-  return event.type === "task.progress" && (event.payload as { status?: unknown }).status === "in_review";
+function isInReview(event: TaskEvent): boolean {
+  return event.type === "task.progress" && event.payload.status === "in_review";
 }
 
 /** What happened, for the card's header and the row's label. */
-function verbOf(event: StoredEvent): string {
+function verbOf(event: TaskEvent): string {
   if (isRefusal(event)) return "Delegation refused";
   if (isReviewResult(event)) return "Review decision";
   if (isInReview(event)) return "Submitted for review";
   if (event.type === "task.request" && typeof event.meta?.review_of === "string") return "Review requested";
-  // Issue 6: a request for capabilities goes to the router first, then again to the agent it chose.
+  // A request for capabilities goes to the router first, then again to the agent it chose (Clutch Protocol §4).
   if (event.type === "task.request" && event.to[0]?.agent_id === "agent:orchestrator") return "Request to route";
   if (event.type === "task.request" && typeof event.meta?.routed_from === "string") return "Task routed";
   return VERB[event.type] ?? event.type;
 }
 
-/** The state badge of a task (issue 2 "state badge using lib/fold/task-state.ts"). */
+/** The state badge of a task (its state folded by lib/fold/task-state.ts). */
 export function TaskStateBadge({ state }: { state: TaskState }) {
   const s = STATE[state] ?? { tone: "neutral" as Tone, label: state };
   return (
@@ -108,9 +111,8 @@ function ProgressBar({ percent }: { percent: number }) {
 }
 
 /** "In review by qa-1" while the review runs; "Reviewed by qa-1 · Approved" once it is decided. */
-function InReview({ event, review, decision }: { event: StoredEvent; review?: TaskView; decision?: string }) {
-  const message = (event.payload as { message?: unknown }).message;
-  const fromText = typeof message === "string" ? /review(?:ed)? by (agent:[\w.-]+)/.exec(message)?.[1] : undefined;
+function InReview({ event, review, decision }: { event: StoredEventOf<"task.progress">; review?: TaskView; decision?: string }) {
+  const fromText = /review(?:ed)? by (agent:[\w.-]+)/.exec(event.payload.message ?? "")?.[1];
   const reviewer = review?.assignee ?? fromText;
   const who = <span className="font-semibold text-fg">{reviewer ? bareId(reviewer) : "its overseer"}</span>;
   return (
@@ -121,27 +123,10 @@ function InReview({ event, review, decision }: { event: StoredEvent; review?: Ta
   );
 }
 
-function Body({ event, related, decision }: { event: StoredEvent; related?: TaskView; decision?: string }) {
-  const payload = event.payload;
-  if (isInReview(event)) return <InReview event={event} review={related} decision={decision} />;
-  if (isReviewResult(event) && reviewDecision(payload)) return <ReviewFeedback payload={payload} showDecision={false} />;
-  if (isRefusal(event)) {
-    const p = payload as PayloadOf<"task.error">;
-    return (
-      <div className="text-[13px]">
-        <p className="flex gap-1.5">
-          <LockIcon size={13} className="mt-[3px] shrink-0 text-warning" />
-          <span className="min-w-0 break-words text-fg">{p.message}</span>
-        </p>
-        <p className="mt-0.5 text-xs text-fg-muted">
-          Refused by policy (<span className="font-mono">{p.code}</span>), not a crash: the agent was told and the run goes on.
-        </p>
-      </div>
-    );
-  }
+function Body({ event, related, decision }: { event: TaskEvent; related?: TaskView; decision?: string }) {
   switch (event.type) {
     case "task.request": {
-      const p = payload as PayloadOf<"task.request">;
+      const p = event.payload;
       if (typeof event.meta?.review_of === "string") {
         return (
           <p className="text-[13px] text-fg-muted">
@@ -177,7 +162,7 @@ function Body({ event, related, decision }: { event: StoredEvent; related?: Task
       );
     }
     case "task.accept": {
-      const p = payload as PayloadOf<"task.accept">;
+      const p = event.payload;
       return (
         <p className="text-[13px] text-fg-muted">
           Accepted by <span className="font-medium text-fg">{p.agent_id ?? event.from.agent_id}</span>
@@ -187,7 +172,8 @@ function Body({ event, related, decision }: { event: StoredEvent; related?: Task
       );
     }
     case "task.progress": {
-      const p = payload as PayloadOf<"task.progress">;
+      if (isInReview(event)) return <InReview event={event} review={related} decision={decision} />;
+      const p = event.payload;
       return (
         <>
           {p.message && <p className="whitespace-pre-wrap text-[13px] text-fg-muted">{p.message}</p>}
@@ -196,8 +182,9 @@ function Body({ event, related, decision }: { event: StoredEvent; related?: Task
       );
     }
     case "task.result": {
-      const summary = resultSummary(payload);
-      const keys = Object.keys(payload);
+      if (isReviewResult(event) && reviewDecision(event.payload)) return <ReviewFeedback payload={event.payload} showDecision={false} />;
+      const summary = resultSummary(event.payload);
+      const keys = Object.keys(event.payload);
       return (
         <div className="text-[13px] text-fg-muted">
           {event.payload_type && <Chip className="mb-1 mr-1 text-success">{event.payload_type}</Chip>}
@@ -214,7 +201,20 @@ function Body({ event, related, decision }: { event: StoredEvent; related?: Task
       );
     }
     case "task.error": {
-      const p = payload as PayloadOf<"task.error">;
+      const p = event.payload;
+      if (isRefusal(event)) {
+        return (
+          <div className="text-[13px]">
+            <p className="flex gap-1.5">
+              <LockIcon size={13} className="mt-[3px] shrink-0 text-warning" />
+              <span className="min-w-0 break-words text-fg">{p.message}</span>
+            </p>
+            <p className="mt-0.5 text-xs text-fg-muted">
+              Refused by policy (<span className="font-mono">{p.code}</span>), not a crash: the agent was told and the run goes on.
+            </p>
+          </div>
+        );
+      }
       return (
         <p className="text-[13px]">
           <span className="mr-1.5 font-mono text-xs font-semibold text-danger">{p.code}</span>{" "}
@@ -228,7 +228,7 @@ function Body({ event, related, decision }: { event: StoredEvent; related?: Task
       );
     }
     case "task.cancel": {
-      const p = payload as PayloadOf<"task.cancel">;
+      const p = event.payload;
       return (
         <p className="text-[13px] text-fg-muted">
           {p.reason ?? "No reason given."}
@@ -237,7 +237,7 @@ function Body({ event, related, decision }: { event: StoredEvent; related?: Task
       );
     }
     case "task.timeout": {
-      const p = payload as PayloadOf<"task.timeout">;
+      const p = event.payload;
       return (
         <p className="text-[13px] text-fg-muted">
           {p.message ?? "The task ran out of time."}
@@ -274,7 +274,7 @@ export function TaskCard({
   related,
   decision: reviewOutcome,
 }: {
-  event: StoredEvent;
+  event: TaskEvent;
   continued: boolean;
   task?: TaskView;
   now?: TaskView;
@@ -283,7 +283,8 @@ export function TaskCard({
   decision?: string;
 }) {
   const verb = verbOf(event);
-  const title = task?.title ?? (event.payload as { title?: unknown }).title;
+  // Any task event may name a title (a task.request's is typed; others are read as unknown).
+  const title = task?.title ?? event.payload.title;
   // The agent working on it, when that is not the sender already named above the card.
   const agent = task?.assignee && task.assignee !== event.from.agent_id ? task.assignee : null;
   const refusal = isRefusal(event);

@@ -1,6 +1,6 @@
 "use client";
 /**
- * What the open channel lets an event renderer do (issue 3 "questions to the person"): start a
+ * What the open channel lets an event renderer do (questions to the person): start a
  * reply to a question in the composer, and scroll to a message (an "in reply to" link, the
  * answer of a question). Outside a channel these are no-ops.
  */

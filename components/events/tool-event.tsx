@@ -1,12 +1,12 @@
 /**
- * Tool call renderers (Clutch Protocol §2.3; issue 2 "tool.call/result/error (collapsible,
- * JSON arguments and result, duration in ms; error with code/message/retryable)"; issue 3: a
- * `sql` argument as a formatted query, rows results as a small table with a JSON toggle, a link
- * to the whole of a truncated result, and a call refused by the agent's bindings
- * (TOOL_NOT_ALLOWED) shown as a refusal rather than a failure; issue 5: a call the policy holds
- * for an approval reads "Waiting for approval", then "Approved").
+ * Tool call renderers (Clutch Protocol §2.3): tool.call, tool.result and tool.error, collapsible,
+ * with JSON arguments and result, the duration, and an error's code, message and retryable. A
+ * `sql` argument shows as a formatted query, a rows result as a small table with a JSON toggle,
+ * a truncated result links to the whole, and a call refused by the agent's bindings
+ * (TOOL_NOT_ALLOWED) or the policy reads as a refusal rather than a failure; a call the policy
+ * holds for an approval reads "Waiting for approval", then "Approved".
  */
-import type { PayloadOf, StoredEvent } from "@/lib/protocol";
+import type { StoredEventOf } from "@/lib/protocol";
 import { artifactUrl } from "@/components/live/api";
 import type { ApprovalView } from "@/lib/fold/approvals";
 import { StatusBadge } from "@/components/ui/chip";
@@ -70,7 +70,7 @@ function SqlArguments({ args, sql }: { args: Record<string, unknown>; sql: strin
   );
 }
 
-/** "Waiting for approval" / "Approved" for a call held by the policy, without an outcome yet (issue 5). */
+/** "Waiting for approval" / "Approved" for a call held by the policy, without an outcome yet. */
 function ApprovalStatus({ approval }: { approval: ApprovalView }) {
   const { jumpTo } = useThreadActions();
   const badge =
@@ -90,7 +90,7 @@ function ApprovalStatus({ approval }: { approval: ApprovalView }) {
 
 /**
  * A tool invocation; `outcome` is the matching tool.result / tool.error when it has arrived,
- * `approval` the approval the policy held it for (issue 5).
+ * `approval` the approval the policy held it for.
  */
 export function ToolCall({
   event,
@@ -98,13 +98,12 @@ export function ToolCall({
   outcome,
   approval,
 }: {
-  event: StoredEvent;
+  event: StoredEventOf<"tool.call">;
   continued: boolean;
-  outcome?: StoredEvent;
+  outcome?: StoredEventOf<"tool.result" | "tool.error">;
   approval?: ApprovalView;
 }) {
-  const p = event.payload as PayloadOf<"tool.call">;
-  const o = outcome?.payload as { duration_ms?: number; code?: string } | undefined;
+  const p = event.payload;
   return (
     <SenderRow event={event} continued={continued} label={`Tool call ${p.tool}`}>
       <Frame tone="call" label="Tool call">
@@ -114,17 +113,17 @@ export function ToolCall({
           <ToolName tool={p.tool} server={p.server_id} />{" "}
           <CallId id={p.call_id} />
           <span className="ml-auto">
-            {!outcome && approval && !(approval.state === "granted" && event.payload.server_id) ? (
+            {!outcome && approval && !(approval.state === "granted" && p.server_id) ? (
               <ApprovalStatus approval={approval} />
             ) : !outcome ? (
               <StatusBadge tone="info">Running…</StatusBadge>
-            ) : outcome.type === "tool.error" && o?.code && REFUSED.has(o.code) ? (
+            ) : outcome.type === "tool.error" && REFUSED.has(outcome.payload.code) ? (
               <StatusBadge tone="warning">Refused</StatusBadge>
             ) : outcome.type === "tool.error" ? (
-              <StatusBadge tone="danger">Error{o?.code ? ` ${o.code}` : ""}</StatusBadge>
+              <StatusBadge tone="danger">Error{outcome.payload.code ? ` ${outcome.payload.code}` : ""}</StatusBadge>
             ) : (
               <StatusBadge tone="success">
-                Done{typeof o?.duration_ms === "number" ? ` · ${formatDuration(o.duration_ms)}` : ""}
+                Done{typeof outcome.payload.duration_ms === "number" ? ` · ${formatDuration(outcome.payload.duration_ms)}` : ""}
               </StatusBadge>
             )}
           </span>
@@ -148,8 +147,8 @@ export function ToolCall({
 }
 
 /** A tool's successful result, with its duration. */
-export function ToolResult({ event, continued }: { event: StoredEvent; continued: boolean }) {
-  const p = event.payload as PayloadOf<"tool.result">;
+export function ToolResult({ event, continued }: { event: StoredEventOf<"tool.result">; continued: boolean }) {
+  const p = event.payload;
   const shape = rowsShape(p.result);
   return (
     <SenderRow event={event} continued={continued} label={`Tool result ${p.tool}`}>
@@ -202,8 +201,8 @@ export function ToolResult({ event, continued }: { event: StoredEvent; continued
 }
 
 /** A tool failure: code, message, whether a retry may help, duration; a refusal reads as one. */
-export function ToolError({ event, continued, approval }: { event: StoredEvent; continued: boolean; approval?: ApprovalView }) {
-  const p = event.payload as PayloadOf<"tool.error">;
+export function ToolError({ event, continued, approval }: { event: StoredEventOf<"tool.error">; continued: boolean; approval?: ApprovalView }) {
+  const p = event.payload;
   const refused = REFUSED.has(p.code);
   const why = approval
     ? approval.state === "expired"

@@ -1,6 +1,7 @@
 /**
- * Fallback renderer (issue 2 "unknown payload shapes render as formatted JSON"): the event's
- * type, sender and payload as JSON. Also what the error boundary shows when a renderer throws.
+ * Fallback renderer: an event of an unknown type or an unexpected payload shape, shown as its
+ * type, its sender and its payload in formatted JSON. Also what the error boundary shows when a
+ * renderer throws.
  */
 import type { StoredEvent } from "@/lib/protocol";
 import { BracesIcon } from "@/components/ui/icons";

@@ -1,6 +1,6 @@
 /**
- * Typed fetch helpers for the HTTP API (issue 2 "HTTP API"). Every non-2xx answer becomes an
- * `ApiRequestError` carrying the server's `{ error: { code, message, issues? } }`.
+ * Typed fetch helpers for the HTTP API (shapes in lib/api/types.ts). Every non-2xx answer becomes
+ * an `ApiRequestError` carrying the server's `{ error: { code, message, issues? } }`.
  */
 import type { AgentSummary, ApiError, EventPage, RunSummary, ThreadSummary } from "@/lib/api/types";
 import type { StoredEvent } from "@/lib/protocol";
@@ -74,7 +74,7 @@ export async function fetchEventsBefore(threadId: string, before: number | "end"
 /**
  * Posts the person's chat.message; answers the stored event. `replyTo`: the id of the question
  * it answers; `null` says it is a new request even while a question is open; `undefined` lets
- * the server pick the newest open question to people (issue 3).
+ * the server pick the newest open question to people.
  */
 export async function postMessage(threadId: string, text: string, displayName?: string, replyTo?: string | null): Promise<StoredEvent> {
   const body: { text: string; display_name?: string; reply_to?: string | null } = { text };
@@ -88,12 +88,12 @@ export async function postMessage(threadId: string, text: string, displayName?: 
   ).event;
 }
 
-/** The workspace's agents with their status (`GET /api/agents`, issue 3). */
+/** The workspace's agents with their status (`GET /api/agents`). */
 export async function fetchAgents(): Promise<AgentSummary[]> {
   return (await apiRequest<{ agents: AgentSummary[] }>("/api/agents")).agents;
 }
 
-/** A channel's runs, oldest first (`GET /api/threads/:id/runs`, issue 3). */
+/** A channel's runs, oldest first (`GET /api/threads/:id/runs`). */
 export async function fetchThreadRuns(threadId: string): Promise<RunSummary[]> {
   const runs = (await apiRequest<{ runs: RunSummary[] }>(`/api/threads/${encodeURIComponent(threadId)}/runs`)).runs;
   return runs.slice().sort((a, b) => a.first_seq - b.first_seq);

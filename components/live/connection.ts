@@ -34,7 +34,7 @@ function snapshot(): ConnectionStatus {
   return everConnected ? "disconnected" : "connecting";
 }
 
-/** "connecting" before the first connect, then "connected" / "disconnected" (issue 2). */
+/** "connecting" before the first connect, then "connected" / "disconnected". */
 export function useConnectionStatus(): ConnectionStatus {
   return useSyncExternalStore(subscribe, snapshot, () => "connecting");
 }

@@ -1,5 +1,5 @@
 /**
- * Merges the live stream into the TanStack Query cache (issue 2 "live", "network drop").
+ * Merges the live stream into the TanStack Query cache, and catches up after a network drop.
  *
  * - `event` → buffered and flushed once per frame into `["thread-events", thread_id]` through
  *   `mergeBySeq` (dedupe by seq: a seq delivered twice, e.g. after subscribing twice, shows once).
@@ -8,10 +8,10 @@
  *   sends exactly what was missed; and refetches the channel list.
  * - an event that changes a task (task.*, a question or an answer; lib/fold/task-state.ts
  *   `affectsTask`) → refetches the agents (their status) and that channel's runs (run headers),
- *   at most once per 250 ms (issue 3).
+ *   at most once per 250 ms.
  * - an `approval.*` event → refetches the approvals lists at once (sidebar badge, inbox); any
  *   channel's `thread.activity` → refetches them within a second, so approvals requested in
- *   channels that are not open show up too (issue 5).
+ *   channels that are not open show up too.
  */
 import type { QueryClient } from "@tanstack/react-query";
 import type { ThreadSummary } from "@/lib/api/types";
@@ -134,7 +134,7 @@ export function startLiveSync(queryClient: QueryClient): () => void {
 }
 
 /**
- * Subscribes to a channel's live events after the last seq held (issue 2 "Socket.IO").
+ * Subscribes to a channel's live events after the last seq held (Socket.IO `subscribe`).
  * Reference-counted; returns the unsubscribe function.
  */
 export function subscribeThread(threadId: string): () => void {

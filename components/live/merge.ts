@@ -1,8 +1,8 @@
 /**
- * The client event store's one rule (issue 2 "network drop"): events are keyed by `seq`, kept
- * ascending, each seq once. Live events, backlog after a reconnect and older pages all go
- * through `mergeBySeq`, so a seq seen twice never shows twice and a gap filled later lands
- * in its place.
+ * The client event store's one rule, which makes a network drop harmless: events are keyed by
+ * `seq`, kept ascending, each seq once. Live events, backlog after a reconnect and older pages all
+ * go through `mergeBySeq`, so a seq seen twice never shows twice and a gap filled later lands in
+ * its place.
  */
 import type { StoredEvent } from "@/lib/protocol";
 

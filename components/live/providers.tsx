@@ -1,7 +1,7 @@
 "use client";
 /**
- * `LiveProviders`: TanStack Query for server state plus the socket → cache sync (issue 2
- * "Use TanStack Query for server state", "live"). Wraps the whole app in app/layout.tsx.
+ * `LiveProviders`: TanStack Query for server state plus the socket → cache sync. Wraps the whole
+ * app in app/layout.tsx.
  */
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useEffect, useState, type ReactNode } from "react";

@@ -1,10 +1,10 @@
-/** TanStack Query keys for server state (issue 2). */
+/** TanStack Query keys for server state. */
 export const queryKeys = {
   threads: ["threads"] as const,
   threadEvents: (threadId: string) => ["thread-events", threadId] as const,
-  /** `GET /api/agents` (issue 3 sidebar). */
+  /** `GET /api/agents` (the sidebar, the agent directory). */
   agents: ["agents"] as const,
-  /** `GET /api/threads/:id/runs` (issue 3 run headers). */
+  /** `GET /api/threads/:id/runs` (the channel's run headers). */
   threadRuns: (threadId: string) => ["thread-runs", threadId] as const,
 };
 

@@ -1,5 +1,5 @@
 /**
- * The browser's one Socket.IO connection (issue 2 "Socket.IO"), same origin, path /socket.io.
+ * The browser's one Socket.IO connection, same origin, path /socket.io.
  * socket.io-client reconnects by itself; components/live/subscriptions.ts re-subscribes on
  * every (re)connect with the last seq held, which fills exactly the gap.
  */

@@ -1,7 +1,6 @@
 /**
- * `useAgents`: every registered agent with its presence, load and record (issue 3 "agents in
- * the sidebar with their status"; issue 6 "/agents … online or offline from heartbeats, shown
- * live").
+ * `useAgents`: every registered agent with its presence, load and record, for the sidebar and
+ * the agent directory (online or offline from heartbeats, shown live).
  *
  * - Seeded from `GET /api/agents` (TanStack Query, key `["agents"]`).
  * - Live: each `agents.changed` socket message (lib/realtime/contract.ts) carries the whole

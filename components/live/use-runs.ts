@@ -1,5 +1,5 @@
 /**
- * `useThreadRuns`: a channel's runs (issue 3 "a run header in the channel"), oldest first.
+ * `useThreadRuns`: a channel's runs (for the run headers in the channel), oldest first.
  * Refetched when a task event of the channel arrives (components/live/live-sync.ts) and, as a
  * safety net, every 15 s while a run is in progress.
  */

@@ -1,7 +1,7 @@
 /**
- * `useSendMessage`: posts the person's chat.message to a channel (issue 2 "composer") and puts
+ * `useSendMessage`: posts the person's chat.message to a channel (the composer) and puts
  * the stored event into the channel's cache at once (the socket copy is deduped by seq).
- * `replyTo` says which question it answers, or `null` for a new request (issue 3).
+ * `replyTo` says which question it answers, or `null` for a new request.
  */
 import { useMutation } from "@tanstack/react-query";
 import { postMessage } from "./api";
@@ -15,7 +15,7 @@ export interface SendInput {
   replyTo?: string | null;
 }
 
-/** Mutation `{ text, displayName?, replyTo? }` → the stored chat.message (issue 2 "composer"). */
+/** Mutation `{ text, displayName?, replyTo? }` → the stored chat.message. */
 export function useSendMessage(threadId: string) {
   return useMutation({
     mutationFn: ({ text, displayName, replyTo }: SendInput) => postMessage(threadId, text, displayName, replyTo),

@@ -1,6 +1,6 @@
 /**
- * `useThreadEvents`: one channel's events, newest at the end, kept live (issue 2 "main pane",
- * "network drop"). Loads the newest page (`before=end`), then subscribes after the last seq
+ * `useThreadEvents`: one channel's events, newest at the end, kept live through network drops.
+ * Loads the newest page (`before=end`), then subscribes after the last seq
  * held; `loadOlder` prepends the page before the first seq held. All merges dedupe by seq.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
@@ -14,7 +14,7 @@ const PAGE = 100;
 
 /**
  * A channel's events (ascending, unique by seq), live; `loadOlder` fetches the page before the
- * first seq held (issue 2 "loads older history").
+ * first seq held.
  */
 export function useThreadEvents(threadId: string) {
   const qc = useQueryClient();

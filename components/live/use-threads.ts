@@ -1,5 +1,5 @@
 /**
- * Channel list hooks (issue 2 "sidebar", "new channel"). The list stays live through
+ * Channel list hooks (the sidebar, the new-channel dialog). The list stays live through
  * `thread.activity` (components/live/live-sync.ts).
  */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";

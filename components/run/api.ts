@@ -1,5 +1,5 @@
 /**
- * HTTP calls of the run page (issue 4): a run with its forks and tasks, its events page by page,
+ * HTTP calls of the run page: a run with its forks and tasks, its events page by page,
  * fork, export and import. Errors are `ApiRequestError`s carrying the server's
  * `{ error: { code, message, issues? } }` (import's issues are `{ line, path, message }`).
  */

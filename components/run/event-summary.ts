@@ -1,6 +1,6 @@
 /**
- * One line per event for the replay timeline (issue 4 "a timeline under the graph with every
- * event of the run"): who, what, and a short text, without rendering the full event.
+ * One line per event for the replay timeline (every event of the run, under the graph): who,
+ * what, and a short text, without rendering the full event.
  */
 import type { StoredEvent } from "@/lib/protocol";
 import { bareId } from "@/components/events/participant";
@@ -31,7 +31,8 @@ export function familyOf(ev: StoredEvent): EventFamily {
 
 /** A short text for the event: the message, the task title, the tool, the routing choice. */
 export function summarize(ev: StoredEvent): string {
-  const p = (ev.payload ?? {}) as Record<string, unknown>;
+  // Read field by field as unknown, whatever the type: one line must never fail.
+  const p: Record<string, unknown> = ev.payload ?? {};
   switch (ev.type) {
     case "chat.message":
     case "chat.system":

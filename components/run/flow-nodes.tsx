@@ -1,8 +1,8 @@
 "use client";
 /**
- * The DAG's node and edge renderers (issue 4 "each node shows the agent, a title or summary, the
- * state (colour and icon …), attempts and duration. Edges are labelled by the kind of handoff
- * (delegation, oversight review) and carry the routing decision that chose the agent").
+ * The DAG's node and edge renderers: each node shows the agent, a title or summary, the state
+ * (colour and icon), attempts and duration; edges are labelled by the kind of handoff
+ * (delegation, oversight review) and carry the routing decision that chose the agent.
  *
  * - `TaskFlowNode`: a card with the state's colour and icon, the agent, the title, attempts and
  *   duration; a click opens the side panel; a subtree toggle when the task has subtasks.
@@ -39,7 +39,7 @@ function shortDuration(ms: number): string {
 export const TaskFlowNode = memo(function TaskFlowNode({ id, data }: NodeProps<Node<TaskNodeData, "task">>) {
   const task = data.node.task!;
   const s = stateStyle(task.state);
-  // A request to the router (`agent:orchestrator`) has no agent until it is routed (issue 6).
+  // A request to the router (`agent:orchestrator`) has no agent until it is routed (Clutch §4).
   const agent = !task.assignee
     ? "unassigned"
     : task.assignee === "agent:orchestrator"

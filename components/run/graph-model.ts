@@ -1,7 +1,7 @@
 /**
- * From a run's folded state to what the DAG draws (issue 4 "a React Flow DAG of the run's tasks
- * … laid out by a real layout library … It updates live as events arrive, with no jump of nodes
- * already placed"; "Large runs stay fast: subtrees collapse beyond a size").
+ * From a run's folded state to what the React Flow DAG of the run's tasks draws: laid out by
+ * dagre, updated live as events arrive with no jump of nodes already placed, and fast on large
+ * runs because subtrees collapse beyond a size.
  *
  * Three steps, each cheap where it runs often:
  *  1. `computeStructure(head, …)`: which nodes are on the canvas, from the newest state of the

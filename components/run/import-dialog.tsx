@@ -1,8 +1,8 @@
 "use client";
 /**
- * `ImportRunDialog`: imports a run from JSON Lines, one ClutchMessage a line (issue 4 "import one
+ * `ImportRunDialog`: imports a run from JSON Lines, one ClutchMessage a line
  * (`POST /api/runs/import`): every line is validated; a bad line is reported with its line number
- * and the zod issue, and nothing is stored"). Paste the text or choose a .jsonl file; pick the
+ * and the zod issue, and nothing is stored. Paste the text or choose a .jsonl file; pick the
  * channel; by default the run gets new ids so it can sit next to the run it was exported from.
  * Errors list each bad line ("Line 3 · payload.text: …"); on success it opens the new run.
  */

@@ -1,16 +1,15 @@
 /**
- * The side panel's events of one task at event N (issue 4 "Clicking a node opens a side panel
- * with that task's events (the same renderers as the channel), its payloads, its tool calls and
- * its routing decision"): each event with the context the channel's renderers
+ * The run view's side panel: the events of one task at event N (its payloads, tool calls and
+ * routing decision), each with the context the channel's renderers
  * (components/events/event-view.tsx) need, computed from events 1..N only, so a replayed task
  * card, tool call or question shows what was known at N.
  */
-import type { StoredEvent } from "@/lib/protocol";
+import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { foldTask, isTaskEvent, type TaskView } from "@/lib/fold/task-state";
 import { indexQuestions } from "@/lib/fold/questions";
 import { getNode, getTask, listItems, type RunGraphState } from "@/lib/fold/run-graph";
 import type { EventContext } from "@/components/events/event-view";
-import { continuesGroup } from "@/components/thread/rows";
+import { continuesGroup, reviewDecisionOf, reviewTaskOf } from "@/components/thread/rows";
 
 /** One event of the panel with its rendering context. */
 export interface PanelRow {
@@ -19,15 +18,14 @@ export interface PanelRow {
   ctx: EventContext;
 }
 
-
 /** The decision of a review task (review.feedback.v1) among its events up to N. */
 function reviewDecision(state: RunGraphState, events: readonly StoredEvent[], reviewId: string): string | undefined {
   const node = getNode(state, reviewId);
   if (!node) return undefined;
   for (const i of listItems(node.events)) {
     const ev = events[i];
-    const d = (ev?.payload as { decision?: unknown } | undefined)?.decision;
-    if (ev?.type === "task.result" && ev.payload_type === "review.feedback.v1" && typeof d === "string") return d;
+    const decision = ev && reviewDecisionOf(ev);
+    if (decision !== undefined) return decision;
   }
   return undefined;
 }
@@ -39,10 +37,10 @@ export function panelRows(state: RunGraphState, events: readonly StoredEvent[], 
   const idx = listItems(node.events);
   const evs = idx.map((i) => events[i]!).filter(Boolean);
   const taskNow = node.task ?? undefined;
-  const outcomes = new Map<string, StoredEvent>();
+  const outcomes = new Map<string, StoredEventOf<"tool.result" | "tool.error">>();
   for (const ev of evs) {
-    if (ev.type !== "tool.result" && ev.type !== "tool.error") continue;
-    const id = (ev.payload as { call_id?: unknown }).call_id;
+    if (!isEvent(ev, "tool.result", "tool.error")) continue;
+    const id = ev.payload.call_id;
     if (typeof id === "string" && !outcomes.has(id)) outcomes.set(id, ev);
   }
   const qa = indexQuestions(evs);
@@ -61,19 +59,19 @@ export function panelRows(state: RunGraphState, events: readonly StoredEvent[], 
     if (isTaskEvent(ev.type)) {
       ctx.task = task;
       ctx.taskNow = taskNow;
-      const p = ev.payload as { status?: unknown; review_task_id?: unknown };
-      if (ev.type === "task.progress" && p.status === "in_review" && typeof p.review_task_id === "string") {
-        ctx.related = getTask(state, p.review_task_id);
-        ctx.decision = reviewDecision(state, events, p.review_task_id);
+      const review = reviewTaskOf(ev);
+      if (review !== undefined) {
+        ctx.related = getTask(state, review);
+        ctx.decision = reviewDecision(state, events, review);
       } else if (ev.type === "task.request" && typeof ev.meta?.review_of === "string") {
         ctx.related = getTask(state, ev.meta.review_of);
       }
-    } else if (ev.type === "tool.call") {
-      const id = (ev.payload as { call_id?: unknown }).call_id;
+    } else if (isEvent(ev, "tool.call")) {
+      const id = ev.payload.call_id;
       if (typeof id === "string") ctx.toolOutcome = outcomes.get(id);
-    } else if (ev.type === "chat.message") {
+    } else if (isEvent(ev, "chat.message")) {
       ctx.question = qa.questions.get(ev.id);
-      const to = (ev.payload as { reply_to?: unknown }).reply_to;
+      const to = ev.payload.reply_to;
       if (typeof to === "string") ctx.replyTo = qa.messages.get(to);
     }
     rows.push({ index: idx[k]!, event: ev, ctx });

@@ -1,8 +1,8 @@
 "use client";
 /**
- * `ReplayTimeline`: the replay controls and the list of every event of the run, under the graph
- * (issue 4 "Replay: a timeline under the graph with every event of the run; play, pause, speed
- * (1x to 100x, and instant), one event forward or back, drag to any point; keyboard too").
+ * `ReplayTimeline`: the replay controls and the list of every event of the run, under the graph:
+ * play, pause, speed (1x to 100x, and instant), one event forward or back, drag to any point;
+ * keyboard too.
  *
  * Position n = events shown (0..total): the graph and panel show the state after events 1..n.
  * In the list, the last event applied is marked, later ones are dimmed; a click on an event

@@ -1,7 +1,6 @@
 /**
  * `RunEventsStore`: every event of one run in the browser, folded (lib/fold/run-graph.ts
- * `RunTimeline`), kept live (issue 4 "It updates live as events arrive"; "Works for running
- * and finished runs").
+ * `RunTimeline`) and kept live as events arrive, for running and finished runs alike.
  *
  * - Loads the run's events page by page (`GET /api/runs/:id/events?after=&limit=5000`), adding
  *   each page to the timeline as it arrives, so a large run is usable before it is all loaded.

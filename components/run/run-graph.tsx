@@ -1,6 +1,6 @@
 "use client";
 /**
- * `RunGraph`: the React Flow canvas of a run (issue 4). Takes the structure and stable layout
+ * `RunGraph`: the React Flow canvas of a run. Takes the structure and stable layout
  * (components/run/graph-model.ts) and the state at event N, and draws the frame at N. Nodes are
  * not draggable (positions are the layout's, stable across live updates and scrubbing); the
  * canvas pans and zooms. While the person has not moved the view, it follows new nodes with a

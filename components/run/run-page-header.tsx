@@ -1,6 +1,6 @@
 "use client";
 /**
- * `RunPageHeader`: the bar above a run (issue 4): the channel it belongs to, the run's title,
+ * `RunPageHeader`: the bar above a run: the channel it belongs to, the run's title,
  * its live state and duration; the channel's recent runs (a small menu, the way in to other
  * runs); Export (JSON Lines download) and Import; the theme toggle. A second line says which run
  * this one was forked from (a link to that run at the fork's seq) and lists this run's forks.

@@ -1,7 +1,7 @@
 "use client";
 /**
- * `RunScreen`: `/runs/:run_id` (issue 4 "Watch task trees live, replay any run event by event,
- * fork from any point").
+ * `RunScreen`: `/runs/:run_id`, to watch a run's task tree live, replay it event by event and
+ * fork it from any point.
  *
  * - Data: every event of the run, folded (components/run/run-events-store.ts), live over the
  *   socket; the run's summary, lineage and forks (`GET /api/runs/:id`). While a large run's

@@ -1,11 +1,10 @@
 "use client";
 /**
- * `TaskPanel`: the side panel of a task at event N (issue 4 "Clicking a node opens a side panel
- * with that task's events (the same renderers as the channel), its payloads, its tool calls and
- * its routing decision"): the task's state, agent, attempts, duration and ids; the routing
- * decision that chose its agent; every event of the task up to N drawn by the channel's
- * renderers (components/events/event-view.tsx, payloads and tool calls included), each with
- * "Re-run from here". A question's Reply goes to the channel, where the person answers.
+ * `TaskPanel`: the side panel a click on a node opens, for its task at event N: the task's state,
+ * agent, attempts, duration and ids; the routing decision that chose its agent; every event of the
+ * task up to N drawn by the channel's renderers (components/events/event-view.tsx, payloads and
+ * tool calls included), each with "Re-run from here". A question's Reply goes to the channel, where
+ * the person answers.
  */
 import { useRouter } from "next/navigation";
 import { useMemo, useRef } from "react";
@@ -145,7 +144,7 @@ export function TaskPanel({
               )}
               {task.error && (
                 <p className="col-span-full text-[12px] text-danger">
-                  {String((task.error as { code?: unknown }).code ?? "error")}: {String((task.error as { message?: unknown }).message ?? "")}
+                  {String(task.error.code ?? "error")}: {String(task.error.message ?? "")}
                 </p>
               )}
             </dl>

@@ -1,8 +1,8 @@
 /**
- * How each task state looks on the run page (issue 4 "the state (colour and icon: pending,
- * approval required, running, waiting for input, succeeded, failed, cancelled, timed out)"):
- * a label, a colour (theme token), an icon, and the left border and tint of a DAG node.
- * Labels match the channel's task cards (components/events/task-card.tsx).
+ * How each task state looks on the run page (pending, approval required, running, waiting for
+ * input, succeeded, failed, cancelled, timed out): a label, a colour (theme token), an icon, and
+ * the left border and tint of a DAG node. Labels match the channel's task cards
+ * (components/events/task-card.tsx).
  */
 import type { ReactNode } from "react";
 import type { TaskState } from "@/lib/fold/task-state";

@@ -1,7 +1,7 @@
 "use client";
 /**
- * `usePlayback`: plays a run's events forward in time (issue 4 "play, pause, speed (1x to 100x,
- * and instant)").
+ * `usePlayback`: plays a run's events forward in time: play, pause, and a speed from 1x to 100x,
+ * or instant.
  *
  * At 1x the gaps between events are the real ones (from their `ts`), with any pause longer than
  * MAX_GAP_MS cut to it (a run that waited an hour for a person plays on); Nx divides the gaps

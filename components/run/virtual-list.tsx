@@ -1,6 +1,6 @@
 "use client";
 /**
- * `VirtualList`: a windowed list of fixed-height rows (issue 4 "the event list is virtualized"):
+ * `VirtualList`: a windowed list of fixed-height rows (the run's event list):
  * only the rows in view (plus a few) are in the DOM, so 50,000 events scroll like 50. Rows are
  * absolutely placed in a spacer of `count × rowHeight` px. `ensureVisible(i)` scrolls the least
  * needed to bring row i into view (used to follow the replay position).

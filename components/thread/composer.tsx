@@ -1,16 +1,16 @@
 "use client";
 /**
- * `Composer`: writes the person's chat.message (issue 2 "composer"). Enter sends, Shift+Enter
+ * `Composer`: writes the person's chat.message. Enter sends, Shift+Enter
  * adds a line; while sending the field is read-only and the button disabled; if sending fails
  * the text stays and the error is shown (Enter tries again).
  *
- * Answers (issue 3): while an agent waits for the person's answer, the composer says what the
+ * Answers: while an agent waits for the person's answer, the composer says what the
  * server will do with the message — "Replying to pm-1: <question>" — and sends it with
  * `reply_to` set to that question. By default that is the newest open question to people; a
  * question's Reply button picks it explicitly; × (or Escape) makes the message a new request
  * instead (`reply_to: null`), which "Reply instead" undoes.
  *
- * Mentions (issue 6): typing `@` opens a completion list of agents and capabilities
+ * Mentions: typing `@` opens a completion list of agents and capabilities
  * (mention-list.tsx; the textarea is a WAI-ARIA combobox); while it is open, Enter and Tab
  * insert the active option instead of sending, and Escape closes it. Under the box the person
  * sees what a mention will do, read with lib/mentions.ts as the server reads it: "New request
@@ -50,7 +50,7 @@ export function replyTarget(mode: ReplyMode, open: readonly QuestionView[]): Que
   return newest;
 }
 
-/** The message box of a channel (issue 2 "composer"); `onSent` runs after a successful send. */
+/** The message box of a channel; `onSent` runs after a successful send. */
 export function Composer({
   ref,
   threadId,

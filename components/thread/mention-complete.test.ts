@@ -1,5 +1,5 @@
 /**
- * The composer's @-mention completion (issue 6): finding the `@partial` at the caret,
+ * The composer's @-mention completion: finding the `@partial` at the caret,
  * the options from the agents' cards, filtering, and inserting — and that what is inserted is
  * read back by lib/mentions.ts (what the server uses) as that agent or capability.
  */

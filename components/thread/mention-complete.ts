@@ -1,6 +1,6 @@
 /**
- * The composer's @-mention completion, as pure functions (issue 6 "in the composer a person can
- * mention an agent (`@analyst-1`) or a capability (`@skill:research`), with completion").
+ * The composer's @-mention completion, as pure functions: a person mentions an agent
+ * (`@analyst-1`) or a capability (`@skill:research`) and picks it from a list.
  *
  *   mentionAt(text, caret)      the `@partial` the caret is in, if it starts a mention
  *   mentionOptions(agents)      every agent and every capability offered (not `tool:mcp`)

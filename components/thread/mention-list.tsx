@@ -1,7 +1,7 @@
 "use client";
 /**
- * @-mention completion for the composer (issue 6 "in the composer a person can mention an agent
- * (`@analyst-1`) or a capability (`@skill:research`), with completion"), following the WAI-ARIA
+ * @-mention completion for the composer: a person mentions an agent (`@analyst-1`) or a
+ * capability (`@skill:research`) and picks it from a list, following the WAI-ARIA
  * combobox pattern: the textarea is the combobox (aria-expanded, aria-controls,
  * aria-activedescendant; focus never leaves it), `MentionList` the listbox of options grouped
  * into Agents (handle, name, status) and Capabilities (id, version, how many agents offer it).

@@ -1,6 +1,6 @@
 "use client";
 /**
- * `MessageList`: a channel's events in seq order, newest at the bottom (issue 2 "main pane").
+ * `MessageList`: a channel's events in seq order, newest at the bottom.
  * Sticks to the bottom while the person is there; when they have scrolled up, new events show
  * a "N new" pill that jumps down. Scrolling near the top loads older history (`before=`) and
  * keeps the view where it was.
@@ -34,7 +34,7 @@ function flash(el: Element): void {
 const BOTTOM_SLACK = 48;
 const LOAD_OLDER_AT = 400;
 
-/** The scrolling list of a channel's events (issue 2 "main pane"; see the file comment). */
+/** The scrolling list of a channel's events (see the file comment). */
 export function MessageList({
   ref,
   channelName,

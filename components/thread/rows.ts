@@ -1,18 +1,22 @@
 /**
- * From a channel's events to the rows the list draws (issue 2 "group consecutive chat messages
- * from the same sender like Slack; day dividers"; task cards' state from lib/fold/task-state.ts;
- * issue 3: a run header where each run starts, questions with their answers, replies with the
- * message they answer, review tasks with the work they review; issue 5: approval cards with
- * their outcome, policy decisions (consecutive allows folded into one quiet row), and a run
- * header that says when the run waits for an approval).
+ * From a channel's events to the rows the list draws: consecutive messages from the same sender
+ * grouped, day dividers, task cards with their state (lib/fold/task-state.ts), a run header where
+ * each run starts (saying when the run waits for a person's answer or an approval), questions
+ * with their answers, replies with the message they answer, review tasks with the work they
+ * review, tool calls with their outcome, approval cards with their outcome, and policy decisions
+ * (consecutive allows folded into one quiet row).
  * Pure: the same events (and runs) always give the same rows, live or after a reload.
+ *
+ * The events are not checked against their payload schemas yet (EventView does that when it
+ * renders one), so a field is still tested before it is used: a malformed event must not break
+ * the list.
  */
-import type { StoredEvent } from "@/lib/protocol";
+import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import type { RunSummary } from "@/lib/api/types";
 import { affectsTask, foldTask, isTaskEvent, type TaskView } from "@/lib/fold/task-state";
 import { indexQuestions, type QuestionView } from "@/lib/fold/questions";
 import { LINE_TYPES, type EventContext } from "@/components/events/event-view";
-import { foldApprovals, isApprovalEvent, type ApprovalView } from "@/lib/fold/approvals";
+import { foldApprovals, type ApprovalView } from "@/lib/fold/approvals";
 import { dayKey, formatDay } from "@/components/ui/time";
 
 /** One row of the list: a day divider, a run header, or an event with its rendering context. */
@@ -21,11 +25,11 @@ export type Row =
   | { kind: "run"; key: string; run: RunSummary; question: QuestionView | null; approval: ApprovalView | null }
   | { kind: "event"; key: string; event: StoredEvent; ctx: EventContext }
   /** Consecutive policy.decision `allow` events, shown as one quiet line. */
-  | { kind: "policy-group"; key: string; events: StoredEvent[] };
+  | { kind: "policy-group"; key: string; events: StoredEventOf<"policy.decision">[] };
 
 /** A policy.decision that allowed: quiet, grouped, and no break in a sender's group. */
-function isAllow(ev: StoredEvent): boolean {
-  return ev.type === "policy.decision" && (ev.payload as { decision?: unknown })?.decision === "allow";
+function isAllow(ev: StoredEvent): ev is StoredEventOf<"policy.decision"> {
+  return isEvent(ev, "policy.decision") && ev.payload?.decision === "allow";
 }
 
 /** Rows from the same sender closer than this are grouped. */
@@ -41,9 +45,21 @@ function sameSender(a: StoredEvent, b: StoredEvent): boolean {
  */
 function standsAlone(ev: StoredEvent): boolean {
   if (ev.type === "approval.requested") return true;
-  if (ev.type !== "chat.message") return false;
-  const p = ev.payload as { expects_reply?: unknown; reply_to?: unknown };
+  if (!isEvent(ev, "chat.message")) return false;
+  const p = ev.payload;
   return p?.expects_reply === true || typeof p?.reply_to === "string" || (Array.isArray(ev.to) && ev.to.length > 0);
+}
+
+/** The review task of a result submitted for review (task.progress `in_review`), if `ev` is one. */
+export function reviewTaskOf(ev: StoredEvent): string | undefined {
+  if (!isEvent(ev, "task.progress") || ev.payload?.status !== "in_review") return undefined;
+  return typeof ev.payload.review_task_id === "string" ? ev.payload.review_task_id : undefined;
+}
+
+/** The decision of an overseer's review (a task.result of payload type review.feedback.v1), if `ev` is one. */
+export function reviewDecisionOf(ev: StoredEvent): string | undefined {
+  if (!isEvent(ev, "task.result") || ev.payload_type !== "review.feedback.v1") return undefined;
+  return typeof ev.payload?.decision === "string" ? ev.payload.decision : undefined;
 }
 
 /**
@@ -71,7 +87,7 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
   const taskAfter = new Map<number, TaskView>();
   const taskNow = new Map<string, TaskView>();
   // tool.call → its result or error, by call_id.
-  const outcomes = new Map<string, StoredEvent>();
+  const outcomes = new Map<string, StoredEventOf<"tool.result" | "tool.error">>();
   // review task → its decision (review.feedback.v1).
   const decisions = new Map<string, string>();
   for (const ev of events) {
@@ -83,15 +99,13 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
           taskNow.set(ev.task_id, next);
           if (isTaskEvent(ev.type)) taskAfter.set(ev.seq, next);
         }
-        const decision = (ev.payload as { decision?: unknown })?.decision;
-        if (ev.type === "task.result" && ev.payload_type === "review.feedback.v1" && typeof decision === "string") {
-          decisions.set(ev.task_id, decision);
-        }
+        const decision = reviewDecisionOf(ev);
+        if (decision !== undefined) decisions.set(ev.task_id, decision);
       } catch {
         // a malformed task event renders through its own fallback
       }
-    } else if (ev.type === "tool.result" || ev.type === "tool.error") {
-      const id = (ev.payload as { call_id?: unknown })?.call_id;
+    } else if (isEvent(ev, "tool.result", "tool.error")) {
+      const id = ev.payload?.call_id;
       if (typeof id === "string" && !outcomes.has(id)) outcomes.set(id, ev);
     }
   }
@@ -110,15 +124,16 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
     const open = new Map<string, ApprovalView>();
     const keyOf = (task: string, s: { tool?: unknown; server_id?: unknown } | undefined) => `${task}|${String(s?.server_id ?? "")}|${String(s?.tool ?? "")}`;
     for (const ev of events) {
-      if (ev?.type === "approval.requested") {
-        const a = approvals.get(String((ev.payload as { approval_id?: unknown })?.approval_id));
+      if (typeof ev?.type !== "string") continue;
+      if (isEvent(ev, "approval.requested")) {
+        const a = approvals.get(String(ev.payload?.approval_id));
         if (a && a.request === ev && a.payload.subject?.kind === "tool_call") open.set(keyOf(ev.task_id, a.payload.subject), a);
-      } else if (ev?.type === "tool.call") {
-        const k = keyOf(ev.task_id, ev.payload as { tool?: unknown; server_id?: unknown });
+      } else if (isEvent(ev, "tool.call")) {
+        const k = keyOf(ev.task_id, ev.payload);
         const a = open.get(k);
         if (a) {
           callApproval.set(ev.seq, a);
-          const id = (ev.payload as { call_id?: unknown })?.call_id;
+          const id = ev.payload?.call_id;
           if (typeof id === "string") approvalByCallId.set(id, a);
           open.delete(k);
         }
@@ -165,26 +180,26 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
     if (isTaskEvent(ev.type)) {
       ctx.task = taskAfter.get(ev.seq);
       ctx.taskNow = taskNow.get(ev.task_id);
-      const p = ev.payload as { status?: unknown; review_task_id?: unknown } | undefined;
-      if (ev.type === "task.progress" && p?.status === "in_review" && typeof p.review_task_id === "string") {
-        ctx.related = taskNow.get(p.review_task_id);
-        ctx.decision = decisions.get(p.review_task_id);
+      const review = reviewTaskOf(ev);
+      if (review !== undefined) {
+        ctx.related = taskNow.get(review);
+        ctx.decision = decisions.get(review);
       } else if (ev.type === "task.request" && typeof ev.meta?.review_of === "string") {
         ctx.related = taskNow.get(ev.meta.review_of);
       }
-    } else if (ev.type === "tool.call") {
-      const id = (ev.payload as { call_id?: unknown })?.call_id;
+    } else if (isEvent(ev, "tool.call")) {
+      const id = ev.payload?.call_id;
       if (typeof id === "string") ctx.toolOutcome = outcomes.get(id);
       ctx.approval = callApproval.get(ev.seq);
-    } else if (ev.type === "tool.error") {
-      const id = (ev.payload as { call_id?: unknown })?.call_id;
+    } else if (isEvent(ev, "tool.error")) {
+      const id = ev.payload?.call_id;
       if (typeof id === "string") ctx.approval = approvalByCallId.get(id);
-    } else if (isApprovalEvent(ev.type) || ev.type === "policy.decision") {
-      const id = (ev.payload as { approval_id?: unknown })?.approval_id;
+    } else if (isEvent(ev, "approval.requested", "approval.granted", "approval.rejected", "approval.expired", "policy.decision")) {
+      const id = ev.payload?.approval_id;
       if (typeof id === "string") ctx.approval = approvals.get(id);
-    } else if (ev.type === "chat.message") {
+    } else if (isEvent(ev, "chat.message")) {
       ctx.question = qa.questions.get(ev.id);
-      const to = (ev.payload as { reply_to?: unknown })?.reply_to;
+      const to = ev.payload?.reply_to;
       if (typeof to === "string") ctx.replyTo = qa.messages.get(to);
     }
     rows.push({ kind: "event", key: String(ev.seq), event: ev, ctx });

@@ -1,9 +1,9 @@
 "use client";
 /**
- * `RunBanner`: a slim bar at the top of the channel while a run is in progress (issue 3): "1 run
- * in progress · pm-1 is waiting for your answer". Clicking it scrolls to the open question to
- * the person, else to the oldest approval waiting for a decision (issue 5: "analyst-1 is
- * waiting for approval"), else to the newest running run's header.
+ * `RunBanner`: a slim bar at the top of the channel while a run is in progress: "1 run in
+ * progress · pm-1 is waiting for your answer". Clicking it scrolls to the open question to the
+ * person, else to the oldest approval waiting for a decision ("analyst-1 is waiting for
+ * approval"), else to the newest running run's header.
  */
 import type { RunSummary } from "@/lib/api/types";
 import type { QuestionView } from "@/lib/fold/questions";

@@ -1,10 +1,9 @@
 "use client";
 /**
- * `RunHeader`: a compact card where a run starts in the channel (issue 3 "a run header in the
- * channel (state, elapsed time, tasks done of total)"): the run's state badge, its title, the
- * elapsed time (ticking while it runs, the total once it ended), "2 of 3 tasks done" with a
+ * `RunHeader`: a compact card where a run starts in the channel: the run's state badge, its title,
+ * the elapsed time (ticking while it runs, the total once it ended), "2 of 3 tasks done" with a
  * small progress bar, and a link to the question it waits on when it waits for the person, or to
- * the approval card when a step waits for a person's approval (issue 5).
+ * the approval card when a step waits for a person's approval.
  * Data: RunSummary from `GET /api/threads/:id/runs`, kept live by components/live/live-sync.ts.
  */
 import Link from "next/link";

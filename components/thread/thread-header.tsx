@@ -1,7 +1,7 @@
 "use client";
 /**
  * `ThreadHeader`: the channel's name and topic, the drawer button on phones, the switcher and
- * the theme toggle (issue 2 "workspace").
+ * the theme toggle.
  */
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import type { ThreadSummary } from "@/lib/api/types";

@@ -1,17 +1,16 @@
 "use client";
 /**
- * `ThreadScreen`: one channel — header, live event list and composer (issue 2 "the main pane
- * shows the selected channel's events in order"). Marks the channel read while it is open and
- * remembers it as the last channel visited.
+ * `ThreadScreen`: one channel — header, live event list (the channel's events in order) and
+ * composer. Marks the channel read while it is open and remembers it as the last channel visited.
  *
- * Issue 3: the channel's runs (a header where each starts, a banner while one runs) and its
- * questions to the person: a question's Reply button and the composer's reply chip share one
+ * Runs and questions: the channel's runs (a header where each starts, a banner while one runs) and
+ * its questions to the person: a question's Reply button and the composer's reply chip share one
  * reply mode, and links scroll to the message they name (ThreadActions).
  */
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { indexQuestions } from "@/lib/fold/questions";
-import type { StoredEvent } from "@/lib/protocol";
+import { isEvent, type StoredEvent } from "@/lib/protocol";
 import { foldApprovals } from "@/lib/fold/approvals";
 import type { ApprovalSummary } from "@/lib/api/types";
 import { usePendingApprovals } from "@/components/live/approvals";
@@ -38,7 +37,7 @@ function bannerApproval(threadId: string, events: readonly StoredEvent[] | undef
   return a ? { id: a.approval_id, agent: a.agent_id } : null;
 }
 
-/** One channel, live: header, events, composer (issue 2 "main pane"). */
+/** One channel, live: header, events, composer. */
 export function ThreadScreen({ threadId }: { threadId: string }) {
   const threads = useThreads();
   const thread = useThread(threadId);
@@ -51,7 +50,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   const [reply, setReply] = useState<ReplyMode>({ kind: "auto" });
   const events = feed.events;
   const openQuestions = useMemo(() => (events ? indexQuestions(events).openToPeople : []), [events]);
-  // The oldest approval of the channel still waiting for a decision (issue 5): from the loaded
+  // The oldest approval of the channel still waiting for a decision: from the loaded
   // events, else from the approvals API (its request may be further back than what is loaded).
   const pendingAll = usePendingApprovals().data;
   const pendingApproval = useMemo(() => bannerApproval(threadId, events, pendingAll), [threadId, events, pendingAll]);
@@ -77,7 +76,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   useEffect(() => {
     const want = wantApproval.current;
     if (!want || !events) return;
-    const request = events.find((e) => e.type === "approval.requested" && (e.payload as { approval_id?: unknown }).approval_id === want.id);
+    const request = events.find((e) => isEvent(e, "approval.requested") && e.payload.approval_id === want.id);
     if (!request) {
       if (hasMoreBefore && !loadingOlder && want.pages < 10) {
         want.pages++;
@@ -96,7 +95,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
     return () => clearTimeout(t);
   }, [events, hasMoreBefore, loadingOlder, loadOlder]);
 
-  // The open channel is read (issue 2 "unread counts").
+  // The open channel is read: the sidebar counts none of its messages as unread.
   const count = thread?.message_count;
   useEffect(() => {
     if (count !== undefined) markRead(threadId, count);

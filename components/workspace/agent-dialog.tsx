@@ -1,9 +1,9 @@
 "use client";
 /**
- * `AgentDialog`: an agent's card (Clutch Protocol §1.4 AgentCard; issue 3 "clicking an agent
- * shows its card"): status, what it is for, its capabilities, the tools it may use (CAP
+ * `AgentDialog`: the card of an agent clicked in the sidebar (Clutch Protocol §1.4 AgentCard):
+ * status, what it is for, its capabilities, the tools it may use (CAP
  * `mcp_bindings`: server, allowed tools, scopes) and its limits; a link to its full entry in
- * the agent directory (issue 6 "/agents").
+ * the agent directory (`/agents`).
  */
 import Link from "next/link";
 import type { AgentSummary } from "@/lib/api/types";

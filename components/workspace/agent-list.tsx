@@ -1,11 +1,10 @@
 "use client";
 /**
- * `AgentList`: the sidebar's "Agents" section (issue 3 "agents in the sidebar with their
- * status"): each agent with a status dot (online, busy with its number of active tasks,
- * offline), its id and name, a "waiting" hint while one of its tasks waits for an answer, and
- * its card's description on hover. Clicking an agent opens its card (AgentDialog). Kept live by
- * components/live/use-agents.ts (`agents.changed`). The header and the "Agent directory" row
- * link to `/agents` (issue 6).
+ * `AgentList`: the sidebar's "Agents" section: each agent with a status dot (online, busy with its
+ * number of active tasks, offline), its id and name, a "waiting" hint while one of its tasks waits
+ * for an answer, and its card's description on hover. Clicking an agent opens its card
+ * (AgentDialog). Kept live by components/live/use-agents.ts (`agents.changed`). The header and the
+ * "Agent directory" row link to `/agents`.
  */
 import Link from "next/link";
 import { usePathname } from "next/navigation";

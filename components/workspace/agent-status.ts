@@ -1,5 +1,5 @@
 /**
- * An agent's status in words (issue 3 sidebar; issue 6 "/agents"): "busy with 2 tasks, 1
+ * An agent's status in words (the sidebar, `/agents`): "busy with 2 tasks, 1
  * waiting for an answer", "seen 4 s ago", "92% of last 13", and the directory link of an agent.
  */
 import type { AgentSummary } from "@/lib/api/types";
@@ -32,19 +32,19 @@ export function sinceText(iso: string | null | undefined, now: number): string {
   return `${Math.floor(h / 24)} d ago`;
 }
 
-/** "seen 4 s ago", or "never seen" without a heartbeat (issue 6 "online or offline from heartbeats"). */
+/** "seen 4 s ago", or "never seen" without a heartbeat. */
 export function seenText(a: Pick<AgentSummary, "last_seen_at">, now: number): string {
   const since = sinceText(a.last_seen_at, now);
   return since ? `seen ${since}` : "never seen";
 }
 
-/** Recent success rate: "92% of last 13", or "no history" (issue 6 "recent success rate"). */
+/** Recent success rate: "92% of last 13", or "no history". */
 export function successText(a: Pick<AgentSummary, "success_rate" | "recent_outcomes">): string {
   if (a.success_rate === null || a.success_rate === undefined || !a.recent_outcomes) return "no history";
   return `${Math.round(a.success_rate * 100)}% of last ${a.recent_outcomes}`;
 }
 
-/** The directory page of an agent: `/agents/agent%3Aanalyst-1` (issue 6). */
+/** The directory page of an agent: `/agents/agent%3Aanalyst-1`. */
 export function agentHref(agentId: string): string {
   return `/agents/${encodeURIComponent(agentId)}`;
 }

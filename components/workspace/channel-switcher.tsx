@@ -1,8 +1,8 @@
 "use client";
 /**
- * `ChannelSwitcher`: the Ctrl/Cmd+K quick switcher (issue 2 "Ctrl/Cmd+K channel switcher
- * (filter by typing, arrows, Enter)"). A combobox over the channel list; names that start with
- * the query come first, then names and topics that contain it.
+ * `ChannelSwitcher`: the Ctrl/Cmd+K quick switcher (filter by typing, arrows, Enter). A combobox
+ * over the channel list; names that start with the query come first, then names and topics that
+ * contain it.
  */
 import { useRouter } from "next/navigation";
 import { useId, useMemo, useState } from "react";
@@ -28,7 +28,7 @@ export function filterChannels(threads: readonly ThreadSummary[], query: string)
   return [...starts, ...contains, ...topic];
 }
 
-/** The Ctrl/Cmd+K channel switcher dialog (issue 2). */
+/** The Ctrl/Cmd+K channel switcher dialog. */
 export function ChannelSwitcher({ open, onClose, activeId }: { open: boolean; onClose: () => void; activeId?: string }) {
   return (
     <Dialog open={open} onClose={onClose} title="Switch channel" hideTitle position="top" className="max-w-lg overflow-hidden">

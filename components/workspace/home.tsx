@@ -1,6 +1,6 @@
 "use client";
 /**
- * `Home`: the workspace's landing page (issue 2). Opens the last channel visited, else the
+ * `Home`: the workspace's landing page. Opens the last channel visited, else the
  * first one; with no channel yet it invites the person to create one.
  */
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
@@ -14,7 +14,7 @@ import { LAST_THREAD_KEY } from "@/components/thread/thread-screen";
 import { ThemeToggle } from "./theme-toggle";
 import { useWorkspace } from "./workspace-context";
 
-/** The `/` page: redirects to a channel or shows the empty workspace (issue 2). */
+/** The `/` page: redirects to a channel or shows the empty workspace. */
 export function Home() {
   const router = useRouter();
   const { data: threads, isError, refetch } = useThreads();

@@ -1,6 +1,6 @@
 "use client";
 /**
- * `NewChannelDialog`: creates a channel (issue 2 "new channel (name, topic)"). The name is
+ * `NewChannelDialog`: creates a channel (name, topic). The name is
  * normalised as typed, like Slack ("My Channel" → "my-channel"); a taken name or an invalid
  * one shows the server's error next to the field.
  */
@@ -11,7 +11,7 @@ import { normaliseChannelName, useCreateThread } from "@/components/live/use-thr
 import { Button, inputClass } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 
-/** The "Create a channel" dialog (issue 2 "new channel"). */
+/** The "Create a channel" dialog. */
 export function NewChannelDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   return (
     <Dialog

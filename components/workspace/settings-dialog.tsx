@@ -1,7 +1,7 @@
 "use client";
 /**
  * `SettingsDialog`: the person's display name (sent as `display_name` with their messages) and
- * the theme choice (issue 2 "display-name setting", "light and dark theme").
+ * the theme choice (light or dark).
  */
 import { useId, useState } from "react";
 import { useDisplayName } from "@/components/prefs/display-name";
@@ -9,7 +9,7 @@ import { useTheme, type ThemeChoice } from "@/components/prefs/theme";
 import { Button, inputClass } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 
-/** The settings dialog: display name and theme (issue 2). */
+/** The settings dialog: display name and theme. */
 export function SettingsDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   return (
     <Dialog open={open} onClose={onClose} title="Settings" description="Saved in this browser." className="max-w-md">

@@ -1,10 +1,9 @@
 "use client";
 /**
  * `Sidebar`: the channel list with unread badges, "new channel", the switcher, and the person's
- * name and theme (issue 2 "a left sidebar with channels (threads) and new channel"; "unread
- * counts per channel"). On narrow screens the shell shows it as a drawer. Under the channels,
- * the workspace's agents with their status (issue 3; agent-list.tsx). Above the channels, the
- * Approvals inbox with a live count of pending approvals (issue 5).
+ * name and theme. On narrow screens the shell shows it as a drawer. Under the channels, the
+ * workspace's agents with their status (agent-list.tsx). Above the channels, the Approvals
+ * inbox with a live count of pending approvals.
  */
 import Link from "next/link";
 import { usePathname } from "next/navigation";
@@ -19,7 +18,7 @@ import { AgentList } from "./agent-list";
 import { ThemeToggle } from "./theme-toggle";
 import { useWorkspace } from "./workspace-context";
 
-/** The workspace sidebar (issue 2 "left sidebar"); `activeId` is the open channel. */
+/** The workspace sidebar; `activeId` is the open channel. */
 export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; onNavigate: () => void; onClose: () => void }) {
   const { data: threads, isPending, isError, refetch } = useThreads();
   const { marks } = useReadMarks();
@@ -154,7 +153,7 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
   );
 }
 
-/** "Approvals" with the number of pending approvals, live (issue 5). */
+/** "Approvals" with the number of pending approvals, live. */
 function ApprovalsLink({ onNavigate }: { onNavigate: () => void }) {
   const active = usePathname() === "/approvals";
   const { data } = usePendingApprovals();

@@ -1,12 +1,12 @@
 "use client";
 /**
- * `ThemeToggle`: switches between light and dark (issue 2 "light and dark theme (toggle,
- * remembered)"). The choice is stored by components/prefs/theme.ts.
+ * `ThemeToggle`: switches between light and dark. The choice is stored by
+ * components/prefs/theme.ts.
  */
 import { useTheme } from "@/components/prefs/theme";
 import { MoonIcon, SunIcon } from "@/components/ui/icons";
 
-/** A button that flips the theme between light and dark (issue 2). */
+/** A button that flips the theme between light and dark. */
 export function ThemeToggle({ className = "" }: { className?: string }) {
   const { effective, toggle } = useTheme();
   const next = effective === "dark" ? "light" : "dark";

@@ -1,7 +1,7 @@
 "use client";
 /**
  * What the workspace shell lets any screen open: the mobile channel drawer, the Ctrl/Cmd+K
- * switcher, the new-channel dialog and the settings dialog (issue 2 "workspace").
+ * switcher, the new-channel dialog and the settings dialog.
  */
 import { createContext, useContext } from "react";
 

@@ -1,9 +1,9 @@
 "use client";
 /**
- * `WorkspaceShell`: the Slack-like frame around every page (issue 2 "workspace"): the channel
+ * `WorkspaceShell`: the Slack-like frame around every page: the channel
  * sidebar (a drawer below 768 px), the main pane, Ctrl/Cmd+K for the channel switcher, and the
  * new-channel and settings dialogs; above every page, the warning while the policy file is
- * invalid (issue 5).
+ * invalid.
  */
 import { usePathname } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
@@ -22,7 +22,7 @@ export function threadIdFromPath(path: string | null): string | undefined {
   return m ? decodeURIComponent(m[1]) : undefined;
 }
 
-/** Sidebar + main pane + dialogs + Ctrl/Cmd+K (issue 2 "workspace"). */
+/** Sidebar + main pane + dialogs + Ctrl/Cmd+K. */
 export function WorkspaceShell({ children }: { children: ReactNode }) {
   const activeId = threadIdFromPath(usePathname());
   const [drawer, setDrawer] = useState(false);

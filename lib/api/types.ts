@@ -1,5 +1,5 @@
 /**
- * Shapes of the HTTP API's responses (issue 2 §4), shared by route handlers and the browser.
+ * Shapes of the HTTP API's responses, shared by route handlers and the browser.
  *
  * Errors are always `{ error: { code, message, issues? } }` with a 4xx/5xx status.
  */
@@ -49,7 +49,7 @@ export interface AgentTaskSummary {
 }
 
 /**
- * An agent as listed by `GET /api/agents` (issue 6 "/agents"): its AgentCard, presence from
+ * An agent as listed by `GET /api/agents`: its AgentCard, presence from
  * heartbeats, load and recent record. Times are ISO 8601 strings.
  */
 export interface AgentSummary {
@@ -116,7 +116,7 @@ export interface RunSummary {
   /** seq of the run's first event: where its header goes in the channel. */
   first_seq: number;
   last_seq: number;
-  /** The run this one was forked from (issue 4), at which seq of it. */
+  /** The run this one was forked from, at which seq of it. */
   forked_from: { run_id: string; seq: number } | null;
 }
 
@@ -126,7 +126,7 @@ export interface RunDetail {
   tasks: TaskSummary[];
 }
 
-/** An approval as `GET /api/approvals` lists it (issue 5). Times are ISO 8601. */
+/** An approval as `GET /api/approvals` lists it. Times are ISO 8601. */
 export interface ApprovalSummary {
   approval_id: string;
   state: "pending" | "granted" | "rejected" | "expired";

@@ -1,7 +1,7 @@
 /**
- * Questions and answers in a channel, folded from its events (issue 3 "questions to the person
- * marked as waiting for an answer"; Clutch Protocol §2.2 chat.message `expects_reply`,
- * `reply_to`). Pure: the same events always give the same index, live or after a reload.
+ * Questions and answers in a channel, folded from its events (Clutch Protocol §2.2 chat.message
+ * `expects_reply`, `reply_to`), so a question to the people shows as waiting for an answer.
+ * Pure: the same events always give the same index, live or after a reload.
  *
  * - A question is a chat.message with `payload.expects_reply: true`. It is for people when one
  *   of its recipients is `user` (the people of the channel), a `user:` id or has role human.
@@ -12,6 +12,7 @@
  *   author of the work under review).
  */
 import type { Participant, StoredEvent } from "../protocol/envelope";
+import { isEvent, type StoredEventOf } from "../protocol/events";
 
 /** A message a reply points at, or the reply itself: enough to name and show it. */
 export interface MessageRef {
@@ -54,8 +55,9 @@ export function isPeopleRecipient(p: Pick<Participant, "agent_id" | "role">): bo
   return p.agent_id === "user" || p.agent_id.startsWith("user:") || p.role === "human";
 }
 
-function refOf(ev: StoredEvent): MessageRef {
-  const text = (ev.payload as { text?: unknown }).text;
+function refOf(ev: StoredEventOf<"chat.message">): MessageRef {
+  const { text } = ev.payload;
+  // Checked all the same: a misbehaving source may send a message without text.
   return { id: ev.id, seq: ev.seq, from: ev.from, text: typeof text === "string" ? text : "" };
 }
 
@@ -66,8 +68,8 @@ export function indexQuestions(events: readonly StoredEvent[]): QuestionIndex {
   const openByTask = new Map<string, QuestionView[]>();
   for (const ev of events) {
     if (!ev || typeof ev.type !== "string" || !ev.payload || typeof ev.payload !== "object") continue;
-    if (ev.type === "chat.message") {
-      const p = ev.payload as { expects_reply?: unknown; reply_to?: unknown; inquiry?: unknown };
+    if (isEvent(ev, "chat.message")) {
+      const p = ev.payload;
       const ref = refOf(ev);
       messages.set(ev.id, ref);
       if (typeof p.reply_to === "string") {

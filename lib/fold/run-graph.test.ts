@@ -1,5 +1,5 @@
 /**
- * The run-graph fold (lib/fold/run-graph.ts; issue 4 "Tests: the fold"):
+ * The run-graph fold (lib/fold/run-graph.ts):
  * - on a recorded run of the #sales agents, the state at every N equals the state built live
  *   event by event, and seek(N) equals folding events 1..N from scratch;
  * - property: tasks' events interleaved in random orders give each task the state of folding
@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ClutchMessage, StoredEvent } from "@/lib/protocol";
+import { isEvent, type ClutchMessage, type StoredEvent } from "@/lib/protocol";
 import { foldTask, TERMINAL_STATES, type TaskView } from "./task-state";
 import { runStateOf } from "./run-state";
 import {
@@ -80,8 +80,8 @@ describe("the recorded #sales run", () => {
   });
 
   it("waits for input at pm-1's question and runs again after the answer", () => {
-    const q = events.findIndex((e) => e.type === "chat.message" && (e.payload as { expects_reply?: boolean }).expects_reply);
-    const a = events.findIndex((e) => (e.payload as { reply_to?: string }).reply_to === events[q]!.id);
+    const q = events.findIndex((e) => isEvent(e, "chat.message") && e.payload.expects_reply);
+    const a = events.findIndex((e) => e.payload.reply_to === events[q]!.id);
     const root = events[q]!.task_id;
     expect(getTask(foldRun(events, q + 1), root)!.state).toBe("waiting_input");
     expect(getTask(foldRun(events, a), root)!.state).toBe("waiting_input");

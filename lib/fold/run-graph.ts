@@ -1,6 +1,6 @@
 /**
- * The state of a run after its events 1..N, folded incrementally (issue 4 "Watch task trees live,
- * replay any run event by event"). Pure and dependency-free: the live run view, the replay
+ * The state of a run after its events 1..N, folded incrementally, to watch a run's task tree live
+ * and replay it event by event. Pure and dependency-free: the live run view, the replay
  * scrubber and tests all use this one fold, so the DAG at event N is the same however it was
  * reached (live, after a reload, by seeking).
  *
@@ -29,6 +29,7 @@
  * (`childIds`, `taskEventIndexes`, `snapshot`), never `buf` directly.
  */
 import type { StoredEvent } from "../protocol/envelope";
+import { isEvent, type StoredEventOf } from "../protocol/events";
 import { affectsTask, foldTask, TASK_STATES, TERMINAL_STATES, type TaskState, type TaskView } from "./task-state";
 import { runStateOf, type RunState } from "./run-state";
 
@@ -305,11 +306,13 @@ function runStateFromCounts(c: Counts): RunState {
   return runStateOf(present);
 }
 
-function routingOf(ev: StoredEvent, index: number): RoutingView {
-  const p = (ev.payload ?? {}) as { selected?: unknown; reason?: unknown; candidates?: unknown; scores?: unknown };
+/** A task's routing from its routing.decision or routing.failure (Clutch Protocol §4.3, §2.5). */
+function routingOf(ev: StoredEventOf<"routing.decision" | "routing.failure">, index: number): RoutingView {
+  // Read field by field, whichever of the two it is: a failure may name candidates and scores too.
+  const p: Record<string, unknown> = ev.payload ?? {};
   const scores: Record<string, number> = {};
   if (p.scores && typeof p.scores === "object") {
-    for (const [k, v] of Object.entries(p.scores as Record<string, unknown>)) if (typeof v === "number") scores[k] = v;
+    for (const [k, v] of Object.entries(p.scores)) if (typeof v === "number") scores[k] = v;
   }
   return {
     kind: ev.type === "routing.failure" ? "failure" : "decision",
@@ -342,7 +345,7 @@ export function applyEvent(state: RunGraphState, ev: StoredEvent): RunGraphState
   const [pos, node] = getOrAdd(w, ev.task_id);
   const next = copyNode(node);
   next.events = append(node.events, index);
-  if (ev.type === "routing.decision" || ev.type === "routing.failure") next.routing = routingOf(ev, index);
+  if (isEvent(ev, "routing.decision", "routing.failure")) next.routing = routingOf(ev, index);
 
   if (typeof ev.type === "string" && ev.payload && typeof ev.payload === "object" && affectsTask(ev)) {
     const before = node.task;

@@ -14,9 +14,10 @@
  * Questions (chat.message in the task with `payload.expects_reply`, from its assignee) put a
  * running task in `waiting_input` until every open question has an answer (a chat.message
  * whose `payload.reply_to` names it). An approval.requested in the task puts it in
- * `approval_required` until it is decided (issue 5).
+ * `approval_required` until it is decided.
  */
 import type { StoredEvent } from "../protocol/envelope";
+import { isEvent, type StoredEventOf } from "../protocol/events";
 
 export const TASK_STATES = [
   "pending",
@@ -69,20 +70,22 @@ export function isTaskEvent(type: string): boolean {
   return type.startsWith("task.");
 }
 
-/** True for events that change a task: task.* events, and questions and answers in it. */
-export function affectsTask(ev: Pick<StoredEvent, "type" | "payload">): boolean {
+/** True for events that change a task: task.* events, approvals, and questions and answers in it. */
+export function affectsTask(ev: StoredEvent): boolean {
   if (isTaskEvent(ev.type) || ev.type.startsWith("approval.")) return true;
-  const p = ev.payload as { expects_reply?: unknown; reply_to?: unknown };
-  return ev.type === "chat.message" && (p.expects_reply === true || typeof p.reply_to === "string");
+  return isEvent(ev, "chat.message") && (ev.payload.expects_reply === true || typeof ev.payload.reply_to === "string");
 }
+
+/** The approval.* events: requested, then granted, rejected or expired. */
+type ApprovalEvent = StoredEventOf<"approval.requested" | "approval.granted" | "approval.rejected" | "approval.expired">;
 
 /**
  * approval.requested puts the task in approval_required until every approval it waits for is
  * granted, rejected or expired (an escalation keeps it waiting); then it returns to the state
  * it had before.
  */
-function foldApproval(prev: TaskView, ev: StoredEvent): TaskView {
-  const p = ev.payload as { approval_id?: string; outcome?: string };
+function foldApproval(prev: TaskView, ev: ApprovalEvent): TaskView {
+  const p = ev.payload;
   const next: TaskView = { ...prev, updated_at: ev.ts, last_seq: ev.seq };
   if (!p.approval_id || TERMINAL_STATES.has(prev.state)) return next;
   if (ev.type === "approval.requested") {
@@ -92,7 +95,7 @@ function foldApproval(prev: TaskView, ev: StoredEvent): TaskView {
     next.state = "approval_required";
     return next;
   }
-  if (ev.type === "approval.expired" && p.outcome === "escalated") return next;
+  if (ev.type === "approval.expired" && ev.payload.outcome === "escalated") return next;
   const closing = prev.open_approvals.find((a) => a.id === p.approval_id);
   if (!closing) return next;
   next.open_approvals = prev.open_approvals.filter((a) => a.id !== p.approval_id);
@@ -100,8 +103,8 @@ function foldApproval(prev: TaskView, ev: StoredEvent): TaskView {
   return next;
 }
 
-function foldQuestion(prev: TaskView, ev: StoredEvent): TaskView {
-  const p = ev.payload as { expects_reply?: unknown; reply_to?: unknown };
+function foldQuestion(prev: TaskView, ev: StoredEventOf<"chat.message">): TaskView {
+  const p = ev.payload;
   const next: TaskView = { ...prev, updated_at: ev.ts, last_seq: ev.seq };
   if (typeof p.reply_to === "string") next.open_questions = prev.open_questions.filter((q) => q.id !== p.reply_to);
   if (p.expects_reply === true && ev.from.agent_id === prev.assignee) {
@@ -113,9 +116,10 @@ function foldQuestion(prev: TaskView, ev: StoredEvent): TaskView {
   return next;
 }
 
+/** The title a task event names: its `title`, else `instructions`, else `context_summary` (any task.* type). */
 function titleOf(ev: StoredEvent): string | null {
-  const p = ev.payload as { title?: unknown; instructions?: unknown; context_summary?: unknown };
-  for (const candidate of [p.title, p.instructions, p.context_summary]) {
+  const { title, instructions, context_summary } = ev.payload;
+  for (const candidate of [title, instructions, context_summary]) {
     if (typeof candidate === "string" && candidate.trim()) return candidate.trim().slice(0, 200);
   }
   return null;
@@ -130,7 +134,8 @@ export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView 
   if (prev && prev.task_id !== ev.task_id) return prev;
   if (!isTaskEvent(ev.type)) {
     if (!prev) return prev;
-    return ev.type.startsWith("approval.") ? foldApproval(prev, ev) : foldQuestion(prev, ev);
+    if (isEvent(ev, "approval.requested", "approval.granted", "approval.rejected", "approval.expired")) return foldApproval(prev, ev);
+    return isEvent(ev, "chat.message") ? foldQuestion(prev, ev) : prev;
   }
   const base: TaskView = prev ?? {
     task_id: ev.task_id,

@@ -25,10 +25,16 @@ export const TaskAcceptPayload = z.looseObject({
   instance_id: z.string().optional(),
   note: z.string().optional(),
 });
-/** §2.1 task.progress: an intermediate status update; `percent` is 0–100. */
+/**
+ * §2.1 task.progress: an intermediate status update; `percent` is 0–100. A result submitted to
+ * the agent's overseer (CAP "Oversight") is a progress with `status: "in_review"` and the
+ * `review_task_id` of the review task.
+ */
 export const TaskProgressPayload = z.looseObject({
   message: text.optional(),
   percent: z.number().min(0).max(100).optional(),
+  status: z.string().optional(),
+  review_task_id: z.string().optional(),
 });
 /** §2.1 task.result: shape set by `payload_type` (§3); any object otherwise. */
 export const TaskResultPayload = z.looseObject({});
@@ -59,6 +65,8 @@ export const ChatMessagePayload = z.looseObject({
   reply_to: z.string().optional(),
   /** True when the sender waits for an answer (a question to a person or agent). */
   expects_reply: z.boolean().optional(),
+  /** True for a CAP oversight_inquiry: an overseer questioning the work under review. */
+  inquiry: z.boolean().optional(),
 });
 /** §2.2 chat.system: a notification; `level` defaults to info. */
 export const ChatSystemPayload = z.looseObject({
@@ -166,8 +174,8 @@ export const RoutingFailurePayload = z.looseObject({
   rejected_summary: RoutingRejectionSummary.optional(),
 });
 
-// Policy and approvals (issue 5; Cordum's Safety Kernel, seed 004). Not in Clutch §2: Clutch's
-// own extension types, recorded in docs/protocol.md.
+// Policy and approvals (after Cordum's Safety Kernel, seed 004). Not in Clutch §2: Clutch's own
+// extension types, recorded in docs/protocol.md.
 
 /** What a policy decision is about: a task dispatched to an agent, or an agent's tool call. */
 export const PolicySubject = z.looseObject({
