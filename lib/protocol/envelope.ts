@@ -65,7 +65,7 @@ const isoDateTime = z.iso
   .datetime({ offset: true, error: "ts must be an ISO 8601 date-time, e.g. 2026-02-01T13:20:11.123Z" })
   .refine((ts) => {
     const t = Date.parse(ts);
-    return t >= TS_RANGE.min && t <= TS_RANGE.max;
+    return Number.isNaN(t) || (t >= TS_RANGE.min && t <= TS_RANGE.max); // NaN: the format error says it
   }, "ts must fall between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z");
 
 /** The envelope fields, before the per-type payload check. */
