@@ -1,6 +1,10 @@
-/** GET /api/health: 200 { ok, version, database } when the database answers, else 503. */
+/**
+ * GET /api/health: 200 { ok, version, database } when the database answers, else 503 with a
+ * plain reason (the driver's own error is logged, never sent: it can name hosts and users).
+ */
 import type { Health } from "@/lib/api/types";
 import { getClutch } from "@/server/instance";
+import { log } from "@/server/log";
 import { json, route } from "../_lib/http";
 
 export const dynamic = "force-dynamic";
@@ -12,7 +16,8 @@ export const GET = route(async () => {
     await rt.store.ping();
     health = { ok: true, version: rt.version, database: { ok: true, kind: rt.databaseKind } };
   } catch (err) {
-    health = { ok: false, version: rt.version, database: { ok: false, kind: rt.databaseKind, error: (err as Error).message } };
+    log.warn({ err }, "health check: the database did not answer");
+    health = { ok: false, version: rt.version, database: { ok: false, kind: rt.databaseKind, error: "the database cannot be reached" } };
   }
   return json(health, health.ok ? 200 : 503);
 });
