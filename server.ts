@@ -11,6 +11,8 @@ import { loadConfig } from "./server/config";
 import { log } from "./server/log";
 import { startAgentsFeed } from "./server/realtime/agents-feed";
 import { RealtimeGateway } from "./server/realtime/gateway";
+import { contentSecurityPolicy, frontDoor } from "./server/http/front-door";
+import { parseImageHosts } from "./lib/image-hosts";
 
 nextEnv.loadEnvConfig(process.cwd());
 const config = loadConfig();
@@ -31,11 +33,15 @@ const clutch = await createClutch({
   },
 });
 
-const httpServer = createServer();
+/** A request's headers must arrive within 10 s and its whole body within 60 s (docs/limits.md). */
+const httpServer = createServer({ headersTimeout: 10_000, requestTimeout: 60_000 });
 const app = next({ dev: config.dev, hostname: "localhost", port: config.port, httpServer });
 const handle = app.getRequestHandler();
 await app.prepare();
-httpServer.on("request", (req, res) => void handle(req, res));
+const csp = contentSecurityPolicy(parseImageHosts(process.env.CLUTCH_IMAGE_HOSTS));
+httpServer.on("request", (req, res) => {
+  if (!frontDoor(req, res, csp)) void handle(req, res);
+});
 const gateway = new RealtimeGateway(httpServer, clutch.store, clutch.tail);
 const stopAgentsFeed = startAgentsFeed(gateway.io, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail });
 
@@ -43,18 +49,34 @@ httpServer.listen(config.port, config.host, () => {
   log.info({ url: `http://localhost:${config.port}`, database: clutch.databaseKind, dev: config.dev }, "Clutch is running");
 });
 
+/**
+ * Shutting down within SHUTDOWN_MS: stop taking requests and close idle connections at once; give
+ * requests in flight up to DRAIN_MS, then agents' work in flight up to AGENTS_GRACE_MS (what does
+ * not finish is picked up by the next start's recovery); then close the database. Past
+ * SHUTDOWN_MS the process exits anyway.
+ */
+const SHUTDOWN_MS = 10_000;
+const DRAIN_MS = 4_000;
+const AGENTS_GRACE_MS = 3_000;
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
+  const started = Date.now();
   log.info({ signal }, "shutting down");
-  const force = setTimeout(() => process.exit(1), 10_000);
-  force.unref();
+  setTimeout(() => {
+    log.error({ ms: SHUTDOWN_MS }, "shutdown did not finish in time; exiting");
+    process.exit(1);
+  }, SHUTDOWN_MS).unref();
   stopAgentsFeed();
-  await gateway.close().catch(() => {});
-  await new Promise((r) => httpServer.close(() => r(null)));
+  const httpClosed = new Promise((r) => httpServer.close(() => r(null)));
+  httpServer.closeIdleConnections();
+  const drained = setTimeout(() => httpServer.closeAllConnections(), DRAIN_MS);
+  await Promise.all([gateway.close().catch(() => {}), httpClosed]);
+  clearTimeout(drained);
+  await clutch.stop({ graceMs: AGENTS_GRACE_MS }).catch((err) => log.error({ err }, "stopping Clutch failed"));
   await app.close?.().catch(() => {});
-  await clutch.stop();
+  log.info({ ms: Date.now() - started }, "stopped");
   process.exit(0);
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -120,3 +120,19 @@ test("events of unknown types or unexpected shapes render as JSON and break noth
   await expect(log.getByRole("article", { name: "Event tool.call" })).toContainText("missing envelope fields");
   expect(dialogs).toEqual([]);
 });
+
+test("URLs that cannot be decoded get a JSON 400, double-encoded ids a JSON 404, and every page an image policy", async ({ request }) => {
+  for (const url of ["/api/threads/%ZZ/events", "/api/threads/%C0%AE%C0%AE/events", "/api/threads/thr%00x/events", "/api/approvals?thread_id=%00"]) {
+    const res = await request.get(url);
+    expect(res.status(), url).toBe(400);
+    expect((await res.json()).error.code, url).toBe("invalid_url");
+  }
+  const beat = await request.post("/api/agents/agent%3A%25x/heartbeat", { data: {} });
+  expect(beat.status()).toBe(404);
+  expect((await beat.json()).error.code).toBe("unknown_agent");
+  const artifact = await request.get("/api/artifacts/artifact%3A%25");
+  expect(artifact.status()).toBe(400);
+  expect((await artifact.json()).error.code).toBe("invalid_ref");
+  const page = await request.get("/");
+  expect(page.headers()["content-security-policy"]).toBe("img-src 'self' data: blob:");
+});

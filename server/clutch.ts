@@ -78,8 +78,12 @@ export interface Clutch {
   databaseKind: "embedded" | "postgres";
   /** Clutch's version (package.json). */
   version: string;
-  /** Stop the agents, the tail and the database, in that order. */
-  stop(): Promise<void>;
+  /**
+   * Stop the agents, the tail and the database, in that order. Work in flight (a reaction, an agent's step) gets `graceMs` (default:
+   * no limit) to finish; past it, it is left to the next start, whose recovery picks it up: every
+   * append is atomic and every reaction idempotent, so nothing is half done (docs/architecture.md).
+   */
+  stop(opts?: { graceMs?: number }): Promise<void>;
 }
 
 function readVersion(): string {
@@ -184,11 +188,13 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     orchestrator,
     databaseKind: eventLog.databaseKind,
     version: readVersion(),
-    async stop() {
+    async stop(opts = {}) {
       stopHeartbeats();
       kernel.close();
-      await orchestrator.stop();
-      await runner.stop();
+      const grace = opts.graceMs === undefined ? null : new Promise<void>((r) => setTimeout(r, opts.graceMs).unref());
+      const within = (p: Promise<void>) => (grace ? Promise.race([p, grace]) : p);
+      await within(orchestrator.stop());
+      await within(runner.stop());
       await hub.close();
       registry.stop();
       unfollow();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { imageAllowed, parseImageHosts } from "./image-source";
+import { parseImageHosts } from "@/lib/image-hosts";
+import { imageAllowed } from "./image-source";
 
 const origin = "http://localhost:3000";
 

@@ -4,21 +4,14 @@
  * when. Only images of the app's own origin load (artifacts, uploads), plus the hosts an operator
  * lists in `CLUTCH_IMAGE_HOSTS` (comma-separated host names, e.g. `images.example.com`), which the
  * root layout hands to the browser as `<html data-image-hosts>`. The server's Content-Security-Policy
- * `img-src` enforces the same rule. See docs/limits.md.
+ * `img-src` enforces the same rule (server/http/front-door.ts). See docs/limits.md.
  */
+import { parseImageHosts } from "@/lib/image-hosts";
 
 /** The configured extra image hosts, read from `<html data-image-hosts>` (empty on the server). */
 export function configuredImageHosts(): string[] {
   if (typeof document === "undefined") return [];
   return parseImageHosts(document.documentElement.dataset.imageHosts);
-}
-
-/** `"a.example, b.example"` → `["a.example", "b.example"]` (lowercase, blanks dropped). */
-export function parseImageHosts(value: string | undefined): string[] {
-  return (value ?? "")
-    .split(",")
-    .map((h) => h.trim().toLowerCase())
-    .filter(Boolean);
 }
 
 /**

@@ -16,6 +16,19 @@ function errorBody(code: string, message: string, issues?: unknown[]) {
   return { error: issues ? { code, message, issues } : { code, message } };
 }
 
+/**
+ * A path parameter as the id it names. Next.js hands some parameters over still percent-encoded
+ * (`agent%3Aken`) and others decoded (`agent:%x` from `agent%3A%25x`), so decoding is tried once and
+ * a value that does not decode is taken as it is; decoding never throws.
+ */
+export function pathParam(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 /** Seconds a client is asked to wait before retrying while the database is unreachable. */
 const RETRY_AFTER_SEC = 5;
 

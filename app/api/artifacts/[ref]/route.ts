@@ -6,12 +6,12 @@
 import { ClutchError } from "@/server/errors";
 import { ARTIFACT_REF_PATTERN } from "@/server/artifacts/store";
 import { getClutch } from "@/server/instance";
-import { route } from "../../_lib/http";
+import { pathParam, route } from "../../_lib/http";
 
 export const dynamic = "force-dynamic";
 
 export const GET = route(async (_req, { params }: { params: Promise<{ ref: string }> }) => {
-  const ref = decodeURIComponent((await params).ref);
+  const ref = pathParam((await params).ref);
   if (!ARTIFACT_REF_PATTERN.test(ref)) throw new ClutchError("invalid_ref", `${ref} is not an artifact ref (artifact:sha256-<64 hex>)`);
   const artifact = await getClutch().artifacts.get(ref);
   if (!artifact) throw new ClutchError("unknown_artifact", `artifact ${ref} does not exist`, 404);

@@ -6,7 +6,7 @@
  */
 import { recordHeartbeat } from "@/server/router/registration";
 import { getClutch } from "@/server/instance";
-import { json, readJson, route } from "../../../_lib/http";
+import { json, pathParam, readJson, route } from "../../../_lib/http";
 
 export const dynamic = "force-dynamic";
 
@@ -14,6 +14,6 @@ export const POST = route(async (req, { params }: { params: Promise<{ agent_id: 
   const { agent_id } = await params;
   const rt = getClutch();
   const body = await readJson(req, { empty: {} });
-  await recordHeartbeat(rt.store, rt.registry, decodeURIComponent(agent_id), body);
+  await recordHeartbeat(rt.store, rt.registry, pathParam(agent_id), body);
   return json({}, 202);
 });
