@@ -21,6 +21,11 @@ import { validateMessages } from "./validate";
 
 const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 
+/** Most messages `appendAll` takes (a run's import or fork). */
+export const MAX_APPEND_ALL = 200_000;
+/** Messages per transaction in `appendAll`. */
+export const APPEND_ALL_GROUP = 500;
+
 /** System threads (`_agents`) are not channels. (Not a LIKE filter: `_` is its wildcard.) */
 const isChannel = (row: { name: string }) => !row.name.startsWith("_");
 
@@ -52,25 +57,22 @@ export class EventStore {
   }
 
   /**
-   * Append many messages (more than one batch holds) in one transaction: all or nothing, then
-   * publish. For imports and forks; live traffic uses `append`. Throws like `append`.
+   * Append many messages (more than one batch holds; imports and forks): every message is
+   * validated first, so an invalid one stores nothing; then they are appended in groups of
+   * APPEND_ALL_GROUP, each its own transaction, so other writers' appends go in between and no
+   * request holds the append lock for long (docs/limits.md). If the database fails part-way, the
+   * groups before stay stored; sending the same messages again stores only the rest (dedupe by
+   * id). Throws like `append`.
    */
   async appendAll(input: unknown[]): Promise<AppendResult> {
-    const messages = validateMessages(input, { maxBatch: 200_000 });
-    const result = await this.db.$transaction(
-      async (tx) => {
-        const out: AppendResult = { events: [], created: [] };
-        for (let i = 0; i < messages.length; i += 1000) {
-          const r = await appendInTx(tx, messages.slice(i, i + 1000));
-          out.events.push(...r.events);
-          out.created.push(...r.created);
-        }
-        return out;
-      },
-      { maxWait: 10_000, timeout: 300_000 },
-    );
-    this.tail.offer(result.events.filter((_, i) => result.created[i]));
-    return result;
+    const messages = validateMessages(input, { maxBatch: MAX_APPEND_ALL });
+    const out: AppendResult = { events: [], created: [] };
+    for (let i = 0; i < messages.length; i += APPEND_ALL_GROUP) {
+      const r = await this.writer.submit(messages.slice(i, i + APPEND_ALL_GROUP));
+      out.events.push(...r.events);
+      out.created.push(...r.created);
+    }
+    return out;
   }
 
   /**
