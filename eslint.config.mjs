@@ -24,7 +24,7 @@ export default tseslint.config(
   {
     files: ["components/**/*.{ts,tsx}"],
     rules: {
-      // Components import only from lib/ and components/ (DESIGN.md "Layout").
+      // Components import only from lib/ and components/ (docs/architecture.md "Layers").
       "no-restricted-imports": [
         "error",
         { patterns: [{ group: ["@/server/*", "@/server", "**/server/**", "@/app/*", "**/app/**"], message: "components may import only from lib/ and components/" }] },

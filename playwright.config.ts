@@ -1,8 +1,9 @@
 /**
- * Playwright: the UI's end-to-end tests (issue 2) in Debian's Chromium, never a downloaded
- * browser (STACK.md trap 11). The web server is the real custom server (Next + Socket.IO) in
- * production mode on port 3100, against `DATABASE_URL` (CI points it at a fresh database; with
- * none set the server uses its embedded database). Run `npm run build` first.
+ * Playwright: the UI's end-to-end tests in Debian's Chromium (/usr/bin/chromium), never a
+ * downloaded browser (Playwright's browser download is not reachable offline). The web server is
+ * the real custom server (Next + Socket.IO) in production mode on port 3100, against
+ * `DATABASE_URL` (CI points it at a fresh database; with none set the server uses its embedded
+ * database). Run `npm run build` first.
  */
 import { defineConfig, devices } from "@playwright/test";
 

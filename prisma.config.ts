@@ -1,5 +1,6 @@
 /**
- * Prisma CLI configuration (Prisma 6.19, see ../shared/STACK.md traps 1–3).
+ * Prisma CLI configuration (Prisma 6.19: Prisma 7's CLI downloads a native engine at run
+ * time, so it cannot run offline).
  *
  * The schema engine runs as WASM through the `pg` driver adapter, so `prisma generate`
  * and `prisma migrate deploy` work offline. A placeholder DATABASE_URL keeps the CLI on

@@ -1,4 +1,4 @@
-/** `/`: opens the last (or first) channel, or invites the person to create one (issue 2). */
+/** `/`: opens the last (or first) channel, or invites the person to create one. */
 import { Home } from "@/components/workspace/home";
 
 export default function HomePage() {

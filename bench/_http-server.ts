@@ -1,8 +1,8 @@
 /**
  * A minimal HTTP server for bench/ingest.ts when no `next build` is available: it starts
  * Clutch without agents (DATABASE_URL) and mounts the real route handler of `POST /api/events`
- * (app/api/events/route.ts, which reads the instance from globalThis, server/instance.ts) on node:http, converting
- * the request to a Web `Request` and the `Response` back, as Next would. It runs as its own
+ * (app/api/events/route.ts, which reads the instance from globalThis, server/instance.ts) on
+ * node:http, converting the request to a Web `Request` and the `Response` back, as Next would. It runs as its own
  * process so the load generator and the server do not share an event loop.
  *
  * Env: DATABASE_URL (required), PORT (default 0 = any). Prints `listening <port>` when ready.

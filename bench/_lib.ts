@@ -1,5 +1,6 @@
 /**
- * Shared helpers for the benchmarks in bench/ (not tests; DESIGN.md "Conventions").
+ * Shared helpers for the benchmarks in bench/ (not tests: benchmarks print figures, tests never
+ * time things).
  *
  * - `benchDatabase()`: a fresh, migrated PostgreSQL database `clutch_bench_<ts>` on the local
  *   server (dropped by `drop()`), or `BENCH_DATABASE_URL` when given (never dropped).

@@ -1,5 +1,5 @@
 /**
- * Issue 3: the person's whole path in #sales on the built-in model. They ask for last quarter's
+ * The person's whole path in #sales on the built-in model. They ask for last quarter's
  * sales trends, see pm-1's clarifying question marked as waiting for their answer, answer it
  * through the composer, and watch the run finish: the run header goes to succeeded with 3 of 3
  * tasks, qa-1's review approves analyst-1's work, and pm-1's report arrives with its tables.

@@ -1,5 +1,5 @@
 /**
- * Issue 5: people approve what matters, in #sales on the built-in model with the example policy
+ * People approve what matters, in #sales on the built-in model with the example policy
  * (examples/sales-analysis/clutch.policy.yaml holds pm-1's final report to the person for an
  * approval).
  *

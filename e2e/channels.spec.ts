@@ -1,5 +1,5 @@
 /**
- * Issue 2: creating channels from the sidebar (Slack-style name normalising, taken names),
+ * Creating channels from the sidebar (Slack-style name normalising, taken names),
  * the Ctrl/Cmd+K switcher, and unread badges per channel.
  */
 import { expect, test } from "@playwright/test";

@@ -1,5 +1,5 @@
 /**
- * Issue 6: the agent directory `/agents`, live.
+ * The agent directory `/agents`, live.
  *
  * 1. The example workspace's agents (pm-1, analyst-1, qa-1) are listed online with their
  *    capabilities; the search box narrows the list by capability; opening analyst-1 shows its

@@ -1,5 +1,5 @@
 /**
- * Issue 2: events POSTed to /api/events appear live, each with its type's renderer (task card
+ * Events POSTed to /api/events appear live, each with its type's renderer (task card
  * with its folded state, tool call with its result, routing decision with scores), and the
  * other types render without breaking the page.
  */

@@ -1,5 +1,5 @@
 /**
- * Helpers for the UI's end-to-end tests (issue 2): unique channel names, API calls to create
+ * Helpers for the UI's end-to-end tests: unique channel names, API calls to create
  * channels and post events, and a ClutchMessage builder. Tests make their own channels, so
  * they run on a database that holds other data.
  */

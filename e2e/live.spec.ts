@@ -1,5 +1,5 @@
 /**
- * Issue 2: two browsers in the same channel see each other's messages live, and a person's
+ * Two browsers in the same channel see each other's messages live, and a person's
  * messages are grouped like Slack.
  */
 import { expect, test } from "@playwright/test";

@@ -1,5 +1,5 @@
 /**
- * Issue 6: mentions and routing, seen by a person.
+ * Mentions and routing (Clutch Protocol §4.2), seen by a person.
  *
  * - The composer completes `@`: agents (handle, name, status) and capabilities (id, version, how
  *   many agents offer it). ↑/↓ move, Enter/Tab insert (Enter does not send while the list is

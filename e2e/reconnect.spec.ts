@@ -1,5 +1,5 @@
 /**
- * Issue 2: after a network drop the view fills in exactly what was missed — no gap, no
+ * After a network drop the view fills in exactly what was missed — no gap, no
  * duplicate (the client re-subscribes after the last seq it holds).
  */
 import { expect, test } from "@playwright/test";

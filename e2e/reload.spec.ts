@@ -1,5 +1,5 @@
 /**
- * Issue 2: a reload shows the identical thread (same events, same order, same text), and older
+ * A reload shows the identical thread (same events, same order, same text), and older
  * history loads when scrolling to the top.
  */
 import { expect, test, type Page } from "@playwright/test";

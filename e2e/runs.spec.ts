@@ -1,5 +1,5 @@
 /**
- * Issue 4: the run page `/runs/:run_id` with the #sales agents on the built-in model.
+ * The run page `/runs/:run_id` with the #sales agents on the built-in model.
  *
  * 1. A person asks #sales for last quarter's trends (through the API); the run page, open while
  *    the run executes, shows pm-1 waiting for input; after the answer (through the API) the
@@ -119,7 +119,7 @@ test("a run's DAG grows live: nodes appear and change state, and placed nodes st
   await expect(page.locator('[data-edge-kind="review"]')).toHaveAttribute("title", /oversees/);
   await expect(taskNode(page, "qa-1", "Succeeded")).toBeVisible({ timeout: 60_000 });
   await expect(taskNode(page, "analyst-1", "Succeeded")).toBeVisible({ timeout: 60_000 });
-  // pm-1 reports. Where the policy holds the report for a person's approval (issue 5), its node
+  // pm-1 reports. Where the policy holds the report for a person's approval, its node
   // says so until the person approves (through the API).
   await expect(taskNode(page, "pm-1", "Succeeded|Needs approval")).toBeVisible({ timeout: 60_000 });
   await expect

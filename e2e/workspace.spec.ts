@@ -1,5 +1,5 @@
 /**
- * Issue 2: theme (toggle, remembered, no flash, follows the system), the display-name setting,
+ * Theme (toggle, remembered, no flash, follows the system), the display-name setting,
  * and the phone layout where the sidebar is a drawer.
  */
 import { expect, test } from "@playwright/test";

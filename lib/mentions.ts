@@ -1,5 +1,5 @@
 /**
- * Mentions in a person's message (issue 6 "mention an agent or a capability"), shared by the
+ * Mentions of an agent or a capability in a person's message, shared by the
  * composer's completion and the server, which reads them out of the text.
  *
  *   `@analyst-1`, `@agent:analyst-1`  an agent (when such an agent is known)

@@ -1,5 +1,5 @@
 // Preload for `prisma migrate deploy`: its WASM engine leaves a long timer running after it
-// has finished (~10 s, STACK.md trap 3). Unref timers of a second or more so the process exits
+// has finished (~10 s). Unref timers of a second or more so the process exits
 // as soon as its work is done; short timers keep their normal behaviour.
 const original = global.setTimeout;
 global.setTimeout = function (fn, ms, ...args) {

@@ -8,8 +8,8 @@
  *   LOG_LEVEL       pino level (default info)
  *   CLUTCH_WORKSPACE folder of the agents' workspace.json (default examples/sales-analysis;
  *                   "none" starts no agents)
- *   CLUTCH_HEARTBEAT_INTERVAL_SEC  seconds between agents' heartbeats (issue 6; default: the
- *                   workspace's registry.heartbeat_interval_sec, else 30)
+ *   CLUTCH_HEARTBEAT_INTERVAL_SEC  seconds between agents' heartbeats (Clutch Protocol §2.4;
+ *                   default: the workspace's registry.heartbeat_interval_sec, else 30)
  *   CLUTCH_OFFLINE_AFTER_MISSED    missed heartbeats before an agent is offline (default 3)
  *
  * Throws a ZodError-derived Error with a readable message when a value is invalid.

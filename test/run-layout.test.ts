@@ -1,6 +1,6 @@
 /**
- * The run DAG's structure and layout (components/run/graph-model.ts; issue 4 "It updates live as
- * events arrive, with no jump of nodes already placed"; "subtrees collapse beyond a size"):
+ * The run DAG's structure and layout (components/run/graph-model.ts): it updates live as events
+ * arrive with no jump of nodes already placed, and subtrees collapse beyond a size:
  * - growing a run event by event, a node keeps the position it was first given, and no two
  *   nodes on the canvas overlap;
  * - a parent with many children shows some and a "+N more" node; big subtrees below the roots

@@ -1,5 +1,5 @@
 /**
- * `/agents` and `/agents/:agent_id`: the agent directory (issue 6). The layout holds the live,
+ * `/agents` and `/agents/:agent_id`: the agent directory. The layout holds the live,
  * searchable list, so it keeps its filter and scroll while a person moves between agents; the
  * pages fill the other side.
  */

@@ -1,4 +1,4 @@
-/** `/agents`: the directory with no agent picked: an overview and how to register one (issue 6). */
+/** `/agents`: the directory with no agent picked: an overview and how to register one. */
 import type { Metadata } from "next";
 import { DirectoryOverview } from "@/components/agents/overview";
 

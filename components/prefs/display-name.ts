@@ -1,5 +1,5 @@
 /**
- * The person's display name (issue 2 "display-name setting"), kept in localStorage and sent
+ * The person's display name, kept in localStorage and sent
  * as `display_name` with each message.
  */
 import { useLocalValue } from "./local-store";

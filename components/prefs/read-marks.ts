@@ -1,5 +1,5 @@
 /**
- * Unread counts (issue 2 "unread counts per channel"): the last-read `message_count` per
+ * Unread counts per channel: the last-read `message_count` per
  * thread lives in localStorage; unread = message_count − read (never below 0).
  */
 import { useCallback } from "react";

@@ -1,6 +1,6 @@
 /**
- * The theme cookie (issue 2 "light and dark theme … remembered … no flash on load"): read by
- * the root layout on the server, written by components/prefs/theme.ts in the browser.
+ * The theme cookie, so the choice is remembered and shows with no flash on load: read by the
+ * root layout on the server, written by components/prefs/theme.ts in the browser.
  */
 export type ThemeChoice = "light" | "dark" | "system";
 /** Cookie that remembers the theme choice for a year. */

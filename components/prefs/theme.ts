@@ -1,7 +1,7 @@
 /**
- * Light / dark theme (issue 2 "light and dark theme"). The choice is a cookie the root layout
- * reads on the server to put `light` or `dark` on <html> (no flash on load); with no choice
- * the CSS follows `prefers-color-scheme`. The class on <html> is the single source of truth.
+ * Light / dark theme. The choice is a cookie the root layout reads on the server to put `light`
+ * or `dark` on <html> (no flash on load); with no choice the CSS follows `prefers-color-scheme`.
+ * The class on <html> is the single source of truth.
  */
 import { useCallback, useSyncExternalStore } from "react";
 import { THEME_COOKIE, type ThemeChoice } from "./theme-cookie";

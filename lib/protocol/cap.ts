@@ -85,7 +85,7 @@ export const CapManifestObjectSchema = z.looseObject({
  */
 export const CapManifestSchema = CapManifestObjectSchema.extend({
   /**
-   * Clutch extension, not in the seed's JSON Schema (issue 6): the capabilities the router
+   * Clutch extension, not in the seed's JSON Schema: the capabilities the router
    * matches (§1.5: id, version, tags, tools, trust_level, cost_hint). Absent: one
    * `skill:<role>` derived from the prompt.
    */

@@ -1,4 +1,4 @@
-/** Id helpers (seed 001 Appendix B; DESIGN.md conventions: prefix + ULID). */
+/** Id helpers (Clutch Protocol Appendix B: prefix + ULID). */
 import { describe, expect, it } from "vitest";
 import { ID_PREFIX, artifactRef, isId, newId, type IdKind } from "./ids";
 

@@ -1,5 +1,5 @@
 /**
- * Identifier helpers (Clutch Protocol Appendix B, DESIGN.md "Conventions").
+ * Identifier helpers (Clutch Protocol Appendix B).
  *
  * Generated ids are a kind prefix followed by a ULID, e.g. `msg_01JD0Q8X9Y…` or `thr_01JD…`:
  * lexically sortable by creation time, unique without coordination. Reserved reference

@@ -1,5 +1,6 @@
 /**
- * The Socket.IO contract between browser and server (issue 2, "server/realtime").
+ * The Socket.IO contract between browser and server, served by server/realtime/gateway.ts
+ * (docs/architecture.md "From request to socket").
  *
  * Client → server:
  *   `subscribe`   { thread_id?, run_id?, after? } → ack { ok: true } | { ok: false, error }
@@ -14,7 +15,7 @@
  *                     counts live.
  *   `agents.changed`  every agent's AgentSummary (GET /api/agents), whenever one registers,
  *                     updates, comes online, goes offline or its load changes; at most one
- *                     message per client every 500 ms (issue 6: presence shown live).
+ *                     message per client every 500 ms, so presence shows live.
  */
 import { z } from "zod";
 import type { StoredEvent } from "../protocol/envelope";

@@ -1,5 +1,5 @@
 /**
- * The contract between Clutch's agent runtime and any model (issue 3; CAP seed 000,
+ * The contract between Clutch's agent runtime and any model (CAP seed 000,
  * Clutch Protocol §2). Shared by the runner (which builds prompts and executes tool calls)
  * and the built-in model (which reads prompts and chooses tool calls).
  *
@@ -74,7 +74,8 @@ export type ReplyInput = z.infer<typeof ReplyInput>;
 
 /**
  * `delegate`: CAP delegation_notice, to `agent_id` (one of the delegator's allowed_agents) or to
- * whichever allowed agent the router finds for `requires` (issue 6). Exactly one of the two.
+ * whichever allowed agent the router finds for `requires` (Clutch Protocol §4.2). Exactly one of
+ * the two.
  */
 export const DelegateInput = z
   .object({

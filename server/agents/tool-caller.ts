@@ -1,5 +1,5 @@
 /**
- * The runner's door to MCP (issue 3 "server/adapters/mcp"): calls go through the McpHub,
+ * The runner's door to MCP (Clutch Protocol §2.3): calls go through the McpHub,
  * which checks the agent's mcp_bindings before sending; a large result is kept whole in the
  * artifact store and only a preview goes into the tool.result event (Clutch Protocol §8.2).
  */

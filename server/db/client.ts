@@ -1,5 +1,6 @@
 /**
- * The Prisma client over the `pg` driver adapter (Rust-free client, STACK.md trap 1).
+ * The Prisma client over the `pg` driver adapter (the Rust-free client of Prisma 6.19,
+ * which needs no native engine).
  * One pool per process; `max` is the pool size.
  */
 import { PrismaPg } from "@prisma/adapter-pg";

@@ -1,7 +1,7 @@
 /**
  * The embedded default database: PGlite (PostgreSQL compiled to WASM) served on a local TCP
  * port by pglite-socket, so the same `pg` driver and Prisma code path serve both it and a real
- * PostgreSQL (DESIGN.md "Embedded default database", STACK.md trap 9).
+ * PostgreSQL. `maxConnections` is raised: pglite-socket's default of one connection breaks a pool.
  *
  * `dataDir` undefined keeps the database in memory (tests); otherwise files live there and
  * survive restarts. Call `stop()` on shutdown, or the next start runs crash recovery.

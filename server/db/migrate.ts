@@ -1,6 +1,7 @@
 /**
  * Apply pending migrations (prisma/migrations) with `prisma migrate deploy`, the Prisma CLI's
- * offline WASM path (STACK.md traps 1–3). Idempotent: applied migrations are skipped.
+ * offline path (its schema engine runs as WASM, see prisma.config.ts). Idempotent: applied
+ * migrations are skipped.
  *
  * Throws an Error carrying the CLI's output when a migration fails.
  */

@@ -1,5 +1,5 @@
 /**
- * The policy kernel (issue 5 "Tests"): rule matching and every decision kind; a throttled call
+ * The policy kernel: rule matching and every decision kind; a throttled call
  * is delayed and retried, never lost; an invalid policy file keeps the last good one; a failure
  * while deciding denies.
  */

@@ -1,6 +1,7 @@
 /**
- * The policy kernel (issue 5; seed 004 "Safety as first-class hook"): loads the workspace's
- * `clutch.policy.yaml`, reloads it when it changes, and decides every dispatch and tool call.
+ * The policy kernel (Cordum seed 004 "Safety as First-Class Hook"; docs/protocol.md): loads the
+ * workspace's `clutch.policy.yaml`, reloads it when it changes, and decides every dispatch and
+ * tool call.
  *
  * - An invalid file keeps the last good policy; `status().error` says what is wrong (for the
  *   UI and the log) until the file is fixed.

@@ -1,5 +1,5 @@
 /**
- * The workspace policy file, `clutch.policy.yaml` (issue 5; Cordum's Safety Kernel decisions,
+ * The workspace policy file, `clutch.policy.yaml` (Cordum's Safety Kernel decisions,
  * seed 004): ordered rules, the first that matches decides. Validated with zod; every error
  * names the rule and field.
  *

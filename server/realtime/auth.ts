@@ -1,7 +1,7 @@
 /**
- * The one authentication hook for socket handshakes (issue 2 §5). Every connection passes
- * through `authenticate`; it admits everyone for now as an anonymous person. The security
- * issue fills it (tokens, sessions) without touching the gateway.
+ * The one authentication hook for socket handshakes. Every connection passes through
+ * `authenticate`; it admits everyone for now as an anonymous person. Real authentication (tokens,
+ * sessions; Clutch Protocol §6) goes here, without touching the gateway.
  */
 export interface Principal {
   /** `user:<id>` for people, `agent:<id>` for agents. */

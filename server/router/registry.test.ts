@@ -1,5 +1,5 @@
 /**
- * Presence from heartbeats with a swappable clock (issue 6 "heartbeat expiry"): an agent is
+ * Presence from heartbeats with a swappable clock (Clutch Protocol §2.4): an agent is
  * online while its newest sign of life is at most interval × missed seconds old.
  */
 import { describe, expect, it } from "vitest";

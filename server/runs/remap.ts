@@ -1,5 +1,5 @@
 /**
- * Copying a run's events into a new run (issue 4: fork, import as a new run). The copy gets a
+ * Copying a run's events into a new run (fork, import as a new run: runs.ts). The copy gets a
  * new run id and new task ids (task ids are unique across the store), every reference to them
  * inside the events is rewritten (parent_task_id, meta.review_of, agent instance ids, text that
  * names them), and idempotency keys are scoped to the new run so they stay unique. Message ids

@@ -1,6 +1,6 @@
 /**
- * `/agents/:agent_id`: one agent's card in the directory (issue 6). The id is URL-encoded
- * (`/agents/agent%3Aanalyst-1`).
+ * `/agents/:agent_id`: one agent's AgentCard (Clutch Protocol §1.4) in the directory. The id is
+ * URL-encoded (`/agents/agent%3Aanalyst-1`).
  */
 import type { Metadata } from "next";
 import { AgentDetail } from "@/components/agents/agent-detail";

@@ -1,4 +1,4 @@
-/** `/c/:thread_id`: one channel, live (issue 2 "the main pane shows the selected channel"). */
+/** `/c/:thread_id`: the selected channel, live, in the main pane. */
 import { ThreadScreen } from "@/components/thread/thread-screen";
 
 function decode(segment: string): string {

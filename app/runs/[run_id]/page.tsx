@@ -1,5 +1,5 @@
 /**
- * `/runs/:run_id`: a run's task DAG, live, with replay and fork (issue 4). `?at=<seq>` opens the
+ * `/runs/:run_id`: a run's task DAG, live, with replay and fork. `?at=<seq>` opens the
  * replay at that event.
  */
 import { runDetailUrl } from "@/components/run/api";
