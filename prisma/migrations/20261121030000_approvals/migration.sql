@@ -1,4 +1,4 @@
--- Approvals the policy asks for (docs/protocol.md): the tasks waiting for them, and the approvals projection.
+-- Approvals (issue 5): the tasks waiting for them, and the approvals projection.
 ALTER TABLE "tasks" ADD COLUMN "open_approvals" JSONB NOT NULL DEFAULT '[]';
 
 CREATE TABLE "approvals" (
