@@ -10,8 +10,8 @@
  *               run continues live from there.
  *   exportRun   the run as JSON Lines, one ClutchMessage (without seq) a line.
  *   importRun   JSON Lines back in: every line parsed and validated first (a bad line is
- *               reported with its number and the zod issue), then all appended in one
- *               transaction, or nothing.
+ *               reported with its number and the zod issue; a bad line stores nothing),
+ *               then appended in bounded groups (EventStore.appendAll, docs/limits.md).
  */
 import { ClutchMessageSchema, type ClutchMessage } from "@/lib/protocol";
 import type { RunSummary } from "@/lib/api/types";
