@@ -4,7 +4,7 @@
  * timestamps out of range, `__proto__` keys, oversized bodies. Real route handlers, real PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH, newId, PROTOCOL_VERSION } from "@/lib/protocol";
+import { MAX_JSON_DEPTH, PROTOCOL_VERSION } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import * as eventsRoute from "@/app/api/events/route";
 import * as threadsRoute from "@/app/api/threads/route";
@@ -12,7 +12,7 @@ import * as messagesRoute from "@/app/api/threads/[thread_id]/messages/route";
 import * as agentsRoute from "@/app/api/agents/route";
 import * as importRoute from "@/app/api/runs/import/route";
 import { MAX_JSON_BODY_BYTES } from "@/app/api/_lib/http";
-import { newThread, testClutch } from "./helpers";
+import { newThread, rawChat, testClutch } from "./helpers";
 
 let rt: Clutch;
 let thread_id: string;
@@ -26,19 +26,7 @@ const post = (body: string, url = "http://test/api") => new Request(url, { metho
 const params = <T>(p: T) => ({ params: Promise.resolve(p) });
 const stored = async () => (await rt.store.read({ thread_id }, { limit: 5000 })).events.length;
 
-const event = (payload: unknown, extra: Record<string, unknown> = {}) => ({
-  v: PROTOCOL_VERSION,
-  id: newId("message"),
-  ts: new Date().toISOString(),
-  thread_id,
-  run_id: newId("run"),
-  task_id: newId("task"),
-  from: { agent_id: "agent:tester" },
-  to: [],
-  type: "chat.message",
-  payload,
-  ...extra,
-});
+const event = (payload: unknown, extra: Record<string, unknown> = {}) => rawChat(thread_id, payload, extra);
 
 /** The JSON text of `message` with `payload.data` nested `depth` levels deep (too deep for JSON.stringify). */
 const withDeepData = (message: Record<string, unknown>, depth: number) =>

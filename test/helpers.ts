@@ -3,7 +3,7 @@
  * Every test makes its own thread and run ids, so tests share the database safely.
  */
 import { inject } from "vitest";
-import { makeMessage, newId, type ClutchMessage, type MessageType, type PayloadOf } from "@/lib/protocol";
+import { makeMessage, newId, PROTOCOL_VERSION, type ClutchMessage, type MessageType, type PayloadOf } from "@/lib/protocol";
 import { createClutch, type Clutch, type ClutchOptions } from "@/server/clutch";
 import type { RunRow, TaskRow } from "@/server/events/queries";
 
@@ -55,4 +55,24 @@ export async function runRow(rt: Clutch, id: string): Promise<RunRow> {
   const run = await rt.store.queries.run(id);
   if (!run) throw new Error(`no run ${id}`);
   return run;
+}
+
+/**
+ * A chat.message as a client would send it, before any validation: `payload` and `extra` may
+ * hold anything (for tests of what the boundary refuses). Fresh ids in `thread_id`.
+ */
+export function rawChat(thread_id: string, payload: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    v: PROTOCOL_VERSION,
+    id: newId("message"),
+    ts: new Date().toISOString(),
+    thread_id,
+    run_id: newId("run"),
+    task_id: newId("task"),
+    from: { agent_id: "agent:tester" },
+    to: [],
+    type: "chat.message",
+    payload,
+    ...extra,
+  };
 }

@@ -6,7 +6,6 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newId, PROTOCOL_VERSION } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import * as eventsRoute from "@/app/api/events/route";
 import * as threadsRoute from "@/app/api/threads/route";
@@ -16,7 +15,7 @@ import * as heartbeatRoute from "@/app/api/agents/[agent_id]/heartbeat/route";
 import * as decisionRoute from "@/app/api/approvals/[approval_id]/decision/route";
 import * as forkRoute from "@/app/api/runs/[run_id]/fork/route";
 import * as importRoute from "@/app/api/runs/import/route";
-import { newThread, testClutch } from "./helpers";
+import { newThread, rawChat, testClutch } from "./helpers";
 
 let rt: Clutch;
 let thread_id: string;
@@ -57,18 +56,7 @@ const poison = fc.constantFrom<unknown>(
 );
 
 /** A valid chat.message for the fuzz channel with fresh ids. */
-const validEvent = () => ({
-  v: PROTOCOL_VERSION,
-  id: newId("message"),
-  ts: new Date().toISOString(),
-  thread_id,
-  run_id: newId("run"),
-  task_id: newId("task"),
-  from: { agent_id: "agent:fuzz" },
-  to: [],
-  type: "chat.message",
-  payload: { text: "fuzz" },
-});
+const validEvent = () => rawChat(thread_id, { text: "fuzz" });
 
 /** A valid event with one field (top level or in the payload) replaced by a poison value. */
 const poisonedEvent = fc
