@@ -115,3 +115,21 @@ describe("other write endpoints refuse the same input", () => {
     await refused(res, 400, "invalid_jsonl", /^line 2 at payload\.data.*nested more than 64 levels/);
   });
 });
+
+describe("a task_id is one task of one run", () => {
+  it("a message that reuses another run's task_id gets 409 task_id_taken, and the other run's task is untouched", async () => {
+    const task_id = `task_${Date.now()}`;
+    const request = rawChat(thread_id, { title: "Mine" }, { type: "task.request", task_id, to: [{ agent_id: "agent:ken" }] });
+    expect((await eventsRoute.POST(post(JSON.stringify(request)), undefined as never)).status).toBe(201);
+    const before = await stored();
+    const hijack = rawChat(thread_id, { done: true }, { type: "task.result", task_id });
+    const res = await eventsRoute.POST(post(JSON.stringify(hijack)), undefined as never);
+    await refused(res, 409, "task_id_taken", new RegExp(`^task_id ${task_id} belongs to run ${request.run_id}, not ${hijack.run_id}`));
+    expect(await stored()).toBe(before);
+    expect((await rt.store.queries.task(task_id))?.state).toBe("pending");
+
+    const twoRuns = [rawChat(thread_id, { title: "a" }, { type: "task.request", task_id: `${task_id}_b` }), rawChat(thread_id, { title: "b" }, { type: "task.request", task_id: `${task_id}_b` })];
+    await refused(await eventsRoute.POST(post(JSON.stringify(twoRuns)), undefined as never), 409, "task_id_taken", /belongs to run/);
+    expect(await stored()).toBe(before);
+  });
+});

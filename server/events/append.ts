@@ -68,16 +68,27 @@ export async function appendGroupInTx(tx: Tx, batches: ClutchMessage[][]): Promi
   await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`);
   const results: (AppendResult | ClutchError)[] = new Array(batches.length);
   const known = await knownThreads(tx, [...new Set(batches.flat().map((m) => m.thread_id))]);
+  const taskRun = await taskRuns(tx, [...new Set(batches.flat().map((m) => m.task_id))]);
   const accepted: { index: number; messages: ClutchMessage[] }[] = [];
   batches.forEach((batch, index) => {
     const missing = [...new Set(batch.filter((m) => !known.has(m.thread_id)).map((m) => m.thread_id))];
+    const foreign = foreignTask(batch, taskRun);
     if (missing.length) {
       results[index] = new ClutchError(
         "unknown_thread",
         `thread ${missing.join(", ")} does not exist; create it with POST /api/threads first; nothing was stored`,
         422,
       );
-    } else accepted.push({ index, messages: batch.map(normalise) });
+    } else if (foreign) {
+      results[index] = new ClutchError(
+        "task_id_taken",
+        `task_id ${foreign.message.task_id} belongs to run ${foreign.owner}, not ${foreign.message.run_id}; a task id names one task of one run, so give this task a new id; nothing was stored`,
+        409,
+      );
+    } else {
+      accepted.push({ index, messages: batch.map(normalise) });
+      for (const m of batch) if (!taskRun.has(m.task_id)) taskRun.set(m.task_id, m.run_id); // later batches of the group see it too
+    }
   });
   const all = accepted.flatMap((a) => a.messages);
   if (!all.length) return results;
@@ -126,6 +137,23 @@ export async function appendGroupInTx(tx: Tx, batches: ClutchMessage[][]): Promi
 async function knownThreads(tx: Tx, threadIds: string[]): Promise<Set<string>> {
   const found = await tx.thread.findMany({ where: { id: { in: threadIds } }, select: { id: true } });
   return new Set(found.map((t) => t.id));
+}
+
+/** The first message of `batch` whose task_id belongs to another run (stored, or earlier in the batch), with that run. */
+function foreignTask(batch: ClutchMessage[], owners: ReadonlyMap<string, string>): { message: ClutchMessage; owner: string } | undefined {
+  const local = new Map<string, string>();
+  for (const message of batch) {
+    const owner = owners.get(message.task_id) ?? local.get(message.task_id);
+    if (owner !== undefined && owner !== message.run_id) return { message, owner };
+    local.set(message.task_id, message.run_id);
+  }
+  return undefined;
+}
+
+/** The run each of `taskIds` that is a stored task belongs to (Clutch Protocol §1.1: a task_id names one task of one run). */
+async function taskRuns(tx: Tx, taskIds: string[]): Promise<Map<string, string>> {
+  const found = await tx.task.findMany({ where: { id: { in: taskIds } }, select: { id: true, run_id: true } });
+  return new Map(found.map((t) => [t.id, t.run_id]));
 }
 
 /**
