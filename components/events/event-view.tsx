@@ -42,7 +42,7 @@ export interface EventContext {
   decision?: string;
   /**
    * For approval.*, a policy.decision that opened an approval, and a tool.call held for one: the
-   * approval folded from the channel's events (components/approvals/model.ts).
+   * approval folded from the channel's events (lib/fold/approvals.ts).
    */
   approval?: ApprovalView;
 }
