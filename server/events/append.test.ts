@@ -45,6 +45,8 @@ describe("append", () => {
     const violations: string[] = [];
     const reader = (async () => {
       while (!done || cursor === 0 || seen.size < 2000) {
+        // Whether the writers had finished before this read began: only then can an empty page end it.
+        const finished = done;
         const page = await rt.store.read({ run_id }, { after: cursor, limit: 137 });
         for (const ev of page.events) {
           if (ev.seq <= cursor) violations.push(`seq ${ev.seq} after ${cursor}`);
@@ -52,7 +54,7 @@ describe("append", () => {
           seen.set(ev.id, ev.seq);
           cursor = ev.seq;
         }
-        if (done && page.events.length === 0) break;
+        if (finished && page.events.length === 0) break;
       }
     })();
     await Promise.all(writers);
