@@ -385,18 +385,26 @@ async function takeScreenshots(browser: Browser): Promise<void> {
 
 let browser: Browser | undefined;
 let failed = false;
-async function cleanUp() {
-  await browser?.close().catch(() => {});
-  for (const c of cleanups.splice(0)) {
-    await c.run().catch((err) => {
-      failed = true;
-      console.error(`could not ${c.what}: ${err instanceof Error ? err.message : String(err)}`);
-    });
-  }
+let interrupted = false;
+let cleaning: Promise<void> | undefined;
+
+/** Closes the browser, stops the server, drops the database; once, however often it is called. */
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    await browser?.close().catch(() => {});
+    for (const c of cleanups) {
+      await c.run().catch((err) => {
+        failed = true;
+        console.error(`could not ${c.what}: ${err instanceof Error ? err.message : String(err)}`);
+      });
+    }
+  })();
+  return cleaning;
 }
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
-    console.error(`\n${signal}: stopping`);
+    interrupted = failed = true;
+    console.error(`${signal}: cleaning up`);
     void cleanUp().finally(() => process.exit(1));
   });
 }
@@ -404,12 +412,15 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 try {
   const env = await step(process.env.DATABASE_URL ? "create a throwaway database" : "create an embedded database", freshDatabase);
   await step(`start the server on port ${PORT}`, () => startServer(env));
-  browser = await step("launch Chromium", () => chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS }));
+  // Signals are ours to handle (Playwright's own handlers would exit before the database is dropped).
+  const launch = { executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, handleSIGINT: false, handleSIGTERM: false };
+  browser = await step("launch Chromium", () => chromium.launch(launch));
   fs.mkdirSync(OUT, { recursive: true });
   await takeScreenshots(browser);
 } catch (err) {
   failed = true;
-  console.error(`screenshots failed: ${err instanceof Error ? err.message : String(err)}`);
+  // Playwright appends the browser's own log to its errors: what matters comes before it.
+  if (!interrupted) console.error(`screenshots failed: ${(err instanceof Error ? err.message : String(err)).split("\nBrowser logs:")[0]}`);
 } finally {
   await cleanUp();
 }
