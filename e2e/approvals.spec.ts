@@ -1,7 +1,13 @@
 /**
+<<<<<<< HEAD
  * People approve what matters, in #sales on the built-in model with the example policy
  * (examples/sales-analysis/clutch.policy.yaml holds pm-1's final report to the person for an
  * approval).
+=======
+ * People approve what matters (Clutch Protocol §6, per-message policy), in #sales on the built-in
+ * model with the example policy (examples/sales-analysis/clutch.policy.yaml holds pm-1's final
+ * report to the person for an approval).
+>>>>>>> shots
  *
  * 1. Approve from the channel card: while the report waits, the card says what will happen
  *    (agent, tool, rule, who may approve, the report as a preview), the channel's banner and
@@ -18,12 +24,9 @@
  * The person's request and answer go through the API (the composer has its own tests); every
  * approval step goes through the UI. Every e2e test shares one database and #sales, so each
  * test finds its run by the message it posts, and its approval by that run. Screenshots of the
- * card and of the inbox (1280×800 and 390×844, light and dark) go to the test's output folder;
- * the desktop light one of the card is also docs/screenshots/approvals.png, of the inbox
- * docs/screenshots/approvals-inbox.png.
+ * card and of the inbox (1280×800 and 390×844, light and dark) go to the test's output folder
+ * only; the README's are taken on a clean workspace by scripts/screenshots.ts.
  */
-import fs from "node:fs";
-import path from "node:path";
 import { expect, test, type APIRequestContext, type Locator, type Page, type TestInfo } from "@playwright/test";
 import type { ApprovalSummary, ThreadSummary } from "../lib/api/types";
 import type { StoredEvent } from "../lib/protocol";
@@ -109,8 +112,8 @@ async function scrollToTop(page: Page, target: Locator) {
   await page.waitForTimeout(150);
 }
 
-/** Both sizes, both themes; the desktop light picture is also copied to `docs`. */
-async function shoot(page: Page, info: TestInfo, stage: string, docs: string, frame: () => Promise<void>) {
+/** Both sizes, both themes, into the test's output folder. */
+async function shoot(page: Page, info: TestInfo, stage: string, frame: () => Promise<void>) {
   for (const size of SIZES) {
     await page.setViewportSize({ width: size.width, height: size.height });
     for (const scheme of ["light", "dark"] as const) {
@@ -121,7 +124,6 @@ async function shoot(page: Page, info: TestInfo, stage: string, docs: string, fr
       const file = info.outputPath(`${stage}-${size.name}-${scheme}.png`);
       await page.screenshot({ path: file });
       await info.attach(`${stage}-${size.name}-${scheme}`, { path: file, contentType: "image/png" });
-      if (size.name === "desktop" && scheme === "light") fs.copyFileSync(file, path.resolve(docs));
     }
   }
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -174,7 +176,7 @@ test("approve from the channel card: the held report is sent and the card says w
 
   // The card with its sender line at the top of the pane.
   const row = held.locator("xpath=ancestor::article[1]");
-  await shoot(page, info, "approval-card", "docs/screenshots/approvals.png", async () => {
+  await shoot(page, info, "approval-card", async () => {
     await scrollToTop(page, row);
   });
 
@@ -204,7 +206,7 @@ test("approve from the inbox with the keyboard: j/k, Enter opens it in #sales, a
   await expect(item).toContainText("pm-1 → reply to people");
   await expect(item.getByRole("region", { name: "Preview" })).toBeVisible();
 
-  await shoot(page, info, "approvals-inbox", "docs/screenshots/approvals-inbox.png", async () => {
+  await shoot(page, info, "approvals-inbox", async () => {
     await item.evaluate((el) => el.scrollIntoView({ block: "start" }));
     await page.waitForTimeout(100);
   });

@@ -13,14 +13,13 @@
  * 4. Export and import: the exported JSON Lines, imported as a new run through the dialog, give
  *    the same events (ids aside); a bad line is reported with its number and nothing is stored.
  *
- * Screenshots (1280×800 light and dark, 390×844) go to the test's output folder; the desktop
- * light one of the finished run is also docs/screenshots/run-dag.png.
+ * Screenshots (1280×800 light and dark, 390×844) go to the test's output folder only; the
+ * README's are taken on a clean workspace by scripts/screenshots.ts.
  *
  * The tests share one run, in order. Every e2e test shares one database and #sales, so the run
  * is found by the message this test posts.
  */
 import fs from "node:fs";
-import path from "node:path";
 import { expect, test, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
 import type { ThreadSummary } from "../lib/api/types";
 import type { StoredEvent } from "../lib/protocol";
@@ -62,7 +61,8 @@ async function nodePosition(page: Page, agent: string): Promise<string> {
   return (await page.locator(".react-flow__node", { has: taskNode(page, agent) }).getAttribute("style"))?.match(/translate\([^)]*\)/)?.[0] ?? "";
 }
 
-async function shoot(page: Page, info: TestInfo, name: string, docs?: string) {
+/** Light and dark, into the test's output folder. */
+async function shoot(page: Page, info: TestInfo, name: string) {
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.mouse.move(5, 400);
@@ -70,7 +70,6 @@ async function shoot(page: Page, info: TestInfo, name: string, docs?: string) {
     const file = info.outputPath(`${name}-${scheme}.png`);
     await page.screenshot({ path: file });
     await info.attach(`${name}-${scheme}`, { path: file, contentType: "image/png" });
-    if (docs && scheme === "light") fs.copyFileSync(file, docs);
   }
   await page.emulateMedia({ colorScheme: "light" });
 }
@@ -235,7 +234,7 @@ test("fork: re-run from an event starts a new run that links to its source and g
   await expect(page.getByLabel("Forks of this run").getByRole("link", { name: new RegExp(fork.slice(-6)) })).toHaveAttribute("href", `/runs/${fork}`);
   await expect(taskNode(page, "qa-1", "Succeeded")).toBeVisible();
   await page.evaluate(() => document.fonts.ready);
-  await shoot(page, info, "run-dag", path.resolve("docs/screenshots/run-dag.png"));
+  await shoot(page, info, "run-dag");
 });
 
 /**

@@ -1,0 +1,427 @@
+/**
+ * `npm run screenshots` (after `npm run build`): retakes every README screenshot in
+ * docs/screenshots/ on a clean workspace.
+ *
+ * It starts the real server (`node --import tsx server.ts`, production mode, on `PORT`, default
+ * 3300) on a fresh database: with `DATABASE_URL` set, a throwaway `clutch_shots_<time>` database
+ * on that PostgreSQL server; else a fresh embedded one in a temporary `CLUTCH_DATA_DIR`. Then it
+ * drives Debian's Chromium (/usr/bin/chromium) through the sales example (README.md, "Ask the
+ * agents") as a person named Dana Whitfield would: ask #sales for last quarter's trends, answer
+ * pm-1's question, approve what the policy holds, read the report, open the run and re-run it,
+ * mention a capability, open the agent directory. Every picture is 1280×800.
+ *
+ * Prints each file it writes; on a failed step it says which step and why and exits 1. Whatever
+ * happens, it stops the server it started and drops the database (or the data folder).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { stripVTControlCharacters } from "node:util";
+import { chromium, expect, type APIRequestContext, type Browser, type Locator, type Page } from "@playwright/test";
+import pg from "pg";
+import { messageLog, useDisplayName } from "../e2e/helpers";
+import type { ApprovalSummary, ThreadSummary } from "../lib/api/types";
+import type { StoredEvent } from "../lib/protocol";
+import { CHROMIUM_ARGS } from "../playwright.config";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const OUT = path.join(ROOT, "docs", "screenshots");
+const PORT = Number(process.env.PORT ?? 3300);
+const BASE_URL = `http://localhost:${PORT}`;
+const ME = "Dana Whitfield";
+const ASK = "Analyze last quarter's sales trends";
+const ANSWER = "Regional breakdown by major market";
+const ROUTED = "Which region had the highest sales?";
+const FOLLOW_UP = "Yes, compare with last year";
+/** The agents' work on the built-in model is quick; a loaded machine may still take a while. */
+const SLOW = { timeout: 120_000 };
+
+/** Runs one step of the script; a failure names the step. */
+async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
+  console.log(`· ${name}`);
+  try {
+    return await run();
+  } catch (err) {
+    throw new Error(`${name}: ${stripVTControlCharacters(err instanceof Error ? err.message : String(err))}`);
+  }
+}
+
+// ── The workspace: a fresh database and the real server ──────────────────────────────────────
+
+/** Something to undo at the end, newest first. */
+const cleanups: { what: string; run: () => Promise<void> }[] = [];
+
+/** A fresh database for the server: its environment variables. */
+async function freshDatabase(): Promise<Record<string, string>> {
+  const base = process.env.DATABASE_URL;
+  if (!base) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-shots-"));
+    cleanups.unshift({ what: `remove ${dir}`, run: async () => fs.rmSync(dir, { recursive: true, force: true }) });
+    return { DATABASE_URL: "", CLUTCH_DATA_DIR: dir };
+  }
+  const name = `clutch_shots_${Date.now()}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: base });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  cleanups.unshift({ what: `drop database ${name}`, run: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) });
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return { DATABASE_URL: url.toString() };
+}
+
+/** True when something answers /api/health on the port. */
+async function healthy(): Promise<boolean> {
+  try {
+    return (await fetch(`${BASE_URL}/api/health`)).ok;
+  } catch {
+    return false;
+  }
+}
+
+/** True when nothing listens on the port yet. */
+function portFree(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(PORT, () => probe.close(() => resolve(true)));
+  });
+}
+
+/** Starts the production server on the database and waits until /api/health answers. */
+async function startServer(env: Record<string, string>): Promise<void> {
+  if (!Number.isInteger(PORT) || PORT < 1 || PORT > 65535) throw new Error(`PORT must be a port number, not ${process.env.PORT}`);
+  if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) throw new Error("no production build: run `npm run build` first");
+  if (!(await portFree())) throw new Error(`port ${PORT} is taken: stop what listens there or set PORT`);
+  const server: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, NODE_ENV: "production", PORT: String(PORT), LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000));
+  server.stdout!.on("data", keep);
+  server.stderr!.on("data", keep);
+  const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
+  cleanups.unshift({
+    what: "stop the server",
+    run: async () => {
+      if (server.exitCode !== null || server.signalCode !== null) return;
+      server.kill("SIGTERM");
+      const killer = setTimeout(() => server.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  });
+  const deadline = Date.now() + 180_000;
+  while (!(await healthy())) {
+    if (server.exitCode !== null) throw new Error(`the server exited with code ${server.exitCode}:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`the server did not answer /api/health within 3 min:\n${output}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+// ── Pictures ─────────────────────────────────────────────────────────────────────────────────
+
+/** Takes docs/screenshots/<file> of the page as it is, without hover effects. */
+async function shoot(page: Page, file: string): Promise<void> {
+  await page.mouse.move(640, 790);
+  await page.evaluate(() => document.fonts.ready);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: path.join(OUT, file) });
+  console.log(`  wrote ${path.relative(ROOT, path.join(OUT, file))}`);
+}
+
+/** Scrolls the message pane so that `target` is at its top (or as near as the pane allows). */
+async function scrollToTop(page: Page, target: Locator): Promise<void> {
+  await target.evaluate((el) => {
+    let box = el.parentElement;
+    while (box && getComputedStyle(box).overflowY !== "auto") box = box.parentElement;
+    if (box) box.scrollTop += el.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+  });
+  await page.waitForTimeout(200);
+}
+
+/** Scrolls the message pane to its end. */
+async function scrollToBottom(page: Page, inside: Locator): Promise<void> {
+  await inside.evaluate((el) => {
+    let box = el.parentElement;
+    while (box && getComputedStyle(box).overflowY !== "auto") box = box.parentElement;
+    if (box) box.scrollTop = box.scrollHeight;
+  });
+  await page.waitForTimeout(200);
+}
+
+// ── The person's path through the sales example ──────────────────────────────────────────────
+
+/** What every step works with: the page, its API client, and #sales with its log and composer. */
+interface Session {
+  page: Page;
+  request: APIRequestContext;
+  sales: ThreadSummary;
+  log: Locator;
+  box: Locator;
+}
+
+async function salesThread(request: APIRequestContext): Promise<ThreadSummary> {
+  const threads = (await (await request.get("/api/threads")).json()).threads as ThreadSummary[];
+  const sales = threads.find((t) => t.name === "sales");
+  if (!sales) throw new Error("the server made no #sales channel (is CLUTCH_WORKSPACE set to another workspace?)");
+  return sales;
+}
+
+async function pendingApprovals(request: APIRequestContext, runId: string): Promise<ApprovalSummary[]> {
+  const list = (await (await request.get("/api/approvals?state=pending")).json()).approvals as ApprovalSummary[];
+  return list.filter((a) => a.run_id === runId);
+}
+
+async function runState(request: APIRequestContext, runId: string): Promise<string> {
+  return ((await (await request.get(`/api/runs/${encodeURIComponent(runId)}`)).json()).run as { state: string }).state;
+}
+
+/** In the inbox, presses j until the approval is the selected item. */
+async function selectInInbox(page: Page, approvalId: string): Promise<void> {
+  const item = page.locator(`[data-approval-item="${approvalId}"]`);
+  await expect(item).toBeVisible();
+  for (let i = 0; i < 20 && (await item.getAttribute("data-selected")) === null; i++) await page.keyboard.press("j");
+  await expect(item).toHaveAttribute("data-selected", "true");
+}
+
+/** Asks #sales for the trends, answers pm-1's question, approves what the policy holds. Answers the run's id. */
+async function salesRun(s: Session): Promise<string> {
+  const { page, request, log, box } = s;
+  await step(`ask #sales: "${ASK}"`, async () => {
+    await page.goto(`/c/${s.sales.id}`);
+    await expect(log).toBeVisible();
+    await box.fill(ASK);
+    await box.press("Enter");
+    await expect(box).toHaveValue("");
+  });
+
+  const run = page.getByRole("region", { name: `Run: ${ASK}` });
+  const question = log.getByRole("article", { name: "Question from pm-1" });
+  await step("pm-1 asks its question: sales-question.png", async () => {
+    await expect(question.getByLabel("Waiting for your answer")).toBeVisible(SLOW);
+    await expect(page.getByRole("list", { name: "Agents" }).getByRole("button", { name: /^pm-1, .*waiting for an answer/ })).toBeVisible(SLOW);
+    await scrollToBottom(page, question);
+    await shoot(page, "sales-question.png");
+  });
+  const runId = (await run.getAttribute("data-run-id"))!;
+
+  await step(`answer pm-1: "${ANSWER}"`, async () => {
+    await question.getByRole("button", { name: "Reply" }).click();
+    await expect(box).toBeFocused();
+    await box.fill(ANSWER);
+    await box.press("Enter");
+    await expect(question.getByLabel("Answered")).toBeVisible();
+  });
+
+  await step("approve each step the policy holds, until the run ends", async () => {
+    for (;;) {
+      let held: ApprovalSummary | undefined;
+      await expect
+        .poll(async () => {
+          held = (await pendingApprovals(request, runId))[0];
+          return held ? "held" : await runState(request, runId);
+        }, SLOW)
+        .not.toBe("running");
+      if (!held) break;
+      const card = page.locator(`section[data-approval-id="${held.approval_id}"]`);
+      await expect(card.getByLabel("Approval: waiting for a decision")).toBeVisible(SLOW);
+      if (held.rule === "approve-final-report") await shootHeldReport(s, card, held);
+      await card.getByRole("button", { name: "Approve", exact: true }).click();
+      await expect(card).toHaveAttribute("data-approval-state", "granted");
+    }
+    const state = await runState(request, runId);
+    if (state !== "succeeded") throw new Error(`the run ended ${state}`);
+  });
+
+  await step("the reviewed report: sales-report.png", async () => {
+    await expect(run.getByLabel("Run state: Succeeded")).toBeVisible(SLOW);
+    await expect(page.getByRole("list", { name: "Agents" }).getByRole("button", { name: /^pm-1, Project Manager: online$/ })).toBeVisible(SLOW);
+    const result = log.getByRole("article", { name: "Result: Q4 2017 sales analysis by region" });
+    await expect(result.getByLabel("Approved by qa-1")).toBeVisible();
+    await scrollToTop(page, result);
+    await shoot(page, "sales-report.png");
+  });
+
+  await step("the channel's events: channel-light.png, channel-dark.png", async () => {
+    // From pm-1's question on: chat, a task's progress, the answer, policy decisions, a tool
+    // call and its result, a routing decision, a task request.
+    await scrollToTop(page, question);
+    await shoot(page, "channel-light.png");
+    await page.emulateMedia({ colorScheme: "dark" });
+    await shoot(page, "channel-dark.png");
+    await page.emulateMedia({ colorScheme: "light" });
+  });
+  return runId;
+}
+
+/** While pm-1's report is held: its card in #sales (approvals.png) and the inbox (approvals-inbox.png). */
+async function shootHeldReport({ page }: Session, card: Locator, held: ApprovalSummary): Promise<void> {
+  // The card from its title to its buttons (with its sender line the buttons would not fit).
+  await scrollToTop(page, card);
+  await expect(card.getByRole("button", { name: "Approve", exact: true })).toBeInViewport({ ratio: 1 });
+  await shoot(page, "approvals.png");
+  const channel = page.url();
+  await page.goto("/approvals");
+  await selectInInbox(page, held.approval_id);
+  await shoot(page, "approvals-inbox.png");
+  await page.goto(channel);
+  await expect(card).toBeVisible();
+}
+
+/** The run page: re-runs the run from the analyst's hand-off, approves the fork's report, then shows the source run. */
+async function runPage(s: Session, runId: string): Promise<void> {
+  const { page, request } = s;
+  const node = (agent: string, state: string) => page.getByRole("button", { name: new RegExp(`^${agent}: .* — ${state}`) });
+  await step("open the run and re-run it from the analyst's hand-off", async () => {
+    await page.getByRole("region", { name: `Run: ${ASK}` }).getByRole("link", { name: /^Open run / }).click();
+    await expect(page.getByRole("heading", { level: 1, name: ASK })).toBeVisible();
+    await expect(node("qa-1", "Succeeded")).toBeVisible(SLOW);
+    const events = (await (await request.get(`/api/runs/${encodeURIComponent(runId)}/events?after=0&limit=1000`)).json()).events as StoredEvent[];
+    const handoff = events.find((e) => e.type === "task.request" && e.to.some((t) => t.agent_id === "agent:analyst-1"));
+    if (!handoff) throw new Error("the run has no task for analyst-1");
+    await page.goto(`/runs/${encodeURIComponent(runId)}?at=${handoff.seq}`);
+    await expect(node("analyst-1", "Pending")).toBeVisible();
+    await page.getByRole("button", { name: `Re-run from event #${handoff.seq}` }).click();
+    await expect(page.getByLabel("Forked from")).toBeVisible();
+  });
+  const fork = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
+
+  await step("approve the re-run's report from the inbox", async () => {
+    let held: ApprovalSummary | undefined;
+    await expect.poll(async () => (held = (await pendingApprovals(request, fork))[0])?.rule, SLOW).toBe("approve-final-report");
+    await page.goto("/approvals");
+    await selectInInbox(page, held!.approval_id);
+    await page.keyboard.press("a");
+    await expect(page.locator(`[data-approval-item="${held!.approval_id}"]`)).toHaveCount(0);
+    await expect.poll(() => runState(request, fork), SLOW).toBe("succeeded");
+  });
+
+  await step("the finished run with its fork: run-dag.png", async () => {
+    // Read #sales first, so that the sidebar has no unread count.
+    await page.goto(`/c/${s.sales.id}`);
+    await expect(page.getByRole("region", { name: `Run: ${ASK}` }).last().getByLabel("Run state: Succeeded")).toBeVisible(SLOW);
+    await page.goto(`/runs/${encodeURIComponent(runId)}`);
+    await expect(page.getByLabel("Forks of this run")).toBeVisible();
+    await expect(node("qa-1", "Succeeded")).toBeVisible(SLOW);
+    await shoot(page, "run-dag.png");
+  });
+}
+
+/** Mentions in #sales: the completion list, then a request routed by capability, answered to its end. */
+async function mentions(s: Session): Promise<void> {
+  const { page, log, box } = s;
+  await step("type @ in #sales: mention-completion.png", async () => {
+    await page.goto(`/c/${s.sales.id}`);
+    await expect(log).toBeVisible();
+    await box.click();
+    await box.pressSequentially("@");
+    await expect(page.getByRole("listbox", { name: "Mention an agent or a capability" })).toBeVisible();
+    await shoot(page, "mention-completion.png");
+    await box.press("Escape");
+    await box.fill("");
+  });
+
+  const run = page.getByRole("region", { name: `Run: ${ROUTED}` });
+  await step(`ask "@skill:data-analysis ${ROUTED}" and answer analyst-1`, async () => {
+    await box.pressSequentially("@skill:data");
+    await expect(page.getByRole("option", { name: /^@skill:data-analysis, / })).toBeVisible();
+    await box.press("Enter");
+    await box.pressSequentially(ROUTED);
+    await box.press("Enter");
+    await expect(box).toHaveValue("");
+    const question = log.getByRole("article", { name: "Question from analyst-1" }).last();
+    await expect(question.getByLabel("Waiting for your answer")).toBeVisible(SLOW);
+    await question.getByRole("button", { name: "Reply" }).click();
+    await box.fill(FOLLOW_UP);
+    await box.press("Enter");
+    await expect(run.getByLabel("Run state: Succeeded")).toBeVisible(SLOW);
+  });
+
+  await step("the routing decision: routing-decision.png", async () => {
+    const decision = log.getByRole("article", { name: "Routing decision: agent:analyst-1" }).last();
+    await expect(decision).toContainText("by capability");
+    await scrollToBottom(page, decision);
+    await scrollToTop(page, run);
+    await shoot(page, "routing-decision.png");
+  });
+}
+
+/** The agent directory with analyst-1's card open. */
+async function directory({ page }: Session): Promise<void> {
+  await step("the agent directory: agents-directory.png", async () => {
+    await page.goto("/agents");
+    await expect(page.getByRole("heading", { level: 1, name: "Agents" })).toBeVisible();
+    await page.getByRole("list", { name: "Registered agents" }).getByText("agent:analyst-1", { exact: true }).click();
+    await expect(page.getByRole("list", { name: "Recent tasks" })).toBeVisible();
+    await shoot(page, "agents-directory.png");
+  });
+}
+
+async function takeScreenshots(browser: Browser): Promise<void> {
+  const context = await browser.newContext({ baseURL: BASE_URL, viewport: { width: 1280, height: 800 }, colorScheme: "light", locale: "en-US" });
+  const page = await context.newPage();
+  await useDisplayName(page, ME);
+  const sales = await salesThread(context.request);
+  const s: Session = { page, request: context.request, sales, log: messageLog(page, "sales"), box: page.getByRole("combobox", { name: "Message #sales" }) };
+  const runId = await salesRun(s);
+  await runPage(s, runId);
+  await mentions(s);
+  await directory(s);
+  await context.close();
+}
+
+// ── Main ─────────────────────────────────────────────────────────────────────────────────────
+
+let browser: Browser | undefined;
+let failed = false;
+let interrupted = false;
+let cleaning: Promise<void> | undefined;
+
+/** Closes the browser, stops the server, drops the database; once, however often it is called. */
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    await browser?.close().catch(() => {});
+    for (const c of cleanups) {
+      await c.run().catch((err) => {
+        failed = true;
+        console.error(`could not ${c.what}: ${err instanceof Error ? err.message : String(err)}`);
+      });
+    }
+  })();
+  return cleaning;
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    interrupted = failed = true;
+    console.error(`${signal}: cleaning up`);
+    void cleanUp().finally(() => process.exit(1));
+  });
+}
+
+try {
+  const env = await step(process.env.DATABASE_URL ? "create a throwaway database" : "create an embedded database", freshDatabase);
+  await step(`start the server on port ${PORT}`, () => startServer(env));
+  // Signals are ours to handle (Playwright's own handlers would exit before the database is dropped).
+  const launch = { executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, handleSIGINT: false, handleSIGTERM: false };
+  browser = await step("launch Chromium", () => chromium.launch(launch));
+  fs.mkdirSync(OUT, { recursive: true });
+  await takeScreenshots(browser);
+} catch (err) {
+  failed = true;
+  // Playwright appends the browser's own log to its errors: what matters comes before it.
+  if (!interrupted) console.error(`screenshots failed: ${(err instanceof Error ? err.message : String(err)).split("\nBrowser logs:")[0]}`);
+} finally {
+  await cleanUp();
+}
+process.exit(failed ? 1 : 0);
