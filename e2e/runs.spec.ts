@@ -144,6 +144,7 @@ test("a run's DAG grows live: nodes appear and change state, and placed nodes st
 
 test("replay: a deep link shows the run exactly after that event; keys step and the URL follows", async ({ page, request }, info) => {
   test.skip(!runId, "needs the run of the first test");
+  test.setTimeout(90_000); // replays the whole run at instant speed and takes three screenshots
   const events = await runEvents(request, runId);
   const handoff = events.findIndex((e) => e.type === "task.request" && e.to.some((t) => t.agent_id === "agent:analyst-1"));
   expect(handoff).toBeGreaterThan(0);
