@@ -194,7 +194,7 @@ test("replay: a deep link shows the run exactly after that event; keys step and 
   await page.keyboard.press("Home");
   await page.getByRole("combobox", { name: "Playback speed" }).selectOption("instant");
   await page.getByRole("button", { name: "Play" }).click();
-  await expect(taskNode(page, "qa-1", "Succeeded")).toBeVisible({ timeout: 15_000 });
+  await expect(taskNode(page, "qa-1", "Succeeded")).toBeVisible({ timeout: 30_000 });
 
   // Screenshots: the middle of the run, with the analyst's panel open.
   await page.goto(`/runs/${runId}?at=${events[accept + 4]?.seq ?? seq}`);
