@@ -24,6 +24,8 @@ const clutch = await createClutch({
   dataDir: config.dataDir,
   workspaceDir: config.workspaceDir,
   registry: config.registry,
+  admin: config.admin,
+  publicUrl: config.publicUrl,
   allChannels: true,
   defaultChannel: true,
   modelFor: (agent) => {
@@ -42,7 +44,7 @@ const csp = contentSecurityPolicy(parseImageHosts(process.env.CLUTCH_IMAGE_HOSTS
 httpServer.on("request", (req, res) => {
   if (!frontDoor(req, res, csp)) void handle(req, res);
 });
-const gateway = new RealtimeGateway(httpServer, clutch.store, clutch.tail);
+const gateway = new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity);
 const stopAgentsFeed = startAgentsFeed(gateway.io, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail });
 
 httpServer.listen(config.port, config.host, () => {

@@ -20,6 +20,8 @@ import { McpHub } from "./adapters/mcp/hub";
 import { AgentRunner } from "./agents/runner";
 import { McpToolCaller } from "./agents/tool-caller";
 import { ArtifactStore } from "./artifacts/store";
+import { authSecret, createAuth } from "./auth/auth";
+import { Identity } from "./auth/identity";
 import { openEventLog } from "./events/open";
 import type { EventStore } from "./events/store";
 import type { EventTail } from "./events/tail";
@@ -52,6 +54,10 @@ export interface ClutchOptions {
   defaultChannel?: boolean;
   /** Folder MCP server commands run in (default: the current directory, the repo root). */
   cwd?: string;
+  /** The first admin, created on first start when nobody has an account (CLUTCH_ADMIN_EMAIL / _PASSWORD). */
+  admin?: { email: string; password: string };
+  /** The app's public URL (CLUTCH_PUBLIC_URL), for sign-in's origin checks; unset: taken from each request. */
+  publicUrl?: string;
 }
 
 /** A running Clutch: every part, fully built. */
@@ -60,6 +66,8 @@ export interface Clutch {
   store: EventStore;
   /** Every committed event in seq order, after commit. */
   tail: EventTail;
+  /** Who is speaking: people, API keys, channel access (server/auth). */
+  identity: Identity;
   /** Every registered agent and its presence, kept up to date from the tail. */
   registry: AgentRegistry;
   /** The workspace the agents come from; NO_WORKSPACE when Clutch runs without one. */
@@ -130,6 +138,9 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
 
   const eventLog = await openEventLog(options);
   const { store, tail } = eventLog;
+  const auth = createAuth(eventLog.db, { secret: authSecret(options.dataDir), baseURL: options.publicUrl });
+  const identity = new Identity(eventLog.db, store, auth);
+  if (options.admin) await identity.ensureAdmin(options.admin.email, options.admin.password);
   const registry = new AgentRegistry({ config: { ...workspace.registry, ...options.registry } });
   await registry.load(store.queries);
   const unfollow = tail.subscribe((ev) => void registry.apply(ev));
@@ -179,6 +190,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const clutch: Clutch = {
     store,
     tail,
+    identity,
     registry,
     workspace,
     channels,

@@ -15,6 +15,8 @@ export class ClutchError extends Error {
     message: string,
     readonly status = 400,
     readonly issues?: unknown[],
+    /** For 429 and 503: seconds after which the same request may succeed (Retry-After). */
+    readonly retryAfterSec?: number,
   ) {
     super(message);
     this.name = "ClutchError";

@@ -6,6 +6,8 @@ import { inject } from "vitest";
 import { makeMessage, newId, PROTOCOL_VERSION, type ClutchMessage, type MessageType, type PayloadOf } from "@/lib/protocol";
 import { createClutch, type Clutch, type ClutchOptions } from "@/server/clutch";
 import type { RunRow, TaskRow } from "@/server/events/queries";
+import type { PersonSummary } from "@/server/auth/identity";
+import { SYSTEM, type Role } from "@/server/auth/principal";
 
 /**
  * A Clutch on the test database: without agents unless `options` name a workspace (see
@@ -13,6 +15,42 @@ import type { RunRow, TaskRow } from "@/server/events/queries";
  */
 export function testClutch(options: Partial<ClutchOptions> = {}): Promise<Clutch> {
   return createClutch({ databaseUrl: inject("databaseUrl"), embeddedUrl: inject("embeddedDatabase"), dataDir: "", workspaceDir: null, ...options });
+}
+
+/** A signed-in principal for route tests: its API key and the headers that carry it. */
+export interface TestPrincipal {
+  key: string;
+  /** `user:<id>` or `agent:<id>` */
+  agent_id: string;
+  headers: Record<string, string>;
+  person?: PersonSummary;
+}
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/**
+ * A new person with `role` (through a real invite and sign-up) and a personal API key, so route
+ * tests call the API as that person. Emails are unique per call.
+ */
+export async function testPerson(rt: Clutch, role: Role = "admin", name = `Test ${role}`): Promise<TestPrincipal> {
+  const { token } = await rt.identity.invite(SYSTEM, role);
+  const email = `${role}-${newId("user").slice(-12).toLowerCase()}@test.local`;
+  const { person } = await rt.identity.acceptInvite(token, { name, email, password: "correct horse battery" });
+  const { key } = await rt.identity.keys.create(person.agent_id, "tests", "system");
+  return { key, agent_id: person.agent_id, headers: bearer(key), person };
+}
+
+/** An API key for external agent `agent_id` (default agent:tester, the sender of `msg`/`rawChat`). */
+export async function testAgent(rt: Clutch, agent_id = "agent:tester"): Promise<TestPrincipal> {
+  const { key } = await rt.identity.keys.create(agent_id, "tests", "system");
+  return { key, agent_id, headers: bearer(key) };
+}
+
+/** A Request to `url` made by `as` (headers merged into `init`). */
+export function requestAs(as: TestPrincipal | null, url: string, init: RequestInit = {}): Request {
+  const headers = new Headers(init.headers);
+  for (const [k, v] of Object.entries(as?.headers ?? {})) headers.set(k, v);
+  return new Request(url, { ...init, headers });
 }
 
 /** A new channel with a unique name; returns its id. */

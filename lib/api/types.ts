@@ -16,6 +16,8 @@ export interface ThreadSummary {
   last_event_at: string | null;
   /** How many events in the thread count as unread for a person (lib/unread.ts). */
   message_count: number;
+  /** public: every member sees it; private: only its members (docs/identity.md). */
+  visibility: "public" | "private";
 }
 
 export interface ApiError {

@@ -16,6 +16,9 @@ export const ID_PREFIX = {
   trace: "tr_",
   span: "sp_",
   idempotency: "idem_",
+  key: "key_",
+  invite: "inv_",
+  user: "usr_",
   call: "call_",
   approval: "apr_",
 } as const;

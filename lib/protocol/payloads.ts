@@ -239,6 +239,34 @@ export const ApprovalExpiredPayload = z.looseObject({
   expires_at: z.iso.datetime({ offset: true }).optional(),
 });
 
+/** What an `audit.change` records (docs/identity.md). */
+export const AUDIT_ACTIONS = [
+  "workspace.set_up",
+  "member.invited",
+  "invite.revoked",
+  "member.joined",
+  "member.role_changed",
+  "key.created",
+  "key.revoked",
+  "agent.disabled",
+  "agent.enabled",
+  "channel.visibility_changed",
+  "channel.member_added",
+  "channel.member_removed",
+] as const;
+/**
+ * audit.change (Clutch §6, least privilege with an audit trail): a change to who may do what,
+ * by `from` (the admin or person who made it). `subject` is what changed: `user:<id>`,
+ * `agent:<id>`, `key_<id>`, `inv_<id>` or a thread id. Stored in `_audit`, or in the channel for
+ * a channel's membership and visibility.
+ */
+export const AuditChangePayload = z.looseObject({
+  action: z.enum(AUDIT_ACTIONS),
+  subject: z.string().min(1),
+  summary: text.min(1),
+  detail: z.record(z.string(), z.unknown()).optional(),
+});
+
 /** Payload schema of every message type of §2, keyed by type. */
 export const PAYLOAD_BY_TYPE = {
   "task.request": TaskRequestPayload,
@@ -263,6 +291,7 @@ export const PAYLOAD_BY_TYPE = {
   "approval.granted": ApprovalGrantedPayload,
   "approval.rejected": ApprovalRejectedPayload,
   "approval.expired": ApprovalExpiredPayload,
+  "audit.change": AuditChangePayload,
 } as const;
 
 export type MessageType = keyof typeof PAYLOAD_BY_TYPE;

@@ -1,6 +1,7 @@
 /**
- * A person's chat message (`POST /api/threads/:thread_id/messages`): `{ text, display_name?,
- * reply_to? }` becomes a chat.message from `user:<slug of display_name>` (role human).
+ * A person's chat message (`POST /api/threads/:thread_id/messages`): `{ text, reply_to? }`
+ * becomes a chat.message from the signed-in person (`user:<id>`, role human, their profile's
+ * name as display_name): the sender comes from the session, never from the body.
  *
  * When it answers a question an agent asked the people in the channel (`reply_to` names the
  * question, or, without `reply_to`, the newest unanswered question to people in the thread;
@@ -10,7 +11,6 @@
  * thread's conversation context (server/events/threads.ts `conversationIds`).
  */
 import { z } from "zod";
-import { personId } from "@/lib/people";
 import { makeMessage, type ClutchMessage } from "@/lib/protocol";
 import type { OpenQuestion } from "@/lib/fold/task-state";
 import { ClutchError } from "../errors";
@@ -20,7 +20,6 @@ import { parseMentions } from "@/lib/mentions";
 
 export const PersonMessageSchema = z.strictObject({
   text: z.string().max(100_000, "a message is at most 100,000 characters").refine((t) => t.trim().length > 0, "a message needs text"),
-  display_name: z.string().trim().min(1).max(80).optional(),
   /** id of the question this answers; null: not an answer (a new request); absent: the newest open question, if any. */
   reply_to: z.string().min(1).max(200).nullable().optional(),
   /** Lets a client retry a send without posting twice. */
@@ -66,13 +65,19 @@ async function questionToAnswer(queries: Queries, thread_id: string, reply_to?: 
  * @mentions someone other than the asker of the open question is a new request, not an answer.
  * Throws ClutchError invalid_message (400), unknown_message (422).
  */
-export async function personMessage(queries: Queries, thread_id: string, input: unknown, isAgent: (agent_id: string) => boolean = () => false): Promise<ClutchMessage> {
+export async function personMessage(
+  queries: Queries,
+  thread_id: string,
+  input: unknown,
+  sender: { agent_id: string; display_name: string },
+  isAgent: (agent_id: string) => boolean = () => false,
+): Promise<ClutchMessage> {
   const r = PersonMessageSchema.safeParse(input);
   if (!r.success) {
     const i = r.error.issues[0]!;
     throw new ClutchError("invalid_message", `${i.path.join(".") || "body"}: ${i.message}`, 400, r.error.issues);
   }
-  const { text, display_name, idempotency_key, reply_to } = r.data;
+  const { text, idempotency_key, reply_to } = r.data;
   const { agents, capabilities } = parseMentions(text, isAgent);
   const mentions = [...agents, ...capabilities];
   let question = await questionToAnswer(queries, thread_id, reply_to);
@@ -83,7 +88,7 @@ export async function personMessage(queries: Queries, thread_id: string, input: 
     ...(question
       ? { run_id: question.run_id, task_id: question.task_id, parent_task_id: question.parent_task_id }
       : conversationIds(thread_id)),
-    from: { agent_id: personId(display_name), role: "human", ...(display_name ? { display_name } : {}) },
+    from: { agent_id: sender.agent_id, role: "human", display_name: sender.display_name },
     to: question ? [{ agent_id: question.from }] : [],
     payload: { text, ...(mentions.length ? { mentions } : {}), ...(question ? { reply_to: question.id } : {}) },
     ...(idempotency_key ? { idempotency_key } : {}),

@@ -3,6 +3,7 @@
  * head, and the store over both. The database client stays here, in server/events: everything
  * else reads and writes through the store (docs/architecture.md, "Where each concern lives").
  */
+import type { Db } from "../db/client";
 import { openDatabase } from "../db/open";
 import { log } from "../log";
 import { EventStore } from "./store";
@@ -10,6 +11,8 @@ import { EventTail } from "./tail";
 
 export interface EventLog {
   store: EventStore;
+  /** The database client, for server/auth's own tables (people, keys, membership) only. */
+  db: Db;
   tail: EventTail;
   /** "embedded" when Clutch serves PGlite itself, else "postgres" (for `GET /api/health`). */
   databaseKind: "embedded" | "postgres";
@@ -28,6 +31,7 @@ export async function openEventLog(opts: { databaseUrl?: string; dataDir: string
   await tail.start();
   return {
     store: new EventStore(database.db, tail),
+    db: database.db,
     tail,
     databaseKind: database.kind,
     async close() {

@@ -119,6 +119,11 @@ export class Queries {
     return this.db.task.findUnique({ where: { id } });
   }
 
+  /** The tasks with these ids (in no particular order; unknown ids are left out). */
+  tasks(ids: string[]): Promise<Task[]> {
+    return this.db.task.findMany({ where: { id: { in: ids } } });
+  }
+
   /** The tasks of a run, oldest first. */
   tasksOfRun(run_id: string): Promise<Task[]> {
     return this.db.task.findMany({ where: { run_id }, orderBy: { created_at: "asc" } });

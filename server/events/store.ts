@@ -7,7 +7,7 @@
  * its projections, queries.ts). The database client is private to the store: no code outside
  * server/events queries the database.
  */
-import type { StoredEvent } from "@/lib/protocol";
+import type { ClutchMessage, StoredEvent } from "@/lib/protocol";
 import type { ThreadSummary } from "@/lib/api/types";
 import type { Db } from "../db/client";
 import { ClutchError } from "../errors";
@@ -50,10 +50,15 @@ export class EventStore {
 
   /**
    * Validate and append one message or a batch (one transaction), then publish the new ones.
-   * Throws ClutchError: invalid_event (400), batch_too_large (413), unknown_thread (422).
+   * `opts.authorize` runs on the validated messages before anything is stored: the API passes
+   * the principal's check (server/auth/authorize-append.ts) and its refusal stores nothing.
+   * Throws ClutchError: invalid_event (400), batch_too_large (413), unknown_thread (422), and
+   * whatever `authorize` throws.
    */
-  async append(input: unknown): Promise<AppendResult> {
-    return this.writer.submit(validateMessages(input));
+  async append(input: unknown, opts: { authorize?: (messages: ClutchMessage[]) => Promise<void> } = {}): Promise<AppendResult> {
+    const messages = validateMessages(input);
+    if (opts.authorize) await opts.authorize(messages);
+    return this.writer.submit(messages);
   }
 
   /**
@@ -89,7 +94,7 @@ export class EventStore {
     if (existing) throw new ClutchError("name_taken", `#${parsed.data.name} already exists`, 409);
     try {
       const { row, result } = await this.db.$transaction(async (tx) => {
-        const { row, announce } = await insertThread(tx, parsed.data, parsed.data.display_name ? { ...by, display_name: parsed.data.display_name } : by);
+        const { row, announce } = await insertThread(tx, parsed.data, by);
         const result = await appendInTx(tx, [announce]);
         return { row, result };
       }, TX_OPTIONS);

@@ -19,8 +19,8 @@ export const NewThreadSchema = z.strictObject({
     .max(80, "a channel name is at most 80 characters")
     .regex(/^[a-z0-9][a-z0-9_-]*$/, "use lowercase letters, digits, - and _ (e.g. sales-q4)"),
   topic: z.string().trim().max(250, "a topic is at most 250 characters").optional(),
-  /** Who creates it, named in the announcement. */
-  display_name: z.string().trim().min(1).max(80).optional(),
+  /** public (default): every member of the workspace sees it; private: only its members. */
+  visibility: z.enum(["public", "private"], { error: 'visibility is "public" or "private"' }).optional(),
 });
 export type NewThread = z.infer<typeof NewThreadSchema>;
 
@@ -34,6 +34,7 @@ export function toSummary(row: ThreadRow): ThreadSummary {
     last_seq: Number(row.last_seq),
     last_event_at: row.last_event_at?.toISOString() ?? null,
     message_count: row.message_count,
+    visibility: row.visibility === "private" ? "private" : "public",
   };
 }
 
@@ -46,9 +47,13 @@ export function conversationIds(thread_id: string): { run_id: string; task_id: s
   return { run_id: `run_${ulid}`, task_id: `task_${ulid}` };
 }
 
-/** Insert the thread row and return the chat.system message that announces it. */
+/**
+ * Insert the thread row and return the chat.system message that announces it. Its creator
+ * (a person `user:<id>` or an agent `agent:<id>`) becomes its first member.
+ */
 export async function insertThread(tx: Tx, input: NewThread, by: { agent_id: string; display_name?: string }) {
-  const row = await tx.thread.create({ data: { id: newId("thread"), name: input.name, topic: input.topic ?? "" } });
+  const row = await tx.thread.create({ data: { id: newId("thread"), name: input.name, topic: input.topic ?? "", visibility: input.visibility ?? "public" } });
+  if (/^(user|agent):/.test(by.agent_id)) await tx.threadMember.create({ data: { thread_id: row.id, member: by.agent_id, added_by: by.agent_id } });
   const announce: ClutchMessage = makeMessage({
     type: "chat.system",
     thread_id: row.id,
@@ -56,7 +61,7 @@ export async function insertThread(tx: Tx, input: NewThread, by: { agent_id: str
     from: { agent_id: "system", role: "system" },
     to: [],
     payload: {
-      text: `${by.display_name ?? by.agent_id} created #${row.name}${row.topic ? `: ${row.topic}` : ""}`,
+      text: `${by.display_name ?? by.agent_id} created ${row.visibility === "private" ? "the private channel " : ""}#${row.name}${row.topic ? `: ${row.topic}` : ""}`,
       level: "info",
     },
     meta: { kind: THREAD_CREATED },

@@ -11,7 +11,6 @@
  * and ask again; they are delayed, never dropped.
  */
 import { makeMessage, newId, type ClutchMessage, type PayloadOf } from "@/lib/protocol";
-import { personId } from "@/lib/people";
 import { ClutchError } from "../errors";
 import type { ApprovalRow } from "../events/queries";
 import type { EventStore } from "../events/store";
@@ -109,24 +108,26 @@ export class Approvals {
   }
 
   /**
-   * A person's decision. Throws ClutchError unknown_approval (404), not_pending (409),
-   * not_an_approver (403), invalid_arguments (400).
+   * A person's decision, recorded as theirs (`person`: the signed-in principal's id and profile
+   * name). Throws ClutchError unknown_approval (404), not_pending (409), not_an_approver (403),
+   * invalid_arguments (400).
    */
   async decide(
     approval_id: string,
-    input: { decision: "approve" | "reject"; comment?: string; arguments?: Record<string, unknown>; display_name?: string },
+    input: { decision: "approve" | "reject"; comment?: string; arguments?: Record<string, unknown> },
+    person: { agent_id: string; display_name: string },
   ): Promise<ApprovalRow> {
     const a = await this.store.queries.approval(approval_id);
     if (!a) throw new ClutchError("unknown_approval", `there is no approval ${approval_id}`, 404);
     if (a.state !== "pending") throw new ClutchError("not_pending", `approval ${approval_id} is already ${a.state}${a.decided_by ? ` by ${a.decided_by}` : ""}`, 409);
-    const by = personId(input.display_name);
+    const by = person.agent_id;
     const approvers = a.approvers as "any" | string[];
     if (approvers !== "any" && !approvers.includes(by)) {
       throw new ClutchError("not_an_approver", `${by} may not decide this approval; approvers: ${approvers.join(", ")}`, 403);
     }
     if (input.arguments && input.decision === "reject") throw new ClutchError("invalid_arguments", "edited arguments go with approve, not reject");
     const at = { thread_id: a.thread_id, run_id: a.run_id, task_id: a.task_id };
-    const who = { agent_id: by, role: "human", ...(input.display_name ? { display_name: input.display_name } : {}) };
+    const who = { agent_id: by, role: "human", display_name: person.display_name };
     const envelope = {
       ...at,
       from: who,
@@ -136,7 +137,7 @@ export class Approvals {
     const payload = {
       approval_id,
       by,
-      ...(input.display_name ? { display_name: input.display_name } : {}),
+      display_name: person.display_name,
       ...(input.comment ? { comment: input.comment } : {}),
     };
     await this.store.append(

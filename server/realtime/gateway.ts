@@ -14,6 +14,13 @@
  *
  * It also broadcasts `thread.activity` (the ThreadSummaries that changed) to every client,
  * one message every ACTIVITY_MS at most, so sidebars keep unread counts live.
+ *
+ * Every connection is a principal (docs/identity.md): the session cookie of the handshake, or an
+ * API key in `auth.token`; a handshake that proves nobody is refused ("unauthenticated"). A
+ * subscription needs read access to its channel (a run's: the run's channel); one that may not
+ * read it is told the channel does not exist. `thread.activity` carries only the channels each
+ * client may read. When a channel's members or visibility change (an `audit.change` in it),
+ * every subscription to it and its runs is checked again and dropped if no longer allowed.
  */
 import type { Server as HttpServer } from "node:http";
 import { Server, type Socket } from "socket.io";
@@ -21,17 +28,22 @@ import type { StoredEvent } from "@/lib/protocol";
 import { SubscriptionSchema, type Ack, type ClientEvents, type ServerEvents, type Subscription } from "@/lib/realtime/contract";
 import type { EventStore } from "../events/store";
 import type { EventTail } from "../events/tail";
+import { THREAD_CREATED } from "@/lib/unread";
 import { isClutchError } from "../errors";
 import { log } from "../log";
-import { authenticate, type Principal } from "./auth";
+import type { Identity } from "../auth/identity";
+import type { Readable } from "../auth/access";
+import type { Principal } from "../auth/principal";
 
 const ACTIVITY_MS = 250;
 const REPLAY_PAGE = 1000;
 
-type ClutchSocket = Socket<ClientEvents, ServerEvents, Record<string, never>, { principal: Principal }>;
+type ClutchSocket = Socket<ClientEvents, ServerEvents, Record<string, never>, { principal: Principal; readable?: Readable }>;
 
 interface LiveSub {
   key: string;
+  /** The channel the subscription reads (a run's channel for a run). */
+  thread_id: string;
   socket: ClutchSocket;
   cursor: number;
   live: boolean;
@@ -56,11 +68,17 @@ export class RealtimeGateway {
     httpServer: HttpServer,
     private readonly store: EventStore,
     tail: EventTail,
+    private readonly identity: Identity,
   ) {
     this.io = new Server<ClientEvents, ServerEvents>(httpServer, { serveClient: false, maxHttpBufferSize: 1e6 });
     this.io.use((socket, next) => {
-      authenticate({ headers: socket.handshake.headers, auth: socket.handshake.auth ?? {} })
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(socket.handshake.headers)) if (typeof v === "string") headers.set(k, v);
+      const token = typeof socket.handshake.auth?.token === "string" ? socket.handshake.auth.token : undefined;
+      identity
+        .authenticate(headers, token)
         .then((principal) => {
+          if (!principal) return next(new Error("unauthenticated: sign in, or pass an API key as auth.token"));
           (socket as ClutchSocket).data.principal = principal;
           next();
         })
@@ -101,13 +119,18 @@ export class RealtimeGateway {
 
   private async subscribe(socket: ClutchSocket, subs: Map<string, LiveSub>, s: Subscription, reply: (a: Ack) => void) {
     try {
-      if (s.thread_id && !(await this.store.getThread(s.thread_id))) {
+      const principal = socket.data.principal;
+      let thread_id = s.thread_id;
+      if (s.run_id) {
+        thread_id = (await this.store.queries.run(s.run_id))?.thread_id;
+        if (!thread_id || !(await this.identity.channels.canRead(principal, thread_id))) return reply(fail("unknown_run", `run ${s.run_id} does not exist`));
+      } else if (!(await this.identity.channels.canRead(principal, thread_id!))) {
         return reply(fail("unknown_thread", `thread ${s.thread_id} does not exist`));
       }
       const key = keyOf(s);
       const old = subs.get(key);
       if (old) this.remove(old, subs);
-      const sub: LiveSub = { key, socket, cursor: s.after ?? 0, live: false, buffer: [], closed: false };
+      const sub: LiveSub = { key, thread_id: thread_id!, socket, cursor: s.after ?? 0, live: false, buffer: [], closed: false };
       subs.set(key, sub);
       let set = this.byKey.get(key);
       if (!set) this.byKey.set(key, (set = new Set()));
@@ -160,8 +183,38 @@ export class RealtimeGateway {
       }
     }
     if (sockets.size) this.io.to([...sockets]).emit("event", ev);
+    if (ev.type === "audit.change" && typeof ev.payload.action === "string" && ev.payload.action.startsWith("channel.")) void this.recheck(ev.thread_id);
+    else if (ev.meta?.kind === THREAD_CREATED) this.forgetAccess();
     this.dirtyThreads.add(ev.thread_id);
     this.activityTimer ??= setTimeout(() => void this.flushActivity(), ACTIVITY_MS);
+  }
+
+  /**
+   * A channel's members or visibility changed: forget every socket's cached access, and drop the
+   * subscriptions to that channel (and its runs) whose principal may no longer read it.
+   */
+  private async recheck(thread_id: string) {
+    this.forgetAccess();
+    for (const set of this.byKey.values()) {
+      for (const sub of [...set]) {
+        if (sub.thread_id !== thread_id || sub.closed) continue;
+        const allowed = await this.identity.channels.canRead(sub.socket.data.principal, thread_id).catch(() => false);
+        if (!allowed) {
+          sub.closed = true;
+          set.delete(sub);
+        }
+      }
+    }
+  }
+
+  /** Forget every socket's cached channel access (a channel was created, or its members changed). */
+  private forgetAccess() {
+    for (const socket of this.io.sockets.sockets.values()) delete (socket as ClutchSocket).data.readable;
+  }
+
+  /** The channels a socket may read, cached on the socket until membership changes. */
+  private async readableBy(socket: ClutchSocket): Promise<Readable> {
+    return (socket.data.readable ??= await this.identity.channels.readable(socket.data.principal));
   }
 
   private async flushActivity() {
@@ -170,7 +223,12 @@ export class RealtimeGateway {
     this.dirtyThreads.clear();
     try {
       const threads = await this.store.getThreads(ids);
-      if (threads.length) this.io.emit("thread.activity", threads);
+      if (!threads.length) return;
+      for (const socket of this.io.sockets.sockets.values()) {
+        const readable = await this.readableBy(socket as ClutchSocket);
+        const mine = readable.all ? threads : threads.filter((t) => readable.ids.has(t.id));
+        if (mine.length) socket.emit("thread.activity", mine);
+      }
     } catch (err) {
       log.warn({ err }, "thread.activity broadcast failed");
     }

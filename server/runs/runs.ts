@@ -59,6 +59,8 @@ export interface ImportOptions {
   thread_id?: string;
   /** Give the run a new run id (and new task ids), e.g. to import next to the original. */
   new_run?: boolean;
+  /** Whether the importer may write to a channel (unknown_thread otherwise); default: any. */
+  canWrite?: (thread_id: string) => Promise<boolean>;
 }
 
 const MAX_ISSUES = 50;
@@ -104,6 +106,11 @@ export async function importRun(store: EventStore, text: string, opts: ImportOpt
       : { run_id, messages: messages.map((m) => ({ ...m, thread_id: opts.thread_id! })) };
     run_id = remapped.run_id;
     toStore = remapped.messages;
+  }
+  if (opts.canWrite) {
+    for (const thread_id of new Set(toStore.map((m) => m.thread_id))) {
+      if (!(await opts.canWrite(thread_id))) throw new ClutchError("unknown_thread", `thread ${thread_id} does not exist`, 422);
+    }
   }
   const result = await store.appendAll(toStore);
   return { run_id, events: result.events.length, created: result.created.filter(Boolean).length };

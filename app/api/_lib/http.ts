@@ -1,19 +1,13 @@
 /**
- * Helpers for thin route handlers: JSON responses, the error shape
- * `{ error: { code, message, issues? } }`, body and cursor parsing.
+ * Helpers for thin route handlers: JSON responses, body and cursor parsing. Every handler is
+ * wrapped by `route` (route.ts), which also turns errors into `{ error: { code, message, issues? } }`.
  */
 import { z } from "zod";
 import { describePath, findUnstorable } from "@/lib/protocol";
-import { ClutchError, isClutchError } from "@/server/errors";
-import { isDatabaseUnavailable } from "@/server/db/availability";
-import { log } from "@/server/log";
+import { ClutchError } from "@/server/errors";
 
 export function json(data: unknown, status = 200): Response {
   return Response.json(data, { status, headers: { "cache-control": "no-store" } });
-}
-
-function errorBody(code: string, message: string, issues?: unknown[]) {
-  return { error: issues ? { code, message, issues } : { code, message } };
 }
 
 /**
@@ -27,32 +21,6 @@ export function pathParam(value: string): string {
   } catch {
     return value;
   }
-}
-
-/** Seconds a client is asked to wait before retrying while the database is unreachable. */
-const RETRY_AFTER_SEC = 5;
-
-/**
- * Wrap a handler: ClutchErrors become their status; an unreachable database a 503
- * `database_unavailable` with Retry-After (nothing was stored; the request can be repeated);
- * anything else a logged 500.
- */
-export function route<C>(fn: (req: Request, ctx: C) => Promise<Response>) {
-  return async (req: Request, ctx: C): Promise<Response> => {
-    try {
-      return await fn(req, ctx);
-    } catch (err) {
-      if (isClutchError(err)) return json(errorBody(err.code, err.message, err.issues), err.status);
-      if (isDatabaseUnavailable(err)) {
-        log.warn({ url: req.url }, "database unavailable");
-        const res = json(errorBody("database_unavailable", `the database cannot be reached right now; nothing was stored; retry in ${RETRY_AFTER_SEC} seconds`), 503);
-        res.headers.set("retry-after", String(RETRY_AFTER_SEC));
-        return res;
-      }
-      log.error({ err, url: req.url }, "request failed");
-      return json(errorBody("internal", "something went wrong on the server; nothing was stored"), 500);
-    }
-  };
 }
 
 /** Largest JSON request body, in bytes (docs/limits.md). */

@@ -4,23 +4,32 @@
  * POST /api/agents: an AgentCard (Clutch Protocol §1.4) registers an external agent (201,
  * agent.register) or updates it (200, agent.update; the same card again changes nothing).
  * Body { agent } with its AgentSummary. 400 invalid_card with the fields at fault; 409
- * workspace_agent when the workspace's own manifests define that agent.
+ * workspace_agent when the workspace's own manifests define that agent. An agent key registers
+ * only its own agent_id (403 not_yourself otherwise); an admin may register any.
  */
 import { registerAgent } from "@/server/router/registration";
 import { listAgents } from "@/server/router/directory";
 import { getClutch } from "@/server/instance";
-import { json, readJson, route } from "../_lib/http";
+import { ClutchError } from "@/server/errors";
+import { isAdmin } from "@/server/auth/principal";
+import { json, readJson } from "../_lib/http";
+import { route } from "../_lib/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = route(async () => {
+export const GET = route({ auth: "signed-in" }, async () => {
   const rt = getClutch();
   return json({ agents: await listAgents(rt.store.queries, rt.registry) });
 });
 
-export const POST = route(async (req) => {
+export const POST = route({ auth: "signed-in" }, async ({ req, principal }) => {
   const rt = getClutch();
-  const { card, result } = await registerAgent(rt.store, rt.registry, await readJson(req));
+  const body = await readJson(req);
+  const named = body && typeof body === "object" ? (body as { agent_id?: unknown }).agent_id : undefined;
+  if (!isAdmin(principal) && named !== principal.agent_id) {
+    throw new ClutchError("not_yourself", `this key speaks for ${principal.agent_id}; it may register only that agent's card, not ${String(named)}`, 403);
+  }
+  const { card, result } = await registerAgent(rt.store, rt.registry, body);
   const agent = (await listAgents(rt.store.queries, rt.registry)).find((a) => a.agent_id === card.agent_id) ?? null;
   return json({ agent, result }, result === "registered" ? 201 : 200);
 });

@@ -5,11 +5,12 @@
 import type { Health } from "@/lib/api/types";
 import { getClutch } from "@/server/instance";
 import { log } from "@/server/log";
-import { json, route } from "../_lib/http";
+import { json } from "../_lib/http";
+import { route } from "../_lib/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = route(async () => {
+export const GET = route({ auth: "public" }, async () => {
   const rt = getClutch();
   let health: Health;
   try {

@@ -1,10 +1,8 @@
 /** GET /api/policy: the policy file's status ({ file, ok, error, loaded_at, rules }). */
 import { getClutch } from "@/server/instance";
-import { json, route } from "../_lib/http";
+import { json } from "../_lib/http";
+import { route } from "../_lib/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = route(async () => {
-  const rt = getClutch();
-  return json(rt.approvals.kernel.status());
-});
+export const GET = route({ auth: "signed-in" }, async () => json(getClutch().approvals.kernel.status()));

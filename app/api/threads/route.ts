@@ -1,19 +1,24 @@
 /**
- * GET /api/threads: { threads } by name.
- * POST /api/threads { name, topic?, display_name? }: 201 { thread }; 400 invalid_thread; 409 name_taken.
+ * GET /api/threads: { threads } by name: the channels the principal may read.
+ * POST /api/threads { name, topic?, visibility? }: a signed-in member or admin creates a channel
+ * and becomes its first member. 201 { thread }; 400 invalid_thread; 403 for guests; 409 name_taken.
  */
-import { personId } from "@/lib/people";
+import { ClutchError } from "@/server/errors";
 import { getClutch } from "@/server/instance";
-import { json, readJson, route } from "../_lib/http";
+import { json, readJson } from "../_lib/http";
+import { route } from "../_lib/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = route(async () => json({ threads: await getClutch().store.listThreads() }));
+export const GET = route({ auth: "signed-in" }, async ({ principal }) => {
+  const { store, identity } = getClutch();
+  const readable = await identity.channels.readable(principal);
+  const threads = await store.listThreads();
+  return json({ threads: readable.all ? threads : threads.filter((t) => readable.ids.has(t.id)) });
+});
 
-export const POST = route(async (req) => {
-  const body = await readJson(req);
-  const name = body && typeof body === "object" ? (body as { display_name?: unknown }).display_name : undefined;
-  const by = typeof name === "string" && name.trim() ? { agent_id: personId(name), display_name: name.trim() } : { agent_id: "user:anonymous", display_name: "Someone" };
-  const thread = await getClutch().store.createThread(body, by);
+export const POST = route({ auth: "person" }, async ({ req, principal }) => {
+  if (principal.role === "guest") throw new ClutchError("forbidden", "guests cannot create channels; ask a member or an admin", 403);
+  const thread = await getClutch().store.createThread(await readJson(req), { agent_id: principal.agent_id, display_name: principal.name });
   return json({ thread }, 201);
 });

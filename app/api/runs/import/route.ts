@@ -1,13 +1,16 @@
 /**
  * POST /api/runs/import?thread_id=&new_run=true: JSON Lines of one run (as exported). Every line
  * is validated first; 201 { run_id, events, created }; 400 invalid_jsonl with
- * issues [{ line, path, message }] and nothing stored; 422 unknown_thread.
+ * issues [{ line, path, message }] and nothing stored; 422 unknown_thread (or one the person may
+ * not read). A person imports a copy (`new_run=true`, new ids) into a channel they can read;
+ * restoring a run with its own ids is for admins (403 forbidden otherwise).
  */
 import { z } from "zod";
 import { ClutchError } from "@/server/errors";
 import { importRun } from "@/server/runs/runs";
 import { getClutch } from "@/server/instance";
-import { json, MAX_IMPORT_BODY_BYTES, readText, route } from "../../_lib/http";
+import { json, MAX_IMPORT_BODY_BYTES, readText } from "../../_lib/http";
+import { route } from "../../_lib/route";
 
 export const dynamic = "force-dynamic";
 
@@ -16,11 +19,12 @@ const Query = z.strictObject({
   new_run: z.enum(["true", "false"]).optional(),
 });
 
-export const POST = route(async (req) => {
-  const q = Query.safeParse(Object.fromEntries(new URL(req.url).searchParams));
-  if (!q.success) throw new ClutchError("invalid_query", q.error.issues[0]!.message, 400, q.error.issues);
+export const POST = route({ auth: "person", query: Query }, async ({ req, principal, query }) => {
+  const new_run = query.new_run === "true";
+  if (!new_run && principal.role !== "admin") throw new ClutchError("forbidden", "only an admin may restore a run with its own ids; import a copy with ?new_run=true", 403);
   const text = await readText(req, MAX_IMPORT_BODY_BYTES);
   if (!text.trim()) throw new ClutchError("invalid_jsonl", "the body is empty: send one ClutchMessage per line");
-  const result = await importRun(getClutch().store, text, { thread_id: q.data.thread_id, new_run: q.data.new_run === "true" });
+  const { store, identity } = getClutch();
+  const result = await importRun(store, text, { thread_id: query.thread_id, new_run, canWrite: (thread_id) => identity.channels.canRead(principal, thread_id) });
   return json(result, 201);
 });

@@ -1,14 +1,16 @@
 /**
  * POST /api/approvals/:approval_id/decision { decision: "approve" | "reject", comment?,
- * arguments?, display_name? }: 200 { approval }; 400 invalid; 403 not_an_approver;
- * 404 unknown_approval; 409 not_pending (already decided).
+ * arguments? }: the signed-in person's decision. 200 { approval }; 400 invalid; 403
+ * not_an_approver; 404 unknown_approval (also for an approval in a channel the person may not
+ * read); 409 not_pending (already decided).
  */
 import { z } from "zod";
 import { ClutchError } from "@/server/errors";
 import { toApprovalSummary } from "@/server/policy/list";
 import { NO_WORKSPACE } from "@/server/workspace/workspace";
 import { getClutch } from "@/server/instance";
-import { json, readJson, route } from "../../../_lib/http";
+import { json, readJson } from "../../../_lib/http";
+import { route } from "../../../_lib/route";
 
 export const dynamic = "force-dynamic";
 
@@ -16,16 +18,16 @@ const Body = z.strictObject({
   decision: z.enum(["approve", "reject"], { error: 'decision is "approve" or "reject"' }),
   comment: z.string().trim().max(2000).optional(),
   arguments: z.record(z.string(), z.unknown(), { error: "arguments must be a JSON object" }).optional(),
-  display_name: z.string().trim().min(1).max(80).optional(),
 });
 
-export const POST = route(async (req, { params }: { params: Promise<{ approval_id: string }> }) => {
-  const { approval_id } = await params;
+export const POST = route({ auth: "person", params: z.object({ approval_id: z.string().min(1) }) }, async ({ req, principal, params: { approval_id } }) => {
   const body = Body.safeParse(await readJson(req));
   if (!body.success) throw new ClutchError("invalid_decision", `${body.error.issues[0]!.path.join(".") || "body"}: ${body.error.issues[0]!.message}`, 400, body.error.issues);
   const rt = getClutch();
   if (rt.workspace === NO_WORKSPACE) throw new ClutchError("no_policy", "approvals need the agents' workspace; this server runs without one", 409);
-  const row = await rt.approvals.decide(approval_id, body.data);
+  const pending = await rt.store.queries.approval(approval_id);
+  if (!pending || !(await rt.identity.channels.canRead(principal, pending.thread_id))) throw new ClutchError("unknown_approval", `there is no approval ${approval_id}`, 404);
+  const row = await rt.approvals.decide(approval_id, body.data, { agent_id: principal.agent_id, display_name: principal.name });
   const thread = await rt.store.getThread(row.thread_id);
   return json({ approval: toApprovalSummary(row, thread?.name ?? null) });
 });

@@ -1,17 +1,18 @@
 /**
  * GET /api/threads/:thread_id/events?after=<seq>&limit=<n> (or ?before=<seq>|end):
- * EventPage { events, next_after, has_more_before? } in seq order; 404 unknown thread.
+ * EventPage { events, next_after, has_more_before? } in seq order; 404 unknown thread (or one the
+ * principal may not read).
  */
-import { ClutchError } from "@/server/errors";
+import { z } from "zod";
 import { getClutch } from "@/server/instance";
-import { json, pageQuery, route } from "../../../_lib/http";
+import { json, pageQuery } from "../../../_lib/http";
+import { route } from "../../../_lib/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = route(async (req, { params }: { params: Promise<{ thread_id: string }> }) => {
-  const { thread_id } = await params;
+export const GET = route({ auth: "signed-in", params: z.object({ thread_id: z.string().min(1) }) }, async ({ req, principal, params: { thread_id } }) => {
   const q = pageQuery(req.url);
-  const store = getClutch().store;
-  if (!(await store.getThread(thread_id))) throw new ClutchError("unknown_thread", `thread ${thread_id} does not exist`, 404);
+  const { store, identity } = getClutch();
+  await identity.channels.assertRead(principal, thread_id);
   return json(await store.read({ thread_id }, q));
 });

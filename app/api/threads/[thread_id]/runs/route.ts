@@ -1,14 +1,14 @@
-/** GET /api/threads/:thread_id/runs: { runs: RunSummary[] } oldest first; 404 unknown thread. */
-import { ClutchError } from "@/server/errors";
+/** GET /api/threads/:thread_id/runs: { runs: RunSummary[] } oldest first; 404 unknown (or unreadable) thread. */
+import { z } from "zod";
 import { threadRuns } from "@/server/events/runs";
 import { getClutch } from "@/server/instance";
-import { json, route } from "../../../_lib/http";
+import { json } from "../../../_lib/http";
+import { route } from "../../../_lib/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = route(async (_req, { params }: { params: Promise<{ thread_id: string }> }) => {
-  const { thread_id } = await params;
-  const { store } = getClutch();
-  if (!(await store.getThread(thread_id))) throw new ClutchError("unknown_thread", `thread ${thread_id} does not exist`, 404);
+export const GET = route({ auth: "signed-in", params: z.object({ thread_id: z.string().min(1) }) }, async ({ principal, params: { thread_id } }) => {
+  const { store, identity } = getClutch();
+  await identity.channels.assertRead(principal, thread_id);
   return json({ runs: await threadRuns(store.queries, thread_id) });
 });

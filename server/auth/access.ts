@@ -1,0 +1,71 @@
+/**
+ * Who may see and post in which channel (docs/identity.md, "Channels"):
+ *
+ * - system (Clutch, workspace agents): every channel.
+ * - members and admins: every public channel, and the private ones they are members of.
+ * - guests: only channels they are members of.
+ * - external agents (API key): every public channel and the private ones they are members of.
+ *
+ * Private channels stay private from admins who are not members too; an admin manages who is
+ * in one from the channel list of the admin page. Runs, tasks, approvals and events belong to
+ * their channel and are visible exactly when it is.
+ */
+import type { Db } from "../db/client";
+import { ClutchError } from "../errors";
+import type { Principal } from "./principal";
+
+/** Channels a principal may read: every one, or exactly these ids. */
+export type Readable = { all: true } | { all: false; ids: ReadonlySet<string> };
+
+export class ChannelAccess {
+  constructor(private readonly db: Db) {}
+
+  /** The channels `p` may read (and post in). */
+  async readable(p: Principal): Promise<Readable> {
+    if (p.kind === "system") return { all: true };
+    const [mine, open] = await Promise.all([
+      this.db.threadMember.findMany({ where: { member: p.agent_id }, select: { thread_id: true } }),
+      p.kind === "person" && p.role === "guest" ? Promise.resolve([]) : this.db.thread.findMany({ where: { visibility: "public" }, select: { id: true } }),
+    ]);
+    return { all: false, ids: new Set([...mine.map((m) => m.thread_id), ...open.map((t) => t.id)]) };
+  }
+
+  /** True when `p` may read channel `thread_id` (false for an unknown channel). */
+  async canRead(p: Principal, thread_id: string): Promise<boolean> {
+    if (p.kind === "system") return true;
+    const thread = await this.db.thread.findUnique({ where: { id: thread_id }, select: { visibility: true } });
+    if (!thread) return false;
+    if (thread.visibility === "public" && !(p.kind === "person" && p.role === "guest")) return true;
+    return (await this.db.threadMember.count({ where: { thread_id, member: p.agent_id } })) > 0;
+  }
+
+  /**
+   * Throws ClutchError unknown_thread (404) when `p` may not read the channel: a channel one may
+   * not see answers exactly like one that does not exist, so its name and existence do not leak.
+   */
+  async assertRead(p: Principal, thread_id: string): Promise<void> {
+    if (!(await this.canRead(p, thread_id))) throw new ClutchError("unknown_thread", `thread ${thread_id} does not exist`, 404);
+  }
+
+  /** The members of a channel (`user:<id>` / `agent:<id>`), oldest first. */
+  async members(thread_id: string): Promise<{ member: string; added_by: string; added_at: string }[]> {
+    const rows = await this.db.threadMember.findMany({ where: { thread_id }, orderBy: { added_at: "asc" } });
+    return rows.map((r) => ({ member: r.member, added_by: r.added_by, added_at: r.added_at.toISOString() }));
+  }
+
+  /** Add `member`; false when it already was one. */
+  async add(thread_id: string, member: string, added_by: string): Promise<boolean> {
+    const r = await this.db.threadMember.createMany({ data: [{ thread_id, member, added_by }], skipDuplicates: true });
+    return r.count > 0;
+  }
+
+  /** Remove `member`; false when it was not one. */
+  async remove(thread_id: string, member: string): Promise<boolean> {
+    const r = await this.db.threadMember.deleteMany({ where: { thread_id, member } });
+    return r.count > 0;
+  }
+
+  async setVisibility(thread_id: string, visibility: "public" | "private"): Promise<void> {
+    await this.db.thread.update({ where: { id: thread_id }, data: { visibility } });
+  }
+}

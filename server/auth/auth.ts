@@ -1,0 +1,62 @@
+/**
+ * better-auth for people's accounts (docs/identity.md): email and password, sessions in an
+ * httpOnly cookie, password change, sign-out. Its routes are served at `/api/auth/*`
+ * (app/api/auth/[...all]/route.ts); Clutch calls `auth.api` for the first admin and for invite
+ * sign-ups, so the public sign-up route is closed there.
+ *
+ * `secret` signs the session cookie: CLUTCH_AUTH_SECRET when set (every node of a deployment
+ * needs the same one), else one generated on first start and kept in `<dataDir>/auth-secret`,
+ * else (no data folder: tests) a random one per process.
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { betterAuth } from "better-auth";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import { newId } from "@/lib/protocol";
+import type { Db } from "../db/client";
+
+/** Shortest password people may choose (docs/identity.md). */
+export const MIN_PASSWORD_LENGTH = 10;
+
+/** The session lasts this long (s), renewed when used after a day. */
+const SESSION_SEC = 30 * 24 * 3600;
+
+export function authSecret(dataDir: string): string {
+  const given = process.env.CLUTCH_AUTH_SECRET ?? process.env.BETTER_AUTH_SECRET;
+  if (given) return given;
+  if (!dataDir) return randomBytes(32).toString("base64url");
+  const file = path.join(dataDir, "auth-secret");
+  try {
+    return fs.readFileSync(file, "utf8").trim();
+  } catch {
+    fs.mkdirSync(dataDir, { recursive: true });
+    const secret = randomBytes(32).toString("base64url");
+    fs.writeFileSync(file, secret, { mode: 0o600 });
+    return secret;
+  }
+}
+
+/** The better-auth instance over Clutch's database. */
+export function createAuth(db: Db, opts: { secret: string; baseURL?: string; trustedOrigins?: string[] }) {
+  return betterAuth({
+    appName: "Clutch",
+    secret: opts.secret,
+    baseURL: opts.baseURL,
+    trustedOrigins: opts.trustedOrigins,
+    database: prismaAdapter(db, { provider: "postgresql" }),
+    emailAndPassword: { enabled: true, minPasswordLength: MIN_PASSWORD_LENGTH, autoSignIn: true },
+    user: {
+      additionalFields: { role: { type: "string", required: false, defaultValue: "member", input: false } },
+    },
+    session: { expiresIn: SESSION_SEC, updateAge: 24 * 3600 },
+    // Sign-in attempts: 10 per minute per address; the rest of better-auth's routes 100 per minute.
+    rateLimit: { enabled: true, window: 60, max: 100, customRules: { "/sign-in/email": { window: 60, max: 10 } } },
+    advanced: { database: { generateId: ({ model }) => (model === "user" ? newId("user") : randomBytes(18).toString("base64url")) }, cookiePrefix: "clutch" },
+    telemetry: { enabled: false },
+    // Failed sign-ins are answered (401) and rate-limited; Clutch's own log says what matters.
+    logger: { level: "error" },
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;

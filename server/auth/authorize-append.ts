@@ -1,0 +1,66 @@
+/**
+ * What a principal may append (docs/identity.md, "Every write is attributed"; Clutch Protocol §6,
+ * least privilege). Checked after validation and before anything is stored, for every message of
+ * a batch; the first refusal refuses the whole batch and names the rule:
+ *
+ * 1. from_mismatch (403): `from.agent_id` must be the principal itself (`user:<id>` for a
+ *    person, the key's agent for an agent key). Nobody posts as someone else.
+ * 2. reserved_type (403): routing.*, policy.decision, approval.*, audit.change, chat.system,
+ *    task.cancel and task.timeout are written by Clutch only.
+ * 3. not_yourself (403): agent.register / heartbeat / update name the principal's own agent_id.
+ * 4. not_your_task (403): task.accept / progress / result / error only for a task assigned to the
+ *    principal (or a new task it starts for itself); a repeated task.request only by the task's
+ *    requester.
+ * 5. unknown_thread (422): the channel must exist and be readable by the principal (a channel
+ *    one may not see answers like one that does not exist).
+ *
+ * The system principal (Clutch and its workspace agents) may append anything.
+ */
+import type { ClutchMessage } from "@/lib/protocol";
+import type { Queries } from "../events/queries";
+import { ClutchError } from "../errors";
+import type { ChannelAccess } from "./access";
+import type { Principal } from "./principal";
+
+const RESERVED = new Set(["routing.decision", "routing.failure", "policy.decision", "approval.requested", "approval.granted", "approval.rejected", "approval.expired", "audit.change", "chat.system", "task.cancel", "task.timeout"]);
+const LIFECYCLE = new Set(["task.accept", "task.progress", "task.result", "task.error"]);
+const SELF = new Set(["agent.register", "agent.heartbeat", "agent.update"]);
+
+const refuse = (code: string, message: string, index: number, status = 403) =>
+  new ClutchError(code, message, status, [{ index, path: [], message }]);
+
+/** Throws ClutchError (see the module doc) when `p` may not append `messages`. */
+export async function authorizeAppend(p: Principal, messages: ClutchMessage[], deps: { channels: ChannelAccess; queries: Queries }): Promise<void> {
+  if (p.kind === "system") return;
+  const who = p.kind === "person" ? `you (${p.agent_id})` : `this key (${p.agent_id})`;
+  for (const [i, m] of messages.entries()) {
+    if (m.from.agent_id !== p.agent_id) {
+      throw refuse("from_mismatch", `message ${i}: from.agent_id is ${m.from.agent_id}, but ${who} may only send as ${p.agent_id}; nothing was stored`, i);
+    }
+    if (RESERVED.has(m.type)) throw refuse("reserved_type", `message ${i}: ${m.type} is written by Clutch itself, not by ${who}; nothing was stored`, i);
+    if (SELF.has(m.type)) {
+      const named = (m.payload as { agent_id?: unknown; card?: { agent_id?: unknown } }).agent_id ?? (m.payload as { card?: { agent_id?: unknown } }).card?.agent_id;
+      if (named !== undefined && named !== p.agent_id) throw refuse("not_yourself", `message ${i}: ${m.type} names ${String(named)}; ${who} may only speak for ${p.agent_id}`, i);
+    }
+  }
+  const threads = [...new Set(messages.map((m) => m.thread_id))];
+  for (const thread_id of threads) {
+    if (!(await deps.channels.canRead(p, thread_id))) {
+      const i = messages.findIndex((m) => m.thread_id === thread_id);
+      throw refuse("unknown_thread", `message ${i}: thread ${thread_id} does not exist`, i, 422);
+    }
+  }
+  const taskIds = [...new Set(messages.filter((m) => LIFECYCLE.has(m.type) || m.type === "task.request").map((m) => m.task_id))];
+  if (!taskIds.length) return;
+  const tasks = new Map((await deps.queries.tasks(taskIds)).map((t) => [t.id, t]));
+  for (const [i, m] of messages.entries()) {
+    const task = tasks.get(m.task_id);
+    if (!task) continue; // a new task: it is the principal's own
+    if (LIFECYCLE.has(m.type) && task.assignee !== p.agent_id) {
+      throw refuse("not_your_task", `message ${i}: task ${m.task_id} is assigned to ${task.assignee ?? "nobody yet"}, not to ${p.agent_id}; only its assignee sends ${m.type}`, i);
+    }
+    if (m.type === "task.request" && task.requester !== p.agent_id) {
+      throw refuse("not_your_task", `message ${i}: task ${m.task_id} was requested by ${task.requester ?? "someone else"}; only its requester sends it again`, i);
+    }
+  }
+}

@@ -1,0 +1,313 @@
+/**
+ * Identity (docs/identity.md; Clutch Protocol §6): who is speaking, and the admin's changes to
+ * who may do what. `authenticate(headers)` turns a request's session cookie or
+ * `Authorization: Bearer <key>` into a Principal, or null. People, invites, API keys, disabled
+ * agents and channel membership are managed here; every change is an `audit.change` event.
+ *
+ * Errors are ClutchErrors: already_set_up (409), invalid_invite (404/410), email_taken (409),
+ * weak_password (400), unknown_user (404), last_admin (409), unknown_key (404).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { APIError } from "better-auth/api";
+import { z } from "zod";
+import { newId, type ClutchMessage } from "@/lib/protocol";
+import type { Db } from "../db/client";
+import type { EventStore } from "../events/store";
+import { ClutchError } from "../errors";
+import { ChannelAccess } from "./access";
+import { recordAudit } from "./audit";
+import { authorizeAppend } from "./authorize-append";
+import { MIN_PASSWORD_LENGTH, type Auth } from "./auth";
+import { ApiKeys, type ApiKeySummary } from "./keys";
+import { isRole, personAgentId, type AgentPrincipal, type PersonPrincipal, type Principal, type Role } from "./principal";
+
+/** How long an invite link stays valid (ms). */
+export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
+
+export interface PersonSummary {
+  id: string;
+  /** `user:<id>` */
+  agent_id: string;
+  name: string;
+  email: string;
+  role: Role;
+  created_at: string;
+}
+
+export interface InviteSummary {
+  id: string;
+  role: Role;
+  note: string;
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  state: "open" | "accepted" | "expired" | "revoked";
+  accepted_by: string | null;
+}
+
+type UserRow = { id: string; name: string; email: string; role: string; createdAt: Date };
+const toPerson = (u: UserRow): PersonSummary => ({
+  id: u.id,
+  agent_id: personAgentId(u.id),
+  name: u.name,
+  email: u.email,
+  role: isRole(u.role) ? u.role : "guest",
+  created_at: u.createdAt.toISOString(),
+});
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+
+/** A person's sign-up: what the setup page and an invite's page send. */
+export const SignUpSchema = z.strictObject({
+  name: z.string().trim().min(1, "your name is required").max(80, "a name is at most 80 characters"),
+  email: z.email("that is not an email address").max(254),
+  password: z.string().min(MIN_PASSWORD_LENGTH, `a password has at least ${MIN_PASSWORD_LENGTH} characters`).max(128, "a password has at most 128 characters"),
+});
+export type SignUp = z.infer<typeof SignUpSchema>;
+
+export class Identity {
+  readonly keys: ApiKeys;
+  readonly channels: ChannelAccess;
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: EventStore,
+    readonly auth: Auth,
+  ) {
+    this.keys = new ApiKeys(db);
+    this.channels = new ChannelAccess(db);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Who is speaking
+
+  /** The principal of a request or socket handshake, or null when it proves nobody. */
+  async authenticate(headers: Headers, token?: string): Promise<Principal | null> {
+    const bearer = token ?? /^Bearer\s+(\S+)$/i.exec(headers.get("authorization") ?? "")?.[1];
+    if (bearer) return this.byKey(bearer);
+    const session = await this.auth.api.getSession({ headers }).catch(() => null);
+    if (!session) return null;
+    const user = session.user as UserRow & { role?: string };
+    return { ...this.personOf(toPerson({ ...user, role: user.role ?? "member" })), via: "session" };
+  }
+
+  private personOf(p: PersonSummary): PersonPrincipal {
+    return { kind: "person", agent_id: p.agent_id, user_id: p.id, role: p.role, name: p.name, email: p.email, via: "session" };
+  }
+
+  private async byKey(key: string): Promise<Principal | null> {
+    const k = await this.keys.verify(key);
+    if (!k) return null;
+    if (k.owner.startsWith("user:")) {
+      const user = await this.db.user.findUnique({ where: { id: k.owner.slice(5) } });
+      return user ? { ...this.personOf(toPerson(user)), via: "key", key_id: k.id } : null;
+    }
+    if (await this.isDisabled(k.owner)) return null;
+    const agent: AgentPrincipal = { kind: "agent", agent_id: k.owner, key_id: k.id };
+    return agent;
+  }
+
+  /**
+   * The channel of run `run_id` when `p` may read it. Throws unknown_run (404) when the run does
+   * not exist or its channel is not readable by `p` (the same answer, so nothing leaks).
+   */
+  async readableRun(p: Principal, run_id: string): Promise<string> {
+    const run = await this.store.queries.run(run_id);
+    if (!run || !(await this.channels.canRead(p, run.thread_id))) throw new ClutchError("unknown_run", `run ${run_id} does not exist`, 404);
+    return run.thread_id;
+  }
+
+  /** The check `store.append` runs for messages `p` sends (server/auth/authorize-append.ts). */
+  authorizer(p: Principal): (messages: ClutchMessage[]) => Promise<void> {
+    return (messages) => authorizeAppend(p, messages, { channels: this.channels, queries: this.store.queries });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // People
+
+  /** True until the first account exists: the app then shows its setup page. */
+  async needsSetup(): Promise<boolean> {
+    return (await this.db.user.count()) === 0;
+  }
+
+  /**
+   * Create the workspace's first account, an admin. Returns the person and the Set-Cookie
+   * headers of its new session. Throws already_set_up (409) once anyone exists.
+   */
+  async setUp(input: SignUp): Promise<{ person: PersonSummary; headers: Headers }> {
+    if (!(await this.needsSetup())) throw new ClutchError("already_set_up", "this workspace already has an admin; sign in instead", 409);
+    const out = await this.signUp(input, "admin");
+    await recordAudit(this.store, { ...this.personOf(out.person), via: "session" }, { action: "workspace.set_up", subject: out.person.agent_id, summary: `${out.person.name} set up the workspace as its admin` });
+    return out;
+  }
+
+  /** CLUTCH_ADMIN_EMAIL / CLUTCH_ADMIN_PASSWORD: create that admin on first start (no-op after). */
+  async ensureAdmin(email: string, password: string): Promise<void> {
+    if (!(await this.needsSetup())) return;
+    await this.setUp({ name: email.split("@")[0] || "admin", email, password });
+  }
+
+  private async signUp(input: SignUp, role: Role): Promise<{ person: PersonSummary; headers: Headers }> {
+    const email = input.email.trim().toLowerCase();
+    if (await this.db.user.findUnique({ where: { email } })) throw new ClutchError("email_taken", `${email} already has an account; sign in instead`, 409);
+    try {
+      const { headers, response } = await this.auth.api.signUpEmail({ body: { name: input.name.trim(), email, password: input.password }, returnHeaders: true });
+      const user = await this.db.user.update({ where: { id: response.user.id }, data: { role } });
+      return { person: toPerson(user), headers };
+    } catch (err) {
+      if (err instanceof APIError) throw new ClutchError("invalid_sign_up", err.message || "the sign-up was refused", 400);
+      throw err;
+    }
+  }
+
+  async people(): Promise<PersonSummary[]> {
+    return (await this.db.user.findMany({ orderBy: { createdAt: "asc" } })).map(toPerson);
+  }
+
+  async person(user_id: string): Promise<PersonSummary | null> {
+    const u = await this.db.user.findUnique({ where: { id: user_id } });
+    return u ? toPerson(u) : null;
+  }
+
+  /** Change a person's role. Throws unknown_user (404) or last_admin (409: someone must stay admin). */
+  async setRole(by: Principal, user_id: string, role: Role): Promise<PersonSummary> {
+    const before = await this.person(user_id);
+    if (!before) throw new ClutchError("unknown_user", `no person ${user_id}`, 404);
+    if (before.role === role) return before;
+    if (before.role === "admin" && (await this.db.user.count({ where: { role: "admin" } })) <= 1) {
+      throw new ClutchError("last_admin", `${before.name} is the only admin; make someone else admin first`, 409);
+    }
+    const after = toPerson(await this.db.user.update({ where: { id: user_id }, data: { role } }));
+    await recordAudit(this.store, by, { action: "member.role_changed", subject: after.agent_id, summary: `${after.name} is now ${role === "admin" ? "an admin" : `a ${role}`} (was ${before.role})`, detail: { from: before.role, to: role } });
+    return after;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Invites
+
+  /** A new invite link's token (shown once) and summary. */
+  async invite(by: Principal, role: Role, note = ""): Promise<{ token: string; invite: InviteSummary }> {
+    const token = randomBytes(24).toString("base64url");
+    const row = await this.db.invite.create({
+      data: { id: newId("invite"), token_hash: sha256(token), role, note, created_by: by.agent_id, expires_at: new Date(Date.now() + INVITE_TTL_MS) },
+    });
+    const invite = this.toInvite(row);
+    await recordAudit(this.store, by, { action: "member.invited", subject: row.id, summary: `invited a new ${role}${note ? ` (${note})` : ""}`, detail: { role, expires_at: invite.expires_at } });
+    return { token, invite };
+  }
+
+  async invites(): Promise<InviteSummary[]> {
+    return (await this.db.invite.findMany({ orderBy: { created_at: "desc" } })).map((r) => this.toInvite(r));
+  }
+
+  /** The open invite a token stands for. Throws invalid_invite: 404 unknown, 410 used, expired or revoked. */
+  async openInvite(token: string): Promise<InviteSummary> {
+    const row = await this.db.invite.findUnique({ where: { token_hash: sha256(token) } });
+    if (!row) throw new ClutchError("invalid_invite", "this invite link is not valid; ask an admin for a new one", 404);
+    const invite = this.toInvite(row);
+    if (invite.state !== "open") throw new ClutchError("invalid_invite", `this invite link was ${invite.state === "accepted" ? "already used" : invite.state}; ask an admin for a new one`, 410);
+    return invite;
+  }
+
+  /** Sign up through an invite: the account gets the invite's role and a session. */
+  async acceptInvite(token: string, input: SignUp): Promise<{ person: PersonSummary; headers: Headers }> {
+    const invite = await this.openInvite(token);
+    const out = await this.signUp(input, invite.role);
+    const claimed = await this.db.invite.updateMany({ where: { id: invite.id, accepted_at: null, revoked_at: null }, data: { accepted_at: new Date(), accepted_by: out.person.agent_id } });
+    if (!claimed.count) {
+      await this.db.user.delete({ where: { id: out.person.id } });
+      throw new ClutchError("invalid_invite", "this invite link was used a moment ago; ask an admin for a new one", 410);
+    }
+    await recordAudit(this.store, { ...this.personOf(out.person), via: "session" }, { action: "member.joined", subject: out.person.agent_id, summary: `${out.person.name} joined as ${invite.role}`, detail: { invite_id: invite.id, role: invite.role } });
+    return out;
+  }
+
+  /** Revoke an invite; false when it was not open. */
+  async revokeInvite(by: Principal, id: string): Promise<boolean> {
+    const r = await this.db.invite.updateMany({ where: { id, accepted_at: null, revoked_at: null }, data: { revoked_at: new Date() } });
+    if (r.count) await recordAudit(this.store, by, { action: "invite.revoked", subject: id, summary: "revoked an invite link" });
+    return r.count > 0;
+  }
+
+  private toInvite(r: { id: string; role: string; note: string; created_by: string; created_at: Date; expires_at: Date; accepted_by: string | null; accepted_at: Date | null; revoked_at: Date | null }): InviteSummary {
+    const state = r.accepted_at ? "accepted" : r.revoked_at ? "revoked" : r.expires_at.getTime() <= Date.now() ? "expired" : "open";
+    return {
+      id: r.id,
+      role: isRole(r.role) ? r.role : "guest",
+      note: r.note,
+      created_by: r.created_by,
+      created_at: r.created_at.toISOString(),
+      expires_at: r.expires_at.toISOString(),
+      state,
+      accepted_by: r.accepted_by,
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // API keys
+
+  /** A new key for `owner` (`user:<id>` or `agent:<id>`); the key is in the answer only. */
+  async createKey(by: Principal, owner: string, name: string): Promise<{ key: string; summary: ApiKeySummary }> {
+    const out = await this.keys.create(owner, name, by.agent_id);
+    await recordAudit(this.store, by, { action: "key.created", subject: out.summary.id, summary: `created the API key "${name}" (${out.summary.prefix}…) for ${owner}`, detail: { owner, prefix: out.summary.prefix } });
+    return out;
+  }
+
+  /** Revoke a key. Throws unknown_key (404) when there is none or it is not `allowedOwner`'s. */
+  async revokeKey(by: Principal, id: string, allowedOwner?: string): Promise<ApiKeySummary> {
+    const key = await this.keys.get(id);
+    if (!key || (allowedOwner && key.owner !== allowedOwner)) throw new ClutchError("unknown_key", `no API key ${id}`, 404);
+    if (await this.keys.revoke(id)) {
+      await recordAudit(this.store, by, { action: "key.revoked", subject: id, summary: `revoked the API key "${key.name}" (${key.prefix}…) of ${key.owner}`, detail: { owner: key.owner } });
+    }
+    return (await this.keys.get(id))!;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Agents
+
+  async isDisabled(agent_id: string): Promise<boolean> {
+    return (await this.db.disabledAgent.count({ where: { agent_id } })) > 0;
+  }
+
+  async disabledAgents(): Promise<string[]> {
+    return (await this.db.disabledAgent.findMany({ select: { agent_id: true } })).map((r) => r.agent_id);
+  }
+
+  /** Disable (or enable again) an external agent: its keys stop working while it is disabled. */
+  async setAgentDisabled(by: Principal, agent_id: string, disabled: boolean, reason = ""): Promise<void> {
+    if (disabled) {
+      const r = await this.db.disabledAgent.createMany({ data: [{ agent_id, disabled_by: by.agent_id, reason }], skipDuplicates: true });
+      if (r.count) await recordAudit(this.store, by, { action: "agent.disabled", subject: agent_id, summary: `disabled ${agent_id}${reason ? `: ${reason}` : ""}` });
+    } else {
+      const r = await this.db.disabledAgent.deleteMany({ where: { agent_id } });
+      if (r.count) await recordAudit(this.store, by, { action: "agent.enabled", subject: agent_id, summary: `enabled ${agent_id} again` });
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Channel membership (reads are in ChannelAccess)
+
+  async addMember(by: Principal, thread_id: string, member: string): Promise<void> {
+    if (await this.channels.add(thread_id, member, by.agent_id)) {
+      await recordAudit(this.store, by, { action: "channel.member_added", subject: member, summary: `added ${await this.nameOf(member)} to the channel`, detail: { thread_id } }, thread_id);
+    }
+  }
+
+  async removeMember(by: Principal, thread_id: string, member: string): Promise<void> {
+    if (await this.channels.remove(thread_id, member)) {
+      await recordAudit(this.store, by, { action: "channel.member_removed", subject: member, summary: `removed ${await this.nameOf(member)} from the channel`, detail: { thread_id } }, thread_id);
+    }
+  }
+
+  async setVisibility(by: Principal, thread_id: string, visibility: "public" | "private"): Promise<void> {
+    await this.channels.setVisibility(thread_id, visibility);
+    await recordAudit(this.store, by, { action: "channel.visibility_changed", subject: thread_id, summary: `made the channel ${visibility}`, detail: { visibility } }, thread_id);
+  }
+
+  /** A member's display name: the person's name, or the agent id. */
+  async nameOf(member: string): Promise<string> {
+    if (!member.startsWith("user:")) return member;
+    return (await this.person(member.slice(5)))?.name ?? member;
+  }
+}

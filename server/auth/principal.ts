@@ -1,0 +1,40 @@
+/**
+ * Principals: who is speaking (docs/identity.md; Clutch Protocol §6). Every REST request and
+ * every socket is one of these, decided once by `Identity.authenticate` from the session cookie
+ * or an `Authorization: Bearer` API key; nothing a request body says about its sender counts.
+ *
+ * - person: a signed-in account (`agent_id` is `user:<id>`), through its session or its own key.
+ * - agent: an external agent through an API key an admin created for it (`agent_id` agent:<id>).
+ * - system: Clutch itself and the workspace's agents running inside it (trusted).
+ */
+export const ROLES = ["admin", "member", "guest"] as const;
+/** admin: members, keys, agents, policy; member: every public channel; guest: only channels they were added to. */
+export type Role = (typeof ROLES)[number];
+
+export type PersonPrincipal = {
+  kind: "person";
+  /** `user:<id>`: the `from.agent_id` of this person's events. */
+  agent_id: string;
+  user_id: string;
+  role: Role;
+  name: string;
+  email: string;
+  /** How this request proved it: the session cookie, or one of the person's API keys. */
+  via: "session" | "key";
+  key_id?: string;
+};
+export type AgentPrincipal = { kind: "agent"; agent_id: string; key_id: string };
+export type SystemPrincipal = { kind: "system"; agent_id: "system" };
+export type Principal = PersonPrincipal | AgentPrincipal | SystemPrincipal;
+
+/** Clutch and its workspace agents: trusted, may do anything. */
+export const SYSTEM: SystemPrincipal = { kind: "system", agent_id: "system" };
+
+/** The `from.agent_id` of a person with account id `user_id`. */
+export const personAgentId = (user_id: string) => `user:${user_id}`;
+
+export const isAdmin = (p: Principal) => p.kind === "system" || (p.kind === "person" && p.role === "admin");
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === "string" && (ROLES as readonly string[]).includes(value);
+}
