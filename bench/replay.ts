@@ -38,6 +38,7 @@ import { createClutch } from "@/server/clutch";
 import { databaseOf } from "@/server/events/testing";
 import { CHROMIUM_ARGS } from "../playwright.config";
 import { arg, benchDatabase, flag, gitState, machine, numArg, ROOT, safeUrl, sleep, summarize, writeResults } from "./_lib";
+import { scriptAdminEnv, signIn } from "../scripts/session";
 
 const TASKS = numArg("tasks", 5000);
 const EVENTS = numArg("events", 50_000);
@@ -216,7 +217,7 @@ async function main() {
     // 2. The production server.
     server = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", LOG_LEVEL: "warn", CLUTCH_WORKSPACE: "none" },
+      env: { ...process.env, ...scriptAdminEnv, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", LOG_LEVEL: "warn", CLUTCH_WORKSPACE: "none" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -227,14 +228,16 @@ async function main() {
       await sleep(100);
     }
     const base = `http://localhost:${PORT}`;
+    const session = await signIn(base);
     // Warm the server (first requests compile nothing in production, but fill caches and JITs).
-    await fetch(`${base}/runs/${run_id}`).then((r) => r.text());
-    await fetch(`${base}/api/runs/${run_id}`).then((r) => r.text());
+    await fetch(`${base}/runs/${run_id}`, { headers: { cookie: session.header } }).then((r) => r.text());
+    await fetch(`${base}/api/runs/${run_id}`, { headers: { cookie: session.header } }).then((r) => r.text());
 
     // 3. Chromium.
     const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
     const open = async () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.context().addCookies(session.cookies);
       // Page scripts are strings: tsx's esbuild would wrap named functions in a helper the page lacks.
       await page.addInitScript(`(() => {
         const check = () => {

@@ -22,6 +22,7 @@ import { stripVTControlCharacters } from "node:util";
 import { chromium, expect, type APIRequestContext, type Browser, type Locator, type Page } from "@playwright/test";
 import pg from "pg";
 import { messageLog, useDisplayName } from "../e2e/helpers";
+import { scriptAdminEnv, signIn } from "./session";
 import type { ApprovalSummary, ThreadSummary } from "../lib/api/types";
 import type { StoredEvent } from "../lib/protocol";
 import { CHROMIUM_ARGS } from "../playwright.config";
@@ -103,7 +104,7 @@ async function startServer(env: Record<string, string>): Promise<void> {
   if (!(await portFree())) throw new Error(`port ${PORT} is taken: stop what listens there or set PORT`);
   const server: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
     cwd: ROOT,
-    env: { ...process.env, ...env, NODE_ENV: "production", PORT: String(PORT), LOG_LEVEL: "warn" },
+    env: { ...process.env, ...env, ...scriptAdminEnv, NODE_ENV: "production", PORT: String(PORT), LOG_LEVEL: "warn" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -370,6 +371,7 @@ async function directory({ page }: Session): Promise<void> {
 
 async function takeScreenshots(browser: Browser): Promise<void> {
   const context = await browser.newContext({ baseURL: BASE_URL, viewport: { width: 1280, height: 800 }, colorScheme: "light", locale: "en-US" });
+  await context.addCookies((await signIn(BASE_URL)).cookies);
   const page = await context.newPage();
   await useDisplayName(page, ME);
   const sales = await salesThread(context.request);
