@@ -46,12 +46,12 @@ export class ClientGroup {
   latencyCount = 0;
   activity = 0;
 
-  /** Connect and subscribe; resolves when every subscription is acknowledged. */
-  async start(url: string, threads: string[], perThread: number, after: number): Promise<void> {
+  /** Connect with API key `token` and subscribe; resolves when every subscription is acknowledged. */
+  async start(url: string, threads: string[], perThread: number, after: number, token: string): Promise<void> {
     const jobs: Promise<void>[] = [];
     for (let k = 0; k < perThread; k++) {
       for (const thread_id of threads) {
-        const socket: ClientSocket = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, timeout: 20_000 });
+        const socket: ClientSocket = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, timeout: 20_000, auth: { token } });
         const c: ClientState = { socket, thread_id, lastSeq: after, seen: new Set(), received: 0, duplicates: 0, outOfOrder: 0, unexpected: 0 };
         this.clients.push(c);
         socket.on("event", (ev) => this.onEvent(c, ev));
@@ -126,7 +126,7 @@ export class ClientGroup {
 // Worker entry: drive a ClientGroup by messages from bench/fanout.ts.
 if (!isMainThread && (workerData as { role?: string } | undefined)?.role === "fanout-clients") {
   const group = new ClientGroup();
-  const { url, threads, perThread, after } = workerData as { url: string; threads: string[]; perThread: number; after: number };
+  const { url, threads, perThread, after, token } = workerData as { url: string; threads: string[]; perThread: number; after: number; token: string };
   parentPort!.on("message", (msg: { cmd: string; expected?: Record<string, string[]> }) => {
     if (msg.cmd === "progress") parentPort!.postMessage({ cmd: "progress", deliveries: group.deliveries() });
     else if (msg.cmd === "verify") {
@@ -138,7 +138,7 @@ if (!isMainThread && (workerData as { role?: string } | undefined)?.role === "fa
       parentPort!.close();
     }
   });
-  group.start(url, threads, perThread, after).then(
+  group.start(url, threads, perThread, after, token).then(
     () => parentPort!.postMessage({ cmd: "started" }),
     (err: Error) => parentPort!.postMessage({ cmd: "error", message: err.message }),
   );

@@ -27,7 +27,7 @@ const server = createServer((req, res) => {
     void (async () => {
       const request = new Request(`http://127.0.0.1${req.url}`, {
         method: "POST",
-        headers: { "content-type": req.headers["content-type"] ?? "application/json" },
+        headers: { "content-type": req.headers["content-type"] ?? "application/json", authorization: req.headers.authorization ?? "" },
         body: Buffer.concat(chunks),
       });
       const response = await POST(request, undefined as never);

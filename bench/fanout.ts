@@ -57,9 +57,9 @@ interface Clients {
   close(): Promise<void>;
 }
 
-async function localClients(url: string, threads: string[], after: number): Promise<Clients> {
+async function localClients(url: string, threads: string[], after: number, token: string): Promise<Clients> {
   const g = new ClientGroup();
-  await g.start(url, threads, PER_THREAD, after);
+  await g.start(url, threads, PER_THREAD, after, token);
   return {
     deliveries: async () => g.deliveries(),
     finish: async (expected) => ({ report: g.verify(expected), latencies: g.latencies.slice(0, g.latencyCount) }),
@@ -67,14 +67,14 @@ async function localClients(url: string, threads: string[], after: number): Prom
   };
 }
 
-async function workerClients(url: string, threads: string[], after: number): Promise<Clients> {
+async function workerClients(url: string, threads: string[], after: number, token: string): Promise<Clients> {
   const workers = Array.from({ length: CLIENT_THREADS }, (_, w) => {
     const mine = threads.filter((_, i) => i % CLIENT_THREADS === w);
     // A worker cannot start from a .ts file directly: register tsx's loader, then import it.
     const tsxApi = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/esm/api/index.mjs")).href;
     const entry = pathToFileURL(path.join(ROOT, "bench/_clients.ts")).href;
     const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-    return new Worker(boot, { eval: true, workerData: { role: "fanout-clients", url, threads: mine, perThread: PER_THREAD, after } });
+    return new Worker(boot, { eval: true, workerData: { role: "fanout-clients", url, threads: mine, perThread: PER_THREAD, after, token } });
   });
   const ask = <T>(w: Worker, cmd: string, extra: object = {}) =>
     new Promise<T>((resolve, reject) => {
@@ -130,13 +130,15 @@ async function main() {
   try {
     rt = await createClutch({ databaseUrl: db.url, dataDir: "", workspaceDir: null });
     const threads = await createThreads(rt.store, THREADS, "fanout");
-    gateway = new RealtimeGateway(httpServer, rt.store, rt.tail);
+    gateway = new RealtimeGateway(httpServer, rt.store, rt.tail, rt.identity);
+    // The clients read as an external agent: every bench channel is public (docs/identity.md).
+    const { key: token } = await rt.identity.keys.create("agent:bench-reader", "fanout bench", "system");
     await new Promise<void>((r) => httpServer.listen(0, "127.0.0.1", r));
     const url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
     await sleep(200); // let the tail publish the thread announcements
     const after = rt.tail.head;
     const tc = performance.now();
-    clients = CLIENT_THREADS > 0 ? await workerClients(url, threads, after) : await localClients(url, threads, after);
+    clients = CLIENT_THREADS > 0 ? await workerClients(url, threads, after, token) : await localClients(url, threads, after, token);
     console.log(`        ${THREADS * PER_THREAD} clients connected and subscribed in ${Math.round(performance.now() - tc)} ms`);
 
     // The load: a fixed schedule of RATE events/s, each append called when its events are due.

@@ -2,6 +2,7 @@
  * Test harness for the agent system: the sales-analysis workspace in a channel of its own
  * (so test files sharing the database do not see each other's runs), on the built-in model.
  */
+import { personId } from "@/lib/people";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -50,9 +51,9 @@ export async function startAgents(workspaceDir: string): Promise<Clutch> {
   });
 }
 
-/** Post a person's message as the API does. */
+/** Post a person's message as the API does (`user:<slug of name>`, as people were named before accounts). */
 export async function say(rt: Clutch, thread_id: string, text: string, display_name = "Dana"): Promise<StoredEvent> {
-  const msg = await personMessage(rt.store.queries, thread_id, { text, display_name }, (id) => rt.registry.has(id));
+  const msg = await personMessage(rt.store.queries, thread_id, { text }, { agent_id: personId(display_name), display_name }, (id) => rt.registry.has(id));
   return (await rt.store.append(msg)).events[0]!;
 }
 

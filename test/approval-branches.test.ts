@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeMessage, newId } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import { startAgents, waitFor } from "./agents";
-import { taskRow } from "./helpers";
+import { taskRow, approver } from "./helpers";
 
 let rt: Clutch;
 
@@ -50,7 +50,7 @@ describe("a held branch", () => {
     expect((await taskRow(rt, a)).state).toBe("approval_required");
     expect((await rt.store.read({ run_id })).events.some((e) => e.type === "task.accept" && e.task_id === a)).toBe(false);
 
-    await rt.approvals.decide(String(held.payload.approval_id), { decision: "approve", display_name: "Ana" });
+    await rt.approvals.decide(String(held.payload.approval_id), { decision: "approve" }, approver("Ana"));
     await waitFor(rt, thread_id, "branch A finished after approval", (evs) => evs.find((e) => e.type === "task.result" && e.task_id === a));
     expect((await taskRow(rt, a)).state).toBe("succeeded");
   });

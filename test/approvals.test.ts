@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredEvent } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
-import { runRow, taskRow } from "./helpers";
+import { runRow, taskRow, approver } from "./helpers";
 
 const POLICY = `
 version: 1
@@ -62,22 +62,22 @@ describe("approvals", () => {
     // Restart Clutch while the approval is pending: it is still pending afterwards.
     await rt.stop();
     rt = await startAgents(ws.dir);
-    const pending = await rt.approvals.decide(String(review.payload.approval_id), { decision: "approve", display_name: "Lee" });
+    const pending = await rt.approvals.decide(String(review.payload.approval_id), { decision: "approve" }, approver("Lee"));
     expect(pending.state).toBe("granted");
 
     const report = await waitFor(rt, thread_id, "the report held for dana", (evs) => requested(evs, "approve-report", review.seq));
     expect(report.payload.approvers).toEqual(["user:dana"]);
     expect(String(report.payload.preview)).toMatch(/Q4 2017 sales trends/);
-    await expect(rt.approvals.decide(String(report.payload.approval_id), { decision: "approve", display_name: "Lee" })).rejects.toMatchObject({
+    await expect(rt.approvals.decide(String(report.payload.approval_id), { decision: "approve" }, approver("Lee"))).rejects.toMatchObject({
       code: "not_an_approver",
     });
-    await rt.approvals.decide(String(report.payload.approval_id), { decision: "reject", comment: "Not yet, add the margins", display_name: "Dana" });
+    await rt.approvals.decide(String(report.payload.approval_id), { decision: "reject", comment: "Not yet, add the margins" }, approver("Dana"));
 
     const refusal = await waitFor(rt, thread_id, "pm-1 told of the rejection", (evs) =>
       evs.find((e) => e.type === "tool.error" && e.from.agent_id === "agent:pm-1" && e.payload.code === "PERMISSION_DENIED"),
     );
     expect(refusal.payload.message).toMatch(/rejected by user:dana: Not yet, add the margins/);
-    await expect(rt.approvals.decide(String(report.payload.approval_id), { decision: "approve", display_name: "Dana" })).rejects.toMatchObject({ code: "not_pending" });
+    await expect(rt.approvals.decide(String(report.payload.approval_id), { decision: "approve" }, approver("Dana"))).rejects.toMatchObject({ code: "not_pending" });
     // pm-1 reacts: the report is not sent, pm-1 finishes its task, and the run comes to an end.
     await waitFor(rt, thread_id, "pm-1's result", (evs) => evs.find((e) => e.run_id === q.run_id && e.type === "task.result" && e.from.agent_id === "agent:pm-1"));
     const events = (await threadEvents(rt, thread_id)).filter((e) => e.run_id === q.run_id);

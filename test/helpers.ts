@@ -8,6 +8,7 @@ import { createClutch, type Clutch, type ClutchOptions } from "@/server/clutch";
 import type { RunRow, TaskRow } from "@/server/events/queries";
 import type { PersonSummary } from "@/server/auth/identity";
 import { SYSTEM, type Role } from "@/server/auth/principal";
+import { personId } from "@/lib/people";
 
 /**
  * A Clutch on the test database: without agents unless `options` name a workspace (see
@@ -44,6 +45,11 @@ export async function testPerson(rt: Clutch, role: Role = "admin", name = `Test 
 export async function testAgent(rt: Clutch, agent_id = "agent:tester"): Promise<TestPrincipal> {
   const { key } = await rt.identity.keys.create(agent_id, "tests", "system");
   return { key, agent_id, headers: bearer(key) };
+}
+
+/** A member named `name` as `Approvals.decide` takes them (`user:<slug>`, as people were named before accounts). */
+export function approver(name: string, role: Role = "member") {
+  return { agent_id: personId(name), display_name: name, role };
 }
 
 /** A Request to `url` made by `as` (headers merged into `init`). */

@@ -138,7 +138,7 @@ describe("parallel runs", () => {
       return qs.length === 2 ? qs : undefined;
     });
     await Promise.all(
-      questions.map(async (q) => rt.store.append(await personMessage(rt.store.queries, thread_id, { text: "Regional breakdown by major market", reply_to: q.id }))),
+      questions.map(async (q) => rt.store.append(await personMessage(rt.store.queries, thread_id, { text: "Regional breakdown by major market", reply_to: q.id }, { agent_id: "user:dana", display_name: "Dana" }))),
     );
     const runs = await Promise.all(questions.map((q) => runFinished(rt, q.run_id)));
     expect(runs.map((r) => r.state)).toEqual(["succeeded", "succeeded"]);

@@ -206,6 +206,10 @@ export const ApprovalRequestedPayload = z.looseObject({
   approval_id: z.string().min(1),
   subject: PolicySubject,
   approvers: z.union([z.literal("any"), z.array(z.string().min(1)).min(1)]),
+  /** Who asked for the work (the run's root task's requester), for `forbid_self_approval`. */
+  requester: z.string().optional(),
+  /** The rule forbids the requester from deciding (lib/approvers.ts). */
+  forbid_self_approval: z.boolean().optional(),
   summary: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()).optional(),
   /** Markdown of what will be sent or done (e.g. the report). */

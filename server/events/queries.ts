@@ -31,6 +31,12 @@ export class Queries {
     return ev && isEvent(ev, "task.request") ? ev : null;
   }
 
+  /** The event with this seq, or null. */
+  async eventAtSeq(seq: number): Promise<StoredEvent | null> {
+    const row = await this.db.event.findUnique({ where: { seq: BigInt(seq) } });
+    return row ? fromRow(row) : null;
+  }
+
   /** The event `id` of a thread, or null. */
   async eventInThread(thread_id: string, id: string): Promise<StoredEvent | null> {
     const row = await this.db.event.findFirst({ where: { thread_id, id } });

@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
-import { newThread, testClutch } from "@/test/helpers";
+import { newThread, testClutch, approver } from "@/test/helpers";
 import { Approvals, type Gate } from "./approvals";
 import { PolicyKernel } from "./kernel";
 
@@ -51,7 +51,7 @@ describe("gate", () => {
     expect(await approvals.gate(g)).toEqual({ status: "wait", approval_id: id }); // asked again (a restart): the same approval
     const listed = await approvalRow(id);
     expect(listed).toMatchObject({ state: "pending", kind: "dispatch", agent_id: "agent:payer-1" });
-    await approvals.decide(id, { decision: "approve", arguments: { amount: 50 }, display_name: "Ana" });
+    await approvals.decide(id, { decision: "approve", arguments: { amount: 50 } }, approver("Ana"));
     expect(await approvals.gate(g)).toEqual({ status: "go", arguments: { amount: 50 } });
     const events = (await rt.store.read({ run_id: g.at.run_id })).events.map((e) => e.type);
     expect(events).toEqual(["policy.decision", "approval.requested", "approval.granted"]);
@@ -95,8 +95,8 @@ describe("gate", () => {
     await escalating.expireDue(new Date(Date.now() + 5000));
     const row = await approvalRow(w2.approval_id);
     expect(row).toMatchObject({ state: "pending", approvers: ["user:boss"] });
-    await expect(escalating.decide(w2.approval_id, { decision: "approve", display_name: "Ana" })).rejects.toMatchObject({ code: "not_an_approver" });
-    await escalating.decide(w2.approval_id, { decision: "approve", display_name: "Boss" });
+    await expect(escalating.decide(w2.approval_id, { decision: "approve" }, approver("Ana"))).rejects.toMatchObject({ code: "not_an_approver" });
+    await escalating.decide(w2.approval_id, { decision: "approve" }, approver("Boss"));
     expect(await escalating.gate(g2)).toEqual({ status: "go" });
   });
 });

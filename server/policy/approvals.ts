@@ -10,7 +10,8 @@
  * pending approval is a projection of the log and survives restarts. Throttled calls wait
  * and ask again; they are delayed, never dropped.
  */
-import { makeMessage, newId, type ClutchMessage, type PayloadOf } from "@/lib/protocol";
+import { mayDecide, type Decider } from "@/lib/approvers";
+import { isEvent, makeMessage, newId, type ClutchMessage, type PayloadOf } from "@/lib/protocol";
 import { ClutchError } from "../errors";
 import type { ApprovalRow } from "../events/queries";
 import type { EventStore } from "../events/store";
@@ -65,6 +66,7 @@ export class Approvals {
       if (d.decision === "require_approval") {
         const approval_id = newId("approval");
         const expires_at = new Date(Date.now() + this.kernel.current().approvals.timeout_sec * 1000).toISOString();
+        const requester = (await this.store.queries.rootTasks([g.at.run_id]))[0]?.requester ?? undefined;
         const { events } = await this.store.append([
           this.event(g, "policy.decision", { ...base, approval_id }, `${g.key}:policy`),
           this.event(
@@ -74,6 +76,8 @@ export class Approvals {
               approval_id,
               subject: g.subject,
               approvers: d.approvers ?? "any",
+              ...(requester ? { requester } : {}),
+              ...(d.forbid_self_approval ? { forbid_self_approval: true } : {}),
               summary: g.summary,
               ...(g.arguments ? { arguments: g.arguments } : {}),
               ...(g.preview ? { preview: g.preview } : {}),
@@ -108,22 +112,28 @@ export class Approvals {
   }
 
   /**
-   * A person's decision, recorded as theirs (`person`: the signed-in principal's id and profile
-   * name). Throws ClutchError unknown_approval (404), not_pending (409), not_an_approver (403),
-   * invalid_arguments (400).
+   * A person's decision, recorded as theirs (`person`: the signed-in principal's id, profile name,
+   * role and email; who may decide is lib/approvers.ts `mayDecide`). Throws ClutchError
+   * unknown_approval (404), not_pending (409), not_an_approver (403), invalid_arguments (400).
    */
   async decide(
     approval_id: string,
     input: { decision: "approve" | "reject"; comment?: string; arguments?: Record<string, unknown> },
-    person: { agent_id: string; display_name: string },
+    person: Decider & { display_name: string },
   ): Promise<ApprovalRow> {
     const a = await this.store.queries.approval(approval_id);
     if (!a) throw new ClutchError("unknown_approval", `there is no approval ${approval_id}`, 404);
     if (a.state !== "pending") throw new ClutchError("not_pending", `approval ${approval_id} is already ${a.state}${a.decided_by ? ` by ${a.decided_by}` : ""}`, 409);
     const by = person.agent_id;
     const approvers = a.approvers as "any" | string[];
-    if (approvers !== "any" && !approvers.includes(by)) {
-      throw new ClutchError("not_an_approver", `${by} may not decide this approval; approvers: ${approvers.join(", ")}`, 403);
+    const request = await this.store.queries.eventAtSeq(Number(a.request_seq));
+    const asked = request && isEvent(request, "approval.requested") ? request.payload : null;
+    const self = { requester: asked?.requester, forbidSelf: asked?.forbid_self_approval };
+    if (!mayDecide(approvers, person, self)) {
+      const why = mayDecide(approvers, person)
+        ? `you asked for this work, and rule ${a.rule ?? "(default)"} needs someone else to decide`
+        : `approvers: ${approvers === "any" ? "any member of the channel" : approvers.join(", ")}`;
+      throw new ClutchError("not_an_approver", `${person.display_name} (${by}) may not decide this approval; ${why}`, 403);
     }
     if (input.arguments && input.decision === "reject") throw new ClutchError("invalid_arguments", "edited arguments go with approve, not reject");
     const at = { thread_id: a.thread_id, run_id: a.run_id, task_id: a.task_id };

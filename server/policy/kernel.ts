@@ -24,6 +24,8 @@ export interface Decision {
   reason: string;
   /** require_approval: who may approve ("any" member or named people). */
   approvers?: "any" | string[];
+  /** require_approval: the run's requester may not decide (the rule's `forbid_self_approval`). */
+  forbid_self_approval?: boolean;
   /** throttle: how long to wait before asking again (ms). */
   delay_ms?: number;
   /** constrain: the limits that apply. */
@@ -144,7 +146,7 @@ export class PolicyKernel {
       case "deny":
         return { decision: rule.decision, rule: rule.id, reason: m.reason };
       case "require_approval":
-        return { decision: "require_approval", rule: rule.id, reason: m.reason, approvers: rule.approvers };
+        return { decision: "require_approval", rule: rule.id, reason: m.reason, approvers: rule.approvers, forbid_self_approval: rule.forbid_self_approval };
       case "throttle": {
         const key = `${rule.id}|${rule.rate.per === "agent" ? subject.agent : `${subject.server_id ?? ""}/${subject.tool ?? ""}`}`;
         const now = this.now();

@@ -10,7 +10,8 @@
  *     - id: approve-process-data
  *       match: { tool: { server_id: DataServer, tool: process_data } }
  *       decision: require_approval
- *       approvers: any              # or [user:dana, user:lee]
+ *       approvers: any              # or [user:<id>, dana@example.com, role:admin]
+ *       forbid_self_approval: true  # the person who asked for the work may not decide
  *       reason: Processing data changes what the analysis rests on
  *
  * `match` fields (all given must hold; lists match any of their values): agent, capability,
@@ -46,7 +47,13 @@ export const RuleSchema = z.discriminatedUnion("decision", [
   z.strictObject({
     ...base,
     decision: z.literal("require_approval"),
+    /**
+     * Who may decide (lib/approvers.ts, docs/identity.md): "any" person who may read the run's
+     * channel, or a list of `user:<id>`, email addresses and `role:admin|member|guest`.
+     */
     approvers: z.union([z.literal("any"), z.array(z.string().min(1)).min(1)]).default("any"),
+    /** The person who asked for the work (the run's requester) may not decide its approvals. */
+    forbid_self_approval: z.boolean().default(false),
   }),
   z.strictObject({
     ...base,

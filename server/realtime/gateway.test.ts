@@ -10,18 +10,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, type StoredEvent } from "@/lib/protocol";
 import type { Ack, ClientEvents, ServerEvents } from "@/lib/realtime/contract";
 import type { Clutch } from "@/server/clutch";
-import { chat, newThread, testClutch } from "@/test/helpers";
+import { chat, newThread, testAgent, testClutch } from "@/test/helpers";
 import { RealtimeGateway } from "./gateway";
 
 let rt: Clutch;
 let http: Server;
 let gateway: RealtimeGateway;
 let url: string;
+/** An external agent's API key: the channels these tests make are public, so it may read them all. */
+let token: string;
 
 beforeAll(async () => {
   rt = await testClutch();
   http = createServer();
-  gateway = new RealtimeGateway(http, rt.store, rt.tail);
+  gateway = new RealtimeGateway(http, rt.store, rt.tail, rt.identity);
+  token = (await testAgent(rt, "agent:gateway-reader")).key;
   await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
   url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
 });
@@ -33,7 +36,7 @@ afterAll(async () => {
 type Client = Socket<ServerEvents, ClientEvents>;
 
 function client(): { socket: Client; received: StoredEvent[] } {
-  const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true });
+  const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token } });
   const received: StoredEvent[] = [];
   socket.on("event", (ev) => received.push(ev));
   return { socket, received };

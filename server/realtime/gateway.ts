@@ -42,8 +42,13 @@ type ClutchSocket = Socket<ClientEvents, ServerEvents, Record<string, never>, { 
 
 interface LiveSub {
   key: string;
-  /** The channel the subscription reads (a run's channel for a run). */
-  thread_id: string;
+  /**
+   * The channel the subscription reads (a run's channel for a run); undefined for a run that has
+   * no event yet, until its first event arrives and `access` says whether its channel is readable.
+   */
+  thread_id: string | undefined;
+  /** For a run with no event yet: the channels the socket could read when it subscribed. */
+  access?: Readable;
   socket: ClutchSocket;
   cursor: number;
   live: boolean;
@@ -121,16 +126,19 @@ export class RealtimeGateway {
     try {
       const principal = socket.data.principal;
       let thread_id = s.thread_id;
+      let access: Readable | undefined;
       if (s.run_id) {
-        thread_id = (await this.store.queries.run(s.run_id))?.thread_id;
-        if (!thread_id || !(await this.identity.channels.canRead(principal, thread_id))) return reply(fail("unknown_run", `run ${s.run_id} does not exist`));
+        // A run's channel is that of its first event; a run with none yet may still start.
+        thread_id = (await this.store.read({ run_id: s.run_id }, { limit: 1 })).events[0]?.thread_id;
+        if (!thread_id) access = await this.readableBy(socket);
+        else if (!(await this.identity.channels.canRead(principal, thread_id))) return reply(fail("unknown_run", `run ${s.run_id} does not exist`));
       } else if (!(await this.identity.channels.canRead(principal, thread_id!))) {
         return reply(fail("unknown_thread", `thread ${s.thread_id} does not exist`));
       }
       const key = keyOf(s);
       const old = subs.get(key);
       if (old) this.remove(old, subs);
-      const sub: LiveSub = { key, thread_id: thread_id!, socket, cursor: s.after ?? 0, live: false, buffer: [], closed: false };
+      const sub: LiveSub = { key, thread_id, access, socket, cursor: s.after ?? 0, live: false, buffer: [], closed: false };
       subs.set(key, sub);
       let set = this.byKey.get(key);
       if (!set) this.byKey.set(key, (set = new Set()));
@@ -175,6 +183,7 @@ export class RealtimeGateway {
     const sockets = new Set<string>();
     for (const key of [`thread:${ev.thread_id}`, `run:${ev.run_id}`]) {
       for (const sub of this.byKey.get(key) ?? []) {
+        if (sub.thread_id === undefined && !this.admit(sub, ev)) continue;
         if (!sub.live) sub.buffer.push(ev);
         else if (ev.seq > sub.cursor) {
           sub.cursor = ev.seq;
@@ -205,6 +214,22 @@ export class RealtimeGateway {
         }
       }
     }
+  }
+
+  /**
+   * The first event of a run subscribed to before it had any: the subscription takes that event's
+   * channel, and is dropped (quietly, as if the run did not exist) when the socket may not read it.
+   */
+  private admit(sub: LiveSub, ev: StoredEvent): boolean {
+    const access = sub.access!;
+    if (access.all || access.ids.has(ev.thread_id)) {
+      sub.thread_id = ev.thread_id;
+      sub.access = undefined;
+      return true;
+    }
+    sub.closed = true;
+    this.byKey.get(sub.key)?.delete(sub);
+    return false;
   }
 
   /** Forget every socket's cached channel access (a channel was created, or its members changed). */

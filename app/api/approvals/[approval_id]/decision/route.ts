@@ -27,7 +27,7 @@ export const POST = route({ auth: "person", params: z.object({ approval_id: z.st
   if (rt.workspace === NO_WORKSPACE) throw new ClutchError("no_policy", "approvals need the agents' workspace; this server runs without one", 409);
   const pending = await rt.store.queries.approval(approval_id);
   if (!pending || !(await rt.identity.channels.canRead(principal, pending.thread_id))) throw new ClutchError("unknown_approval", `there is no approval ${approval_id}`, 404);
-  const row = await rt.approvals.decide(approval_id, body.data, { agent_id: principal.agent_id, display_name: principal.name });
+  const row = await rt.approvals.decide(approval_id, body.data, { agent_id: principal.agent_id, display_name: principal.name, role: principal.role, email: principal.email });
   const thread = await rt.store.getThread(row.thread_id);
   return json({ approval: toApprovalSummary(row, thread?.name ?? null) });
 });
