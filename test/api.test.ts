@@ -15,25 +15,30 @@ import * as healthRoute from "@/app/api/health/route";
 import * as agentsRoute from "@/app/api/agents/route";
 import * as heartbeatRoute from "@/app/api/agents/[agent_id]/heartbeat/route";
 import type { AgentSummary } from "@/lib/api/types";
-import { chat, testClutch } from "./helpers";
+import { chat, requestAs, testAgent, testClutch, testPerson, type TestPrincipal } from "./helpers";
 
 let rt: Clutch;
+/** The person most calls are made as, and the external agent that sends `chat()` messages. */
+let renee: TestPrincipal;
+let tester: TestPrincipal;
 beforeAll(async () => {
   rt = await testClutch();
+  renee = await testPerson(rt, "admin", "Renée Smith");
+  tester = await testAgent(rt);
 });
 afterAll(() => rt.stop());
 
-const post = (body: unknown) =>
-  new Request("http://test/api", {
+const post = (body: unknown, as: TestPrincipal = renee) =>
+  requestAs(as, "http://test/api", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
-const get = (query = "") => new Request(`http://test/api${query}`);
+const get = (query = "") => requestAs(renee, `http://test/api${query}`);
 const params = <T>(p: T) => ({ params: Promise.resolve(p) });
 
 async function newChannel(name = `api-${newId("thread").slice(-8).toLowerCase()}`) {
-  const res = await threadsRoute.POST(post({ name, topic: "testing", display_name: "Renée Smith" }), undefined as never);
+  const res = await threadsRoute.POST(post({ name, topic: "testing" }), undefined as never);
   expect(res.status).toBe(201);
   return ((await res.json()) as { thread: { id: string; name: string } }).thread;
 }
@@ -65,27 +70,27 @@ describe("events", () => {
     const { id: thread_id } = await newChannel();
     const run_id = newId("run");
     const batch = [chat("one", { thread_id, run_id }), chat("two", { thread_id, run_id })];
-    const res = await eventsRoute.POST(post(batch), undefined as never);
+    const res = await eventsRoute.POST(post(batch, tester), undefined as never);
     expect(res.status).toBe(201);
     const stored = ((await res.json()) as { events: { seq: number; id: string }[] }).events;
     expect(stored.map((e) => e.id)).toEqual(batch.map((m) => m.id));
     expect(stored[1]!.seq).toBe(stored[0]!.seq + 1);
 
-    const again = await eventsRoute.POST(post(batch), undefined as never);
+    const again = await eventsRoute.POST(post(batch, tester), undefined as never);
     expect(again.status).toBe(200);
     expect(((await again.json()) as { events: unknown[] }).events).toEqual(stored);
 
-    const invalid = await eventsRoute.POST(post({ ...batch[0], id: newId("message"), type: "chat.shout" }), undefined as never);
+    const invalid = await eventsRoute.POST(post({ ...batch[0], id: newId("message"), type: "chat.shout" }, tester), undefined as never);
     expect(invalid.status).toBe(400);
     const err = (await invalid.json()) as { error: { code: string; issues: { path: unknown[] }[] } };
     expect(err.error.code).toBe("invalid_event");
     expect(err.error.issues[0]!.path).toEqual(["type"]);
 
-    const notJson = await eventsRoute.POST(post("{oops"), undefined as never);
+    const notJson = await eventsRoute.POST(post("{oops", tester), undefined as never);
     expect(notJson.status).toBe(400);
     expect(((await notJson.json()) as { error: { code: string } }).error.code).toBe("invalid_json");
 
-    const orphan = await eventsRoute.POST(post(chat("x", { thread_id: newId("thread"), run_id })), undefined as never);
+    const orphan = await eventsRoute.POST(post(chat("x", { thread_id: newId("thread"), run_id }), tester), undefined as never);
     expect(orphan.status).toBe(422);
   });
 
@@ -118,18 +123,21 @@ describe("events", () => {
     expect(missing.status).toBe(404);
   });
 
-  it("POST /api/threads/:id/messages stores the person's chat.message as sent", async () => {
+  it("POST /api/threads/:id/messages stores the signed-in person's chat.message, named by their profile", async () => {
     const { id: thread_id } = await newChannel();
-    const res = await messagesRoute.POST(post({ text: "Hi *team*", display_name: "Adá Lovelace" }), params({ thread_id }));
+    const res = await messagesRoute.POST(post({ text: "Hi *team*" }), params({ thread_id }));
     expect(res.status).toBe(201);
     const { event } = (await res.json()) as { event: Record<string, unknown> };
     expect(event).toMatchObject({
       v: PROTOCOL_VERSION,
       type: "chat.message",
       thread_id,
-      from: { agent_id: "user:ada-lovelace", role: "human", display_name: "Adá Lovelace" },
+      from: { agent_id: renee.agent_id, role: "human", display_name: "Renée Smith" },
       payload: { text: "Hi *team*" },
     });
+    const named = await messagesRoute.POST(post({ text: "as someone else", display_name: "Mallory" }), params({ thread_id }));
+    expect(named.status).toBe(400);
+    expect(((await named.json()) as { error: { message: string } }).error.message).toMatch(/display_name/);
     const empty = await messagesRoute.POST(post({ text: "   " }), params({ thread_id }));
     expect(empty.status).toBe(400);
     expect(((await empty.json()) as { error: { message: string } }).error.message).toMatch(/needs text/);
@@ -138,7 +146,7 @@ describe("events", () => {
 
 describe("health", () => {
   it("reports the database and version", async () => {
-    const res = await healthRoute.GET(get(), undefined as never);
+    const res = await healthRoute.GET(new Request("http://test/api/health"), undefined as never);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ ok: true, version: expect.any(String), database: { ok: true } });
   });

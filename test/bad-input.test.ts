@@ -12,17 +12,22 @@ import * as messagesRoute from "@/app/api/threads/[thread_id]/messages/route";
 import * as agentsRoute from "@/app/api/agents/route";
 import * as importRoute from "@/app/api/runs/import/route";
 import { MAX_JSON_BODY_BYTES } from "@/app/api/_lib/http";
-import { newThread, rawChat, testClutch } from "./helpers";
+import { newThread, rawChat, requestAs, testAgent, testClutch, testPerson, type TestPrincipal } from "./helpers";
 
 let rt: Clutch;
 let thread_id: string;
+/** The sender of `rawChat` messages (agent:tester), and a person for the routes people use. */
+let tester: TestPrincipal;
+let admin: TestPrincipal;
 beforeAll(async () => {
   rt = await testClutch();
   thread_id = await newThread(rt, "bad-input");
+  tester = await testAgent(rt);
+  admin = await testPerson(rt, "admin");
 });
 afterAll(() => rt.stop());
 
-const post = (body: string, url = "http://test/api") => new Request(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+const post = (body: string, url = "http://test/api", as: TestPrincipal = tester) => requestAs(as, url, { method: "POST", headers: { "content-type": "application/json" }, body });
 const params = <T>(p: T) => ({ params: Promise.resolve(p) });
 const stored = async () => (await rt.store.read({ thread_id }, { limit: 5000 })).events.length;
 
@@ -79,39 +84,39 @@ describe("POST /api/events refuses what cannot be stored, and stores nothing", (
         controller.enqueue(chunk);
       },
     });
-    const req = new Request("http://test/api", { method: "POST", body: endless, duplex: "half" } as RequestInit);
+    const req = requestAs(tester, "http://test/api", { method: "POST", body: endless, duplex: "half" } as RequestInit);
     await refused(await eventsRoute.POST(req, undefined as never), 413, "body_too_large", /larger than 8 MiB/);
     expect(pulled).toBeLessThanOrEqual(MAX_JSON_BODY_BYTES + 2 * chunk.byteLength);
     expect(await stored()).toBe(before);
   });
 
   it("a body that declares a length over the limit: 413 before it is read", async () => {
-    const req = new Request("http://test/api", { method: "POST", headers: { "content-length": String(MAX_JSON_BODY_BYTES + 1) }, body: "{}" });
+    const req = requestAs(tester, "http://test/api", { method: "POST", headers: { "content-length": String(MAX_JSON_BODY_BYTES + 1) }, body: "{}" });
     await refused(await eventsRoute.POST(req, undefined as never), 413, "body_too_large", /larger than/);
   });
 });
 
 describe("other write endpoints refuse the same input", () => {
   it("a channel topic with a NUL character", async () => {
-    await refused(await threadsRoute.POST(post(JSON.stringify({ name: `nul-${Date.now()}`, topic: "a\u0000b" })), undefined as never), 400, "invalid_json", /topic contains a NUL/);
+    await refused(await threadsRoute.POST(post(JSON.stringify({ name: `nul-${Date.now()}`, topic: "a\u0000b" }), undefined, admin), undefined as never), 400, "invalid_json", /topic contains a NUL/);
   });
 
   it("a person's message with a lone surrogate", async () => {
     const before = await stored();
-    const res = await messagesRoute.POST(post('{"text":"\\udc00"}'), params({ thread_id }));
+    const res = await messagesRoute.POST(post('{"text":"\\udc00"}', undefined, admin), params({ thread_id }));
     await refused(res, 400, "invalid_json", /text contains an unpaired UTF-16 surrogate/);
     expect(await stored()).toBe(before);
   });
 
   it("an AgentCard with a NUL character", async () => {
     const card = { v: PROTOCOL_VERSION, agent_id: "agent:nul", display: { name: "N\u0000L" }, capabilities: [] };
-    await refused(await agentsRoute.POST(post(JSON.stringify(card)), undefined as never), 400, "invalid_json", /display\.name contains a NUL/);
+    await refused(await agentsRoute.POST(post(JSON.stringify(card), undefined, admin), undefined as never), 400, "invalid_json", /display\.name contains a NUL/);
     expect(rt.registry.has("agent:nul")).toBe(false);
   });
 
   it("an import whose line is nested 10,000 deep names the line", async () => {
     const lines = [JSON.stringify(event({ text: "fine" })), withDeepData(event({ text: "deep" }), 10_000)].join("\n");
-    const res = await importRoute.POST(post(lines, `http://test/api/runs/import?thread_id=${thread_id}`), undefined as never);
+    const res = await importRoute.POST(post(lines, `http://test/api/runs/import?thread_id=${thread_id}`, admin), undefined as never);
     await refused(res, 400, "invalid_jsonl", /^line 2 at payload\.data.*nested more than 64 levels/);
   });
 });
@@ -122,7 +127,7 @@ describe("a task_id is one task of one run", () => {
     const request = rawChat(thread_id, { title: "Mine" }, { type: "task.request", task_id, to: [{ agent_id: "agent:ken" }] });
     expect((await eventsRoute.POST(post(JSON.stringify(request)), undefined as never)).status).toBe(201);
     const before = await stored();
-    const hijack = rawChat(thread_id, { done: true }, { type: "task.result", task_id });
+    const hijack = rawChat(thread_id, { text: "into another run's task" }, { task_id });
     const res = await eventsRoute.POST(post(JSON.stringify(hijack)), undefined as never);
     await refused(res, 409, "task_id_taken", new RegExp(`^task_id ${task_id} belongs to run ${request.run_id}, not ${hijack.run_id}`));
     expect(await stored()).toBe(before);

@@ -5,6 +5,7 @@
 import { inject } from "vitest";
 import { makeMessage, newId, PROTOCOL_VERSION, type ClutchMessage, type MessageType, type PayloadOf } from "@/lib/protocol";
 import { createClutch, type Clutch, type ClutchOptions } from "@/server/clutch";
+import { getClutch } from "@/server/instance";
 import type { RunRow, TaskRow } from "@/server/events/queries";
 import type { PersonSummary } from "@/server/auth/identity";
 import { SYSTEM, type Role } from "@/server/auth/principal";
@@ -57,6 +58,19 @@ export function requestAs(as: TestPrincipal | null, url: string, init: RequestIn
   const headers = new Headers(init.headers);
   for (const [k, v] of Object.entries(as?.headers ?? {})) headers.set(k, v);
   return new Request(url, { ...init, headers });
+}
+
+const admins = new WeakMap<Clutch, Promise<TestPrincipal>>();
+
+/**
+ * A Request made by an admin of the running Clutch (the one route handlers see, `getClutch()`),
+ * created on first use: for tests that call a route or two and are not about who may.
+ */
+export async function asAdmin(url: string, init: RequestInit = {}): Promise<Request> {
+  const rt = getClutch();
+  let admin = admins.get(rt);
+  if (!admin) admins.set(rt, (admin = testPerson(rt, "admin", "Dana")));
+  return requestAs(await admin, url, init);
 }
 
 /** A new channel with a unique name; returns its id. */

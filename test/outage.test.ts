@@ -12,7 +12,7 @@ import { newId } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import * as eventsRoute from "@/app/api/events/route";
 import * as healthRoute from "@/app/api/health/route";
-import { chat, newThread, testClutch } from "./helpers";
+import { chat, newThread, requestAs, testAgent, testClutch, type TestPrincipal } from "./helpers";
 
 /** A TCP relay to `target` that can be cut (every connection dropped, new ones refused) and restored on the same port. */
 class Relay {
@@ -58,6 +58,7 @@ beforeAll(async () => {
   url.port = String(relay.port);
   rt = await testClutch({ databaseUrl: url.toString() });
   thread_id = await newThread(rt, "outage");
+  tester = await testAgent(rt);
 });
 afterAll(async () => {
   if (!relay.isOpen) await relay.open();
@@ -65,7 +66,9 @@ afterAll(async () => {
   await relay.cut();
 });
 
-const post = (body: unknown) => new Request("http://test/api", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+/** agent:tester, the sender of `chat()` messages. */
+let tester: TestPrincipal;
+const post = (body: unknown) => requestAs(tester, "http://test/api", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
 describe("while the database cannot be reached", () => {
   it("writes answer 503 database_unavailable with Retry-After, health says so plainly, and the retry succeeds once it is back", async () => {

@@ -12,7 +12,7 @@ import * as forkRoute from "@/app/api/runs/[run_id]/fork/route";
 import * as importRoute from "@/app/api/runs/import/route";
 import * as runRoute from "@/app/api/runs/[run_id]/route";
 import { say, scratchWorkspace, startAgents, waitFor } from "./agents";
-import { runRow } from "./helpers";
+import { requestAs, runRow, testPerson, type TestPrincipal } from "./helpers";
 
 let rt: Clutch;
 let thread_id: string;
@@ -28,10 +28,13 @@ async function finished(run_id: string) {
   }
 }
 const params = <T>(p: T) => ({ params: Promise.resolve(p) });
+/** Export, import (restoring a run with its own ids is for admins) and fork are called as an admin. */
+let admin: TestPrincipal;
 const strip = ({ seq, ...m }: StoredEvent) => (void seq, m);
 
 beforeAll(async () => {
   rt = await startAgents(scratchWorkspace().dir);
+  admin = await testPerson(rt, "admin");
   thread_id = rt.channels[0]!.thread_id;
   await say(rt, thread_id, "Analyze last quarter's sales trends");
   const q = await waitFor(rt, thread_id, "the question", (evs) => evs.find((e) => e.from.agent_id === "agent:pm-1" && e.payload.expects_reply));
@@ -46,17 +49,17 @@ afterAll(async () => {
 describe("export and import", () => {
   it("exports one ClutchMessage a line, and importing it as a new run gives the same events", async () => {
     const run_id = source[0]!.run_id;
-    const res = await exportRoute.GET(new Request("http://t"), params({ run_id }));
+    const res = await exportRoute.GET(requestAs(admin, "http://t"), params({ run_id }));
     expect(res.headers.get("content-type")).toContain("application/x-ndjson");
     const text = await res.text();
     const lines = text.trimEnd().split("\n").map((l) => JSON.parse(l));
     expect(lines).toEqual(source.map(strip));
 
-    const again = await importRoute.POST(new Request("http://t/api/runs/import", { method: "POST", body: text }), undefined as never);
+    const again = await importRoute.POST(requestAs(admin, "http://t/api/runs/import", { method: "POST", body: text }), undefined as never);
     expect(again.status).toBe(201);
     expect(await again.json()).toMatchObject({ run_id, events: source.length, created: 0 }); // already stored: deduplicated
 
-    const copy = await importRoute.POST(new Request("http://t/api/runs/import?new_run=true", { method: "POST", body: text }), undefined as never);
+    const copy = await importRoute.POST(requestAs(admin, "http://t/api/runs/import?new_run=true", { method: "POST", body: text }), undefined as never);
     const body = (await copy.json()) as { run_id: string; created: number };
     expect(body.created).toBe(source.length);
     const imported = await rt.store.readAll({ run_id: body.run_id });
@@ -72,7 +75,7 @@ describe("export and import", () => {
     const good = JSON.stringify(strip(source[0]!));
     const bad = JSON.stringify({ ...strip(source[1]!), ts: "yesterday" });
     const res = await importRoute.POST(
-      new Request("http://t/api/runs/import?new_run=true", { method: "POST", body: [good, "", bad, "{nope"].join("\n") }),
+      requestAs(admin, "http://t/api/runs/import?new_run=true", { method: "POST", body: [good, "", bad, "{nope"].join("\n") }),
       undefined as never,
     );
     expect(res.status).toBe(400);
@@ -92,7 +95,7 @@ describe("fork", () => {
     const run_id = source[0]!.run_id;
     const delegation = source.find((e) => e.type === "task.request" && e.to[0]?.agent_id === "agent:analyst-1")!;
     const res = await forkRoute.POST(
-      new Request("http://t", { method: "POST", body: JSON.stringify({ at_seq: delegation.seq }) }),
+      requestAs(admin, "http://t", { method: "POST", body: JSON.stringify({ at_seq: delegation.seq }) }),
       params({ run_id }),
     );
     expect(res.status).toBe(201);
@@ -123,12 +126,12 @@ describe("fork", () => {
     expect(regated).toEqual([]);
     expect(copies.filter((e) => e.type === "policy.decision" && e.task_id === tasks[0]!.id)).not.toEqual([]);
 
-    const detail = (await (await runRoute.GET(new Request("http://t"), params({ run_id }))).json()) as RunDetail;
+    const detail = (await (await runRoute.GET(requestAs(admin, "http://t"), params({ run_id }))).json()) as RunDetail;
     expect(detail.run.forks).toEqual([expect.objectContaining({ run_id: run.run_id, at_seq: delegation.seq })]);
   });
 
   it("refuses a fork before the run's first event", async () => {
-    const res = await forkRoute.POST(new Request("http://t", { method: "POST", body: JSON.stringify({ at_seq: 1 }) }), params({ run_id: source[0]!.run_id }));
+    const res = await forkRoute.POST(requestAs(admin, "http://t", { method: "POST", body: JSON.stringify({ at_seq: 1 }) }), params({ run_id: source[0]!.run_id }));
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_fork");
   });

@@ -12,7 +12,7 @@ import * as agentsRoute from "@/app/api/agents/route";
 import * as runRoute from "@/app/api/runs/[run_id]/route";
 import * as threadRunsRoute from "@/app/api/threads/[thread_id]/runs/route";
 import { personMessage } from "@/server/events/chat";
-import { taskRow } from "./helpers";
+import { asAdmin, taskRow } from "./helpers";
 import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
 import { figures, loadOrders, money } from "./superstore";
 
@@ -112,17 +112,17 @@ describe("sales analysis scenario", () => {
     for (const v of Object.values(f.december)) expect(report).toContain(`$${money(v)}`);
 
     // What the UI reads: the run's header, its task tree, the agents and their status.
-    const runs = (await (await threadRunsRoute.GET(new Request("http://t"), { params: Promise.resolve({ thread_id }) })).json()) as { runs: RunSummary[] };
+    const runs = (await (await threadRunsRoute.GET(await asAdmin("http://t"), { params: Promise.resolve({ thread_id }) })).json()) as { runs: RunSummary[] };
     expect(runs.runs).toEqual([
       expect.objectContaining({ run_id, state: "succeeded", task_total: 3, task_done: 3, title: "Analyze last quarter's sales trends", first_seq: order[0] }),
     ]);
-    const detail = (await (await runRoute.GET(new Request("http://t"), { params: Promise.resolve({ run_id }) })).json()) as { tasks: TaskSummary[] };
+    const detail = (await (await runRoute.GET(await asAdmin("http://t"), { params: Promise.resolve({ run_id }) })).json()) as { tasks: TaskSummary[] };
     expect(detail.tasks.map((t) => [t.assignee, t.state])).toEqual([
       ["agent:pm-1", "succeeded"],
       ["agent:analyst-1", "succeeded"],
       ["agent:qa-1", "succeeded"],
     ]);
-    const listed = (await (await agentsRoute.GET(new Request("http://t"), undefined as never)).json()) as { agents: AgentSummary[] };
+    const listed = (await (await agentsRoute.GET(await asAdmin("http://t"), undefined as never)).json()) as { agents: AgentSummary[] };
     for (const id of ["agent:pm-1", "agent:analyst-1", "agent:qa-1"]) {
       // Other test files may be running these agents right now: online or busy, never offline.
       expect(listed.agents.find((a) => a.agent_id === id)).toMatchObject({ status: expect.stringMatching(/^(online|busy)$/), max_concurrency: 4 });

@@ -15,13 +15,18 @@ import * as heartbeatRoute from "@/app/api/agents/[agent_id]/heartbeat/route";
 import * as decisionRoute from "@/app/api/approvals/[approval_id]/decision/route";
 import * as forkRoute from "@/app/api/runs/[run_id]/fork/route";
 import * as importRoute from "@/app/api/runs/import/route";
-import { newThread, rawChat, testClutch } from "./helpers";
+import { newThread, rawChat, requestAs, testAgent, testClutch, testPerson, type TestPrincipal } from "./helpers";
 
 let rt: Clutch;
 let thread_id: string;
+/** Events go as agent:tester (the sender of `rawChat`), everything else as an admin: so a refusal is about the input, not the credential. */
+let tester: TestPrincipal;
+let admin: TestPrincipal;
 beforeAll(async () => {
   rt = await testClutch();
   thread_id = await newThread(rt, "fuzz");
+  tester = await testAgent(rt);
+  admin = await testPerson(rt, "admin");
 });
 afterAll(() => rt.stop());
 
@@ -30,7 +35,7 @@ const ctx = (p: Record<string, string>) => ({ params: Promise.resolve(p) }) as n
 
 /** Every write endpoint with the params it is called with. */
 const endpoints: { name: string; call: (body: string) => Promise<Response> }[] = [
-  { name: "POST /api/events", call: (b) => (eventsRoute.POST as Handler)(req(b), undefined as never) },
+  { name: "POST /api/events", call: (b) => (eventsRoute.POST as Handler)(req(b, "", tester), undefined as never) },
   { name: "POST /api/threads", call: (b) => (threadsRoute.POST as Handler)(req(b), undefined as never) },
   { name: "POST /api/threads/:id/messages", call: (b) => (messagesRoute.POST as Handler)(req(b), ctx({ thread_id })) },
   { name: "POST /api/agents", call: (b) => (agentsRoute.POST as Handler)(req(b), undefined as never) },
@@ -40,8 +45,8 @@ const endpoints: { name: string; call: (body: string) => Promise<Response> }[] =
   { name: "POST /api/runs/import", call: (b) => (importRoute.POST as Handler)(req(b, `?thread_id=${thread_id}`), undefined as never) },
 ];
 
-function req(body: string, query = ""): Request {
-  return new Request(`http://test/api${query}`, { method: "POST", headers: { "content-type": "application/json" }, body });
+function req(body: string, query = "", as: TestPrincipal = admin): Request {
+  return requestAs(as, `http://test/api${query}`, { method: "POST", headers: { "content-type": "application/json" }, body });
 }
 
 /** Values no field may hold: each breaks a storage or protocol limit. */

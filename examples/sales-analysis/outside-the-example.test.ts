@@ -14,6 +14,7 @@ import * as decisionRoute from "@/app/api/approvals/[approval_id]/decision/route
 import * as threadRunsRoute from "@/app/api/threads/[thread_id]/runs/route";
 import type { Clutch } from "@/server/clutch";
 import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "@/test/agents";
+import { asAdmin } from "@/test/helpers";
 import { EXAMPLE_REQUEST } from "./playbooks/request";
 
 const ASKED = "Which product category had the highest profit in 2016?";
@@ -22,7 +23,7 @@ const ASKED = "Which product category had the highest profit in 2016?";
 async function runEnded(thread_id: string, run_id: string): Promise<RunSummary> {
   const end = Date.now() + 60_000;
   for (;;) {
-    const res = await threadRunsRoute.GET(new Request("http://t"), { params: Promise.resolve({ thread_id }) });
+    const res = await threadRunsRoute.GET(await asAdmin("http://t"), { params: Promise.resolve({ thread_id }) });
     const run = ((await res.json()) as { runs: RunSummary[] }).runs.find((r) => r.run_id === run_id);
     if (run && run.state !== "running") return run;
     if (Date.now() > end) throw new Error(`run ${run_id} still ${run?.state ?? "missing"}`);
@@ -89,7 +90,7 @@ describe("the same request under the example's policy", () => {
     );
     expectPlainAnswer(String(held.payload.preview));
     const decided = await decisionRoute.POST(
-      new Request("http://t", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision: "approve", display_name: "Dana" }) }),
+      await asAdmin("http://t", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision: "approve" }) }),
       { params: Promise.resolve({ approval_id: String(held.payload.approval_id) }) },
     );
     expect(decided.status).toBe(200);
