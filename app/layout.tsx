@@ -2,15 +2,13 @@
  * Root layout. Reads the theme cookie on the server so <html> carries `light` / `dark` in the
  * first byte of HTML (no flash on load); without a choice, CSS follows prefers-color-scheme.
  * `data-image-hosts` hands CLUTCH_IMAGE_HOSTS to the message renderer
- * (components/markdown/image-source.ts). Wraps every page in the live data providers and
- * the workspace shell (sidebar, switcher, dialogs).
+ * (components/markdown/image-source.ts). The workspace pages (app/(app)) add the door (a
+ * signed-in person) and the shell; the sign-in, setup and invite pages (app/(auth)) stand alone.
  */
 import type { Metadata, Viewport } from "next";
 import { cookies } from "next/headers";
 import type { ReactNode } from "react";
-import { LiveProviders } from "@/components/live/providers";
 import { parseThemeChoice, THEME_COOKIE } from "@/components/prefs/theme-cookie";
-import { WorkspaceShell } from "@/components/workspace/workspace-shell";
 import "./globals.css";
 
 /** Title and description of every page. */
@@ -38,11 +36,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
       data-image-hosts={process.env.CLUTCH_IMAGE_HOSTS || undefined}
       suppressHydrationWarning
     >
-      <body>
-        <LiveProviders>
-          <WorkspaceShell>{children}</WorkspaceShell>
-        </LiveProviders>
-      </body>
+      <body>{children}</body>
     </html>
   );
 }

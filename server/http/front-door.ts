@@ -30,12 +30,17 @@ export function contentSecurityPolicy(imageHosts: readonly string[]): string {
   return ["img-src 'self' data: blob:", ...imageHosts.map((h) => `https://${h}`)].join(" ");
 }
 
+/** Request header carrying the path and query the browser asked for (set here, never trusted from outside). */
+export const PATH_HEADER = "x-clutch-path";
+
 /**
  * Apply the front door to one request: set the CSP header, and answer a 400 for an unreadable URL.
  * Returns true when the request was answered here (the caller must not pass it on).
  */
 export function frontDoor(req: IncomingMessage, res: ServerResponse, csp: string): boolean {
   res.setHeader("content-security-policy", csp);
+  // The page asked for, so the sign-in door can send a person back to it (app/(app)/layout.tsx).
+  req.headers[PATH_HEADER] = req.url ?? "/";
   const problem = unreadableUrl(req.url ?? "/");
   if (!problem) return false;
   res.writeHead(400, { "content-type": "application/json", "cache-control": "no-store" });
