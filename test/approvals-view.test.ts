@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 import { makeMessage, type ClutchMessage, type MessageType, type StoredEvent } from "@/lib/protocol";
 import type { ApprovalSummary, RunSummary } from "@/lib/api/types";
 import { filterApprovals, NO_FILTERS } from "@/components/approvals/model";
-import { argumentsForDisplay, mayApprove, parseArguments, subjectLabel, timeLeft } from "@/components/events/approval-model";
+import { argumentsForDisplay, parseArguments, subjectLabel, timeLeft } from "@/components/events/approval-model";
+import { mayDecide } from "@/lib/approvers";
 import { foldApprovals } from "@/lib/fold/approvals";
 import { buildRows, type Row } from "@/components/thread/rows";
 
@@ -93,10 +94,16 @@ describe("approval helpers", () => {
     expect(subjectLabel({ kind: "dispatch", agent: "agent:analyst-1" })).toBe("task → analyst-1");
   });
 
-  it("knows who may approve: anyone, or the people named (by their display name's id)", () => {
-    expect(mayApprove("any", "")).toBe(true);
-    expect(mayApprove(["user:dana-whitfield"], "Dana Whitfield")).toBe(true);
-    expect(mayApprove(["user:dana-whitfield"], "Lee")).toBe(false);
+  it("knows who may approve: anyone, a person by id or email, a role; never the requester when the rule forbids it", () => {
+    const dana = { agent_id: "user:usr_dana", role: "member" as const, email: "Dana@Example.com" };
+    expect(mayDecide("any", dana)).toBe(true);
+    expect(mayDecide(["user:usr_dana"], dana)).toBe(true);
+    expect(mayDecide(["user:usr_lee"], dana)).toBe(false);
+    expect(mayDecide(["dana@example.com"], dana)).toBe(true);
+    expect(mayDecide(["role:admin"], dana)).toBe(false);
+    expect(mayDecide(["role:member"], dana)).toBe(true);
+    expect(mayDecide("any", dana, { requester: "user:usr_dana", forbidSelf: true })).toBe(false);
+    expect(mayDecide("any", dana, { requester: "user:usr_dana", forbidSelf: false })).toBe(true);
   });
 
   it("counts down, urgent in the last five minutes, over at the deadline", () => {
@@ -114,7 +121,7 @@ describe("approval helpers", () => {
 
   it("filters the inbox by channel, agent, kind and text", () => {
     const base = {
-      state: "pending", run_id: RUN, task_id: "task_1", preview: null, recommendation: null, approvers: "any", rule: null,
+      state: "pending", run_id: RUN, task_id: "task_1", preview: null, recommendation: null, approvers: "any", requester: null, forbid_self_approval: false, rule: null,
       requested_at: "2026-11-21T10:00:00.000Z", expires_at: "2026-11-21T11:00:00.000Z", decided_at: null, decided_by: null, comment: null, request_seq: 1,
       arguments: null,
     } as const;

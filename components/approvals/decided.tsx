@@ -1,9 +1,8 @@
 "use client";
 /** How a decided approval reads in the inbox: its state badge, and a line saying who decided, when and why. */
 import type { ApprovalSummary } from "@/lib/api/types";
-import { personId } from "@/lib/people";
 import { personLabel } from "@/components/events/approval-model";
-import { useDisplayName } from "@/components/prefs/display-name";
+import { useMe } from "@/components/identity/me";
 import { StatusBadge } from "@/components/ui/chip";
 import { formatFull, formatTime } from "@/components/ui/time";
 import { STATE_WORD } from "./model";
@@ -20,7 +19,7 @@ export function DecidedBadge({ a }: { a: ApprovalSummary }) {
 
 /** Who decided and when, with their comment; or that nobody decided in time. */
 export function DecidedLine({ a }: { a: ApprovalSummary }) {
-  const [name] = useDisplayName();
+  const me = useMe();
   const by = a.decided_by ? personLabel(a.decided_by) : null;
   return (
     <p className="mt-1 text-[12.5px] text-fg-muted">
@@ -29,7 +28,7 @@ export function DecidedLine({ a }: { a: ApprovalSummary }) {
       ) : by ? (
         <>
           by <span className="font-medium text-fg">{by}</span>
-          {name && a.decided_by === personId(name) ? " (you)" : ""}
+          {a.decided_by === me.agent_id ? " (you)" : ""}
         </>
       ) : null}
       {a.decided_at && (

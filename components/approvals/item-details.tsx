@@ -42,6 +42,8 @@ export function ItemDetails({
           approvalId={a.approval_id}
           args={a.arguments}
           approvers={a.approvers}
+          requester={a.requester}
+          forbidSelf={a.forbid_self_approval}
           expired={expired}
           keyHints
           onCancel={onFormClosed}

@@ -8,17 +8,19 @@
  * - Reject opens a comment box: Enter rejects, Shift+Enter is a new line, Escape cancels.
  * - Edit opens the arguments as JSON: they must parse and be an object; Ctrl/⌘+Enter approves
  *   with them, Escape cancels.
- * - Errors say what to do: already decided (by whom), not one of the approvers (with a way to
- *   set one's name), arguments refused, or the server unreachable.
+ * - Only a person who may decide (lib/approvers.ts `mayDecide`: the approvers, and not the
+ *   requester when the rule forbids self-approval) is offered the buttons; others see who decides.
+ * - Errors say what to do: already decided (by whom), not one of the approvers, arguments
+ *   refused, or the server unreachable.
  */
 import { useEffect, useId, useImperativeHandle, useRef, useState, type Ref } from "react";
 import type { Approvers } from "@/lib/fold/approvals";
 import { DecisionError, useDecide } from "@/components/live/approvals";
-import { useDisplayName } from "@/components/prefs/display-name";
+import { useMe } from "@/components/identity/me";
+import { mayDecide } from "@/lib/approvers";
 import { CheckIcon, PencilIcon, XCircleIcon } from "@/components/ui/icons";
 import { safeStringify } from "@/components/ui/json-view";
-import { useWorkspace } from "@/components/workspace/workspace-context";
-import { approversLabel, mayApprove, parseArguments, personLabel } from "./approval-model";
+import { approversLabel, parseArguments, personLabel } from "./approval-model";
 
 /** What the inbox may trigger from the keyboard. */
 export interface ApprovalActionsHandle {
@@ -30,7 +32,7 @@ export interface ApprovalActionsHandle {
 type Mode = "idle" | "reject" | "edit";
 
 /** A readable sentence for a failed decision. */
-export function decisionErrorText(err: unknown, approvers: Approvers, name: string): { text: string; askName?: boolean } {
+export function decisionErrorText(err: unknown, approvers: Approvers): { text: string } {
   if (err instanceof DecisionError) {
     if (err.code === "not_pending") {
       // "approval apr_… is already granted by user:dana"
@@ -42,10 +44,7 @@ export function decisionErrorText(err: unknown, approvers: Approvers, name: stri
       return { text: by ? `Already ${verb} by ${personLabel(by)}.` : `Already decided${err.message && !/pending/i.test(err.message) ? `: ${err.message}` : "."}` };
     }
     if (err.code === "not_an_approver") {
-      return {
-        text: `Only ${approversLabel(approvers)} may decide this; you are ${name ? `“${name}”` : "not signed in (set your name)"}.`,
-        askName: true,
-      };
+      return { text: `Only ${approversLabel(approvers)} may decide this. ${err.message}` };
     }
     if (err.status === 400) return { text: `The server refused this: ${err.message}` };
     if (err.code === "network") return { text: "Couldn’t reach the server. Check the connection and try again." };
@@ -62,6 +61,8 @@ export function ApprovalActions({
   approvalId,
   args,
   approvers,
+  requester = null,
+  forbidSelf = false,
   expired = false,
   keyHints = false,
   onCancel,
@@ -73,6 +74,9 @@ export function ApprovalActions({
   /** The tool arguments the agent asked for; enables "Edit arguments". */
   args?: Record<string, unknown> | null;
   approvers: Approvers;
+  /** Who asked for the work; with `forbidSelf` they may not decide (lib/approvers.ts). */
+  requester?: string | null;
+  forbidSelf?: boolean;
   /** Past the deadline: nothing can be decided any more. */
   expired?: boolean;
   /** Show the inbox's keys (A, R, E) on the buttons. */
@@ -84,8 +88,7 @@ export function ApprovalActions({
   /** Runs once the server accepted the decision (even if this bar unmounts right after). */
   onDecided?: (decision: "approve" | "reject") => void;
 }) {
-  const [name] = useDisplayName();
-  const { openSettings } = useWorkspace();
+  const me = useMe();
   const decide = useDecide((input) => onDecided?.(input.decision));
   const [mode, setMode] = useState<Mode>("idle");
   const [comment, setComment] = useState("");
@@ -97,7 +100,8 @@ export function ApprovalActions({
   const commentId = useId();
   const argsId = useId();
   const argsErrId = useId();
-  const allowed = mayApprove(approvers, name);
+  const allowed = mayDecide(approvers, me, { requester, forbidSelf });
+  const selfOnly = allowed !== mayDecide(approvers, me);
   const busy = decide.isPending;
   const parsed = mode === "edit" ? parseArguments(argsText) : null;
 
@@ -119,7 +123,6 @@ export function ApprovalActions({
         decision,
         ...(extra.comment?.trim() ? { comment: extra.comment.trim() } : {}),
         ...(extra.arguments ? { arguments: extra.arguments } : {}),
-        ...(name.trim() ? { display_name: name.trim() } : {}),
       },
       {
         onSuccess: () => {
@@ -149,13 +152,13 @@ export function ApprovalActions({
 
   useImperativeHandle(ref, () => ({
     approve: () => {
-      if (mode === "idle") send("approve");
+      if (mode === "idle" && allowed) send("approve");
     },
-    reject: openReject,
-    edit: openEdit,
+    reject: () => allowed && openReject(),
+    edit: () => allowed && openEdit(),
   }));
 
-  const error = decide.error ? decisionErrorText(decide.error, approvers, name) : null;
+  const error = decide.error ? decisionErrorText(decide.error, approvers) : null;
 
   if (done) {
     return (
@@ -168,7 +171,12 @@ export function ApprovalActions({
 
   return (
     <div className="mt-2.5">
-      {mode === "idle" && (
+      {mode === "idle" && !allowed && (
+        <p className="text-xs text-fg-muted">
+          {selfOnly ? "You asked for this work, so someone else decides it." : <>Only {approversLabel(approvers)} may decide.</>}
+        </p>
+      )}
+      {mode === "idle" && allowed && (
         <div className="flex flex-wrap items-center gap-2" role="group" aria-label="Decide">
           <button
             type="button"
@@ -202,16 +210,6 @@ export function ApprovalActions({
               Edit arguments…
               {keyHints && <kbd className={kbdCls}>E</kbd>}
             </button>
-          )}
-          {!allowed && (
-            <span className="text-xs text-fg-muted">
-              Only {approversLabel(approvers)} may decide.{" "}
-              {!name && (
-                <button type="button" onClick={openSettings} className="font-medium text-accent hover:underline">
-                  Set your name
-                </button>
-              )}
-            </span>
           )}
         </div>
       )}
@@ -327,12 +325,7 @@ export function ApprovalActions({
 
       {error && (
         <p role="alert" className="mt-1.5 text-[12.5px] text-danger">
-          {error.text}{" "}
-          {error.askName && (
-            <button type="button" onClick={openSettings} className="font-medium underline">
-              {name ? "Change your name" : "Set your name"}
-            </button>
-          )}
+          {error.text}
         </p>
       )}
     </div>

@@ -163,6 +163,8 @@ export function ApprovalCard({ event, continued, approval }: { event: StoredEven
               approvalId={view.approval_id}
               args={p.arguments ?? null}
               approvers={view.approvers}
+              requester={p.requester ?? null}
+              forbidSelf={p.forbid_self_approval ?? false}
               expired={over}
               onModeChange={(m) => setEditing(m === "edit")}
             />

@@ -7,9 +7,8 @@
  */
 import { useId, useMemo, useState } from "react";
 import type { Approvers, Recommendation, Subject } from "@/lib/fold/approvals";
-import { personId } from "@/lib/people";
 import { Markdown } from "@/components/markdown/markdown";
-import { useDisplayName } from "@/components/prefs/display-name";
+import { useMe } from "@/components/identity/me";
 import { ClockIcon } from "@/components/ui/icons";
 import { JsonView } from "@/components/ui/json-view";
 import { formatFull } from "@/components/ui/time";
@@ -36,9 +35,8 @@ export function ExpiryCountdown({ iso, active, className = "" }: { iso: string; 
 
 /** Who may approve, naming the person when they are one of them. */
 export function ApproversText({ approvers }: { approvers: Approvers }) {
-  const [name] = useDisplayName();
+  const me = useMe().agent_id;
   if (approvers === "any") return <span>anyone in the workspace</span>;
-  const me = personId(name);
   return (
     <span>
       {approvers.map((a, i) => (

@@ -5,7 +5,6 @@
  * Approvals themselves are folded in lib/fold/approvals.ts.
  */
 import type { Approvers, Subject } from "@/lib/fold/approvals";
-import { personId } from "@/lib/people";
 import { bareId } from "./participant";
 
 /** A person id as a readable name: `user:dana-whitfield` → "dana-whitfield"; `user` → "people". */
@@ -37,13 +36,6 @@ export function subjectLabel(s: Subject | undefined): string {
 export function approversLabel(a: Approvers): string {
   if (a === "any") return "anyone in the workspace";
   return a.map(personLabel).join(", ");
-}
-
-/** Whether the person with this display name may decide. */
-export function mayApprove(a: Approvers, displayName: string): boolean {
-  if (a === "any") return true;
-  const me = personId(displayName);
-  return a.some((x) => x === me || x === "user" || x === "user:*");
 }
 
 /**

@@ -41,6 +41,10 @@ export async function apiRequest<T>(url: string, init?: RequestInit): Promise<T>
     throw new ApiRequestError(0, "network", err instanceof Error ? `Network error: ${err.message}` : "Network error");
   }
   const body: unknown = await res.json().catch(() => null);
+  if (res.status === 401 && typeof window !== "undefined") {
+    // The session ended (signed out elsewhere, expired): back to the door, then here again.
+    window.location.assign(`/sign-in?next=${encodeURIComponent(window.location.pathname + window.location.search)}`);
+  }
   if (!res.ok) {
     const e = (body as ApiError | null)?.error;
     throw new ApiRequestError(res.status, e?.code ?? `http_${res.status}`, e?.message ?? `${res.status} ${res.statusText}`, e?.issues, body);
@@ -54,7 +58,7 @@ export async function fetchThreads(): Promise<ThreadSummary[]> {
 }
 
 /** Creates a channel; throws `name_taken` (409) or a 400 with issues. */
-export async function createThread(input: { name: string; topic?: string }): Promise<ThreadSummary> {
+export async function createThread(input: { name: string; topic?: string; visibility?: "public" | "private" }): Promise<ThreadSummary> {
   return (await apiRequest<{ thread: ThreadSummary }>("/api/threads", { method: "POST", body: JSON.stringify(input) })).thread;
 }
 
@@ -76,9 +80,8 @@ export async function fetchEventsBefore(threadId: string, before: number | "end"
  * it answers; `null` says it is a new request even while a question is open; `undefined` lets
  * the server pick the newest open question to people.
  */
-export async function postMessage(threadId: string, text: string, displayName?: string, replyTo?: string | null): Promise<StoredEvent> {
-  const body: { text: string; display_name?: string; reply_to?: string | null } = { text };
-  if (displayName?.trim()) body.display_name = displayName.trim();
+export async function postMessage(threadId: string, text: string, replyTo?: string | null): Promise<StoredEvent> {
+  const body: { text: string; reply_to?: string | null } = { text };
   if (replyTo !== undefined) body.reply_to = replyTo;
   return (
     await apiRequest<{ event: StoredEvent }>(`/api/threads/${encodeURIComponent(threadId)}/messages`, {

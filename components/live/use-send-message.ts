@@ -10,15 +10,14 @@ import { ingestEvents } from "./live-sync";
 /** What the composer sends. */
 export interface SendInput {
   text: string;
-  displayName?: string;
   /** Question id; `null`: not an answer; omitted: the server decides. */
   replyTo?: string | null;
 }
 
-/** Mutation `{ text, displayName?, replyTo? }` → the stored chat.message. */
+/** Mutation `{ text, replyTo? }` → the stored chat.message, from the signed-in person. */
 export function useSendMessage(threadId: string) {
   return useMutation({
-    mutationFn: ({ text, displayName, replyTo }: SendInput) => postMessage(threadId, text, displayName, replyTo),
+    mutationFn: ({ text, replyTo }: SendInput) => postMessage(threadId, text, replyTo),
     onSuccess: (event) => ingestEvents([event]),
   });
 }

@@ -21,7 +21,6 @@ import { excerpt, type QuestionView } from "@/lib/fold/questions";
 import { parseMentions } from "@/lib/mentions";
 import { displayName } from "@/components/events/participant";
 import { CloseIcon, CornerDownRightIcon, RouteIcon, SendIcon } from "@/components/ui/icons";
-import { useDisplayName } from "@/components/prefs/display-name";
 import { useSendMessage } from "@/components/live/use-send-message";
 import { useAgents } from "@/components/live/use-agents";
 import { handleOf } from "./mention-complete";
@@ -73,7 +72,6 @@ export function Composer({
   onShowQuestion?: (id: string) => void;
 }) {
   const [text, setText] = useState("");
-  const [displayNameValue] = useDisplayName();
   const send = useSendMessage(threadId);
   const area = useRef<HTMLTextAreaElement>(null);
   useImperativeHandle(ref, () => ({ focus: () => area.current?.focus() }), []);
@@ -109,7 +107,6 @@ export function Composer({
     send.mutate(
       {
         text: body,
-        displayName: displayNameValue || undefined,
         // Say explicitly what the chip shows; with no open question let the server decide.
         replyTo: target ? target.id : asNew ? null : undefined,
       },
@@ -277,7 +274,6 @@ export function Composer({
             )}
           </p>
         )}
-        {!displayNameValue && !error && <p className="ml-auto shrink-0">Posting as a guest</p>}
       </div>
     </form>
   );

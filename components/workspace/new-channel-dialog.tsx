@@ -1,6 +1,6 @@
 "use client";
 /**
- * `NewChannelDialog`: creates a channel (name, topic). The name is
+ * `NewChannelDialog`: creates a channel (name, topic, public or private). The name is
  * normalised as typed, like Slack ("My Channel" → "my-channel"); a taken name or an invalid
  * one shows the server's error next to the field.
  */
@@ -31,6 +31,7 @@ function NewChannelForm({ onClose }: { onClose: () => void }) {
   const create = useCreateThread();
   const [name, setName] = useState("");
   const [topic, setTopic] = useState("");
+  const [priv, setPriv] = useState(false);
   const nameId = useId();
   const topicId = useId();
   const errId = useId();
@@ -51,7 +52,7 @@ function NewChannelForm({ onClose }: { onClose: () => void }) {
         e.preventDefault();
         if (!finalName || create.isPending) return;
         create.mutate(
-          { name: finalName, topic: topic.trim() || undefined },
+          { name: finalName, topic: topic.trim() || undefined, visibility: priv ? "private" : "public" },
           {
             onSuccess: (thread) => {
               onClose();
@@ -105,6 +106,14 @@ function NewChannelForm({ onClose }: { onClose: () => void }) {
         placeholder="What is this channel about?"
         className={inputClass}
       />
+
+      <label className="mt-4 flex items-start gap-2 text-[13px]">
+        <input type="checkbox" checked={priv} onChange={(e) => setPriv(e.target.checked)} className="mt-0.5" />
+        <span>
+          <span className="font-semibold">Make private</span>
+          <span className="block text-xs text-fg-muted">Only the people and agents you add can see it, its runs and its approvals.</span>
+        </span>
+      </label>
 
       <div className="mt-5 flex justify-end gap-2">
         <Button onClick={onClose}>Cancel</Button>

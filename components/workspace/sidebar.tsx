@@ -9,12 +9,13 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { usePendingApprovals } from "@/components/live/approvals";
 import { useThreads } from "@/components/live/use-threads";
-import { useDisplayName } from "@/components/prefs/display-name";
+import { useMe } from "@/components/identity/me";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
-import { hueFor, personIdFor } from "@/components/events/participant";
+import { hueFor } from "@/components/events/participant";
 import { Avatar } from "@/components/ui/avatar";
-import { CloseIcon, HashIcon, InboxCheckIcon, PlusIcon, SearchIcon, SettingsIcon } from "@/components/ui/icons";
+import { CloseIcon, HashIcon, InboxCheckIcon, LockIcon, PlusIcon, SearchIcon, SettingsIcon } from "@/components/ui/icons";
 import { AgentList } from "./agent-list";
+import { ROLE_LABEL } from "./settings-dialog";
 import { ThemeToggle } from "./theme-toggle";
 import { useWorkspace } from "./workspace-context";
 
@@ -22,7 +23,7 @@ import { useWorkspace } from "./workspace-context";
 export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; onNavigate: () => void; onClose: () => void }) {
   const { data: threads, isPending, isError, refetch } = useThreads();
   const { marks } = useReadMarks();
-  const [name] = useDisplayName();
+  const me = useMe();
   const { openSwitcher, openNewChannel, openSettings } = useWorkspace();
 
   return (
@@ -103,8 +104,9 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
                           : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
                     }`}
                   >
-                    <HashIcon size={14} className="shrink-0 opacity-70" />
+                    {t.visibility === "private" ? <LockIcon size={13} className="shrink-0 opacity-70" /> : <HashIcon size={14} className="shrink-0 opacity-70" />}
                     <span className="min-w-0 flex-1 truncate">{t.name}</span>
+                    {t.visibility === "private" && <span className="sr-only">(private)</span>}
                     {unread > 0 && (
                       <span
                         aria-label={`${unread} unread`}
@@ -137,13 +139,13 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
         <button
           type="button"
           onClick={openSettings}
-          aria-label={name ? `Settings (signed in as ${name})` : "Settings (set your name)"}
+          aria-label={`Your account (signed in as ${me.name})`}
           className="flex min-w-0 flex-1 items-center gap-2 rounded-md px-1.5 py-1 text-left hover:bg-sidebar-hover"
         >
-          <Avatar name={name || "Guest"} hue={hueFor(personIdFor(name))} agent={false} size={26} />
+          <Avatar name={me.name} hue={hueFor(me.agent_id)} agent={false} size={26} />
           <span className="min-w-0 flex-1">
-            <span className="block truncate text-[13px] font-semibold">{name || "Guest"}</span>
-            <span className="block truncate text-[11px] text-sidebar-muted">{name ? "Human" : "Set your name"}</span>
+            <span className="block truncate text-[13px] font-semibold">{me.name}</span>
+            <span className="block truncate text-[11px] text-sidebar-muted">{ROLE_LABEL[me.role]}</span>
           </span>
           <SettingsIcon size={15} className="shrink-0 text-sidebar-muted" />
         </button>

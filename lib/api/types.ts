@@ -144,6 +144,9 @@ export interface ApprovalSummary {
   preview: string | null;
   recommendation: { decision: string; comments?: unknown } | null;
   approvers: "any" | string[];
+  /** Who asked for the work, and whether they may not decide (lib/approvers.ts `mayDecide`). */
+  requester: string | null;
+  forbid_self_approval: boolean;
   rule: string | null;
   requested_at: string;
   expires_at: string;

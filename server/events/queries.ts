@@ -37,6 +37,13 @@ export class Queries {
     return row ? fromRow(row) : null;
   }
 
+  /** The events with these seqs, by seq (unknown seqs are left out). */
+  async eventsAtSeqs(seqs: number[]): Promise<Map<number, StoredEvent>> {
+    if (!seqs.length) return new Map();
+    const rows = await this.db.event.findMany({ where: { seq: { in: seqs.map((s) => BigInt(s)) } } });
+    return new Map(rows.map((r) => [Number(r.seq), fromRow(r)]));
+  }
+
   /** The event `id` of a thread, or null. */
   async eventInThread(thread_id: string, id: string): Promise<StoredEvent | null> {
     const row = await this.db.event.findFirst({ where: { thread_id, id } });

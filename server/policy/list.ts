@@ -3,10 +3,14 @@
  * projection through the named queries (server/events/queries.ts).
  */
 import type { ApprovalSummary } from "@/lib/api/types";
+import { isEvent } from "@/lib/protocol";
 import type { ApprovalFilter, ApprovalRow, Queries } from "../events/queries";
 
-/** The wire shape of an approval row; `thread_name` is its thread's name, if known. */
-export function toApprovalSummary(a: ApprovalRow, thread_name: string | null): ApprovalSummary {
+/**
+ * The wire shape of an approval row; `thread_name` is its thread's name, if known; `request` the
+ * payload of its approval.requested (who asked for the work, and the self-approval rule).
+ */
+export function toApprovalSummary(a: ApprovalRow, thread_name: string | null, request?: { requester?: string; forbid_self_approval?: boolean } | null): ApprovalSummary {
   return {
     approval_id: a.id,
     state: a.state as ApprovalSummary["state"],
@@ -22,6 +26,8 @@ export function toApprovalSummary(a: ApprovalRow, thread_name: string | null): A
     preview: a.preview,
     recommendation: (a.recommendation as ApprovalSummary["recommendation"]) ?? null,
     approvers: a.approvers as ApprovalSummary["approvers"],
+    requester: request?.requester ?? null,
+    forbid_self_approval: request?.forbid_self_approval ?? false,
     rule: a.rule,
     requested_at: a.requested_at.toISOString(),
     expires_at: a.expires_at.toISOString(),
@@ -36,5 +42,9 @@ export function toApprovalSummary(a: ApprovalRow, thread_name: string | null): A
 export async function listApprovals(queries: Queries, state: ApprovalFilter, thread_id?: string, limit = 500): Promise<ApprovalSummary[]> {
   const rows = await queries.approvals(state, thread_id, limit);
   const threads = await queries.threadNames(rows.map((r) => r.thread_id));
-  return rows.map((r) => toApprovalSummary(r, threads.get(r.thread_id) ?? null));
+  const requests = await queries.eventsAtSeqs(rows.map((r) => Number(r.request_seq)));
+  return rows.map((r) => {
+    const request = requests.get(Number(r.request_seq));
+    return toApprovalSummary(r, threads.get(r.thread_id) ?? null, request && isEvent(request, "approval.requested") ? request.payload : null);
+  });
 }
