@@ -5,6 +5,7 @@
  * to the message it answers; an overseer's question carries an "Oversight inquiry" badge.
  */
 "use client";
+import { ShieldCheckIcon } from "@/components/ui/icons";
 import type { StoredEvent, StoredEventOf } from "@/lib/protocol";
 import { excerpt, isPeopleRecipient, type MessageRef, type QuestionView } from "@/lib/fold/questions";
 import { Markdown } from "@/components/markdown/markdown";
@@ -180,6 +181,17 @@ const LEVEL = {
 } as const;
 
 /** A system notice: one subtle line coloured by level (info, warning, error). */
+/** One line for a change to who may do what (`audit.change`, docs/identity.md), by whom. */
+export function AuditLine({ event }: { event: StoredEventOf<"audit.change"> }) {
+  return (
+    <LineRow event={event} icon={<ShieldCheckIcon size={14} className="text-fg-muted" />} label="Access change">
+      <span className="min-w-0 break-words text-fg-muted">
+        <span className="font-medium text-fg">{displayName(event.from)}</span> {event.payload.summary}
+      </span>
+    </LineRow>
+  );
+}
+
 export function ChatSystem({ event }: { event: StoredEventOf<"chat.system"> }) {
   const p = event.payload;
   const level = LEVEL[p.level ?? "info"];

@@ -3,6 +3,7 @@
  * the seq on hover): a 36 px gutter (avatar, icon, or the time on hover for
  * a grouped row), the sender line for the first row of a group, and a hover tag with `#seq`.
  */
+import { ShieldCheckIcon } from "@/components/ui/icons";
 import type { ReactNode } from "react";
 import type { StoredEvent } from "@/lib/protocol";
 import { Avatar } from "@/components/ui/avatar";
@@ -78,6 +79,14 @@ export function SenderRow({
             <span className="min-w-0 truncate font-semibold text-fg" title={event.from.agent_id}>
               {name}
             </span>{" "}
+            {verified(event) && (
+              <span
+                className="inline-flex items-center gap-0.5 self-center rounded bg-success/10 px-1 text-[10.5px] font-semibold text-success"
+                title="Signed by the agent's key and verified by Clutch when it was stored (Clutch Protocol §6)"
+              >
+                <ShieldCheckIcon size={11} /> verified
+              </span>
+            )}
             {!human && (
               <span className="rounded bg-agent/12 px-1 text-[10px] font-semibold uppercase tracking-wide text-agent">
                 Agent
@@ -121,4 +130,13 @@ export function LineRow({
       <SeqTag seq={event.seq} />
     </article>
   );
+}
+
+/**
+ * True when the envelope carries a signature (`security.auth.sig`): Clutch stores a signed message
+ * only after verifying it (docs/identity.md), so a stored signature is a verified one.
+ */
+function verified(event: StoredEvent): boolean {
+  const auth = (event.security as { auth?: { sig?: unknown } } | undefined)?.auth;
+  return typeof auth?.sig === "string" && auth.sig.length > 0;
 }

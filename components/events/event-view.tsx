@@ -12,7 +12,7 @@ import type { MessageRef, QuestionView } from "@/lib/fold/questions";
 import type { ApprovalView } from "@/lib/fold/approvals";
 import { AgentHeartbeat, AgentRegister, AgentUpdate } from "./agent-event";
 import { ApprovalCard, ApprovalOutcomeLine } from "./approval-card";
-import { ChatMessage, ChatSystem } from "./chat";
+import { AuditLine, ChatMessage, ChatSystem } from "./chat";
 import { EventErrorBoundary } from "./error-boundary";
 import { PolicyDecisionLine } from "./policy-event";
 import { RoutingDecision, RoutingFailure } from "./routing-event";
@@ -57,6 +57,7 @@ export const LINE_TYPES: ReadonlySet<string> = new Set([
   "approval.granted",
   "approval.rejected",
   "approval.expired",
+  "audit.change",
 ]);
 
 /** True for a type Clutch knows (a misbehaving source may send others). */
@@ -87,6 +88,8 @@ function Renderer({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
       return <ChatMessage event={event} continued={continued} question={ctx.question} replyTo={ctx.replyTo} />;
     case "chat.system":
       return <ChatSystem event={event} />;
+    case "audit.change":
+      return <AuditLine event={event} />;
     case "task.request":
     case "task.accept":
     case "task.progress":

@@ -1,24 +1,28 @@
 "use client";
 /**
- * `ThreadHeader`: the channel's name and topic, the drawer button on phones, the switcher and
- * the theme toggle.
+ * `ThreadHeader`: the channel's name and topic (a lock for a private one), the drawer button on
+ * phones, the switcher, the channel's settings (visibility and members) and the theme toggle.
  */
+import { useState } from "react";
+import { ChannelSettingsDialog } from "@/components/identity/channel-settings";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import type { ThreadSummary } from "@/lib/api/types";
-import { HashIcon, SearchIcon } from "@/components/ui/icons";
+import { HashIcon, LockIcon, SearchIcon, SettingsIcon } from "@/components/ui/icons";
 import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { useWorkspace } from "@/components/workspace/workspace-context";
 
 /** The bar above a channel: name, topic, drawer and switcher buttons, theme toggle. */
 export function ThreadHeader({ thread, fallbackName }: { thread?: ThreadSummary; fallbackName?: string }) {
   const { openSwitcher } = useWorkspace();
+  const [settings, setSettings] = useState(false);
   return (
     <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line bg-canvas px-2 sm:px-4">
       <DrawerToggle />
       <div className="flex min-w-0 flex-1 items-baseline gap-2">
         <h1 className="flex min-w-0 items-center gap-0.5 text-[15px] font-bold">
-          <HashIcon size={15} className="shrink-0 text-fg-muted" />
+          {thread?.visibility === "private" ? <LockIcon size={14} className="shrink-0 text-fg-muted" /> : <HashIcon size={15} className="shrink-0 text-fg-muted" />}
           <span className="truncate">{thread?.name ?? fallbackName ?? ""}</span>
+          {thread?.visibility === "private" && <span className="sr-only">(private channel)</span>}
         </h1>
         {thread?.topic && (
           <p className="min-w-0 truncate text-[13px] text-fg-muted max-sm:hidden" title={thread.topic}>
@@ -37,6 +41,20 @@ export function ThreadHeader({ thread, fallbackName }: { thread?: ThreadSummary;
         <span className="max-sm:hidden">Jump to…</span>
         <kbd className="rounded border border-line bg-sunken px-1 font-sans text-[10px] font-semibold max-sm:hidden">⌘K</kbd>
       </button>
+      {thread && (
+        <>
+          <button
+            type="button"
+            onClick={() => setSettings(true)}
+            aria-label="Channel settings"
+            title="Channel settings: visibility and members"
+            className="inline-flex h-8 w-8 items-center justify-center rounded-md text-fg-muted hover:bg-hover hover:text-fg"
+          >
+            <SettingsIcon size={15} />
+          </button>
+          <ChannelSettingsDialog thread={thread} open={settings} onClose={() => setSettings(false)} />
+        </>
+      )}
       <ThemeToggle />
     </header>
   );

@@ -56,6 +56,8 @@ export interface AgentTaskSummary {
  */
 export interface AgentSummary {
   agent_id: string;
+  /** An admin disabled this external agent: its keys do not work (docs/identity.md). */
+  disabled?: boolean;
   name: string;
   description: string | null;
   /**
@@ -163,4 +165,45 @@ export interface PolicyStatus {
   error: string | null;
   loaded_at: string;
   rules: number;
+}
+
+// Identity (docs/identity.md)
+
+/** admin: members, keys, agents, policy; member: every public channel; guest: only channels they were added to. */
+export type Role = "admin" | "member" | "guest";
+
+/** An API key as lists show it (never the key itself). */
+export interface ApiKeySummary {
+  id: string;
+  /** `user:<id>` or `agent:<id>`: who the key speaks for. */
+  owner: string;
+  name: string;
+  prefix: string;
+  created_by: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** A person of the workspace (`GET /api/people`; `email` only for admins there). */
+export interface PersonSummary {
+  id: string;
+  /** `user:<id>` */
+  agent_id: string;
+  name: string;
+  email: string;
+  role: Role;
+  created_at: string;
+}
+
+/** An invite link (`GET /api/invites`); its token is shown only when it is created. */
+export interface InviteSummary {
+  id: string;
+  role: Role;
+  note: string;
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  state: "open" | "accepted" | "expired" | "revoked";
+  accepted_by: string | null;
 }

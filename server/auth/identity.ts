@@ -11,7 +11,10 @@ import { createHash, randomBytes } from "node:crypto";
 import { APIError } from "better-auth/api";
 import { z } from "zod";
 import { newId, type ClutchMessage } from "@/lib/protocol";
+import type { InviteSummary, PersonSummary } from "@/lib/api/types";
 import type { Db } from "../db/client";
+
+export type { InviteSummary, PersonSummary };
 import type { EventStore } from "../events/store";
 import { ClutchError } from "../errors";
 import { ChannelAccess } from "./access";
@@ -24,26 +27,7 @@ import { isRole, personAgentId, type AgentPrincipal, type PersonPrincipal, type 
 /** How long an invite link stays valid (ms). */
 export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
 
-export interface PersonSummary {
-  id: string;
-  /** `user:<id>` */
-  agent_id: string;
-  name: string;
-  email: string;
-  role: Role;
-  created_at: string;
-}
 
-export interface InviteSummary {
-  id: string;
-  role: Role;
-  note: string;
-  created_by: string;
-  created_at: string;
-  expires_at: string;
-  state: "open" | "accepted" | "expired" | "revoked";
-  accepted_by: string | null;
-}
 
 type UserRow = { id: string; name: string; email: string; role: string; createdAt: Date };
 const toPerson = (u: UserRow): PersonSummary => ({

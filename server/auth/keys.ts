@@ -6,19 +6,11 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { newId } from "@/lib/protocol";
+import type { ApiKeySummary } from "@/lib/api/types";
 import type { Db } from "../db/client";
 
-export interface ApiKeySummary {
-  id: string;
-  /** `user:<id>` or `agent:<id>`: who the key speaks for. */
-  owner: string;
-  name: string;
-  prefix: string;
-  created_by: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
+export type { ApiKeySummary };
+
 
 /** last_used_at is written at most this often per key (ms), not on every request. */
 const TOUCH_EVERY_MS = 60_000;

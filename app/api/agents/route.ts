@@ -1,6 +1,7 @@
 /**
  * GET /api/agents: { agents: AgentSummary[] }, every registered agent with its AgentCard,
- * presence from heartbeats, load and recent record (server/router/directory.ts).
+ * presence from heartbeats, load and recent record (server/router/directory.ts), and
+ * `disabled: true` for those an admin disabled.
  * POST /api/agents: an AgentCard (Clutch Protocol §1.4) registers an external agent (201,
  * agent.register) or updates it (200, agent.update; the same card again changes nothing).
  * Body { agent } with its AgentSummary. 400 invalid_card with the fields at fault; 409
@@ -19,7 +20,9 @@ export const dynamic = "force-dynamic";
 
 export const GET = route({ auth: "signed-in" }, async () => {
   const rt = getClutch();
-  return json({ agents: await listAgents(rt.store.queries, rt.registry) });
+  const disabled = new Set(await rt.identity.disabledAgents());
+  const agents = await listAgents(rt.store.queries, rt.registry);
+  return json({ agents: agents.map((a) => (disabled.has(a.agent_id) ? { ...a, disabled: true } : a)) });
 });
 
 export const POST = route({ auth: "signed-in" }, async ({ req, principal }) => {

@@ -1,0 +1,114 @@
+"use client";
+/**
+ * `ChannelSettingsDialog`: who can see a channel (docs/identity.md, "Channels"): public or
+ * private, and its members, with add (people of the workspace, registered agents) and remove. A
+ * guest sees the members but changes nothing. Every change is an `audit.change` in the channel.
+ */
+import { useId, useState } from "react";
+import { useAgents } from "@/components/live/use-agents";
+import { ApiRequestError } from "@/components/live/api";
+import type { ThreadSummary } from "@/lib/api/types";
+import { Button, inputClass } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
+import { useMe } from "./me";
+import { useChannelMemberChange, useChannelMembers, usePeople, useSetVisibility } from "./api";
+
+export function ChannelSettingsDialog({ thread, open, onClose }: { thread: ThreadSummary; open: boolean; onClose: () => void }) {
+  return (
+    <Dialog open={open} onClose={onClose} title={`#${thread.name} settings`} description="Who can see this channel, its runs and its approvals." className="max-w-lg">
+      {open && <ChannelSettings thread={thread} onClose={onClose} />}
+    </Dialog>
+  );
+}
+
+const errorText = (e: unknown) => (e instanceof ApiRequestError ? e.message : e ? "Something went wrong. Try again." : null);
+
+function ChannelSettings({ thread, onClose }: { thread: ThreadSummary; onClose: () => void }) {
+  const me = useMe();
+  const manage = me.role !== "guest";
+  const members = useChannelMembers(thread.id);
+  const change = useChannelMemberChange(thread.id);
+  const visibility = useSetVisibility(thread.id);
+  const people = usePeople();
+  const agents = useAgents();
+  const [pick, setPick] = useState("");
+  const pickId = useId();
+  const inChannel = new Set(members.data?.map((m) => m.member));
+  const candidates = [
+    ...(people.data ?? []).map((p) => ({ id: p.agent_id, label: p.name })),
+    ...(agents.data ?? []).filter((a) => a.source !== "workspace").map((a) => ({ id: a.agent_id, label: `${a.name} (${a.agent_id})` })),
+  ].filter((c) => !inChannel.has(c.id));
+  const error = errorText(change.error) ?? errorText(visibility.error);
+
+  return (
+    <div className="px-5 pb-5 pt-3">
+      <fieldset disabled={!manage || visibility.isPending}>
+        <legend className="mb-1.5 text-[13px] font-semibold">Visibility</legend>
+        {(["public", "private"] as const).map((v) => (
+          <label key={v} className="flex items-start gap-2 py-0.5 text-[13px]">
+            <input type="radio" name="visibility" checked={thread.visibility === v} onChange={() => visibility.mutate(v)} className="mt-0.5" />
+            <span>
+              <span className="font-medium">{v === "public" ? "Public" : "Private"}</span>
+              <span className="block text-xs text-fg-muted">
+                {v === "public" ? "Every member of the workspace can see it (guests only if added)." : "Only its members can see it, its runs and its approvals."}
+              </span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+
+      <h3 className="mb-1.5 mt-4 text-[13px] font-semibold">Members</h3>
+      <ul className="max-h-56 divide-y divide-line overflow-y-auto text-[13px]" aria-label="Members">
+        {members.data?.map((m) => (
+          <li key={m.member} className="flex items-center gap-2 py-1.5">
+            <span className="min-w-0 flex-1 truncate">
+              {m.name}
+              {m.member === me.agent_id && <span className="text-fg-muted"> (you)</span>}
+            </span>
+            {(manage || m.member === me.agent_id) && (
+              <Button onClick={() => change.mutate({ member: m.member, add: false })} disabled={change.isPending} aria-label={m.member === me.agent_id ? "Leave the channel" : `Remove ${m.name}`}>
+                {m.member === me.agent_id ? "Leave" : "Remove"}
+              </Button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {manage && (
+        <form
+          className="mt-3 flex items-end gap-2"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (pick) change.mutate({ member: pick, add: true }, { onSuccess: () => setPick("") });
+          }}
+        >
+          <div className="min-w-0 flex-1">
+            <label htmlFor={pickId} className="mb-1 block text-xs font-semibold">
+              Add a person or an agent
+            </label>
+            <select id={pickId} value={pick} onChange={(e) => setPick(e.target.value)} className={inputClass}>
+              <option value="">Choose…</option>
+              {candidates.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <Button type="submit" variant="primary" disabled={!pick || change.isPending}>
+            Add
+          </Button>
+        </form>
+      )}
+      {error && (
+        <p role="alert" className="mt-2 text-xs font-medium text-danger">
+          {error}
+        </p>
+      )}
+      <div className="mt-5 flex justify-end">
+        <Button variant="primary" onClick={onClose}>
+          Done
+        </Button>
+      </div>
+    </div>
+  );
+}
