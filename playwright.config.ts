@@ -4,10 +4,20 @@
  * the real custom server (Next + Socket.IO) in production mode on port 3100, against
  * `DATABASE_URL` (CI points it at a fresh database; with none set the server uses its embedded
  * database). Run `npm run build` first.
+ *
+ * The server starts with an admin (E2E_ADMIN); e2e/global-setup.ts signs it in once and every
+ * test's browser and `request` start signed in as that admin (docs/identity.md). Tests that need
+ * other people create them through invites (e2e/helpers.ts `personContext`).
  */
 import { defineConfig, devices } from "@playwright/test";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
+/** The app's URL in the tests. */
+export const BASE_URL = `http://localhost:${PORT}`;
+/** The admin the test server starts with (CLUTCH_ADMIN_*). */
+export const E2E_ADMIN = { email: "dana@clutch.test", password: "e2e-admin-password", name: "Dana Whitfield" } as const;
+/** Where global-setup keeps the admin's signed-in state. */
+export const ADMIN_STATE = "test-results/.auth/admin.json";
 const CI = Boolean(process.env.CI);
 
 export const CHROMIUM_ARGS = [
@@ -30,8 +40,10 @@ export default defineConfig({
   timeout: 45_000,
   expect: { timeout: 10_000 },
   reporter: [["list"]],
+  globalSetup: "./e2e/global-setup.ts",
   use: {
-    baseURL: `http://localhost:${PORT}`,
+    baseURL: BASE_URL,
+    storageState: ADMIN_STATE,
     headless: true,
     trace: "retain-on-failure",
     launchOptions: { executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS },
@@ -45,6 +57,11 @@ export default defineConfig({
       PORT: String(PORT),
       DATABASE_URL: process.env.DATABASE_URL ?? "",
       LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+      CLUTCH_ADMIN_EMAIL: E2E_ADMIN.email,
+      CLUTCH_ADMIN_PASSWORD: E2E_ADMIN.password,
+      CLUTCH_ADMIN_NAME: E2E_ADMIN.name,
+      // The tests write far faster than a person: lift the per-principal write limit.
+      CLUTCH_WRITES_PER_MIN: "1000000",
       // Heartbeats every second, so an agent is offline 3 s after its last one (e2e/directory).
       CLUTCH_HEARTBEAT_INTERVAL_SEC: process.env.CLUTCH_HEARTBEAT_INTERVAL_SEC ?? "1",
     },

@@ -12,7 +12,7 @@
  */
 import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
 import type { ThreadSummary } from "../lib/api/types";
-import { messageLog, useDisplayName } from "./helpers";
+import { messageLog } from "./helpers";
 
 const SIZES = [
   { name: "desktop", width: 1280, height: 800 },
@@ -63,8 +63,6 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   const sales = ((await res.json()).threads as ThreadSummary[]).find((t) => t.name === "sales");
   expect(sales, "the server creates #sales on start").toBeTruthy();
   const thread = sales!;
-
-  await useDisplayName(page, "Dana Whitfield");
   await page.goto(`/c/${thread.id}`);
   const log = messageLog(page, "sales");
   await expect(log).toBeVisible();
@@ -132,7 +130,7 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
     );
   await expect.poll(async () => (await held()).length, { timeout: 60_000 }).toBeGreaterThan(0);
   const hold = (await held()).at(-1)!;
-  const decided = await request.post(`/api/approvals/${hold.approval_id}/decision`, { data: { decision: "approve", display_name: "Dana Whitfield" } });
+  const decided = await request.post(`/api/approvals/${hold.approval_id}/decision`, { data: { decision: "approve" } });
   expect(decided.status()).toBe(200);
   await expect(run.getByLabel("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
   await expect(run).toContainText("3 of 3 tasks done");

@@ -30,7 +30,7 @@
 import { expect, test, type APIRequestContext, type Locator, type Page, type TestInfo } from "@playwright/test";
 import type { ApprovalSummary, ThreadSummary } from "../lib/api/types";
 import type { StoredEvent } from "../lib/protocol";
-import { messageLog, useDisplayName } from "./helpers";
+import { messageLog } from "./helpers";
 
 const ASK = "Analyze last quarter's sales trends";
 const ME = "Dana Whitfield";
@@ -52,7 +52,7 @@ async function salesThread(request: APIRequestContext): Promise<ThreadSummary> {
  * pm-1's report is held for an approval. Answers the run and its pending approval.
  */
 async function runUntilReportHeld(request: APIRequestContext, thread: ThreadSummary): Promise<{ runId: string; approval: ApprovalSummary }> {
-  const posted = await request.post(`/api/threads/${thread.id}/messages`, { data: { text: ASK, display_name: ME, reply_to: null } });
+  const posted = await request.post(`/api/threads/${thread.id}/messages`, { data: { text: ASK, reply_to: null } });
   expect(posted.status(), await posted.text()).toBe(201);
   const asked = (await posted.json()).event as StoredEvent;
   let runId = "";
@@ -75,7 +75,7 @@ async function runUntilReportHeld(request: APIRequestContext, thread: ThreadSumm
     )
     .toBe(true);
   const answer = await request.post(`/api/threads/${thread.id}/messages`, {
-    data: { text: "Regional breakdown by major market", display_name: ME, reply_to: question!.id },
+    data: { text: "Regional breakdown by major market", reply_to: question!.id },
   });
   expect(answer.status()).toBe(201);
   let approval: ApprovalSummary | undefined;
@@ -145,7 +145,6 @@ test.describe.configure({ mode: "serial" });
 test("approve from the channel card: the held report is sent and the card says who approved it", async ({ page, request }, info) => {
   test.setTimeout(180_000);
   const thread = await salesThread(request);
-  await useDisplayName(page, ME);
   const { runId, approval } = await runUntilReportHeld(request, thread);
 
   await page.goto(`/c/${thread.id}`);
@@ -195,7 +194,6 @@ test("approve from the channel card: the held report is sent and the card says w
 test("approve from the inbox with the keyboard: j/k, Enter opens it in #sales, a approves", async ({ page, request }, info) => {
   test.setTimeout(180_000);
   const thread = await salesThread(request);
-  await useDisplayName(page, ME);
   const { approval } = await runUntilReportHeld(request, thread);
 
   await page.goto("/approvals");
@@ -246,7 +244,6 @@ test("approve from the inbox with the keyboard: j/k, Enter opens it in #sales, a
 test("reject with a comment: the report is not sent, pm-1 is told why and carries on", async ({ page, request }) => {
   test.setTimeout(180_000);
   const thread = await salesThread(request);
-  await useDisplayName(page, ME);
   const { runId, approval } = await runUntilReportHeld(request, thread);
   const comment = "Too long for the channel: send only the regional table and the key figures.";
 
@@ -289,7 +286,6 @@ test("reject with a comment: the report is not sent, pm-1 is told why and carrie
 test("edit the arguments then approve: only a JSON object is accepted, and the edited message is sent", async ({ page, request }) => {
   test.setTimeout(180_000);
   const thread = await salesThread(request);
-  await useDisplayName(page, ME);
   const { approval } = await runUntilReportHeld(request, thread);
 
   await page.goto(`/c/${thread.id}`);

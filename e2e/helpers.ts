@@ -1,9 +1,11 @@
 /**
  * Helpers for the UI's end-to-end tests: unique channel names, API calls to create
- * channels and post events, and a ClutchMessage builder. Tests make their own channels, so
- * they run on a database that holds other data.
+ * channels and post events, other people (through invites), and a ClutchMessage builder. Tests
+ * make their own channels, so they run on a database that holds other data. `request` is the
+ * signed-in admin's (playwright.config.ts).
  */
-import { expect, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, request as apiRequest, type APIRequestContext, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { BASE_URL } from "../playwright.config";
 import type { ThreadSummary } from "../lib/api/types";
 import { makeMessage, type MessageType, type PayloadOf, type StoredEvent, type ClutchMessage } from "../lib/protocol";
 
@@ -19,16 +21,70 @@ export async function createChannel(request: APIRequestContext, name: string, to
   return (await res.json()).thread as ThreadSummary;
 }
 
-/** Posts one ClutchMessage or several to `POST /api/events`; answers the stored events. */
+/**
+ * Stores ClutchMessages from anyone (agents, the router, the policy kernel), as a fixture: the API
+ * takes an event only from its sender's own credential and never Clutch's own types from outside
+ * (docs/identity.md), so the admin restores them the way a run is restored, `POST
+ * /api/runs/import` (one run at a time, in the order given). Answers the stored events.
+ */
 export async function postEvents(request: APIRequestContext, events: ClutchMessage | ClutchMessage[]): Promise<StoredEvent[]> {
-  const res = await request.post("/api/events", { data: events });
-  expect(res.status(), await res.text()).toBe(201);
-  return (await res.json()).events as StoredEvent[];
+  const list = Array.isArray(events) ? events : [events];
+  const segments: ClutchMessage[][] = [];
+  for (const m of list) {
+    const last = segments[segments.length - 1];
+    if (last && last[0]!.run_id === m.run_id) last.push(m);
+    else segments.push([m]);
+  }
+  const stored: StoredEvent[] = [];
+  for (const seg of segments) {
+    const res = await request.post("/api/runs/import", { data: seg.map((m) => JSON.stringify(m)).join("\n"), headers: { "content-type": "application/x-ndjson" } });
+    expect(res.status(), await res.text()).toBe(201);
+    const page = await request.get(`/api/runs/${encodeURIComponent(seg[0]!.run_id)}/events?after=0&limit=5000`);
+    const byId = new Map(((await page.json()).events as StoredEvent[]).map((e) => [e.id, e]));
+    for (const m of seg) stored.push(byId.get(m.id)!);
+  }
+  return stored;
 }
 
-/** Posts a person's chat message to a channel. */
-export async function postMessage(request: APIRequestContext, threadId: string, text: string, display_name?: string) {
-  const res = await request.post(`/api/threads/${threadId}/messages`, { data: { text, ...(display_name ? { display_name } : {}) } });
+const people = new Map<string, Promise<APIRequestContext>>();
+
+/**
+ * An API client signed in as the person `name`: on first use the admin (`admin`) invites them as a
+ * member and they sign up through the invite (POST /api/join/:token), once per test worker.
+ */
+export function personRequest(admin: APIRequestContext, name: string): Promise<APIRequestContext> {
+  let ctx = people.get(name);
+  if (!ctx) {
+    ctx = (async () => {
+      const person = await apiRequest.newContext({ baseURL: BASE_URL, storageState: { cookies: [], origins: [] } });
+      await joinAs(admin, person, name);
+      return person;
+    })();
+    people.set(name, ctx);
+  }
+  return ctx;
+}
+
+/** A browser context signed in as a new person `name` (invited by `admin` with `role`). */
+export async function personContext(browser: Browser, admin: APIRequestContext, name: string, role: "admin" | "member" | "guest" = "member"): Promise<BrowserContext> {
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  await joinAs(admin, context.request, name, role);
+  return context;
+}
+
+async function joinAs(admin: APIRequestContext, person: APIRequestContext, name: string, role: "admin" | "member" | "guest" = "member"): Promise<void> {
+  const invite = await admin.post("/api/invites", { data: { role, note: name } });
+  expect(invite.status(), await invite.text()).toBe(201);
+  const { token } = (await invite.json()) as { token: string };
+  const email = `${name.toLowerCase().replace(/[^a-z0-9]+/g, ".")}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@clutch.test`;
+  const joined = await person.post(`/api/join/${token}`, { data: { name, email, password: "e2e-person-password" } });
+  expect(joined.status(), await joined.text()).toBe(201);
+}
+
+/** Posts a chat message to a channel as the admin, or as the person `as` (invited on first use). */
+export async function postMessage(request: APIRequestContext, threadId: string, text: string, as?: string) {
+  const sender = as ? await personRequest(request, as) : request;
+  const res = await sender.post(`/api/threads/${threadId}/messages`, { data: { text } });
   expect(res.status(), await res.text()).toBe(201);
   return (await res.json()).event as StoredEvent;
 }
@@ -50,11 +106,6 @@ export function event<T extends MessageType>(
     type,
     payload,
   });
-}
-
-/** Sets the person's display name before the app loads (localStorage, as the settings do). */
-export async function useDisplayName(page: Page, name: string): Promise<void> {
-  await page.addInitScript((n) => window.localStorage.setItem("clutch:display-name", JSON.stringify(n)), name);
 }
 
 /** Opens a channel and waits for its message list. */

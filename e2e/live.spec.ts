@@ -3,17 +3,15 @@
  * messages are grouped like Slack.
  */
 import { expect, test } from "@playwright/test";
-import { createChannel, messageLog, openChannel, send, uniqueName, useDisplayName } from "./helpers";
+import { createChannel, messageLog, openChannel, personContext, send, uniqueName } from "./helpers";
 
 test("two people in one channel see each other's messages live", async ({ browser, request }) => {
   const thread = await createChannel(request, uniqueName("live"));
-  const alice = await browser.newContext();
-  const bob = await browser.newContext();
+  const alice = await personContext(browser, request, "Alice Example");
+  const bob = await personContext(browser, request, "Bob Example");
   try {
     const a = await alice.newPage();
     const b = await bob.newPage();
-    await useDisplayName(a, "Alice Example");
-    await useDisplayName(b, "Bob Example");
     await openChannel(a, thread);
     await openChannel(b, thread);
 

@@ -21,7 +21,7 @@ import path from "node:path";
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import type { ThreadSummary } from "../lib/api/types";
 import { newId, type StoredEvent } from "../lib/protocol";
-import { createChannel, event, messageLog, openChannel, postEvents, uniqueName, useDisplayName } from "./helpers";
+import { createChannel, event, messageLog, openChannel, postEvents, uniqueName } from "./helpers";
 
 const orchestrator = { agent_id: "agent:orchestrator", role: "orchestrator", display_name: "Orchestrator" };
 
@@ -230,7 +230,6 @@ test("@skill:data-analysis in #sales is routed by capability to analyst-1, shown
   test.setTimeout(90_000);
   const sales = ((await (await request.get("/api/threads")).json()).threads as ThreadSummary[]).find((t) => t.name === "sales");
   expect(sales, "the server creates #sales on start").toBeTruthy();
-  await useDisplayName(page, "Dana Whitfield");
   await page.goto(`/c/${sales!.id}`);
   const log = messageLog(page, "sales");
   await expect(log).toBeVisible();
@@ -278,7 +277,6 @@ test("@skill:data-analysis in #sales is routed by capability to analyst-1, shown
 
 test("in a channel people created, a capability nobody offers waits for an agent, and plain chat starts nothing", async ({ page, request }) => {
   const thread = await createChannel(request, uniqueName("ideas"));
-  await useDisplayName(page, "Dana Whitfield");
   await openChannel(page, thread);
   const log = messageLog(page, thread.name);
   const box = composer(page, thread.name);

@@ -79,7 +79,7 @@ test("a run's DAG grows live: nodes appear and change state, and placed nodes st
   const thread = await salesThread(request);
   threadId = thread.id;
   // A new request (reply_to null), even if an earlier run in this shared channel waits for an answer.
-  const posted = await request.post(`/api/threads/${thread.id}/messages`, { data: { text: QUESTION_TEXT, display_name: "Dana Whitfield", reply_to: null } });
+  const posted = await request.post(`/api/threads/${thread.id}/messages`, { data: { text: QUESTION_TEXT, reply_to: null } });
   expect(posted.status(), await posted.text()).toBe(201);
   const asked = (await posted.json()).event as StoredEvent;
   await expect
@@ -106,7 +106,7 @@ test("a run's DAG grows live: nodes appear and change state, and placed nodes st
   const question = events.find((e) => e.type === "chat.message" && (e.payload as { expects_reply?: boolean }).expects_reply);
   expect(question).toBeTruthy();
   const answer = await request.post(`/api/threads/${thread.id}/messages`, {
-    data: { text: "Regional breakdown by major market", display_name: "Dana Whitfield", reply_to: question!.id },
+    data: { text: "Regional breakdown by major market", reply_to: question!.id },
   });
   expect(answer.status()).toBe(201);
 
@@ -128,7 +128,7 @@ test("a run's DAG grows live: nodes appear and change state, and placed nodes st
         const decided = new Set(evs.filter((e) => e.type.startsWith("approval.") && e.type !== "approval.requested").map((e) => (e.payload as { approval_id?: string }).approval_id));
         for (const e of evs.filter((x) => x.type === "approval.requested")) {
           const id = (e.payload as { approval_id?: string }).approval_id;
-          if (id && !decided.has(id)) await request.post(`/api/approvals/${id}/decision`, { data: { decision: "approve", display_name: "Dana Whitfield" } });
+          if (id && !decided.has(id)) await request.post(`/api/approvals/${id}/decision`, { data: { decision: "approve" } });
         }
         return ((await (await request.get(`/api/runs/${runId}`)).json()).run as { state: string }).state;
       },

@@ -5,10 +5,10 @@
  */
 
 /** The admin scripts start their throwaway servers with. */
-export const SCRIPT_ADMIN = { email: "admin@clutch.local", password: "clutch-script-admin" } as const;
+export const SCRIPT_ADMIN = { email: "dana@clutch.local", password: "clutch-script-admin", name: "Dana Whitfield" } as const;
 
 /** The server env that creates SCRIPT_ADMIN on first start. */
-export const scriptAdminEnv = { CLUTCH_ADMIN_EMAIL: SCRIPT_ADMIN.email, CLUTCH_ADMIN_PASSWORD: SCRIPT_ADMIN.password };
+export const scriptAdminEnv = { CLUTCH_ADMIN_EMAIL: SCRIPT_ADMIN.email, CLUTCH_ADMIN_PASSWORD: SCRIPT_ADMIN.password, CLUTCH_ADMIN_NAME: SCRIPT_ADMIN.name };
 
 export interface Session {
   /** `name=value; …` for a Cookie header. */
@@ -22,7 +22,7 @@ export async function signIn(baseUrl: string, who: { email: string; password: st
   const res = await fetch(`${baseUrl}/api/auth/sign-in/email`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: baseUrl },
-    body: JSON.stringify(who),
+    body: JSON.stringify({ email: who.email, password: who.password }),
   });
   if (!res.ok) throw new Error(`sign-in as ${who.email} failed: ${res.status} ${await res.text()}`);
   const pairs = res.headers.getSetCookie().map((c) => c.split(";")[0]!);

@@ -55,7 +55,7 @@ export interface ClutchOptions {
   /** Folder MCP server commands run in (default: the current directory, the repo root). */
   cwd?: string;
   /** The first admin, created on first start when nobody has an account (CLUTCH_ADMIN_EMAIL / _PASSWORD). */
-  admin?: { email: string; password: string };
+  admin?: { email: string; password: string; name?: string };
   /** The app's public URL (CLUTCH_PUBLIC_URL), for sign-in's origin checks; unset: taken from each request. */
   publicUrl?: string;
 }
@@ -140,7 +140,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const { store, tail } = eventLog;
   const auth = createAuth(eventLog.db, { secret: authSecret(options.dataDir), baseURL: options.publicUrl });
   const identity = new Identity(eventLog.db, store, auth);
-  if (options.admin) await identity.ensureAdmin(options.admin.email, options.admin.password);
+  if (options.admin) await identity.ensureAdmin(options.admin);
   const registry = new AgentRegistry({ config: { ...workspace.registry, ...options.registry } });
   await registry.load(store.queries);
   const unfollow = tail.subscribe((ev) => void registry.apply(ev));

@@ -13,6 +13,7 @@
  *   CLUTCH_OFFLINE_AFTER_MISSED    missed heartbeats before an agent is offline (default 3)
  *   CLUTCH_ADMIN_EMAIL, CLUTCH_ADMIN_PASSWORD  create this admin on first start, when nobody
  *                   has an account yet (scripted setups; docs/identity.md). Both or neither.
+ *   CLUTCH_ADMIN_NAME  that admin's name (default: the email's local part)
  *   CLUTCH_PUBLIC_URL  the URL people open (https://clutch.example.com), for sign-in's origin
  *                   checks behind a proxy; unset: taken from each request
  *   CLUTCH_AUTH_SECRET  signs session cookies; unset: generated once into <data dir>/auth-secret
@@ -38,6 +39,7 @@ const ConfigSchema = z.object({
   CLUTCH_OFFLINE_AFTER_MISSED: z.coerce.number().int().min(1).max(100).optional(),
   CLUTCH_ADMIN_EMAIL: z.email("CLUTCH_ADMIN_EMAIL must be an email address").optional().or(z.literal("").transform(() => undefined)),
   CLUTCH_ADMIN_PASSWORD: z.string().min(10, "CLUTCH_ADMIN_PASSWORD must be at least 10 characters").optional().or(z.literal("").transform(() => undefined)),
+  CLUTCH_ADMIN_NAME: z.string().trim().min(1).max(80).optional(),
   CLUTCH_PUBLIC_URL: z.url("CLUTCH_PUBLIC_URL must be a URL").optional().or(z.literal("").transform(() => undefined)),
 }).refine((c) => Boolean(c.CLUTCH_ADMIN_EMAIL) === Boolean(c.CLUTCH_ADMIN_PASSWORD), {
   path: ["CLUTCH_ADMIN_PASSWORD"],
@@ -56,7 +58,7 @@ export interface ClutchConfig {
   /** Registry settings from the environment; unset ones come from the workspace or defaults. */
   registry: { heartbeat_interval_sec?: number; offline_after_missed?: number };
   /** The admin to create on first start, if any. */
-  admin: { email: string; password: string } | undefined;
+  admin: { email: string; password: string; name?: string } | undefined;
   publicUrl: string | undefined;
 }
 
@@ -80,7 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ClutchConfig {
       ...(c.CLUTCH_HEARTBEAT_INTERVAL_SEC ? { heartbeat_interval_sec: c.CLUTCH_HEARTBEAT_INTERVAL_SEC } : {}),
       ...(c.CLUTCH_OFFLINE_AFTER_MISSED ? { offline_after_missed: c.CLUTCH_OFFLINE_AFTER_MISSED } : {}),
     },
-    admin: c.CLUTCH_ADMIN_EMAIL && c.CLUTCH_ADMIN_PASSWORD ? { email: c.CLUTCH_ADMIN_EMAIL, password: c.CLUTCH_ADMIN_PASSWORD } : undefined,
+    admin: c.CLUTCH_ADMIN_EMAIL && c.CLUTCH_ADMIN_PASSWORD ? { email: c.CLUTCH_ADMIN_EMAIL, password: c.CLUTCH_ADMIN_PASSWORD, ...(c.CLUTCH_ADMIN_NAME ? { name: c.CLUTCH_ADMIN_NAME } : {}) } : undefined,
     publicUrl: c.CLUTCH_PUBLIC_URL,
   };
 }

@@ -125,10 +125,10 @@ export class Identity {
     return out;
   }
 
-  /** CLUTCH_ADMIN_EMAIL / CLUTCH_ADMIN_PASSWORD: create that admin on first start (no-op after). */
-  async ensureAdmin(email: string, password: string): Promise<void> {
+  /** CLUTCH_ADMIN_EMAIL / _PASSWORD / _NAME: create that admin on first start (no-op after). */
+  async ensureAdmin(admin: { email: string; password: string; name?: string }): Promise<void> {
     if (!(await this.needsSetup())) return;
-    await this.setUp({ name: email.split("@")[0] || "admin", email, password });
+    await this.setUp({ name: admin.name ?? (admin.email.split("@")[0] || "admin"), email: admin.email, password: admin.password });
   }
 
   private async signUp(input: SignUp, role: Role): Promise<{ person: PersonSummary; headers: Headers }> {
