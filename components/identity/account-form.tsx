@@ -3,7 +3,7 @@
  * `AccountForm`: the form of the signed-out pages (docs/identity.md): sign in (email, password),
  * first-run setup and invite sign-up (name, email, password). It posts JSON to `action` and, on
  * success, loads `next` (a path of this app) in full, so the server's door sees the new session
- * cookie. The server's error message is shown under the form; a 429 says when to try again.
+ * cookie (`next` is checked to be a path of this app first). The server's error message is shown under the form; a 429 says when to try again.
  */
 import { useId, useState } from "react";
 import { Button, inputClass } from "@/components/ui/button";

@@ -13,7 +13,7 @@ import { useMe } from "@/components/identity/me";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { hueFor } from "@/components/events/participant";
 import { Avatar } from "@/components/ui/avatar";
-import { CloseIcon, HashIcon, InboxCheckIcon, LockIcon, PlusIcon, SearchIcon, SettingsIcon } from "@/components/ui/icons";
+import { CloseIcon, HashIcon, InboxCheckIcon, LockIcon, PlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon } from "@/components/ui/icons";
 import { AgentList } from "./agent-list";
 import { ROLE_LABEL } from "./settings-dialog";
 import { ThemeToggle } from "./theme-toggle";
@@ -155,9 +155,11 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
   );
 }
 
-/** "Approvals" with the number of pending approvals, live. */
+/** "Approvals" with the number of pending approvals, live; "Admin" for admins. */
 function ApprovalsLink({ onNavigate }: { onNavigate: () => void }) {
-  const active = usePathname() === "/approvals";
+  const pathname = usePathname();
+  const active = pathname === "/approvals";
+  const me = useMe();
   const { data } = usePendingApprovals();
   const count = data?.length ?? 0;
   return (
@@ -189,6 +191,19 @@ function ApprovalsLink({ onNavigate }: { onNavigate: () => void }) {
           </span>
         )}
       </Link>
+      {me.role === "admin" && (
+        <Link
+          href="/admin"
+          onClick={onNavigate}
+          aria-current={pathname === "/admin" ? "page" : undefined}
+          className={`mt-0.5 flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
+            pathname === "/admin" ? "bg-sidebar-active font-semibold text-sidebar-active-fg" : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
+          }`}
+        >
+          <ShieldCheckIcon size={14} className="shrink-0 opacity-80" />
+          <span className="min-w-0 flex-1 truncate">Admin</span>
+        </Link>
+      )}
     </nav>
   );
 }
