@@ -1,0 +1,152 @@
+/**
+ * Who is who, in a real browser (docs/identity.md): the first visit to a new workspace sets up its
+ * admin; an admin invites a second person, who signs up in a second browser; a private channel is
+ * invisible to a person who is not a member; only the named approver is offered Approve.
+ */
+import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { expect, test } from "@playwright/test";
+import { newId } from "../lib/protocol";
+import type { ThreadSummary } from "../lib/api/types";
+import { createChannel, event, messageLog, openChannel, personContext, postEvents, uniqueName } from "./helpers";
+
+test("the first visit to a new workspace sets up its admin, who lands in the app", async ({ browser }) => {
+  test.setTimeout(180_000);
+  // A server of its own on an empty database: the shared test server already has its admin.
+  const port = Number(process.env.E2E_PORT ?? 3100) + 17;
+  const db = `clutch_e2e_setup_${Date.now()}`;
+  const admin = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL) : null;
+  let url = "";
+  if (admin) {
+    execFileSync("psql", ["-h", admin.hostname, "-p", admin.port || "5432", "-U", admin.username || "postgres", "-d", "postgres", "-qc", `CREATE DATABASE "${db}"`]);
+    admin.pathname = `/${db}`;
+    url = admin.toString();
+  }
+  const server: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    env: { ...process.env, DATABASE_URL: url, CLUTCH_DATA_DIR: `test-results/setup-${Date.now()}`, PORT: String(port), NODE_ENV: "production", LOG_LEVEL: "warn", CLUTCH_WORKSPACE: "none", CLUTCH_ADMIN_EMAIL: "", CLUTCH_ADMIN_PASSWORD: "", CLUTCH_ADMIN_NAME: "" },
+    stdio: "ignore",
+  });
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] }, baseURL: `http://localhost:${port}` });
+  try {
+    await expect(async () => expect((await context.request.get("/api/health")).ok()).toBe(true)).toPass({ timeout: 120_000 });
+    const page = await context.newPage();
+    await page.goto("/");
+    await expect(page).toHaveURL(/\/setup$/);
+    await expect(page.getByRole("heading", { name: "Set up your workspace" })).toBeVisible();
+    await page.getByLabel("Your name").fill("Ada Admin");
+    await page.getByLabel("Email").fill("ada@clutch.test");
+    await page.getByLabel("Password").fill("short");
+    await page.getByRole("button", { name: "Create admin account" }).click();
+    await expect(page).toHaveURL(/\/setup$/); // the browser refuses a password under 10 characters
+    await page.getByLabel("Password").fill("a long enough password");
+    await page.getByRole("button", { name: "Create admin account" }).click();
+    await expect(page.getByRole("button", { name: "Your account (signed in as Ada Admin)" })).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByRole("link", { name: "Admin" })).toBeVisible();
+    // Setup is done: the page now sends people to sign in.
+    const other = await browser.newContext({ storageState: { cookies: [], origins: [] }, baseURL: `http://localhost:${port}` });
+    const p2 = await other.newPage();
+    await p2.goto("/setup");
+    await expect(p2).toHaveURL(/\/sign-in$/);
+    await other.close();
+  } finally {
+    await context.close();
+    server.kill("SIGTERM");
+    await new Promise((r) => server.once("exit", r));
+    if (admin) execFileSync("psql", ["-h", admin.hostname, "-p", admin.port || "5432", "-U", admin.username || "postgres", "-d", "postgres", "-qc", `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`]);
+  }
+});
+
+test("an admin invites a person, who signs up in another browser and is greeted by name", async ({ page, browser }) => {
+  await page.goto("/admin");
+  await page.getByLabel("Role").selectOption("member");
+  await page.getByLabel("Note (optional)").fill("for Lee");
+  await page.getByRole("button", { name: "Create invite link" }).click();
+  const link = (await page.getByTestId("invite-link").textContent())!;
+  expect(link).toMatch(/\/join\/[\w-]+$/);
+
+  const lee = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  try {
+    const p = await lee.newPage();
+    await p.goto(link);
+    await expect(p.getByText("You are invited as a member (for Lee).")).toBeVisible();
+    await p.getByLabel("Your name").fill("Lee Park");
+    await p.getByLabel("Email").fill(`lee.${Date.now()}@clutch.test`);
+    await p.getByLabel("Password").fill("lee's long password");
+    await p.getByRole("button", { name: "Create account" }).click();
+    await expect(p.getByRole("button", { name: "Your account (signed in as Lee Park)" })).toBeVisible({ timeout: 30_000 });
+    await expect(p.getByRole("link", { name: "Admin" })).toHaveCount(0);
+    // The link worked once.
+    const again = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+    const p2 = await again.newPage();
+    await p2.goto(link);
+    await expect(p2.getByRole("heading", { name: "This invite link does not work" })).toBeVisible();
+    await again.close();
+  } finally {
+    await lee.close();
+  }
+  await page.reload();
+  await expect(page.getByRole("list", { name: "Invite links" }).getByText("accepted").first()).toBeVisible();
+});
+
+test("a private channel is invisible to a person who is not a member, in the sidebar and by its URL", async ({ page, browser, request }) => {
+  const name = uniqueName("secret");
+  const res = await request.post("/api/threads", { data: { name, topic: "board only", visibility: "private" } });
+  expect(res.status()).toBe(201);
+  const secret = (await res.json()).thread as ThreadSummary;
+  await openChannel(page, secret);
+  await expect(page.getByRole("navigation", { name: "Channels" }).getByRole("link", { name: `${name} (private)` })).toBeVisible();
+
+  const outsider = await personContext(browser, request, "Olive Outsider");
+  try {
+    const p = await outsider.newPage();
+    await p.goto("/");
+    await expect(p.getByRole("button", { name: "Your account (signed in as Olive Outsider)" })).toBeVisible();
+    await expect(p.getByRole("navigation", { name: "Channels" }).getByText(name)).toHaveCount(0);
+    await p.goto(`/c/${secret.id}`);
+    await expect(p.getByText(/does not exist|not found/i).first()).toBeVisible();
+    expect((await outsider.request.get(`/api/threads/${secret.id}/events`)).status()).toBe(404);
+  } finally {
+    await outsider.close();
+  }
+});
+
+test("only the named approver is offered Approve; another member sees who decides and is refused", async ({ page, browser, request }) => {
+  const me = (await (await request.get("/api/me")).json()).principal as { agent_id: string };
+  const thread = await createChannel(request, uniqueName("approve"));
+  const approval_id = newId("approval");
+  const run_id = newId("run");
+  const task_id = newId("task");
+  await postEvents(request, [
+    event(thread.id, "task.request", { title: "Pay the invoice" }, { run_id, task_id, from: { agent_id: me.agent_id, role: "human" }, to: [{ agent_id: "agent:payer" }] }),
+    event(
+      thread.id,
+      "approval.requested",
+      {
+        approval_id,
+        subject: { kind: "tool_call", agent: "agent:payer", tool: "pay" },
+        approvers: [me.agent_id],
+        summary: "payer will pay invoice 42",
+        expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+        rule: "pay-needs-dana",
+        reason: "Payments need Dana",
+      },
+      { run_id, task_id, from: { agent_id: "agent:policy", role: "system" }, meta: { gate: `e2e:${approval_id}` } },
+    ),
+  ]);
+  await openChannel(page, thread);
+  const card = messageLog(page, thread.name).getByRole("article", { name: /approval/i }).filter({ hasText: "payer will pay invoice 42" });
+  await expect(card.getByRole("button", { name: "Approve" })).toBeVisible();
+
+  const member = await personContext(browser, request, "Mo Member");
+  try {
+    const p = await member.newPage();
+    await openChannel(p, thread);
+    const theirs = messageLog(p, thread.name).getByRole("article", { name: /approval/i }).filter({ hasText: "payer will pay invoice 42" });
+    await expect(theirs.getByText(/Only .* may decide/)).toBeVisible();
+    await expect(theirs.getByRole("button", { name: "Approve" })).toHaveCount(0);
+    const refused = await member.request.post(`/api/approvals/${approval_id}/decision`, { data: { decision: "approve" } });
+    expect(refused.status()).toBe(403);
+    expect((await refused.json()).error.code).toBe("not_an_approver");
+  } finally {
+    await member.close();
+  }
+});
