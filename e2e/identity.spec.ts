@@ -27,7 +27,10 @@ test("the first visit to a new workspace sets up its admin, who lands in the app
   });
   const context = await browser.newContext({ storageState: { cookies: [], origins: [] }, baseURL: `http://localhost:${port}` });
   try {
-    await expect(async () => expect((await context.request.get("/api/health")).ok()).toBe(true)).toPass({ timeout: 120_000 });
+    await expect(async () => {
+      expect(server.exitCode, "the setup server exited on start").toBeNull();
+      expect((await context.request.get("/api/health")).ok()).toBe(true);
+    }).toPass({ timeout: 120_000 });
     const page = await context.newPage();
     await page.goto("/");
     await expect(page).toHaveURL(/\/setup$/);
@@ -49,8 +52,11 @@ test("the first visit to a new workspace sets up its admin, who lands in the app
     await other.close();
   } finally {
     await context.close();
-    server.kill("SIGTERM");
-    await new Promise((r) => server.once("exit", r));
+    if (server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((r) => server.once("exit", r));
+      server.kill("SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    }
     if (admin) execFileSync("psql", ["-h", admin.hostname, "-p", admin.port || "5432", "-U", admin.username || "postgres", "-d", "postgres", "-qc", `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`]);
   }
 });

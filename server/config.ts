@@ -39,7 +39,7 @@ const ConfigSchema = z.object({
   CLUTCH_OFFLINE_AFTER_MISSED: z.coerce.number().int().min(1).max(100).optional(),
   CLUTCH_ADMIN_EMAIL: z.email("CLUTCH_ADMIN_EMAIL must be an email address").optional().or(z.literal("").transform(() => undefined)),
   CLUTCH_ADMIN_PASSWORD: z.string().min(10, "CLUTCH_ADMIN_PASSWORD must be at least 10 characters").optional().or(z.literal("").transform(() => undefined)),
-  CLUTCH_ADMIN_NAME: z.string().trim().min(1).max(80).optional(),
+  CLUTCH_ADMIN_NAME: z.string().trim().max(80, "CLUTCH_ADMIN_NAME is at most 80 characters").optional().transform((v) => v || undefined),
   CLUTCH_PUBLIC_URL: z.url("CLUTCH_PUBLIC_URL must be a URL").optional().or(z.literal("").transform(() => undefined)),
 }).refine((c) => Boolean(c.CLUTCH_ADMIN_EMAIL) === Boolean(c.CLUTCH_ADMIN_PASSWORD), {
   path: ["CLUTCH_ADMIN_PASSWORD"],
