@@ -188,7 +188,8 @@ test("approve from the channel card: the held report is sent and the card says w
   await expect(report(page)).toHaveCount(before + 1, { timeout: 30_000 });
   await expect(page.locator(`[data-run-id="${runId}"]`).getByLabel("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
   const decided = (await (await request.get(`/api/approvals?state=decided&thread_id=${thread.id}`)).json()).approvals as ApprovalSummary[];
-  expect(decided.find((a) => a.approval_id === approval.approval_id)).toMatchObject({ state: "granted", decided_by: "user:dana-whitfield" });
+  const me = (await (await request.get("/api/me")).json()).principal as { agent_id: string };
+  expect(decided.find((a) => a.approval_id === approval.approval_id)).toMatchObject({ state: "granted", decided_by: me.agent_id });
 });
 
 test("approve from the inbox with the keyboard: j/k, Enter opens it in #sales, a approves", async ({ page, request }, info) => {
@@ -232,7 +233,7 @@ test("approve from the inbox with the keyboard: j/k, Enter opens it in #sales, a
   await page.getByRole("tab", { name: "Recently decided" }).click();
   const done = page.locator(`[data-approval-item="${approval.approval_id}"]`);
   await expect(done).toContainText("Approved");
-  await expect(done).toContainText("dana-whitfield (you)");
+  await expect(done).toContainText(`${ME} (you)`);
 
   // In #sales the card shows the outcome and the report arrived.
   await page.goto(`/c/${thread.id}`);

@@ -3,7 +3,7 @@
  * and the phone layout where the sidebar is a drawer.
  */
 import { expect, test } from "@playwright/test";
-import { createChannel, messageLog, openChannel, send, uniqueName } from "./helpers";
+import { createChannel, messageLog, openChannel, personContext, send, uniqueName } from "./helpers";
 
 test("the theme toggle switches to dark, is remembered, and is in the first HTML", async ({ page, request }) => {
   const thread = await createChannel(request, uniqueName("theme"));
@@ -35,18 +35,26 @@ test("with no choice the theme follows prefers-color-scheme", async ({ browser, 
   }
 });
 
-test("the display name set in settings is sent with messages", async ({ page, request }) => {
+test("a person's messages carry the name of their account, whatever they type; their account dialog says who they are", async ({ browser, request }) => {
   const thread = await createChannel(request, uniqueName("names"));
-  await openChannel(page, thread);
-  await page.getByRole("button", { name: /^Settings/ }).click();
-  const dialog = page.getByRole("dialog", { name: "Settings" });
-  await dialog.getByLabel("Display name").fill("Ada Lovelace");
-  await dialog.getByRole("button", { name: "Save" }).click();
-  await expect(dialog).toBeHidden();
-  await send(page, thread.name, "hello from Ada");
-  await expect(messageLog(page, thread.name).getByRole("article", { name: "Message from Ada Lovelace" })).toContainText("hello from Ada");
-  await page.reload();
-  await expect(page.getByRole("button", { name: "Settings (signed in as Ada Lovelace)" })).toBeVisible();
+  const ada = await personContext(browser, request, "Ada Lovelace");
+  try {
+    const page = await ada.newPage();
+    await openChannel(page, thread);
+    await send(page, thread.name, "hello from Ada");
+    await expect(messageLog(page, thread.name).getByRole("article", { name: "Message from Ada Lovelace" })).toContainText("hello from Ada");
+    await page.getByRole("button", { name: "Your account (signed in as Ada Lovelace)" }).click();
+    const dialog = page.getByRole("dialog", { name: "Your account" });
+    await expect(dialog).toContainText("Ada Lovelace");
+    await expect(dialog).toContainText("Member");
+    await expect(dialog.getByRole("link", { name: /^Admin/ })).toHaveCount(0);
+    await dialog.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await page.goto(`/c/${thread.id}`);
+    await expect(page).toHaveURL(/\/sign-in\?next=/);
+  } finally {
+    await ada.close();
+  }
 });
 
 test.describe("on a phone", () => {

@@ -1,8 +1,8 @@
 "use client";
 /** How a decided approval reads in the inbox: its state badge, and a line saying who decided, when and why. */
 import type { ApprovalSummary } from "@/lib/api/types";
-import { personLabel } from "@/components/events/approval-model";
 import { useMe } from "@/components/identity/me";
+import { usePersonLabel } from "@/components/identity/names";
 import { StatusBadge } from "@/components/ui/chip";
 import { formatFull, formatTime } from "@/components/ui/time";
 import { STATE_WORD } from "./model";
@@ -20,7 +20,8 @@ export function DecidedBadge({ a }: { a: ApprovalSummary }) {
 /** Who decided and when, with their comment; or that nobody decided in time. */
 export function DecidedLine({ a }: { a: ApprovalSummary }) {
   const me = useMe();
-  const by = a.decided_by ? personLabel(a.decided_by) : null;
+  const label = usePersonLabel();
+  const by = a.decided_by ? label(a.decided_by) : null;
   return (
     <p className="mt-1 text-[12.5px] text-fg-muted">
       {a.state === "expired" ? (

@@ -17,6 +17,7 @@ import { useEffect, useId, useImperativeHandle, useRef, useState, type Ref } fro
 import type { Approvers } from "@/lib/fold/approvals";
 import { DecisionError, useDecide } from "@/components/live/approvals";
 import { useMe } from "@/components/identity/me";
+import { usePersonLabel } from "@/components/identity/names";
 import { mayDecide } from "@/lib/approvers";
 import { CheckIcon, PencilIcon, XCircleIcon } from "@/components/ui/icons";
 import { safeStringify } from "@/components/ui/json-view";
@@ -89,6 +90,7 @@ export function ApprovalActions({
   onDecided?: (decision: "approve" | "reject") => void;
 }) {
   const me = useMe();
+  const label = usePersonLabel();
   const decide = useDecide((input) => onDecided?.(input.decision));
   const [mode, setMode] = useState<Mode>("idle");
   const [comment, setComment] = useState("");
@@ -173,7 +175,7 @@ export function ApprovalActions({
     <div className="mt-2.5">
       {mode === "idle" && !allowed && (
         <p className="text-xs text-fg-muted">
-          {selfOnly ? "You asked for this work, so someone else decides it." : <>Only {approversLabel(approvers)} may decide.</>}
+          {selfOnly ? "You asked for this work, so someone else decides it." : <>Only {approvers === "any" ? approversLabel(approvers) : approvers.map(label).join(", ")} may decide.</>}
         </p>
       )}
       {mode === "idle" && allowed && (

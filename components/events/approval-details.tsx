@@ -13,7 +13,8 @@ import { ClockIcon } from "@/components/ui/icons";
 import { JsonView } from "@/components/ui/json-view";
 import { formatFull } from "@/components/ui/time";
 import { useNow } from "@/components/ui/use-now";
-import { approversLabel, argumentsForDisplay, personLabel, subjectLabel, timeLeft, toolLabel } from "./approval-model";
+import { approversLabel, argumentsForDisplay, subjectLabel, timeLeft, toolLabel } from "./approval-model";
+import { usePersonLabel } from "@/components/identity/names";
 import { bareId } from "./participant";
 import { DecisionBadge } from "./review";
 
@@ -36,6 +37,7 @@ export function ExpiryCountdown({ iso, active, className = "" }: { iso: string; 
 /** Who may approve, naming the person when they are one of them. */
 export function ApproversText({ approvers }: { approvers: Approvers }) {
   const me = useMe().agent_id;
+  const label = usePersonLabel();
   if (approvers === "any") return <span>anyone in the workspace</span>;
   return (
     <span>
@@ -43,7 +45,7 @@ export function ApproversText({ approvers }: { approvers: Approvers }) {
         <span key={a}>
           {i > 0 && ", "}
           <span className={a === me ? "font-semibold text-fg" : ""} title={a}>
-            {personLabel(a)}
+            {label(a)}
             {a === me && " (you)"}
           </span>
         </span>
