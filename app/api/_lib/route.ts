@@ -47,14 +47,22 @@ export interface RouteContext<A extends Access, P extends z.ZodType, Q extends z
 /** Seconds a client is asked to wait before retrying while the database is unreachable. */
 const RETRY_AFTER_SEC = 5;
 
-/** Writes (non-GET requests) each principal may make per minute (CLUTCH_WRITES_PER_MIN). */
-export const WRITES_PER_MIN = Number(process.env.CLUTCH_WRITES_PER_MIN) || 3000;
+/** Writes (non-GET requests) each principal may make per minute: CLUTCH_WRITES_PER_MIN, default 3,000. */
+export function writesPerMinute(): number {
+  return Number(process.env.CLUTCH_WRITES_PER_MIN) || 3000;
+}
 
-const KEY = Symbol.for("clutch.write-limiter");
-/** One limiter per process: route bundles are separate module graphs, so it lives on globalThis. */
-function writeLimiter(): RateLimiterMemory {
-  const g = globalThis as { [KEY]?: RateLimiterMemory };
-  return (g[KEY] ??= new RateLimiterMemory({ points: WRITES_PER_MIN, duration: 60 }));
+const KEY = Symbol.for("clutch.write-limiters");
+/**
+ * The limiter for `points` writes a minute, one per process (route bundles are separate module
+ * graphs, so it lives on globalThis), counted per principal.
+ */
+function writeLimiter(points: number): RateLimiterMemory {
+  const g = globalThis as { [KEY]?: Map<number, RateLimiterMemory> };
+  const limiters = (g[KEY] ??= new Map());
+  let limiter = limiters.get(points);
+  if (!limiter) limiters.set(points, (limiter = new RateLimiterMemory({ points, duration: 60 })));
+  return limiter;
 }
 
 const isWrite = (req: Request) => req.method !== "GET" && req.method !== "HEAD";
@@ -124,12 +132,13 @@ export function route<A extends Access, P extends z.ZodType = z.ZodUnknown, Q ex
       authorize(spec.auth, principal);
       if (principal && isWrite(req)) {
         if (principal.kind === "person" && principal.via === "session") assertSameSite(req);
-        await writeLimiter()
+        const points = writesPerMinute();
+        await writeLimiter(points)
           .consume(principal.agent_id)
           .catch((r: unknown) => {
             if (!(r instanceof RateLimiterRes)) throw r;
             const wait = Math.max(1, Math.ceil(r.msBeforeNext / 1000));
-            throw new ClutchError("rate_limited", `too many writes: at most ${WRITES_PER_MIN} a minute; retry in ${wait} s`, 429, undefined, wait);
+            throw new ClutchError("rate_limited", `too many writes: at most ${points} a minute; nothing was stored; retry in ${wait} s`, 429, undefined, wait);
           });
       }
       const rawParams = ctx.params ? await ctx.params : {};
