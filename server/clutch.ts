@@ -138,10 +138,10 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
 
   const eventLog = await openEventLog(options);
   const { store, tail } = eventLog;
-  const auth = createAuth(eventLog.db, { secret: authSecret(options.dataDir), baseURL: options.publicUrl });
-  const identity = new Identity(eventLog.db, store, auth);
-  if (options.admin) await identity.ensureAdmin(options.admin);
   const registry = new AgentRegistry({ config: { ...workspace.registry, ...options.registry } });
+  const auth = createAuth(eventLog.db, { secret: authSecret(options.dataDir), baseURL: options.publicUrl });
+  const identity = new Identity(eventLog.db, store, auth, (id) => registry.get(id)?.card);
+  if (options.admin) await identity.ensureAdmin(options.admin);
   await registry.load(store.queries);
   const unfollow = tail.subscribe((ev) => void registry.apply(ev));
   registry.start();

@@ -41,6 +41,20 @@ export const AgentCardSchema = z.looseObject({
     .looseObject({
       sandbox: z.boolean().optional(),
       network: z.string().optional(),
+      /**
+       * Signing keys (Clutch §6, docs/identity.md "Signed messages"): when present, every envelope
+       * this agent sends must carry `security.auth { scheme: "ed25519", kid, sig }` by one of them.
+       * `public_key` is the raw 32-byte Ed25519 public key, base64url.
+       */
+      keys: z
+        .array(
+          z.looseObject({
+            kid: z.string().min(1).max(200),
+            alg: z.literal("ed25519", { error: 'alg must be "ed25519"' }),
+            public_key: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "public_key is the raw 32-byte Ed25519 key, base64url (43 characters)"),
+          }),
+        )
+        .optional(),
     })
     .optional(),
 });

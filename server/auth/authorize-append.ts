@@ -13,14 +13,17 @@
  *    requester.
  * 5. unknown_thread (422): the channel must exist and be readable by the principal (a channel
  *    one may not see answers like one that does not exist).
+ * 6. signature_required / unknown_kid / signature_invalid (403): an agent whose AgentCard declares
+ *    signing keys signs every envelope (server/auth/signatures.ts).
  *
  * The system principal (Clutch and its workspace agents) may append anything.
  */
-import type { ClutchMessage } from "@/lib/protocol";
+import type { AgentCard, ClutchMessage } from "@/lib/protocol";
 import type { Queries } from "../events/queries";
 import { ClutchError } from "../errors";
 import type { ChannelAccess } from "./access";
 import type { Principal } from "./principal";
+import { signatureProblem } from "./signatures";
 
 const RESERVED = new Set(["routing.decision", "routing.failure", "policy.decision", "approval.requested", "approval.granted", "approval.rejected", "approval.expired", "audit.change", "chat.system", "task.cancel", "task.timeout"]);
 const LIFECYCLE = new Set(["task.accept", "task.progress", "task.result", "task.error"]);
@@ -30,7 +33,11 @@ const refuse = (code: string, message: string, index: number, status = 403) =>
   new ClutchError(code, message, status, [{ index, path: [], message }]);
 
 /** Throws ClutchError (see the module doc) when `p` may not append `messages`. */
-export async function authorizeAppend(p: Principal, messages: ClutchMessage[], deps: { channels: ChannelAccess; queries: Queries }): Promise<void> {
+export async function authorizeAppend(
+  p: Principal,
+  messages: ClutchMessage[],
+  deps: { channels: ChannelAccess; queries: Queries; cardOf: (agent_id: string) => AgentCard | undefined },
+): Promise<void> {
   if (p.kind === "system") return;
   const who = p.kind === "person" ? `you (${p.agent_id})` : `this key (${p.agent_id})`;
   for (const [i, m] of messages.entries()) {
@@ -38,6 +45,10 @@ export async function authorizeAppend(p: Principal, messages: ClutchMessage[], d
       throw refuse("from_mismatch", `message ${i}: from.agent_id is ${m.from.agent_id}, but ${who} may only send as ${p.agent_id}; nothing was stored`, i);
     }
     if (RESERVED.has(m.type)) throw refuse("reserved_type", `message ${i}: ${m.type} is written by Clutch itself, not by ${who}; nothing was stored`, i);
+    if (p.kind === "agent") {
+      const bad = signatureProblem(m, deps.cardOf(p.agent_id));
+      if (bad) throw refuse(bad.code, `message ${i}: ${bad.message}; nothing was stored`, i);
+    }
     if (SELF.has(m.type)) {
       const named = (m.payload as { agent_id?: unknown; card?: { agent_id?: unknown } }).agent_id ?? (m.payload as { card?: { agent_id?: unknown } }).card?.agent_id;
       if (named !== undefined && named !== p.agent_id) throw refuse("not_yourself", `message ${i}: ${m.type} names ${String(named)}; ${who} may only speak for ${p.agent_id}`, i);

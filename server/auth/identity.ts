@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { APIError } from "better-auth/api";
 import { z } from "zod";
-import { newId, type ClutchMessage } from "@/lib/protocol";
+import { newId, type AgentCard, type ClutchMessage } from "@/lib/protocol";
 import type { InviteSummary, PersonSummary } from "@/lib/api/types";
 import type { Db } from "../db/client";
 
@@ -53,10 +53,15 @@ export class Identity {
   readonly keys: ApiKeys;
   readonly channels: ChannelAccess;
 
+  /**
+   * `cardOf`: an agent's registered AgentCard (the registry), for its signing keys. Unset: no
+   * card is known and signatures are not checked (tests of the identity alone).
+   */
   constructor(
     private readonly db: Db,
     private readonly store: EventStore,
     readonly auth: Auth,
+    private readonly cardOf: (agent_id: string) => AgentCard | undefined = () => undefined,
   ) {
     this.keys = new ApiKeys(db);
     this.channels = new ChannelAccess(db);
@@ -103,7 +108,7 @@ export class Identity {
 
   /** The check `store.append` runs for messages `p` sends (server/auth/authorize-append.ts). */
   authorizer(p: Principal): (messages: ClutchMessage[]) => Promise<void> {
-    return (messages) => authorizeAppend(p, messages, { channels: this.channels, queries: this.store.queries });
+    return (messages) => authorizeAppend(p, messages, { channels: this.channels, queries: this.store.queries, cardOf: this.cardOf });
   }
 
   // -------------------------------------------------------------------------------------------

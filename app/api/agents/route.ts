@@ -6,7 +6,8 @@
  * agent.register) or updates it (200, agent.update; the same card again changes nothing).
  * Body { agent } with its AgentSummary. 400 invalid_card with the fields at fault; 409
  * workspace_agent when the workspace's own manifests define that agent. An agent key registers
- * only its own agent_id (403 not_yourself otherwise); an admin may register any.
+ * only its own agent_id (403 not_yourself otherwise); an admin may register any. Once a card
+ * declares signing keys (`security.keys`), only an admin may change them (403 keys_locked).
  */
 import { registerAgent } from "@/server/router/registration";
 import { listAgents } from "@/server/router/directory";
@@ -31,6 +32,12 @@ export const POST = route({ auth: "signed-in" }, async ({ req, principal }) => {
   const named = body && typeof body === "object" ? (body as { agent_id?: unknown }).agent_id : undefined;
   if (!isAdmin(principal) && named !== principal.agent_id) {
     throw new ClutchError("not_yourself", `this key speaks for ${principal.agent_id}; it may register only that agent's card, not ${String(named)}`, 403);
+  }
+  const keysBefore = JSON.stringify(rt.registry.get(String(named))?.card.security?.keys ?? null);
+  const keysAfter = JSON.stringify((body as { security?: { keys?: unknown } }).security?.keys ?? null);
+  if (!isAdmin(principal) && keysBefore !== "null" && keysBefore !== keysAfter) {
+    // With signing keys, a stolen API key alone must not be enough to post as the agent.
+    throw new ClutchError("keys_locked", `${String(named)} signs its messages: only an admin may change or remove its signing keys`, 403);
   }
   const { card, result } = await registerAgent(rt.store, rt.registry, body);
   const agent = (await listAgents(rt.store.queries, rt.registry)).find((a) => a.agent_id === card.agent_id) ?? null;
