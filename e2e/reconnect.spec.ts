@@ -10,6 +10,8 @@ test("events posted while the browser was offline appear once, in order, after r
   // socket.io-client drops its connection on the browser's "offline" event, except on a
   // "localhost" host name; so this test talks to 127.0.0.1.
   const base = String(test.info().project.use.baseURL).replace("//localhost", "//127.0.0.1");
+  // The session cookie was set for localhost: carry it to 127.0.0.1.
+  await context.addCookies((await context.cookies()).map(({ name, value, path, httpOnly, secure, sameSite, expires }) => ({ name, value, path, httpOnly, secure, sameSite, expires, domain: "127.0.0.1" })));
   await page.goto(`${base}/c/${thread.id}`);
   await expect(page.getByRole("heading", { level: 1, name: thread.name })).toBeVisible();
   const log = messageLog(page, thread.name);
