@@ -4,6 +4,7 @@
  * invisible to a person who is not a member; only the named approver is offered Approve.
  */
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { newId } from "../lib/protocol";
 import type { ThreadSummary } from "../lib/api/types";
@@ -155,4 +156,32 @@ test("only the named approver is offered Approve; another member sees who decide
   } finally {
     await member.close();
   }
+});
+
+test("the sign-in, admin, API keys and channel settings pages have no serious accessibility violations", async ({ page, browser, request }) => {
+  const serious = async (p: import("@playwright/test").Page, what: string) => {
+    // The sidebar's muted greys are a known contrast problem of their own, left to the channel
+    // redesign; checked here are the pages and dialogs themselves.
+    const { violations } = await new AxeBuilder({ page: p }).exclude("aside").analyze();
+    const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    expect(bad, `${what}: serious axe violations`).toEqual([]);
+  };
+  const signedOut = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const out = await signedOut.newPage();
+  await out.goto("/sign-in");
+  await expect(out.getByRole("heading", { name: "Sign in" })).toBeVisible();
+  await serious(out, "/sign-in");
+  await signedOut.close();
+
+  await page.goto("/admin");
+  await expect(page.getByRole("heading", { name: "People" })).toBeVisible();
+  await serious(page, "/admin");
+  await page.goto("/settings/keys");
+  await expect(page.getByRole("heading", { name: "Your keys" })).toBeVisible();
+  await serious(page, "/settings/keys");
+  const thread = await createChannel(request, uniqueName("a11y"));
+  await openChannel(page, thread);
+  await page.getByRole("button", { name: "Channel settings" }).click();
+  await expect(page.getByRole("dialog", { name: `#${thread.name} settings` })).toBeVisible();
+  await serious(page, "channel settings");
 });

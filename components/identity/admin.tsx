@@ -146,7 +146,7 @@ function Invites() {
         </div>
         <div>
           <label htmlFor={noteId} className="mb-1 block text-xs font-semibold">
-            Note <span className="font-normal text-fg-subtle">(optional)</span>
+            Note <span className="font-normal text-fg-muted">(optional)</span>
           </label>
           <input id={noteId} name="note" maxLength={200} placeholder="for Lee" className={`${inputClass} w-48`} />
         </div>
