@@ -34,7 +34,7 @@ export const POST = route({ auth: "signed-in" }, async ({ req, principal }) => {
     throw new ClutchError("not_yourself", `this key speaks for ${principal.agent_id}; it may register only that agent's card, not ${String(named)}`, 403);
   }
   const keysBefore = JSON.stringify(rt.registry.get(String(named))?.card.security?.keys ?? null);
-  const keysAfter = JSON.stringify((body as { security?: { keys?: unknown } }).security?.keys ?? null);
+  const keysAfter = JSON.stringify((body as { security?: { keys?: unknown } } | null)?.security?.keys ?? null);
   if (!isAdmin(principal) && keysBefore !== "null" && keysBefore !== keysAfter) {
     // With signing keys, a stolen API key alone must not be enough to post as the agent.
     throw new ClutchError("keys_locked", `${String(named)} signs its messages: only an admin may change or remove its signing keys`, 403);
