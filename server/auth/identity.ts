@@ -5,7 +5,7 @@
  * agents and channel membership are managed here; every change is an `audit.change` event.
  *
  * Errors are ClutchErrors: already_set_up (409), invalid_invite (404/410), email_taken (409),
- * weak_password (400), unknown_user (404), last_admin (409), unknown_key (404).
+ * invalid_sign_up (400), unknown_user (404), last_admin (409), unknown_key (404).
  */
 import { createHash, randomBytes } from "node:crypto";
 import { APIError } from "better-auth/api";
@@ -13,8 +13,6 @@ import { z } from "zod";
 import { newId, type AgentCard, type ClutchMessage } from "@/lib/protocol";
 import type { InviteSummary, PersonSummary } from "@/lib/api/types";
 import type { Db } from "../db/client";
-
-export type { InviteSummary, PersonSummary };
 import type { EventStore } from "../events/store";
 import { ClutchError } from "../errors";
 import { ChannelAccess } from "./access";
@@ -24,10 +22,10 @@ import { MIN_PASSWORD_LENGTH, type Auth } from "./auth";
 import { ApiKeys, type ApiKeySummary } from "./keys";
 import { isRole, personAgentId, type AgentPrincipal, type PersonPrincipal, type Principal, type Role } from "./principal";
 
+export type { InviteSummary, PersonSummary };
+
 /** How long an invite link stays valid (ms). */
 export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
-
-
 
 type UserRow = { id: string; name: string; email: string; role: string; createdAt: Date };
 const toPerson = (u: UserRow): PersonSummary => ({

@@ -11,7 +11,6 @@ import type { Db } from "../db/client";
 
 export type { ApiKeySummary };
 
-
 /** last_used_at is written at most this often per key (ms), not on every request. */
 const TOUCH_EVERY_MS = 60_000;
 
