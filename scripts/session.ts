@@ -14,7 +14,7 @@ export interface Session {
   /** `name=value; …` for a Cookie header. */
   header: string;
   /** The cookies, for Playwright's `context.addCookies`. */
-  cookies: { name: string; value: string; url: string }[];
+  cookies: { name: string; value: string; url: string; secure?: boolean }[];
 }
 
 /** Sign in at `baseUrl` (e.g. http://localhost:3300). Throws with the server's answer when refused. */
@@ -30,7 +30,8 @@ export async function signIn(baseUrl: string, who: { email: string; password: st
     header: pairs.join("; "),
     cookies: pairs.map((p) => {
       const i = p.indexOf("=");
-      return { name: p.slice(0, i), value: p.slice(i + 1), url: baseUrl };
+      const name = p.slice(0, i);
+      return { name, value: p.slice(i + 1), url: baseUrl, ...(name.startsWith("__Secure-") ? { secure: true } : {}) };
     }),
   };
 }

@@ -52,7 +52,13 @@ export function createAuth(db: Db, opts: { secret: string; baseURL?: string; tru
     session: { expiresIn: SESSION_SEC, updateAge: 24 * 3600 },
     // Sign-in attempts: 10 per minute per address; the rest of better-auth's routes 100 per minute.
     rateLimit: { enabled: true, window: 60, max: 100, customRules: { "/sign-in/email": { window: 60, max: 10 } } },
-    advanced: { database: { generateId: ({ model }) => (model === "user" ? newId("user") : randomBytes(18).toString("base64url")) }, cookiePrefix: "clutch" },
+    advanced: {
+      database: { generateId: ({ model }) => (model === "user" ? newId("user") : randomBytes(18).toString("base64url")) },
+      cookiePrefix: "clutch",
+      // Secure cookies only when the app is served over https (CLUTCH_PUBLIC_URL): a browser drops
+      // them on plain http, so people reaching `npm start` at http://<host>:3000 could not sign in.
+      useSecureCookies: opts.baseURL?.startsWith("https://") ?? false,
+    },
     telemetry: { enabled: false },
     // Failed sign-ins are answered (401) and rate-limited; Clutch's own log says what matters.
     logger: { level: "error" },
