@@ -10,6 +10,7 @@ import { newId, type StoredEvent } from "@/lib/protocol";
 import { builtinModel, loadPlaybooks } from "@/server/agents/models";
 import type { Clutch } from "@/server/clutch";
 import { personMessage } from "@/server/events/chat";
+import { indexQuestions } from "@/lib/fold/questions";
 import { testClutch } from "./helpers";
 
 const EXAMPLE = path.resolve("examples/sales-analysis");
@@ -54,6 +55,19 @@ export async function startAgents(workspaceDir: string): Promise<Clutch> {
 /** Post a person's message as the API does (`user:<slug of name>`, as people were named before accounts). */
 export async function say(rt: Clutch, thread_id: string, text: string, display_name = "Dana"): Promise<StoredEvent> {
   const msg = await personMessage(rt.store.queries, thread_id, { text }, { agent_id: personId(display_name), display_name }, (id) => rt.registry.has(id));
+  return (await rt.store.append(msg)).events[0]!;
+}
+
+/**
+ * The person answers the newest open question to people in the thread (the composer's Answer:
+ * a reply that names the question; a message without `reply_to` is a new request).
+ * Throws when no question waits.
+ */
+export async function answer(rt: Clutch, thread_id: string, text: string, display_name = "Dana"): Promise<StoredEvent> {
+  const open = indexQuestions(await threadEvents(rt, thread_id)).openToPeople;
+  const question = open[open.length - 1];
+  if (!question) throw new Error(`no open question to answer in ${thread_id}`);
+  const msg = await personMessage(rt.store.queries, thread_id, { text, reply_to: question.id }, { agent_id: personId(display_name), display_name }, (id) => rt.registry.has(id));
   return (await rt.store.append(msg)).events[0]!;
 }
 

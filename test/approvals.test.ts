@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredEvent } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
-import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
+import { say, scratchWorkspace, startAgents, threadEvents, waitFor, answer } from "./agents";
 import { runRow, taskRow, approver } from "./helpers";
 
 const POLICY = `
@@ -43,7 +43,7 @@ describe("approvals", () => {
   it("holds qa-1's verdict for a person, resumes on approval, survives a restart, and lets a rejection reach pm-1", async () => {
     await say(rt, thread_id, "Analyze last quarter's sales trends");
     const q = await waitFor(rt, thread_id, "the question", (evs) => evs.find((e) => e.from.agent_id === "agent:pm-1" && e.payload.expects_reply));
-    await say(rt, thread_id, "Regional breakdown by major market");
+    await answer(rt, thread_id, "Regional breakdown by major market");
 
     const review = await waitFor(rt, thread_id, "qa-1's verdict held for approval", (evs) => requested(evs, "human-confirms-review"));
     expect(review.payload).toMatchObject({ recommendation: { decision: "approved" }, approvers: "any", summary: "qa-1 will submit its review: approved" });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Clutch } from "@/server/clutch";
 import { runRow } from "./helpers";
-import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
+import { say, scratchWorkspace, startAgents, threadEvents, waitFor, answer } from "./agents";
 
 let rt: Clutch;
 let thread_id: string;
@@ -30,7 +30,7 @@ describe("refusals", () => {
   it("refuses a delegation and a tool call visibly, and the run still finishes", async () => {
     await say(rt, thread_id, "Analyze last quarter's sales trends");
     const question = await waitFor(rt, thread_id, "pm-1's question", (evs) => evs.find((e) => e.from.agent_id === "agent:pm-1" && e.payload.expects_reply));
-    await say(rt, thread_id, "Regional breakdown by major market");
+    await answer(rt, thread_id, "Regional breakdown by major market");
     const finished = await waitFor(rt, thread_id, "pm-1's result", (evs) =>
       evs.find((e) => e.type === "task.result" && e.run_id === question.run_id && e.from.agent_id === "agent:pm-1"),
     );

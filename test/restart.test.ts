@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { StoredEvent } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import { runRow, testClutch } from "./helpers";
-import { say, scratchWorkspace, threadEvents, waitFor } from "./agents";
+import { say, scratchWorkspace, threadEvents, waitFor, answer } from "./agents";
 
 let rt: Clutch;
 const children: ChildProcess[] = [];
@@ -45,7 +45,7 @@ describe.skipIf(inject("embeddedDatabase"))("restart", () => {
 
     await say(rt, thread_id, "Analyze last quarter's sales trends");
     const question = await waitFor(rt, thread_id, "pm-1's question", (evs) => evs.find((e) => e.from.agent_id === "agent:pm-1" && e.payload.expects_reply));
-    await say(rt, thread_id, "Regional breakdown by major market");
+    await answer(rt, thread_id, "Regional breakdown by major market");
     await waitFor(rt, thread_id, "the delegation to analyst-1", (evs) => evs.find((e) => e.type === "task.request" && e.to[0]?.agent_id === "agent:analyst-1"));
     first.kill("SIGKILL");
     await new Promise((r) => first.once("exit", r));

@@ -14,7 +14,7 @@ import { forkRun } from "@/server/runs/runs";
 import type { Clutch } from "@/server/clutch";
 import { databaseOf } from "@/server/events/testing";
 import { newThread, taskRow } from "./helpers";
-import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
+import { say, scratchWorkspace, startAgents, threadEvents, waitFor, answer } from "./agents";
 
 let rt: Clutch;
 let thread_id: string;
@@ -87,7 +87,7 @@ describe("routing by capability", () => {
       evs.find((e) => e.task_id === decision.task_id && e.from.agent_id === "agent:analyst-1" && e.payload.expects_reply),
     );
     expect(question.to).toEqual([{ agent_id: "user", role: "human" }]);
-    await say(rt, thread_id, "Yes, compare with last year.");
+    await answer(rt, thread_id, "Yes, compare with last year.");
     await waitFor(rt, thread_id, "the analyst's reviewed result", (evs) => evs.find((e) => e.type === "task.result" && e.task_id === decision.task_id), 100_000);
     const task = await taskRow(rt, decision.task_id);
     expect(task).toMatchObject({ state: "succeeded", assignee: "agent:analyst-1", title: "Which region had the highest sales?", requester: "user:dana" });

@@ -11,7 +11,7 @@ import * as exportRoute from "@/app/api/runs/[run_id]/export/route";
 import * as forkRoute from "@/app/api/runs/[run_id]/fork/route";
 import * as importRoute from "@/app/api/runs/import/route";
 import * as runRoute from "@/app/api/runs/[run_id]/route";
-import { say, scratchWorkspace, startAgents, waitFor } from "./agents";
+import { say, scratchWorkspace, startAgents, waitFor, answer } from "./agents";
 import { requestAs, runRow, testPerson, type TestPrincipal } from "./helpers";
 
 let rt: Clutch;
@@ -38,7 +38,7 @@ beforeAll(async () => {
   thread_id = rt.channels[0]!.thread_id;
   await say(rt, thread_id, "Analyze last quarter's sales trends");
   const q = await waitFor(rt, thread_id, "the question", (evs) => evs.find((e) => e.from.agent_id === "agent:pm-1" && e.payload.expects_reply));
-  await say(rt, thread_id, "Regional breakdown by major market");
+  await answer(rt, thread_id, "Regional breakdown by major market");
   await finished(q.run_id);
   source = await rt.store.readAll({ run_id: q.run_id });
 });

@@ -13,7 +13,7 @@ import * as runRoute from "@/app/api/runs/[run_id]/route";
 import * as threadRunsRoute from "@/app/api/threads/[thread_id]/runs/route";
 import { personMessage } from "@/server/events/chat";
 import { asAdmin, taskRow } from "./helpers";
-import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
+import { say, scratchWorkspace, startAgents, threadEvents, waitFor, answer } from "./agents";
 import { figures, loadOrders, money } from "./superstore";
 
 let rt: Clutch;
@@ -40,8 +40,8 @@ describe("sales analysis scenario", () => {
     const waiting = await taskRow(rt, question.task_id);
     expect(waiting.state).toBe("waiting_input");
 
-    const answer = await say(rt, thread_id, "Regional breakdown by major market");
-    expect(answer).toMatchObject({ run_id: question.run_id, task_id: question.task_id, payload: { reply_to: question.id } });
+    const reply = await answer(rt, thread_id, "Regional breakdown by major market");
+    expect(reply).toMatchObject({ run_id: question.run_id, task_id: question.task_id, payload: { reply_to: question.id } });
 
     const run_id = question.run_id;
     const run = await runFinished(rt, run_id);
@@ -68,7 +68,7 @@ describe("sales analysis scenario", () => {
       step((e) => e.type === "routing.decision" && e.task_id === t1!.task_id && e.payload.selected === "agent:pm-1", "routing to pm-1"),
       step((e) => e.type === "tool.call" && e.payload.server_id === "DocsServer" && e.payload.tool === "read_file", "pm reads the spec"),
       step((e) => e.id === question.id, "the clarifying question"),
-      step((e) => e.id === answer.id, "the person's answer"),
+      step((e) => e.id === reply.id, "the person's answer"),
       step((e) => e.type === "tool.call" && e.from.agent_id === "agent:pm-1" && e.payload.tool === "query_data", "pm queries DataServer"),
       step((e) => e.id === t11!.id, "delegation to analyst-1"),
       step((e) => e.type === "chat.message" && e.from.agent_id === "agent:analyst-1" && e.to[0]?.agent_id === "agent:pm-1", "analyst's follow-up"),

@@ -131,7 +131,7 @@ export function ApprovalCard({ event, continued, approval }: { event: StoredEven
   const escalatedTo = view.escalation?.payload.escalated_to ?? [];
   return (
     <SenderRow event={event} continued={continued} label={`Approval ${view.state === "pending" ? "needed" : view.state}: ${p.summary}`}>
-      <section
+      <div role="group"
         aria-label="Approval"
         data-approval-id={view.approval_id}
         data-approval-state={view.state}
@@ -182,7 +182,7 @@ export function ApprovalCard({ event, continued, approval }: { event: StoredEven
           </>
         )}
         {over && <p className="mt-1 text-xs text-fg-muted">Past its deadline; the server records the outcome shortly.</p>}
-      </section>
+      </div>
     </SenderRow>
   );
 }

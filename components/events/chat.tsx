@@ -9,8 +9,9 @@ import { ShieldCheckIcon } from "@/components/ui/icons";
 import type { StoredEvent, StoredEventOf } from "@/lib/protocol";
 import { excerpt, isPeopleRecipient, type MessageRef, type QuestionView } from "@/lib/fold/questions";
 import { Markdown } from "@/components/markdown/markdown";
+import { Foldable } from "@/components/ui/foldable";
 import { StatusBadge } from "@/components/ui/chip";
-import { AlertIcon, CheckIcon, ClockIcon, CornerDownRightIcon, InfoIcon, XCircleIcon } from "@/components/ui/icons";
+import { AlertIcon, CheckIcon, ClockIcon, CornerDownRightIcon, InfoIcon, MessageIcon, XCircleIcon } from "@/components/ui/icons";
 import { LineRow, SenderRow } from "./event-shell";
 import { bareId, displayName } from "./participant";
 import { useThreadActions } from "./thread-actions";
@@ -106,9 +107,39 @@ function QuestionStatus({ question }: { question: QuestionView }) {
         className="inline-flex h-7 items-center gap-1.5 rounded-md bg-accent px-2.5 text-xs font-semibold text-accent-fg shadow-sm hover:brightness-110"
       >
         <CornerDownRightIcon size={13} />
-        Reply
+        Answer
       </button>
     </div>
+  );
+}
+
+/**
+ * Under a message: "3 replies · last from Dana" opening its thread in the side pane, or, on
+ * hover and focus, "Reply in thread" when it has none yet.
+ */
+function ThreadLink({ event, replies }: { event: StoredEvent; replies?: MessageRef[] }) {
+  const { openThread } = useThreadActions();
+  const open = () => openThread({ message_id: event.id });
+  if (!replies?.length) {
+    return (
+      <button
+        type="button"
+        onClick={open}
+        className="mt-0.5 hidden items-center gap-1 rounded text-xs font-medium text-fg-muted hover:text-accent group-hover:inline-flex group-focus-within:inline-flex focus-visible:inline-flex"
+      >
+        <MessageIcon size={12} aria-hidden="true" /> Reply in thread
+      </button>
+    );
+  }
+  const last = replies[replies.length - 1]!;
+  return (
+    <button type="button" onClick={open} className="mt-1 inline-flex items-center gap-1.5 rounded text-xs hover:underline">
+      <MessageIcon size={12} className="text-accent" aria-hidden="true" />
+      <span className="font-semibold text-accent">
+        {replies.length} {replies.length === 1 ? "reply" : "replies"}
+      </span>
+      <span className="text-fg-muted">· last from {displayName(last.from)}</span>
+    </button>
   );
 }
 
@@ -118,6 +149,7 @@ export function ChatMessage({
   continued,
   question,
   replyTo,
+  replies,
 }: {
   event: StoredEventOf<"chat.message">;
   continued: boolean;
@@ -125,6 +157,8 @@ export function ChatMessage({
   question?: QuestionView;
   /** The message it answers, when loaded. */
   replyTo?: MessageRef;
+  /** People's replies in its thread, oldest first. */
+  replies?: MessageRef[];
 }) {
   const p = event.payload;
   const name = displayName(event.from);
@@ -153,9 +187,11 @@ export function ChatMessage({
       }
     >
       {typeof p.reply_to === "string" && <ReplyLink target={replyTo} replyToId={p.reply_to} />}
-      <div className="text-msg text-fg">
-        <Markdown text={p.text} />
-      </div>
+      <Foldable>
+        <div className="text-msg text-fg" dir="auto">
+          <Markdown text={p.text} />
+        </div>
+      </Foldable>
       {p.mentions && p.mentions.length > 0 && (
         <div className="mt-0.5 flex flex-wrap gap-1 text-[11px] text-fg-muted">
           {p.mentions.map((m) => (
@@ -170,6 +206,7 @@ export function ChatMessage({
       ) : (
         p.expects_reply && <div className="mt-0.5 text-[11px] font-medium text-warning">Waiting for a reply</div>
       )}
+      <ThreadLink event={event} replies={replies} />
     </SenderRow>
   );
 }

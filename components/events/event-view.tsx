@@ -33,6 +33,8 @@ export interface EventContext {
   question?: QuestionView;
   /** For a chat.message with `reply_to`: the message it answers, when it is loaded. */
   replyTo?: MessageRef;
+  /** For a chat.message: people's replies in its thread, oldest first (lib/conversation.ts). */
+  replies?: MessageRef[];
   /**
    * For task.progress `in_review`: the review task; for a review's task.request (meta.review_of):
    * the task under review. Latest state.
@@ -85,7 +87,7 @@ function Renderer({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
   const { continued } = ctx;
   switch (event.type) {
     case "chat.message":
-      return <ChatMessage event={event} continued={continued} question={ctx.question} replyTo={ctx.replyTo} />;
+      return <ChatMessage event={event} continued={continued} question={ctx.question} replyTo={ctx.replyTo} replies={ctx.replies} />;
     case "chat.system":
       return <ChatSystem event={event} />;
     case "audit.change":
@@ -139,6 +141,7 @@ function sameCtx(a: EventContext, b: EventContext): boolean {
     a.question?.answer?.id === b.question?.answer?.id &&
     a.question?.closed === b.question?.closed &&
     a.replyTo?.id === b.replyTo?.id &&
+    a.replies?.length === b.replies?.length &&
     a.related?.state === b.related?.state &&
     a.related?.assignee === b.related?.assignee &&
     a.decision === b.decision &&

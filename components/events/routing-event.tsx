@@ -160,7 +160,7 @@ export function RoutingDecision({ event, continued }: { event: StoredEventOf<"ro
   const tie = tieBreakNote(p);
   return (
     <SenderRow event={event} continued={continued} label={`Routing decision: ${p.selected}`}>
-      <section aria-label="Routing decision" className="mt-1 max-w-2xl rounded-lg border border-line bg-surface px-3 py-2">
+      <div role="group" aria-label="Routing decision" className="mt-1 max-w-2xl rounded-lg border border-line bg-surface px-3 py-2">
         <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <RouteIcon size={13} className="text-fg-subtle" />
           <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">Routed to</span>{" "}
@@ -179,7 +179,7 @@ export function RoutingDecision({ event, continued }: { event: StoredEventOf<"ro
         <Caps event={event} requires={p.requires} prefers={p.prefers} />
         {!fixed && <AgentTable rows={rows} factors label="Agents considered" />}
         {!fixed && tie && <p className="mt-1 text-[11.5px] text-fg-muted">⚖ {tie}</p>}
-      </section>
+      </div>
     </SenderRow>
   );
 }
@@ -201,7 +201,7 @@ export function RoutingFailure({ event, continued }: { event: StoredEventOf<"rou
   }));
   return (
     <SenderRow event={event} continued={continued} label={`Routing failure: no agent matched${waiting ? ", waiting for an agent" : ""}`}>
-      <section
+      <div role="group"
         aria-label="Routing failure"
         className={`mt-1 max-w-2xl rounded-lg border px-3 py-2 ${waiting ? "border-warning/40 bg-warning/[0.05]" : "border-danger/35 bg-danger/[0.04]"}`}
       >
@@ -220,7 +220,7 @@ export function RoutingFailure({ event, continued }: { event: StoredEventOf<"rou
         <p className="mt-0.5 text-[13px] text-fg">{p.reason}</p>
         <Caps event={event} requires={p.requires} prefers={p.prefers} />
         <AgentTable rows={rows} factors={false} label="Why each agent was left out" />
-      </section>
+      </div>
     </SenderRow>
   );
 }

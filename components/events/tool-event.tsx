@@ -43,9 +43,9 @@ function Frame({ tone, children, label }: { tone: "call" | "ok" | "error" | "ref
   const border =
     tone === "error" ? "border-danger/35 bg-danger/[0.04]" : tone === "refused" ? "border-warning/40 bg-warning/[0.05]" : "border-line bg-surface";
   return (
-    <section aria-label={label} className={`mt-1 max-w-2xl rounded-lg border px-3 py-1.5 ${border}`}>
+    <div role="group" aria-label={label} className={`mt-1 max-w-2xl rounded-lg border px-3 py-1.5 ${border}`}>
       {children}
-    </section>
+    </div>
   );
 }
 

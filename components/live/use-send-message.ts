@@ -1,7 +1,8 @@
 /**
  * `useSendMessage`: posts the person's chat.message to a channel (the composer) and puts
  * the stored event into the channel's cache at once (the socket copy is deduped by seq).
- * `replyTo` says which question it answers, or `null` for a new request.
+ * `replyTo` names the message it replies to in a thread (an agent's question: the answer);
+ * without it the message is a new request.
  */
 import { useMutation } from "@tanstack/react-query";
 import { postMessage } from "./api";
@@ -10,7 +11,7 @@ import { ingestEvents } from "./live-sync";
 /** What the composer sends. */
 export interface SendInput {
   text: string;
-  /** Question id; `null`: not an answer; omitted: the server decides. */
+  /** The message replied to in its thread (a question: the answer); omitted or null: a new message. */
   replyTo?: string | null;
 }
 

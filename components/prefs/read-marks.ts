@@ -26,3 +26,18 @@ export function useReadMarks(): { marks: Marks; markRead: (threadId: string, cou
   }, []);
   return { marks, markRead };
 }
+
+/** localStorage key of `{ [thread_id]: the last seq read }` (the unread divider). */
+export const READ_SEQ_KEY = "clutch:read-seq";
+
+/** The last seq of a channel the person had read, or null when they never opened it. */
+export function readSeqOf(threadId: string): number | null {
+  return readLocal<Marks>(READ_SEQ_KEY, EMPTY)[threadId] ?? null;
+}
+
+/** Records that the person has read a channel up to `seq` (only ever moves forward). */
+export function markReadSeq(threadId: string, seq: number): void {
+  const current = readLocal<Marks>(READ_SEQ_KEY, EMPTY);
+  if ((current[threadId] ?? -1) >= seq) return;
+  writeLocal(READ_SEQ_KEY, { ...current, [threadId]: seq });
+}

@@ -61,6 +61,12 @@ export function TaskPanel({
       replyTo: () => {
         if (threadId) router.push(`/c/${encodeURIComponent(threadId)}`);
       },
+      // Threads open beside the channel.
+      openThread: (target) => {
+        if (!threadId) return;
+        const q = "run_id" in target ? `run=${encodeURIComponent(target.run_id)}` : `message=${encodeURIComponent(target.message_id)}`;
+        router.push(`/c/${encodeURIComponent(threadId)}?${q}`);
+      },
       jumpTo: (id) => {
         const el = body.current?.querySelector<HTMLElement>(`[data-msg-id="${CSS.escape(id)}"]`);
         if (!el) return false;

@@ -1,14 +1,16 @@
 "use client";
 /**
- * `Composer`: writes the person's chat.message. Enter sends, Shift+Enter
- * adds a line; while sending the field is read-only and the button disabled; if sending fails
- * the text stays and the error is shown (Enter tries again).
+ * `Composer`: writes the person's chat.message. Enter sends, Shift+Enter adds a line; while
+ * sending the field is read-only and the button disabled; if sending fails the text stays and
+ * the error is shown (Enter tries again). The draft is kept per channel and per thread
+ * (localStorage), so switching channels loses nothing.
  *
- * Answers: while an agent waits for the person's answer, the composer says what the
- * server will do with the message — "Replying to pm-1: <question>" — and sends it with
- * `reply_to` set to that question. By default that is the newest open question to people; a
- * question's Reply button picks it explicitly; × (or Escape) makes the message a new request
- * instead (`reply_to: null`), which "Reply instead" undoes.
+ * What a message does is always said, never guessed (docs/channels.md):
+ * - `new`: a new request in the channel (the orchestrator opens a run for it). While agents wait
+ *   for an answer, a line says so and offers "Answer" instead: a plain message never answers.
+ * - `answer`: the answer to one question of one run, "Answering pm-1 in “Analyze sales”: …"
+ *   (a question's Answer button picks it; × or Escape goes back to a new request).
+ * - `thread`: a reply in the thread of a message (the side pane's composer).
  *
  * Mentions: typing `@` opens a completion list of agents and capabilities
  * (mention-list.tsx; the textarea is a WAI-ARIA combobox); while it is open, Enter and Tab
@@ -16,62 +18,83 @@
  * sees what a mention will do, read with lib/mentions.ts as the server reads it: "New request
  * for analyst-1" or "New request routed by skill:data-analysis". Only the text is sent.
  */
-import { useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
-import { excerpt, type QuestionView } from "@/lib/fold/questions";
+import { useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
+import { excerpt } from "@/lib/fold/questions";
+import type { Participant } from "@/lib/protocol";
 import { parseMentions } from "@/lib/mentions";
 import { displayName } from "@/components/events/participant";
-import { CloseIcon, CornerDownRightIcon, RouteIcon, SendIcon } from "@/components/ui/icons";
+import { CloseIcon, CornerDownRightIcon, MessageIcon, RouteIcon, SendIcon } from "@/components/ui/icons";
 import { useSendMessage } from "@/components/live/use-send-message";
 import { useAgents } from "@/components/live/use-agents";
+import { readLocal, writeLocal } from "@/components/prefs/local-store";
 import { handleOf } from "./mention-complete";
 import { useMentionCompletion } from "./mention-list";
 
-/**
- * What the next message answers: `auto` — the newest open question to people, if any;
- * `question` — that question (while it is open); `new` — nothing, it is a new request (chosen
- * while `against` was the newest open question; a newer question brings the reply chip back).
- */
-export type ReplyMode = { kind: "auto" } | { kind: "question"; id: string } | { kind: "new"; against: string | null };
+/** A question people can answer: an agent's message that waits for a reply, and its run's title. */
+export interface AnswerableQuestion {
+  id: string;
+  run_id: string;
+  from: Participant;
+  text: string;
+  /** The title of the question's run, when known. */
+  runTitle?: string | null;
+}
+
+/** What the next message does (see the file comment). */
+export type ComposerTarget =
+  | { kind: "new" }
+  | { kind: "answer"; question: AnswerableQuestion }
+  | { kind: "thread"; parentId: string; label: string };
 
 /** What the channel can ask of the composer. */
 export interface ComposerHandle {
   focus(): void;
 }
 
-/** The question the next message answers under `mode`, given the open questions (oldest first). */
-export function replyTarget(mode: ReplyMode, open: readonly QuestionView[]): QuestionView | null {
-  const newest = open.length ? open[open.length - 1] : null;
-  if (mode.kind === "new" && (mode.against === null || mode.against === newest?.id)) return null;
-  if (mode.kind === "question") {
-    const q = open.find((x) => x.id === mode.id);
-    if (q) return q;
-  }
-  return newest;
-}
+/** localStorage key of the draft for `key` (a channel id, or a thread's). */
+export const draftKey = (key: string) => `clutch:draft:${key}`;
 
-/** The message box of a channel; `onSent` runs after a successful send. */
+/** The message box of a channel or a thread; `onSent` runs after a successful send. */
 export function Composer({
   ref,
   threadId,
   channelName,
-  onSent,
-  openQuestions = [],
-  reply = { kind: "auto" },
-  onReplyChange,
+  draft,
+  target = { kind: "new" },
+  onTargetChange,
+  waiting = [],
   onShowQuestion,
+  onSent,
+  label,
 }: {
   ref?: Ref<ComposerHandle>;
   threadId: string;
   channelName: string;
-  onSent?: () => void;
-  /** Open questions to people in this channel, oldest first (lib/fold/questions.ts). */
-  openQuestions?: readonly QuestionView[];
-  reply?: ReplyMode;
-  onReplyChange?: (mode: ReplyMode) => void;
+  /** Where the draft is kept: the channel's id, or the thread's. */
+  draft: string;
+  target?: ComposerTarget;
+  /** Switch between a new request and an answer (× / Escape / "Answer"). */
+  onTargetChange?: (target: ComposerTarget) => void;
+  /** Questions waiting for people in this channel, oldest first (server state: RunSummary.questions). */
+  waiting?: readonly AnswerableQuestion[];
   /** Scrolls to a question (the chip's text is a link to it). */
   onShowQuestion?: (id: string) => void;
+  onSent?: () => void;
+  /** The field's accessible name; "Message #channel" by default. */
+  label?: string;
 }) {
-  const [text, setText] = useState("");
+  const [text, setTextState] = useState(() => readLocal<string>(draftKey(draft), ""));
+  const setText = (t: string) => {
+    setTextState(t);
+    writeLocal(draftKey(draft), t);
+  };
+  // Another channel or thread: its own draft.
+  const shownDraft = useRef(draft);
+  useEffect(() => {
+    if (shownDraft.current === draft) return;
+    shownDraft.current = draft;
+    setTextState(readLocal<string>(draftKey(draft), ""));
+  }, [draft]);
   const send = useSendMessage(threadId);
   const area = useRef<HTMLTextAreaElement>(null);
   useImperativeHandle(ref, () => ({ focus: () => area.current?.focus() }), []);
@@ -89,9 +112,8 @@ export function Composer({
     return parseMentions(text, (id) => known.has(id));
   }, [agents, text]);
 
-  const target = replyTarget(reply, openQuestions);
-  const asNew = !target && reply.kind === "new" && openQuestions.length > 0;
-  const newest = openQuestions.length ? openQuestions[openQuestions.length - 1] : null;
+  const answering = target.kind === "answer" ? target.question : null;
+  const newest = waiting.length ? waiting[waiting.length - 1]! : null;
 
   // Grow with the text up to ~10 lines.
   useLayoutEffect(() => {
@@ -105,15 +127,11 @@ export function Composer({
     const body = text.trim();
     if (!body || send.isPending) return;
     send.mutate(
-      {
-        text: body,
-        // Say explicitly what the chip shows; with no open question let the server decide.
-        replyTo: target ? target.id : asNew ? null : undefined,
-      },
+      { text: body, replyTo: target.kind === "answer" ? target.question.id : target.kind === "thread" ? target.parentId : null },
       {
         onSuccess: () => {
           setText("");
-          onReplyChange?.({ kind: "auto" });
+          if (target.kind === "answer") onTargetChange?.({ kind: "new" });
           onSent?.();
           area.current?.focus();
         },
@@ -122,10 +140,11 @@ export function Composer({
   };
 
   const error = send.isError ? send.error : null;
-  const placeholder = target ? `Reply to ${displayName(target.from)}…` : `Message #${channelName}`;
+  const fieldLabel = label ?? `Message #${channelName}`;
+  const placeholder = answering ? `Answer ${displayName(answering.from)}…` : target.kind === "thread" ? "Reply in thread…" : `Message #${channelName}`;
   // What a mention does to a new request (the server reads the text the same way).
   const routedTo =
-    target || !text.trim()
+    target.kind !== "new" || !text.trim()
       ? null
       : mentioned.agents.length
         ? `New request for ${mentioned.agents.map(handleOf).join(", ")}`
@@ -141,61 +160,75 @@ export function Composer({
       }}
     >
       <div
-        className={`relative rounded-xl border bg-surface shadow-sm transition-colors focus-within:border-fg-subtle ${
-          error ? "border-danger/60" : target ? "border-warning/50" : "border-line-strong"
+        className={`relative rounded-xl border bg-surface shadow-sm transition-colors focus-within:border-fg-muted ${
+          error ? "border-danger/60" : answering ? "border-warning/50" : "border-line-strong"
         }`}
       >
-        {target && (
+        {answering && (
           <div
             role="group"
-            aria-label={`Replying to ${displayName(target.from)}`}
+            aria-label={`Answering ${displayName(answering.from)}`}
             className="flex min-w-0 items-center gap-1.5 rounded-t-xl border-b border-warning/25 bg-warning/[0.08] py-1 pl-3 pr-1 text-xs"
           >
             <CornerDownRightIcon size={13} className="shrink-0 text-warning" />
             <button
               type="button"
-              onClick={() => onShowQuestion?.(target.id)}
+              onClick={() => onShowQuestion?.(answering.id)}
               className="flex min-w-0 flex-1 items-baseline gap-1 text-left hover:underline"
-              title={target.text}
+              title={answering.text}
             >
               <span className="shrink-0 text-fg-muted">
-                Replying to <span className="font-semibold text-fg">{displayName(target.from)}</span>:
+                Answering <span className="font-semibold text-fg">{displayName(answering.from)}</span>
+                {answering.runTitle ? (
+                  <>
+                    {" "}
+                    in <span className="font-semibold text-fg">“{excerpt(answering.runTitle, 48)}”</span>
+                  </>
+                ) : null}
+                :
               </span>
-              <span className="min-w-0 truncate text-fg-muted">{excerpt(target.text, 140)}</span>
+              <span className="min-w-0 truncate text-fg-muted">{excerpt(answering.text, 140)}</span>
             </button>
             <button
               type="button"
               onClick={() => {
-                onReplyChange?.({ kind: "new", against: newest?.id ?? null });
+                onTargetChange?.({ kind: "new" });
                 area.current?.focus();
               }}
-              aria-label="Don’t reply: send as a new request"
-              title="Don’t reply: send as a new request (Esc)"
+              aria-label="Don’t answer: send as a new request"
+              title="Don’t answer: send as a new request (Esc)"
               className="inline-flex h-6 w-6 shrink-0 items-center justify-center rounded text-fg-muted hover:bg-hover hover:text-fg"
             >
               <CloseIcon size={14} />
             </button>
           </div>
         )}
-        {asNew && newest && (
+        {target.kind === "new" && newest && (
           <div
             role="group"
-            aria-label="Sending as a new request"
+            aria-label="A question is waiting"
             className="flex min-w-0 items-center gap-1.5 rounded-t-xl border-b border-line py-1 pl-3 pr-1.5 text-xs text-fg-muted"
           >
             <span className="min-w-0 flex-1 truncate">
-              New request — not an answer to {displayName(newest.from)}’s question
+              {displayName(newest.from)} is waiting for an answer{newest.runTitle ? ` in “${excerpt(newest.runTitle, 48)}”` : ""}. This message
+              starts a new request.
             </span>
             <button
               type="button"
               onClick={() => {
-                onReplyChange?.({ kind: "question", id: newest.id });
+                onTargetChange?.({ kind: "answer", question: newest });
                 area.current?.focus();
               }}
-              className="shrink-0 rounded px-1.5 py-0.5 font-medium text-accent hover:bg-hover"
+              className="shrink-0 rounded px-1.5 py-0.5 font-semibold text-accent hover:bg-hover"
             >
-              Reply instead
+              Answer {displayName(newest.from)}
             </button>
+          </div>
+        )}
+        {target.kind === "thread" && (
+          <div className="flex min-w-0 items-center gap-1.5 rounded-t-xl border-b border-line py-1 pl-3 pr-1.5 text-xs text-fg-muted">
+            <MessageIcon size={12} className="shrink-0" />
+            <span className="min-w-0 truncate">{target.label}</span>
           </div>
         )}
         {mention.list}
@@ -207,7 +240,7 @@ export function Composer({
             value={text}
             readOnly={send.isPending}
             aria-busy={send.isPending}
-            aria-label={`Message #${channelName}`}
+            aria-label={fieldLabel}
             aria-invalid={Boolean(error)}
             aria-describedby={error ? `${threadId}-send-error` : undefined}
             placeholder={placeholder}
@@ -221,16 +254,16 @@ export function Composer({
               if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
                 e.preventDefault();
                 submit();
-              } else if (e.key === "Escape" && target) {
+              } else if (e.key === "Escape" && answering) {
                 e.preventDefault();
-                onReplyChange?.({ kind: "new", against: newest?.id ?? null });
+                onTargetChange?.({ kind: "new" });
               }
             }}
             className="scroll-slim max-h-60 min-h-[24px] flex-1 resize-none bg-transparent py-[3px] text-base text-fg sm:text-msg placeholder:text-fg-subtle focus:outline-none read-only:opacity-70"
           />
           <button
             type="submit"
-            aria-label={target ? `Send reply to ${displayName(target.from)}` : "Send message"}
+            aria-label={answering ? `Send answer to ${displayName(answering.from)}` : target.kind === "thread" ? "Send reply" : "Send message"}
             disabled={!text.trim() || send.isPending}
             className="inline-flex h-8 w-8 shrink-0 items-center justify-center rounded-lg bg-accent text-accent-fg transition hover:brightness-110 disabled:bg-fg-muted/15 disabled:text-fg-subtle"
           >
@@ -261,12 +294,12 @@ export function Composer({
         ) : (
           <p className="max-sm:hidden">
             <kbd className="font-sans font-semibold">Enter</kbd> to send · <kbd className="font-sans font-semibold">Shift + Enter</kbd> for a new line
-            {target ? (
+            {answering ? (
               <>
                 {" "}
                 · <kbd className="font-sans font-semibold">Esc</kbd> to send as a new request
               </>
-            ) : (
+            ) : target.kind === "thread" ? null : (
               <>
                 {" "}
                 · <kbd className="font-sans font-semibold">@</kbd> to mention an agent or a capability

@@ -12,7 +12,7 @@ import { EventView } from "@/components/events/event-view";
 import { PolicyAllowGroup } from "@/components/events/policy-event";
 import { ArrowDownIcon, HashIcon } from "@/components/ui/icons";
 import { buildRows } from "./rows";
-import { RunHeader } from "./run-header";
+import { RunCard } from "./run-card";
 
 /** What the list lets its parent do (the composer scrolls down after sending). */
 export interface MessageListHandle {
@@ -41,6 +41,8 @@ export function MessageList({
   topic,
   events,
   runs,
+  view = "conversation",
+  readUpTo = null,
   hasMoreBefore,
   loadOlder,
   loadingOlder,
@@ -50,8 +52,12 @@ export function MessageList({
   channelName: string;
   topic?: string;
   events: readonly StoredEvent[];
-  /** The channel's runs: a header goes before each run's first event. */
+  /** The channel's runs: a run card goes before each run's first event. */
   runs?: readonly RunSummary[];
+  /** The conversation (machinery in threads) or every event inline (components/thread/rows.ts). */
+  view?: "conversation" | "all";
+  /** The last seq the person had read when they opened the channel: the unread divider. */
+  readUpTo?: number | null;
   hasMoreBefore: boolean;
   loadOlder: () => void;
   loadingOlder: boolean;
@@ -66,7 +72,7 @@ export function MessageList({
   const [atBottom, setAtBottom] = useState(true);
   const [seenSeq, setSeenSeq] = useState(Number.POSITIVE_INFINITY);
 
-  const rows = useMemo(() => buildRows(events, runs), [events, runs]);
+  const rows = useMemo(() => buildRows(events, runs, { view, readUpTo }), [events, runs, view, readUpTo]);
   const lastSeq = events.length ? events[events.length - 1].seq : 0;
 
   const toBottom = useCallback((smooth = false) => {
@@ -184,8 +190,10 @@ export function MessageList({
             {rows.map((row) =>
               row.kind === "day" ? (
                 <DayDivider key={row.key} label={row.label} />
+              ) : row.kind === "unread" ? (
+                <UnreadDivider key={row.key} />
               ) : row.kind === "run" ? (
-                <RunHeader key={row.key} run={row.run} question={row.question} approval={row.approval} />
+                <RunCard key={row.key} run={row.run} />
               ) : row.kind === "policy-group" ? (
                 <PolicyAllowGroup key={row.key} events={row.events} />
               ) : (
@@ -208,6 +216,15 @@ export function MessageList({
       <span className="sr-only" aria-live="polite">
         {lastSeq ? "" : "No messages yet"}
       </span>
+    </div>
+  );
+}
+
+function UnreadDivider() {
+  return (
+    <div role="separator" aria-label="New messages since you were last here" className="relative mx-4 mb-1 mt-3 flex items-center sm:mx-5">
+      <div className="h-px flex-1 bg-danger/60" />
+      <span className="ml-2 text-[11px] font-semibold uppercase tracking-wide text-danger">New</span>
     </div>
   );
 }

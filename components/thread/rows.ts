@@ -1,6 +1,8 @@
 /**
- * From a channel's events to the rows the list draws: consecutive messages from the same sender
- * grouped, day dividers, task cards with their state (lib/fold/task-state.ts), a run header where
+ * From a channel's events to the rows the list draws. Two views (lib/conversation.ts): the
+ * conversation (people's and agents' messages to people, approval requests, notices, and one
+ * live run card per run, the machinery left to the run's thread) or every event inline.
+ * Consecutive messages from the same sender grouped, day dividers, an unread divider, task cards with their state (lib/fold/task-state.ts), a run header where
  * each run starts (saying when the run waits for a person's answer or an approval), questions
  * with their answers, replies with the message they answer, review tasks with the work they
  * review, tool calls with their outcome, approval cards with their outcome, and policy decisions
@@ -14,15 +16,18 @@
 import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import type { RunSummary } from "@/lib/api/types";
 import { affectsTask, foldTask, isTaskEvent, type TaskView } from "@/lib/fold/task-state";
-import { indexQuestions, type QuestionView } from "@/lib/fold/questions";
+import { indexQuestions, type MessageRef } from "@/lib/fold/questions";
 import { LINE_TYPES, type EventContext } from "@/components/events/event-view";
 import { foldApprovals, type ApprovalView } from "@/lib/fold/approvals";
+import { inConversation, isThreadReply } from "@/lib/conversation";
+import { countsAsUnread } from "@/lib/unread";
 import { dayKey, formatDay } from "@/components/ui/time";
 
-/** One row of the list: a day divider, a run header, or an event with its rendering context. */
+/** One row of the list: a day or unread divider, a run card, or an event with its rendering context. */
 export type Row =
   | { kind: "day"; key: string; label: string }
-  | { kind: "run"; key: string; run: RunSummary; question: QuestionView | null; approval: ApprovalView | null }
+  | { kind: "unread"; key: string }
+  | { kind: "run"; key: string; run: RunSummary }
   | { kind: "event"; key: string; event: StoredEvent; ctx: EventContext }
   /** Consecutive policy.decision `allow` events, shown as one quiet line. */
   | { kind: "policy-group"; key: string; events: StoredEventOf<"policy.decision">[] };
@@ -78,11 +83,22 @@ export function continuesGroup(prev: StoredEvent | null, ev: StoredEvent): boole
   );
 }
 
+/** How to build the rows. */
+export interface RowOptions {
+  /** `conversation` (the default) leaves the machinery of runs to their threads; `all` shows every event. */
+  view?: "conversation" | "all";
+  /** Decides "Today"/"Yesterday". */
+  now?: Date;
+  /** The last seq the person had read: an unread divider goes before the first newer message. */
+  readUpTo?: number | null;
+}
+
 /**
- * Rows for `events` (ascending by seq). `runs` puts a header before each run's first event
- * (`first_seq`) when that event is loaded. `now` decides "Today"/"Yesterday".
+ * Rows for `events` (ascending by seq). `runs` puts a run card before each run's first event
+ * (`first_seq`) when that event is loaded.
  */
-export function buildRows(events: readonly StoredEvent[], runs: readonly RunSummary[] = [], now = new Date()): Row[] {
+export function buildRows(events: readonly StoredEvent[], runs: readonly RunSummary[] = [], options: RowOptions = {}): Row[] {
+  const { view = "conversation", now = new Date(), readUpTo = null } = options;
   // Task state after each task event, and the latest state per task.
   const taskAfter = new Map<number, TaskView>();
   const taskNow = new Map<string, TaskView>();
@@ -112,8 +128,17 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
   const qa = indexQuestions(events);
   const headers = new Map<number, RunSummary>();
   for (const run of runs) headers.set(run.first_seq, run);
-  const waitingByRun = new Map<string, QuestionView>();
-  for (const q of qa.openToPeople) waitingByRun.set(q.run_id, q);
+  // People's replies in the thread of each message, oldest first.
+  const replies = new Map<string, MessageRef[]>();
+  for (const ev of events) {
+    if (!isThreadReply(ev) || !isEvent(ev, "chat.message")) continue;
+    const parent = ev.payload.reply_to!;
+    const ref = qa.messages.get(ev.id);
+    if (!ref) continue;
+    const list = replies.get(parent);
+    if (list) list.push(ref);
+    else replies.set(parent, [ref]);
+  }
   const approvals = foldApprovals(events);
   // A tool call held for an approval is recorded right after the approval's request, in the same
   // task, for the same tool: link the two, so the call reads "Waiting for approval" rather than
@@ -140,16 +165,15 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
       }
     }
   }
-  // The oldest approval still pending in each run (the run waits on it).
-  const approvalByRun = new Map<string, ApprovalView>();
-  for (const a of approvals.values()) {
-    if (a.state === "pending" && !approvalByRun.has(a.request.run_id)) approvalByRun.set(a.request.run_id, a);
-  }
 
   const rows: Row[] = [];
   let prev: StoredEvent | null = null;
   let prevDay = "";
+  let unreadShown = readUpTo === null;
   for (const ev of events) {
+    const run = headers.get(ev.seq);
+    const shown = view === "all" || inConversation(ev);
+    if (!shown && !run) continue;
     const ts = typeof ev?.ts === "string" ? ev.ts : "";
     const day = dayKey(ts);
     if (day !== prevDay) {
@@ -157,17 +181,16 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
       prevDay = day;
       prev = null;
     }
-    const run = headers.get(ev.seq);
-    if (run) {
-      rows.push({
-        kind: "run",
-        key: `run-${run.run_id}`,
-        run,
-        question: waitingByRun.get(run.run_id) ?? null,
-        approval: approvalByRun.get(run.run_id) ?? null,
-      });
+    if (!unreadShown && ev.seq > readUpTo! && countsAsUnread(ev) && shown) {
+      rows.push({ kind: "unread", key: "unread" });
+      unreadShown = true;
       prev = null;
     }
+    if (run) {
+      rows.push({ kind: "run", key: `run-${run.run_id}`, run });
+      prev = null;
+    }
+    if (!shown) continue;
     if (isAllow(ev)) {
       // Quiet: folded with the allow right before it, and no break in the sender's group.
       const last = rows[rows.length - 1];
@@ -201,6 +224,7 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
       ctx.question = qa.questions.get(ev.id);
       const to = ev.payload?.reply_to;
       if (typeof to === "string") ctx.replyTo = qa.messages.get(to);
+      ctx.replies = replies.get(ev.id);
     }
     rows.push({ kind: "event", key: String(ev.seq), event: ev, ctx });
     prev = ev;

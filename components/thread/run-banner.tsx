@@ -6,8 +6,9 @@
  * approval"), else to the newest running run's header.
  */
 import type { RunSummary } from "@/lib/api/types";
-import type { QuestionView } from "@/lib/fold/questions";
-import { bareId as bare } from "@/components/events/participant";
+import type { Participant } from "@/lib/protocol";
+import { bareId as bare, displayName } from "@/components/events/participant";
+import { ChevronRightIcon } from "@/components/ui/icons";
 
 /** The approval the banner points at: its id, the agent waiting, and its request's message id when loaded. */
 export interface BannerApproval {
@@ -15,8 +16,6 @@ export interface BannerApproval {
   agent: string;
   messageId?: string;
 }
-import { displayName } from "@/components/events/participant";
-import { ChevronRightIcon } from "@/components/ui/icons";
 
 /** The bar (nothing when no run is running). */
 export function RunBanner({
@@ -28,8 +27,8 @@ export function RunBanner({
   onJumpToRun,
 }: {
   runs: readonly RunSummary[];
-  /** The newest open question to people, if any. */
-  question: QuestionView | null;
+  /** The newest open question to people, if any (server state: RunSummary.questions). */
+  question: { id: string; from: Participant } | null;
   /** The oldest approval in the channel still waiting for a decision, if any. */
   approval?: BannerApproval | null;
   onJumpToQuestion: (id: string) => void;

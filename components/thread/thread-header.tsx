@@ -1,18 +1,30 @@
 "use client";
 /**
  * `ThreadHeader`: the channel's name and topic (a lock for a private one), the drawer button on
- * phones, the switcher, the channel's settings (visibility and members) and the theme toggle.
+ * phones, the switcher, the view toggle (the conversation, or every event inline), the
+ * channel's settings (visibility and members) and the theme toggle.
  */
 import { useState } from "react";
 import { ChannelSettingsDialog } from "@/components/identity/channel-settings";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import type { ThreadSummary } from "@/lib/api/types";
-import { HashIcon, LockIcon, SearchIcon, SettingsIcon } from "@/components/ui/icons";
+import { HashIcon, ListIcon, LockIcon, SearchIcon, SettingsIcon } from "@/components/ui/icons";
 import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { useWorkspace } from "@/components/workspace/workspace-context";
 
 /** The bar above a channel: name, topic, drawer and switcher buttons, theme toggle. */
-export function ThreadHeader({ thread, fallbackName }: { thread?: ThreadSummary; fallbackName?: string }) {
+export function ThreadHeader({
+  thread,
+  fallbackName,
+  view,
+  onViewChange,
+}: {
+  thread?: ThreadSummary;
+  fallbackName?: string;
+  /** The channel's view; the toggle is shown when `onViewChange` is given. */
+  view?: "conversation" | "all";
+  onViewChange?: (view: "conversation" | "all") => void;
+}) {
   const { openSwitcher } = useWorkspace();
   const [settings, setSettings] = useState(false);
   return (
@@ -41,6 +53,20 @@ export function ThreadHeader({ thread, fallbackName }: { thread?: ThreadSummary;
         <span className="max-sm:hidden">Jump to…</span>
         <kbd className="rounded border border-line bg-sunken px-1 font-sans text-[10px] font-semibold max-sm:hidden">⌘K</kbd>
       </button>
+      {thread && onViewChange && (
+        <button
+          type="button"
+          aria-pressed={view === "all"}
+          onClick={() => onViewChange(view === "all" ? "conversation" : "all")}
+          title={view === "all" ? "Showing every event inline: show the conversation only" : "Show every event inline (task steps, tool calls, routing and policy)"}
+          className={`inline-flex h-8 items-center gap-1.5 rounded-md px-2 text-xs font-medium ${
+            view === "all" ? "bg-accent/12 text-accent" : "text-fg-muted hover:bg-hover hover:text-fg"
+          }`}
+        >
+          <ListIcon size={14} />
+          <span className="max-sm:sr-only">All events</span>
+        </button>
+      )}
       {thread && (
         <>
           <button

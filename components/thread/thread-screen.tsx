@@ -1,14 +1,18 @@
 "use client";
 /**
- * `ThreadScreen`: one channel — header, live event list (the channel's events in order) and
- * composer. Marks the channel read while it is open and remembers it as the last channel visited.
+ * `ThreadScreen`: one channel — header, the conversation (or every event, by the channel's
+ * toggle), composer, and the side pane with a run's or a message's thread (docs/channels.md).
+ * Marks the channel read while it is open, shows an unread divider where the person left off,
+ * and remembers it as the last channel visited.
  *
- * Runs and questions: the channel's runs (a header where each starts, a banner while one runs) and
- * its questions to the person: a question's Reply button and the composer's reply chip share one
- * reply mode, and links scroll to the message they name (ThreadActions).
+ * Questions and approvals that wait are server state (RunSummary.questions and .approvals, the
+ * approvals API), so the banner, the run cards, the composer and the sidebar agree however far
+ * back they were asked. A question is answered only on purpose: its Answer button (in the
+ * channel, the banner or its run card) or the run's thread; a plain message is a new request.
+ * The open pane is in the URL (`?run=<run_id>` or `?message=<id>`), so a thread can be linked.
  */
 import Link from "next/link";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { indexQuestions } from "@/lib/fold/questions";
 import { isEvent, type StoredEvent } from "@/lib/protocol";
 import { foldApprovals } from "@/lib/fold/approvals";
@@ -18,16 +22,20 @@ import { useThreadEvents } from "@/components/live/use-thread-events";
 import { useThreadRuns } from "@/components/live/use-runs";
 import { useThread, useThreads } from "@/components/live/use-threads";
 import { useConnectionStatus } from "@/components/live/connection";
-import { ThreadActionsContext, type ThreadActions } from "@/components/events/thread-actions";
-import { useReadMarks } from "@/components/prefs/read-marks";
-import { writeLocal } from "@/components/prefs/local-store";
-import { Composer, type ComposerHandle, type ReplyMode } from "./composer";
+import { ThreadActionsContext, type ThreadActions, type ThreadTarget } from "@/components/events/thread-actions";
+import { markReadSeq, readSeqOf, useReadMarks } from "@/components/prefs/read-marks";
+import { useLocalValue, writeLocal } from "@/components/prefs/local-store";
+import { Composer, type AnswerableQuestion, type ComposerHandle, type ComposerTarget } from "./composer";
 import { MessageList, type MessageListHandle } from "./message-list";
 import { RunBanner, type BannerApproval } from "./run-banner";
 import { ThreadHeader } from "./thread-header";
+import { ThreadPane } from "./thread-pane";
 
 /** localStorage key of the last channel opened (the home page reopens it). */
 export const LAST_THREAD_KEY = "clutch:last-thread";
+
+/** localStorage key of a channel's view: the conversation, or every event inline. */
+export const viewKey = (threadId: string) => `clutch:view:${threadId}`;
 
 /** The channel's oldest approval waiting for a decision: loaded events first, else the API's list. */
 function bannerApproval(threadId: string, events: readonly StoredEvent[] | undefined, pending: readonly ApprovalSummary[] | undefined): BannerApproval | null {
@@ -37,7 +45,16 @@ function bannerApproval(threadId: string, events: readonly StoredEvent[] | undef
   return a ? { id: a.approval_id, agent: a.agent_id } : null;
 }
 
-/** One channel, live: header, events, composer. */
+/** The pane named in the URL (`?run=` or `?message=`), if any. */
+function paneFromUrl(): ThreadTarget | null {
+  const q = new URLSearchParams(window.location.search);
+  const run = q.get("run");
+  if (run) return { run_id: run };
+  const message = q.get("message");
+  return message ? { message_id: message } : null;
+}
+
+/** One channel, live: header, events, composer, thread pane. */
 export function ThreadScreen({ threadId }: { threadId: string }) {
   const threads = useThreads();
   const thread = useThread(threadId);
@@ -47,23 +64,63 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   const list = useRef<MessageListHandle>(null);
   const composer = useRef<ComposerHandle>(null);
   const missing = threads.isSuccess && !thread;
-  const [reply, setReply] = useState<ReplyMode>({ kind: "auto" });
+  const [chosen, setTarget] = useState<ComposerTarget>({ kind: "new" });
+  const [view, setView] = useLocalValue<"conversation" | "all">(viewKey(threadId), "conversation");
+  // Keyed by channel (app/(app)/c/[thread_id]/page.tsx), so these start afresh per channel.
+  const [pane, setPaneState] = useState<ThreadTarget | null>(() => (typeof window === "undefined" ? null : paneFromUrl()));
   const events = feed.events;
-  const openQuestions = useMemo(() => (events ? indexQuestions(events).openToPeople : []), [events]);
+  // Where the person left off, as of opening the channel (the unread divider stays put while it is open).
+  const [readUpTo] = useState(() => (typeof window === "undefined" ? null : readSeqOf(threadId)));
+
+  // Questions waiting for people: server state, with their run's title.
+  const waiting = useMemo<AnswerableQuestion[]>(
+    () => (runs ?? []).flatMap((r) => r.questions.map((q) => ({ ...q, runTitle: r.title, seq: q.seq }))).sort((a, b) => a.seq - b.seq),
+    [runs],
+  );
   // The oldest approval of the channel still waiting for a decision: from the loaded
   // events, else from the approvals API (its request may be further back than what is loaded).
   const pendingAll = usePendingApprovals().data;
   const pendingApproval = useMemo(() => bannerApproval(threadId, events, pendingAll), [threadId, events, pendingAll]);
+
+  const setPane = useCallback((next: ThreadTarget | null) => {
+    setPaneState(next);
+    const url = new URL(window.location.href);
+    url.searchParams.delete("run");
+    url.searchParams.delete("message");
+    if (next && "run_id" in next) url.searchParams.set("run", next.run_id);
+    if (next && "message_id" in next) url.searchParams.set("message", next.message_id);
+    window.history.replaceState(window.history.state, "", url);
+  }, []);
+
+  // The question with this id, as the composer shows it: from the server's list, else from the loaded events.
+  const answerable = useCallback(
+    (id: string): AnswerableQuestion | null => {
+      const known = waiting.find((q) => q.id === id);
+      if (known) return known;
+      const q = events ? indexQuestions(events).questions.get(id) : undefined;
+      return q ? { id: q.id, run_id: q.run_id, from: q.from, text: q.text, runTitle: runs?.find((r) => r.run_id === q.run_id)?.title } : null;
+    },
+    [waiting, events, runs],
+  );
+  const answer = useCallback(
+    (id: string) => {
+      const q = answerable(id);
+      if (!q) return;
+      setTarget({ kind: "answer", question: q });
+      composer.current?.focus();
+    },
+    [answerable],
+  );
   const actions = useMemo<ThreadActions>(
     () => ({
-      replyTo: (id) => {
-        setReply({ kind: "question", id });
-        composer.current?.focus();
-      },
+      replyTo: answer,
+      openThread: setPane,
       jumpTo: (id) => list.current?.jumpTo(id) ?? false,
     }),
-    [],
+    [answer, setPane],
   );
+  // An answered or closed question leaves the composer's answer mode.
+  const target: ComposerTarget = chosen.kind === "answer" && runs && !waiting.some((q) => q.id === chosen.question.id) ? { kind: "new" } : chosen;
 
   // `?approval=<id>` (the inbox's "open in channel"): scroll to that approval's card once loaded,
   // loading a few older pages when it is further back.
@@ -100,6 +157,22 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   useEffect(() => {
     if (count !== undefined) markRead(threadId, count);
   }, [threadId, count, markRead]);
+  const lastSeq = thread?.last_seq;
+  useEffect(() => {
+    if (lastSeq !== undefined) markReadSeq(threadId, lastSeq);
+  }, [threadId, lastSeq]);
+
+  // Escape closes the pane (unless a dialog or a field has it).
+  useEffect(() => {
+    if (!pane) return;
+    const onKey = (e: KeyboardEvent) => {
+      const el = e.target as HTMLElement | null;
+      if (e.key !== "Escape" || e.defaultPrevented || el?.closest("textarea, input, [role=dialog]")) return;
+      setPane(null);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [pane, setPane]);
 
   useEffect(() => {
     if (thread) writeLocal(LAST_THREAD_KEY, thread.id);
@@ -125,58 +198,83 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   }
 
   const name = thread?.name ?? "";
-  const newestQuestion = openQuestions.length ? openQuestions[openQuestions.length - 1] : null;
+  const newestQuestion = waiting.length ? waiting[waiting.length - 1]! : null;
+  const paneRun = pane && "run_id" in pane ? pane.run_id : null;
+  const paneQuestion = paneRun ? waiting.filter((q) => q.run_id === paneRun).at(-1) : undefined;
   return (
     <ThreadActionsContext.Provider value={actions}>
-      <div className="flex h-full min-h-0 flex-col">
-        <ThreadHeader thread={thread} />
-        <ConnectionBanner />
-        <RunBanner
-          runs={runs ?? []}
-          question={newestQuestion}
-          approval={pendingApproval}
-          onJumpToQuestion={(id) => list.current?.jumpTo(id)}
-          onJumpToApproval={(a) => {
-            if (a.messageId && list.current?.jumpTo(a.messageId)) return;
-            // Not loaded yet: load older history until its card is there, then scroll to it.
-            wantApproval.current = { id: a.id, pages: 0 };
-            loadOlder();
-          }}
-          onJumpToRun={(id) => list.current?.jumpToRun(id)}
-        />
-        {feed.error ? (
-          <div className="flex flex-1 flex-col items-center justify-center gap-2 p-6 text-center" role="alert">
-            <p className="font-medium">Couldn’t load this channel.</p>
-            <p className="text-sm text-fg-muted">{feed.error.message}</p>
-            <button type="button" onClick={() => feed.refetch()} className="text-sm font-medium text-accent hover:underline">
-              Try again
-            </button>
-          </div>
-        ) : feed.isLoading || !events ? (
-          <ListSkeleton />
-        ) : (
-          <MessageList
-            ref={list}
-            channelName={name}
-            topic={thread?.topic}
-            events={events}
-            runs={runs}
-            hasMoreBefore={feed.hasMoreBefore}
-            loadOlder={feed.loadOlder}
-            loadingOlder={feed.loadingOlder}
-            olderError={feed.olderError}
+      <div className="flex h-full min-h-0">
+        <div className={`flex min-h-0 min-w-0 flex-1 flex-col ${pane && events ? "max-lg:hidden" : ""}`}>
+          <ThreadHeader thread={thread} view={view} onViewChange={setView} />
+          <ConnectionBanner />
+          <RunBanner
+            runs={runs ?? []}
+            question={newestQuestion}
+            approval={pendingApproval}
+            onJumpToQuestion={(id) => {
+              const q = waiting.find((x) => x.id === id);
+              if (!list.current?.jumpTo(id) && q) setPane({ run_id: q.run_id });
+              answer(id);
+            }}
+            onJumpToApproval={(a) => {
+              if (a.messageId && list.current?.jumpTo(a.messageId)) return;
+              // Not loaded yet: load older history until its card is there, then scroll to it.
+              wantApproval.current = { id: a.id, pages: 0 };
+              loadOlder();
+            }}
+            onJumpToRun={(id) => list.current?.jumpToRun(id)}
           />
+          {feed.error ? (
+            <div className="flex flex-1 flex-col items-center justify-center gap-2 p-6 text-center" role="alert">
+              <p className="font-medium">Couldn’t load this channel.</p>
+              <p className="text-sm text-fg-muted">{feed.error.message}</p>
+              <button type="button" onClick={() => feed.refetch()} className="text-sm font-medium text-accent hover:underline">
+                Try again
+              </button>
+            </div>
+          ) : feed.isLoading || !events ? (
+            <ListSkeleton />
+          ) : (
+            <MessageList
+              ref={list}
+              channelName={name}
+              topic={thread?.topic}
+              events={events}
+              runs={runs}
+              view={view}
+              readUpTo={readUpTo}
+              hasMoreBefore={feed.hasMoreBefore}
+              loadOlder={feed.loadOlder}
+              loadingOlder={feed.loadingOlder}
+              olderError={feed.olderError}
+            />
+          )}
+          <Composer
+            ref={composer}
+            threadId={threadId}
+            channelName={name}
+            draft={threadId}
+            target={target}
+            onTargetChange={setTarget}
+            waiting={waiting}
+            onSent={() => list.current?.scrollToBottom()}
+            onShowQuestion={(id) => list.current?.jumpTo(id)}
+          />
+        </div>
+        {pane && events && (
+          <div className="flex min-h-0 w-full flex-col lg:w-[420px] lg:shrink-0 xl:w-[480px]">
+            <ThreadPane
+              key={paneRun ?? ("message_id" in pane ? pane.message_id : "")}
+              threadId={threadId}
+              channelName={name}
+              target={pane}
+              channelEvents={events}
+              runs={runs ?? []}
+              answerTarget={paneQuestion ? { kind: "answer", question: paneQuestion } : undefined}
+              onClose={() => setPane(null)}
+            />
+          </div>
         )}
-        <Composer
-          ref={composer}
-          threadId={threadId}
-          channelName={name}
-          onSent={() => list.current?.scrollToBottom()}
-          openQuestions={openQuestions}
-          reply={reply}
-          onReplyChange={setReply}
-          onShowQuestion={(id) => list.current?.jumpTo(id)}
-        />
       </div>
     </ThreadActionsContext.Provider>
   );

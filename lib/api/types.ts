@@ -122,6 +122,57 @@ export interface RunSummary {
   last_seq: number;
   /** The run this one was forked from, at which seq of it. */
   forked_from: { run_id: string; seq: number } | null;
+  /** Who works on what right now: the run's unfinished tasks that have an assignee, oldest first. */
+  active: ActiveTask[];
+  /** Questions to the people of the channel that wait for an answer, oldest first. */
+  questions: WaitingQuestion[];
+  /** Approvals of the run that wait for a decision, oldest first. */
+  approvals: WaitingApproval[];
+  /** Once the run ended: its root task's result (as text) or error; null while it runs. */
+  outcome: RunOutcome | null;
+}
+
+/** A task of a run in hand: what its card shows as "analyst-1 · Query the sales data". */
+export interface ActiveTask {
+  task_id: string;
+  title: string | null;
+  assignee: string;
+  state: import("../fold/task-state").TaskState;
+}
+
+/**
+ * A question an agent asked the people of the channel (chat.message `expects_reply`, Clutch
+ * Protocol §2.2) that has no answer yet: folded on the server from the tasks projection, so it is
+ * known however far back in the channel it was asked.
+ */
+export interface WaitingQuestion {
+  /** The question's message id (what `reply_to` names). */
+  id: string;
+  seq: number;
+  run_id: string;
+  task_id: string;
+  from: import("../protocol/envelope").Participant;
+  text: string;
+}
+
+/** An approval waiting for a decision, as a run lists it. */
+export interface WaitingApproval {
+  approval_id: string;
+  agent_id: string;
+  /** What the agent will do if approved, e.g. "pm-1 will send the people in the channel a message". */
+  summary: string;
+  /** The approval.requested event's id and seq (the card in the channel). */
+  request_id: string;
+  request_seq: number;
+}
+
+/** How a run ended, for its card: the root task's result, or its error. */
+export interface RunOutcome {
+  kind: "result" | "error";
+  /** Markdown of the result (its summary or report), or the error's message. */
+  text: string;
+  /** The agent that produced it. */
+  agent_id: string | null;
 }
 
 /** `GET /api/runs/:run_id`: the run, its forks and its tasks. */
@@ -137,6 +188,8 @@ export interface ApprovalSummary {
   run_id: string;
   thread_id: string;
   thread_name: string | null;
+  /** The title of the run it belongs to (its root task's; a fork says so), when known. */
+  run_title: string | null;
   task_id: string;
   agent_id: string;
   kind: "dispatch" | "tool_call";

@@ -56,6 +56,32 @@ export class Queries {
     return row ? fromRow(row) : null;
   }
 
+  /** The events named by `(run_id, id)` pairs, keyed `run_id/id` (unknown pairs are left out). */
+  async eventsInRuns(pairs: { run_id: string; id: string }[]): Promise<Map<string, StoredEvent>> {
+    if (!pairs.length) return new Map();
+    const rows = await this.db.$queryRawUnsafe<EventRow[]>(
+      `SELECT e.* FROM unnest($1::text[], $2::text[]) AS k(run_id, id) JOIN events e ON e.run_id = k.run_id AND e.id = k.id`,
+      pairs.map((p) => p.run_id),
+      pairs.map((p) => p.id),
+    );
+    return new Map(rows.map((r) => [`${r.run_id}/${r.id}`, fromRow(r)]));
+  }
+
+  /** The newest task.result of each of these tasks, by task_id. */
+  async lastResults(task_ids: string[]): Promise<Map<string, StoredEventOf<"task.result">>> {
+    if (!task_ids.length) return new Map();
+    const rows = await this.db.$queryRawUnsafe<EventRow[]>(
+      `SELECT DISTINCT ON (task_id) * FROM events WHERE task_id = ANY($1::text[]) AND type = 'task.result' ORDER BY task_id, seq DESC`,
+      task_ids,
+    );
+    const out = new Map<string, StoredEventOf<"task.result">>();
+    for (const row of rows) {
+      const ev = fromRow(row);
+      if (isEvent(ev, "task.result")) out.set(ev.task_id, ev);
+    }
+    return out;
+  }
+
   /** The event stored with `idempotency_key`, or null (§5.2). */
   async eventByIdempotencyKey(idempotency_key: string): Promise<StoredEvent | null> {
     const row = await this.db.event.findUnique({ where: { idempotency_key } });
@@ -147,17 +173,21 @@ export class Queries {
     return this.db.task.findMany({ where: { run_id: { in: run_ids }, parent_task_id: null }, orderBy: { created_at: "asc" } });
   }
 
+  /** The unfinished tasks of the runs, oldest first. */
+  openTasksOfRuns(run_ids: string[]): Promise<Task[]> {
+    if (!run_ids.length) return Promise.resolve([]);
+    return this.db.task.findMany({
+      where: { run_id: { in: run_ids }, state: { notIn: [...TERMINAL_STATES] } },
+      orderBy: { created_at: "asc" },
+    });
+  }
+
   /** The unfinished tasks of the threads, oldest first. */
   openTasks(thread_ids: string[]): Promise<Task[]> {
     return this.db.task.findMany({
       where: { thread_id: { in: thread_ids }, state: { notIn: [...TERMINAL_STATES] } },
       orderBy: { created_at: "asc" },
     });
-  }
-
-  /** The tasks of a thread that wait for an answer (state waiting_input), most recently changed first. */
-  waitingTasks(thread_id: string): Promise<Task[]> {
-    return this.db.task.findMany({ where: { thread_id, state: "waiting_input" }, orderBy: { updated_at: "desc" } });
   }
 
   /**
@@ -215,6 +245,12 @@ export class Queries {
     return this.db.run.findMany({ where: { thread_id }, orderBy: { started_at: "desc" }, take: limit });
   }
 
+  /** The runs with these ids (unknown ids are left out). */
+  runs(ids: string[]): Promise<Run[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return this.db.run.findMany({ where: { id: { in: [...new Set(ids)] } } });
+  }
+
   /** The forks of a run, oldest first. */
   forksOf(run_id: string): Promise<Run[]> {
     return this.db.run.findMany({ where: { forked_from_run_id: run_id }, orderBy: { created_at: "asc" } });
@@ -235,6 +271,12 @@ export class Queries {
   /** The pending approval that holds a task's dispatch, or null. */
   pendingDispatchApproval(task_id: string): Promise<Approval | null> {
     return this.db.approval.findFirst({ where: { task_id, kind: "dispatch", state: "pending" } });
+  }
+
+  /** The pending approvals of the runs, oldest first. */
+  pendingApprovalsOfRuns(run_ids: string[]): Promise<Approval[]> {
+    if (!run_ids.length) return Promise.resolve([]);
+    return this.db.approval.findMany({ where: { run_id: { in: run_ids }, state: "pending" }, orderBy: { requested_at: "asc" } });
   }
 
   /** Pending approvals whose time ran out before `now`. */

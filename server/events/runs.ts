@@ -2,9 +2,11 @@
  * Runs and tasks as the UI reads them (`GET /api/threads/:id/runs`, `GET /api/runs/:id`), from
  * the `runs` and `tasks` projections through the named queries (queries.ts).
  */
-import type { RunDetail, RunSummary, TaskSummary } from "@/lib/api/types";
+import type { RunDetail, RunOutcome, RunSummary, TaskSummary, WaitingQuestion } from "@/lib/api/types";
+import { isEvent, type StoredEventOf } from "@/lib/protocol";
+import { resultText, runTitle } from "@/lib/run-title";
 import type { RunState } from "@/lib/fold/run-state";
-import type { TaskState } from "@/lib/fold/task-state";
+import type { OpenQuestion, TaskState } from "@/lib/fold/task-state";
 import type { Queries, RunRow, TaskRow } from "./queries";
 
 /** The wire shape of a task row. */
@@ -23,26 +25,88 @@ export function toTaskSummary(t: TaskRow): TaskSummary {
   };
 }
 
+/** Root task titles of the runs, fork-marked (lib/run-title.ts), by run id. */
+export async function runTitles(queries: Queries, rows: RunRow[]): Promise<Map<string, string | null>> {
+  const roots = await queries.rootTasks(rows.map((r) => r.id));
+  return new Map(
+    rows.map((r) => [r.id, runTitle(roots.find((t) => t.run_id === r.id)?.title, r.forked_from_run_id ? Number(r.forked_at_seq ?? 0n) : null)]),
+  );
+}
+
+/**
+ * The wire summaries of run rows, with what their card shows now (Clutch Protocol §8.3): who
+ * works on what, the questions to people and the approvals that wait, and the outcome once
+ * ended, all read from the tasks and approvals projections, so they hold however far back in
+ * the channel the question or approval was asked.
+ */
 async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]> {
   if (!rows.length) return [];
   const ids = rows.map((r) => r.id);
   const roots = await queries.rootTasks(ids);
   const firsts = await queries.firstSeqs(ids);
-  return rows.map((r) => ({
-    run_id: r.id,
-    thread_id: r.thread_id,
-    state: r.state as RunState,
-    title: roots.find((t) => t.run_id === r.id)?.title ?? null,
-    started_at: r.started_at.toISOString(),
-    updated_at: r.updated_at.toISOString(),
-    ended_at: r.ended_at?.toISOString() ?? null,
-    task_total: r.task_total,
-    task_done: r.task_done,
-    event_count: r.event_count,
-    first_seq: firsts.get(r.id) ?? 0,
-    last_seq: Number(r.last_seq),
-    forked_from: r.forked_from_run_id ? { run_id: r.forked_from_run_id, seq: Number(r.forked_at_seq ?? 0n) } : null,
-  }));
+  const open = await queries.openTasksOfRuns(ids);
+  const approvals = await queries.pendingApprovalsOfRuns(ids);
+  const asked = open.flatMap((t) => (t.open_questions as unknown as OpenQuestion[]).filter((q) => q.to.some(isPeopleId)).map((q) => ({ run_id: t.run_id, id: q.id })));
+  const questionEvents = await queries.eventsInRuns(asked);
+  const requests = await queries.eventsAtSeqs(approvals.map((a) => Number(a.request_seq)));
+  const ended = roots.filter((t) => t.state !== "pending" && t.state !== "running" && t.state !== "waiting_input");
+  const results = await queries.lastResults(ended.filter((t) => t.state === "succeeded").map((t) => t.id));
+  return rows.map((r) => {
+    const root = roots.find((t) => t.run_id === r.id) ?? null;
+    const questions: WaitingQuestion[] = [];
+    for (const { run_id, id } of asked) {
+      const ev = run_id === r.id ? questionEvents.get(`${run_id}/${id}`) : undefined;
+      if (ev && isEvent(ev, "chat.message")) {
+        questions.push({ id: ev.id, seq: ev.seq, run_id, task_id: ev.task_id, from: ev.from, text: typeof ev.payload.text === "string" ? ev.payload.text : "" });
+      }
+    }
+    questions.sort((a, b) => a.seq - b.seq);
+    return {
+      run_id: r.id,
+      thread_id: r.thread_id,
+      state: r.state as RunState,
+      title: runTitle(root?.title, r.forked_from_run_id ? Number(r.forked_at_seq ?? 0n) : null),
+      started_at: r.started_at.toISOString(),
+      updated_at: r.updated_at.toISOString(),
+      ended_at: r.ended_at?.toISOString() ?? null,
+      task_total: r.task_total,
+      task_done: r.task_done,
+      event_count: r.event_count,
+      first_seq: firsts.get(r.id) ?? 0,
+      last_seq: Number(r.last_seq),
+      forked_from: r.forked_from_run_id ? { run_id: r.forked_from_run_id, seq: Number(r.forked_at_seq ?? 0n) } : null,
+      active: open
+        .filter((t) => t.run_id === r.id && t.assignee)
+        .map((t) => ({ task_id: t.id, title: t.title, assignee: t.assignee!, state: t.state as TaskState })),
+      questions,
+      approvals: approvals
+        .filter((a) => a.run_id === r.id)
+        .map((a) => ({
+          approval_id: a.id,
+          agent_id: a.agent_id,
+          summary: a.summary,
+          request_id: requests.get(Number(a.request_seq))?.id ?? "",
+          request_seq: Number(a.request_seq),
+        })),
+      outcome: r.state === "running" || !root ? null : outcomeOf(root, results.get(root.id)),
+    };
+  });
+}
+
+/** People recipients of a question: `user` (everyone in the channel) or one person (`user:<id>`). */
+function isPeopleId(id: string): boolean {
+  return id === "user" || id.startsWith("user:");
+}
+
+/** The root task's outcome: its result's text when it succeeded, else its error's message. */
+function outcomeOf(root: TaskRow, result: StoredEventOf<"task.result"> | undefined): RunOutcome | null {
+  if (root.state === "succeeded") {
+    const text = result ? resultText(result.payload) : null;
+    return text ? { kind: "result", text, agent_id: result?.from.agent_id ?? root.assignee } : null;
+  }
+  const error = root.error as { message?: unknown } | null;
+  const message = typeof error?.message === "string" ? error.message : root.state === "cancelled" ? "The run was cancelled." : root.state === "timed_out" ? "The run timed out." : "The run failed.";
+  return { kind: "error", text: message, agent_id: root.assignee };
 }
 
 /** The runs of a thread, oldest first (at most `limit`, the newest ones). */

@@ -5,18 +5,26 @@
 import type { ApprovalSummary } from "@/lib/api/types";
 import { isEvent } from "@/lib/protocol";
 import type { ApprovalFilter, ApprovalRow, Queries } from "../events/queries";
+import { runTitles } from "../events/runs";
 
 /**
  * The wire shape of an approval row; `thread_name` is its thread's name, if known; `request` the
- * payload of its approval.requested (who asked for the work, and the self-approval rule).
+ * payload of its approval.requested (who asked for the work, and the self-approval rule);
+ * `run_title` its run's title (lib/run-title.ts), if known.
  */
-export function toApprovalSummary(a: ApprovalRow, thread_name: string | null, request?: { requester?: string; forbid_self_approval?: boolean } | null): ApprovalSummary {
+export function toApprovalSummary(
+  a: ApprovalRow,
+  thread_name: string | null,
+  request?: { requester?: string; forbid_self_approval?: boolean } | null,
+  run_title: string | null = null,
+): ApprovalSummary {
   return {
     approval_id: a.id,
     state: a.state as ApprovalSummary["state"],
     run_id: a.run_id,
     thread_id: a.thread_id,
     thread_name,
+    run_title,
     task_id: a.task_id,
     agent_id: a.agent_id,
     kind: a.kind as ApprovalSummary["kind"],
@@ -43,8 +51,10 @@ export async function listApprovals(queries: Queries, state: ApprovalFilter, thr
   const rows = await queries.approvals(state, thread_id, limit);
   const threads = await queries.threadNames(rows.map((r) => r.thread_id));
   const requests = await queries.eventsAtSeqs(rows.map((r) => Number(r.request_seq)));
+  const titles = await runTitles(queries, await queries.runs(rows.map((r) => r.run_id)));
   return rows.map((r) => {
     const request = requests.get(Number(r.request_seq));
-    return toApprovalSummary(r, threads.get(r.thread_id) ?? null, request && isEvent(request, "approval.requested") ? request.payload : null);
+    const payload = request && isEvent(request, "approval.requested") ? request.payload : null;
+    return toApprovalSummary(r, threads.get(r.thread_id) ?? null, payload, titles.get(r.run_id) ?? null);
   });
 }

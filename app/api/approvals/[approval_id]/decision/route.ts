@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { ClutchError } from "@/server/errors";
 import { toApprovalSummary } from "@/server/policy/list";
+import { runTitles } from "@/server/events/runs";
 import { NO_WORKSPACE } from "@/server/workspace/workspace";
 import { getClutch } from "@/server/instance";
 import { json, readJson } from "../../../_lib/http";
@@ -29,5 +30,6 @@ export const POST = route({ auth: "person", params: z.object({ approval_id: z.st
   if (!pending || !(await rt.identity.channels.canRead(principal, pending.thread_id))) throw new ClutchError("unknown_approval", `there is no approval ${approval_id}`, 404);
   const row = await rt.approvals.decide(approval_id, body.data, { agent_id: principal.agent_id, display_name: principal.name, role: principal.role, email: principal.email });
   const thread = await rt.store.getThread(row.thread_id);
-  return json({ approval: toApprovalSummary(row, thread?.name ?? null) });
+  const titles = await runTitles(rt.store.queries, await rt.store.queries.runs([row.run_id]));
+  return json({ approval: toApprovalSummary(row, thread?.name ?? null, null, titles.get(row.run_id) ?? null) });
 });

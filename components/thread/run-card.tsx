@@ -1,0 +1,183 @@
+"use client";
+/**
+ * `RunCard`: one live card per run in the channel, where the run starts (docs/channels.md). It
+ * summarises the run and updates in place: its state and title, the elapsed time (ticking while
+ * it runs), "2 of 3 tasks done" with a progress bar, who is working on what right now, the
+ * question to the people or the approval it waits on (with Answer / Review), and, once ended,
+ * the final result or the error. "Thread" opens the run's events in the side pane; "Open run"
+ * the run view (task graph and replay).
+ *
+ * Data: RunSummary from `GET /api/threads/:id/runs`, folded on the server from the tasks and
+ * approvals projections and kept live by components/live/live-sync.ts.
+ */
+import Link from "next/link";
+import type { RunSummary } from "@/lib/api/types";
+import type { RunState } from "@/lib/fold/run-state";
+import { bareId, displayName } from "@/components/events/participant";
+import { useThreadActions } from "@/components/events/thread-actions";
+import { Markdown } from "@/components/markdown/markdown";
+import { RunStateBadge } from "@/components/run/run-state-badge";
+import { ActivityIcon, ClockIcon, CornerDownRightIcon, MessageIcon, ShieldIcon } from "@/components/ui/icons";
+import { formatClock, useNow } from "@/components/ui/use-now";
+import { formatDuration, formatFull } from "@/components/ui/time";
+import { excerpt } from "@/lib/fold/questions";
+import { Foldable } from "@/components/ui/foldable";
+
+const EDGE: Record<RunState, { bar: string; edge: string }> = {
+  running: { bar: "bg-info", edge: "border-l-info" },
+  succeeded: { bar: "bg-success", edge: "border-l-success" },
+  failed: { bar: "bg-danger", edge: "border-l-danger" },
+  cancelled: { bar: "bg-fg-muted", edge: "border-l-fg-muted" },
+  timed_out: { bar: "bg-warning", edge: "border-l-warning" },
+};
+
+const TASK_STATE: Record<string, string> = {
+  pending: "waiting to start",
+  running: "working",
+  waiting_input: "waiting for an answer",
+  waiting_approval: "waiting for approval",
+};
+
+/** "0:07" ticking while running; "4.8 s" once ended. */
+function Elapsed({ run }: { run: RunSummary }) {
+  const running = run.state === "running";
+  const now = useNow(running);
+  const start = Date.parse(run.started_at);
+  const end = run.ended_at ? Date.parse(run.ended_at) : now;
+  const ms = Math.max(0, end - start);
+  return (
+    <span
+      className="inline-flex shrink-0 items-center gap-1 text-xs tabular-nums text-fg-muted"
+      title={`Started ${formatFull(run.started_at)}${run.ended_at ? ` · ended ${formatFull(run.ended_at)}` : ""}`}
+    >
+      <ClockIcon size={12} aria-hidden="true" />
+      <span aria-label={running ? `Running for ${formatClock(ms)}` : `Took ${formatDuration(ms)}`}>
+        {running ? formatClock(ms) : formatDuration(ms)}
+      </span>
+    </span>
+  );
+}
+
+/** The card of one run (see the file comment). `inPane`: shown at the top of its own thread (no Thread button). */
+export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boolean }) {
+  const { jumpTo, replyTo, openThread } = useThreadActions();
+  const s = EDGE[run.state] ?? EDGE.running;
+  const total = Math.max(run.task_total, run.task_done);
+  const pct = total ? Math.round((run.task_done / total) * 100) : 0;
+  const title = run.title ?? "Untitled run";
+  const running = run.state === "running";
+  const question = running ? run.questions[run.questions.length - 1] : undefined;
+  const approval = running ? run.approvals[0] : undefined;
+  return (
+    <article
+      aria-label={`Run: ${title}`}
+      data-run-id={run.run_id}
+      className={`${inPane ? "" : "mx-4 mb-1 mt-2 sm:mx-5"} rounded-lg border border-l-[3px] border-line bg-surface px-3 py-2 shadow-sm ${s.edge}`}
+    >
+      <div className="flex min-w-0 items-center gap-2">
+        <ActivityIcon size={14} className="shrink-0 text-fg-muted" />
+        <RunStateBadge state={run.state} />
+        <h3 className="min-w-0 flex-1 truncate text-[13.5px] font-semibold text-fg" title={title}>
+          {title}
+        </h3>
+        <Elapsed run={run} />
+      </div>
+      <div className="mt-1.5 flex flex-wrap items-center gap-x-2 gap-y-1">
+        <div
+          role="progressbar"
+          aria-label="Tasks done"
+          aria-valuemin={0}
+          aria-valuemax={total}
+          aria-valuenow={run.task_done}
+          aria-valuetext={`${run.task_done} of ${total} tasks done`}
+          className="h-1.5 w-24 shrink-0 overflow-hidden rounded-full bg-fg-muted/15 sm:w-32"
+        >
+          <div className={`h-full rounded-full transition-[width] duration-500 ${s.bar}`} style={{ width: `${pct}%` }} />
+        </div>
+        <span className="text-xs tabular-nums text-fg-muted">
+          {run.task_done} of {total} {total === 1 ? "task" : "tasks"} done
+        </span>
+      </div>
+      {running && run.active.length > 0 && (
+        <ul aria-label="Working now" className="mt-1.5 space-y-0.5">
+          {run.active.slice(0, 4).map((t) => (
+            <li key={t.task_id} className="flex min-w-0 items-baseline gap-1.5 text-xs">
+              <span className="shrink-0 font-semibold text-fg">{bareId(t.assignee)}</span>
+              <span className="shrink-0 text-fg-muted">{TASK_STATE[t.state] ?? t.state}</span>
+              {t.title && <span className="min-w-0 truncate text-fg-muted">· {t.title}</span>}
+            </li>
+          ))}
+          {run.active.length > 4 && <li className="text-xs text-fg-muted">and {run.active.length - 4} more</li>}
+        </ul>
+      )}
+      {question && (
+        <div className="mt-2 flex min-w-0 flex-wrap items-center gap-2 rounded-md border border-warning/30 bg-warning/[0.07] px-2 py-1.5 text-xs">
+          <span className="min-w-0 flex-1">
+            <span className="font-semibold text-fg">{displayName(question.from)} asks:</span>{" "}
+            <button type="button" className="text-fg hover:underline" onClick={() => jumpTo(question.id) || openThread({ run_id: run.run_id })}>
+              {excerpt(question.text, 140)}
+            </button>
+          </span>
+          <button
+            type="button"
+            onClick={() => replyTo(question.id)}
+            className="inline-flex h-7 shrink-0 items-center gap-1.5 rounded-md bg-accent px-2.5 font-semibold text-accent-fg hover:brightness-110"
+          >
+            <CornerDownRightIcon size={13} />
+            Answer
+          </button>
+        </div>
+      )}
+      {approval && (
+        <div className="mt-2 flex min-w-0 flex-wrap items-center gap-2 rounded-md border border-warning/30 bg-warning/[0.07] px-2 py-1.5 text-xs">
+          <ShieldIcon size={13} className="shrink-0 text-warning" />
+          <span className="min-w-0 flex-1 text-fg">
+            <span className="font-semibold">Waiting for approval:</span> {approval.summary}
+          </span>
+          <button
+            type="button"
+            onClick={() => {
+              if (!jumpTo(approval.request_id)) window.location.assign(`/approvals?approval=${encodeURIComponent(approval.approval_id)}`);
+            }}
+            className="inline-flex h-7 shrink-0 items-center rounded-md border border-line-strong bg-surface px-2.5 font-semibold text-fg hover:bg-hover"
+          >
+            Review
+          </button>
+        </div>
+      )}
+      {run.outcome && (
+        <div className={`mt-2 rounded-md border px-2.5 py-1.5 ${run.outcome.kind === "error" ? "border-danger/30 bg-danger/[0.05]" : "border-line bg-sunken/60"}`}>
+          <p className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">
+            {run.outcome.kind === "error" ? "Error" : "Result"}
+            {run.outcome.agent_id ? ` · ${bareId(run.outcome.agent_id)}` : ""}
+          </p>
+          <Foldable lines={6}>
+            <div className="text-[13px] text-fg">
+              <Markdown text={run.outcome.text} />
+            </div>
+          </Foldable>
+        </div>
+      )}
+      <div className="mt-1.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs">
+        {!inPane && (
+          <button
+            type="button"
+            onClick={() => openThread({ run_id: run.run_id })}
+            className="inline-flex items-center gap-1 rounded font-semibold text-accent hover:underline"
+            aria-label={`Open the thread of ${title}: ${run.event_count} events`}
+          >
+            <MessageIcon size={12} aria-hidden="true" />
+            Thread · {run.event_count} {run.event_count === 1 ? "event" : "events"}
+          </button>
+        )}
+        <Link
+          href={`/runs/${encodeURIComponent(run.run_id)}`}
+          className="font-medium text-accent hover:underline"
+          aria-label={`Open run ${title}: task graph and replay`}
+        >
+          Open run ↗
+        </Link>
+      </div>
+    </article>
+  );
+}

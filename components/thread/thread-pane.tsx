@@ -1,0 +1,200 @@
+"use client";
+/**
+ * `ThreadPane`: the side pane beside a channel, like Slack's thread view (docs/channels.md).
+ *
+ * - A run's thread: the run's card, the person's request, and every event of the run (task
+ *   steps, tool calls and results, routing and policy decisions, messages between agents),
+ *   streaming live, with the run view one click away. Its composer answers the run's open
+ *   question, or replies in the thread of the request.
+ * - A message's thread: the message and people's replies to it, with a composer that replies
+ *   in the thread.
+ *
+ * The run's history is loaded from `GET /api/runs/:id/events` (all pages, up to RUN_CAP
+ * events); live events come with the channel's own subscription (a run's events are in its
+ * channel), merged by seq (components/live/merge.ts).
+ */
+import Link from "next/link";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { isEvent, type StoredEvent } from "@/lib/protocol";
+import type { RunSummary } from "@/lib/api/types";
+import { isThreadReply } from "@/lib/conversation";
+import { excerpt } from "@/lib/fold/questions";
+import { EventView } from "@/components/events/event-view";
+import { displayName } from "@/components/events/participant";
+import { PolicyAllowGroup } from "@/components/events/policy-event";
+import type { ThreadTarget } from "@/components/events/thread-actions";
+import { mergeBySeq } from "@/components/live/merge";
+import { EVENT_PAGE, fetchRunEvents } from "@/components/run/api";
+import { CloseIcon, ExternalLinkIcon, MessageIcon } from "@/components/ui/icons";
+import { Composer, type ComposerTarget } from "./composer";
+import { RunCard } from "./run-card";
+import { buildRows } from "./rows";
+
+/** At most this many of a run's events are shown in its thread; the run view shows them all. */
+export const RUN_CAP = 20_000;
+
+/** Every stored event of a run, up to RUN_CAP (ascending). */
+function useRunHistory(runId: string | null) {
+  return useQuery({
+    queryKey: ["run-thread", runId],
+    enabled: runId !== null,
+    staleTime: Infinity,
+    gcTime: 5 * 60_000,
+    refetchOnWindowFocus: false,
+    queryFn: async ({ signal }) => {
+      const events: StoredEvent[] = [];
+      let after = 0;
+      for (;;) {
+        const page = await fetchRunEvents(runId!, after, EVENT_PAGE, signal);
+        events.push(...page.events);
+        if (page.next_after === null || page.events.length === 0 || events.length >= RUN_CAP) break;
+        after = page.next_after;
+      }
+      return { events, capped: events.length >= RUN_CAP };
+    },
+  });
+}
+
+/** The id of the person's message a run answers (its root task.request's `input.message_id`). */
+function requestMessageId(events: readonly StoredEvent[]): string | null {
+  for (const ev of events) {
+    if (isEvent(ev, "task.request") && !ev.parent_task_id) {
+      const input = ev.payload?.input as { message_id?: unknown } | undefined;
+      return typeof input?.message_id === "string" ? input.message_id : null;
+    }
+  }
+  return null;
+}
+
+/** The side pane (see the file comment). */
+export function ThreadPane({
+  threadId,
+  channelName,
+  target,
+  channelEvents,
+  runs,
+  answerTarget,
+  onClose,
+}: {
+  threadId: string;
+  channelName: string;
+  target: ThreadTarget;
+  /** The channel's loaded events (live). */
+  channelEvents: readonly StoredEvent[];
+  runs: readonly RunSummary[];
+  /** When the run waits for an answer: the composer's answer target (server state). */
+  answerTarget?: Extract<ComposerTarget, { kind: "answer" }>;
+  onClose: () => void;
+}) {
+  const runId = "run_id" in target ? target.run_id : null;
+  const messageId = "message_id" in target ? target.message_id : null;
+  const history = useRunHistory(runId);
+  const run = runId ? runs.find((r) => r.run_id === runId) : undefined;
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [runId, messageId]);
+
+  const { events, rootId } = useMemo(() => {
+    if (runId) {
+      const live = channelEvents.filter((e) => e.run_id === runId);
+      const own = mergeBySeq(history.data?.events ?? [], live);
+      const requestId = requestMessageId(own);
+      const extra = channelEvents.filter((e) => e.id === requestId || (isThreadReply(e) && isEvent(e, "chat.message") && e.payload.reply_to === requestId));
+      return { events: mergeBySeq(own, extra), rootId: requestId };
+    }
+    const root = channelEvents.find((e) => e.id === messageId);
+    const replies = channelEvents.filter((e) => isThreadReply(e) && isEvent(e, "chat.message") && e.payload.reply_to === messageId);
+    return { events: root ? [root, ...replies] : replies, rootId: messageId };
+  }, [runId, messageId, channelEvents, history.data]);
+
+  const rows = useMemo(() => buildRows(events, [], { view: "all" }), [events]);
+  const root = events.find((e) => e.id === rootId);
+  const title = runId ? (run?.title ?? "Run") : root ? `${displayName(root.from)}: ${excerpt(isEvent(root, "chat.message") ? root.payload.text : "", 60)}` : "Thread";
+  // × on the answer chip: reply in the thread instead of answering.
+  const [declined, setDeclined] = useState<string | null>(null);
+  const answer = answerTarget?.kind === "answer" && answerTarget.question.id !== declined ? answerTarget : null;
+  const composerTarget: ComposerTarget | null =
+    answer ?? (rootId ? { kind: "thread", parentId: rootId, label: runId ? "Reply in this run’s thread: the people in the channel see it here; no agent is asked" : "Reply in thread" } : null);
+
+  return (
+    <aside aria-label={runId ? `Thread of run ${title}` : "Thread"} className="flex min-h-0 flex-col border-l border-line bg-canvas">
+      <div className="flex h-12 shrink-0 items-center gap-2 border-b border-line px-3">
+        <MessageIcon size={15} className="shrink-0 text-fg-muted" />
+        <h2 ref={heading} tabIndex={-1} className="min-w-0 flex-1 truncate text-[14px] font-bold focus:outline-none">
+          Thread <span className="font-normal text-fg-muted">· {title}</span>
+        </h2>
+        {runId && (
+          <Link
+            href={`/runs/${encodeURIComponent(runId)}`}
+            className="inline-flex h-8 shrink-0 items-center gap-1 rounded-md px-2 text-xs font-medium text-accent hover:bg-hover"
+          >
+            Open run <ExternalLinkIcon size={12} />
+          </Link>
+        )}
+        <button
+          type="button"
+          onClick={onClose}
+          aria-label="Close thread"
+          title="Close thread (Esc)"
+          className="inline-flex h-8 w-8 shrink-0 items-center justify-center rounded-md text-fg-muted hover:bg-hover hover:text-fg"
+        >
+          <CloseIcon size={16} />
+        </button>
+      </div>
+      <div className="scroll-slim min-h-0 flex-1 overflow-y-auto pb-3">
+        {run && (
+          <div className="px-3 pt-3">
+            <RunCard run={run} inPane />
+          </div>
+        )}
+        {runId && history.isLoading && (
+          <p className="px-4 py-3 text-sm text-fg-muted" role="status">
+            Loading the run’s events…
+          </p>
+        )}
+        {history.error && (
+          <p className="px-4 py-3 text-sm text-danger" role="alert">
+            Couldn’t load the run’s events: {history.error.message}
+          </p>
+        )}
+        {!runId && !root && (
+          <p className="px-4 py-3 text-sm text-fg-muted">This message is further back than what is loaded in the channel.</p>
+        )}
+        <div role="log" aria-label={`Events in the thread of ${title}`} aria-live="polite" aria-relevant="additions">
+          {rows.map((row) =>
+            row.kind === "day" ? (
+              <p key={row.key} className="mx-4 mt-3 text-[11px] font-semibold text-fg-muted">
+                {row.label}
+              </p>
+            ) : row.kind === "policy-group" ? (
+              <PolicyAllowGroup key={row.key} events={row.events} />
+            ) : row.kind === "event" ? (
+              <EventView key={row.key} event={row.event} ctx={row.ctx} />
+            ) : null,
+          )}
+        </div>
+        {history.data?.capped && (
+          <p className="px-4 py-2 text-xs text-fg-muted">
+            The first {RUN_CAP.toLocaleString()} events are shown here;{" "}
+            <Link href={`/runs/${encodeURIComponent(runId!)}`} className="font-medium text-accent hover:underline">
+              the run view
+            </Link>{" "}
+            has them all.
+          </p>
+        )}
+      </div>
+      {composerTarget && (
+        <Composer
+          threadId={threadId}
+          channelName={channelName}
+          draft={`${threadId}:${runId ?? messageId}`}
+          target={composerTarget}
+          onTargetChange={(t) => {
+            if (t.kind === "new" && answer) setDeclined(answer.question.id);
+          }}
+          label={composerTarget.kind === "answer" ? `Answer ${displayName(composerTarget.question.from)}` : "Reply in thread"}
+        />
+      )}
+    </aside>
+  );
+}

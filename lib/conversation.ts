@@ -1,0 +1,48 @@
+/**
+ * What a channel shows as its conversation, and what lives in threads (docs/channels.md).
+ *
+ * A channel reads like a conversation between people and agents: people's messages, agents'
+ * messages to people (questions, answers, reports), approval requests, and channel notices.
+ * The machinery of a run (task steps, tool calls and results, routing and policy decisions,
+ * messages between agents) lives in the run's thread, and people's replies in a thread live
+ * in the thread of the message they reply to. Pure, shared by the channel and its tests.
+ */
+import { isPeopleRecipient } from "./fold/questions";
+import { isEvent, type StoredEvent } from "./protocol";
+
+/** True for a person's message (a `user:` id, `user`, or role human). */
+export function isFromPerson(ev: StoredEvent): boolean {
+  return isPeopleRecipient(ev.from);
+}
+
+/**
+ * A reply in a thread: a person's chat.message that names the message it replies to and is
+ * addressed to nobody (an answer to an agent's question is addressed to the asker, and stays
+ * in the channel). Server side: server/events/chat.ts.
+ */
+export function isThreadReply(ev: StoredEvent): boolean {
+  return isEvent(ev, "chat.message") && typeof ev.payload?.reply_to === "string" && isFromPerson(ev) && Array.isArray(ev.to) && ev.to.length === 0;
+}
+
+/**
+ * True when the event belongs in the channel's conversation (see the file comment); false for
+ * the machinery of runs and for thread replies, which the channel shows in threads.
+ */
+export function inConversation(ev: StoredEvent): boolean {
+  if (!ev || typeof ev.type !== "string") return false;
+  switch (ev.type) {
+    case "chat.message": {
+      if (isThreadReply(ev)) return false;
+      if (isFromPerson(ev)) return true;
+      const to = Array.isArray(ev.to) ? ev.to : [];
+      // An agent's message to the whole channel, or to people; not one between agents.
+      return to.length === 0 || to.some(isPeopleRecipient);
+    }
+    case "chat.system":
+    case "audit.change":
+    case "approval.requested":
+      return true;
+    default:
+      return false;
+  }
+}
