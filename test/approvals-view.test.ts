@@ -123,7 +123,7 @@ describe("approval helpers", () => {
     const base = {
       state: "pending", run_id: RUN, task_id: "task_1", preview: null, recommendation: null, approvers: "any", requester: null, forbid_self_approval: false, rule: null,
       requested_at: "2026-11-21T10:00:00.000Z", expires_at: "2026-11-21T11:00:00.000Z", decided_at: null, decided_by: null, comment: null, request_seq: 1,
-      arguments: null,
+      arguments: null, run_title: null,
     } as const;
     const list: ApprovalSummary[] = [
       { ...base, approval_id: "a", thread_id: "t1", thread_name: "sales", agent_id: "agent:pm-1", kind: "tool_call", summary: "pm-1 will send a message", subject },
@@ -148,7 +148,7 @@ describe("channel rows with policy decisions and approvals", () => {
     const a2 = allow("describe_table");
     const call2 = ev("tool.call", { call_id: "c2", tool: "query_data", server_id: "DataServer" }, { from: pm });
     const deny = ev("policy.decision", { subject: { kind: "tool_call", agent: "agent:pm-1", tool: "x" }, decision: "deny", rule: "no", reason: "no" });
-    const rows = buildRows([call1, a1, a2, call2, deny]);
+    const rows = buildRows([call1, a1, a2, call2, deny], [], { view: "all" });
     expect(kinds(rows)).toEqual(["tool.call", "policy-group", "tool.call", "policy.decision"]);
     const group = rows.find((r) => r.kind === "policy-group");
     expect(group?.kind === "policy-group" && group.events).toEqual([a1, a2]);
@@ -156,27 +156,31 @@ describe("channel rows with policy decisions and approvals", () => {
     expect(second?.kind === "event" && second.ctx.continued).toBe(true);
   });
 
-  it("gives cards, outcome lines and the held tool call their approval; the run header says it waits", () => {
+  it("gives cards, outcome lines and the held tool call their approval, and puts the run card where the run starts", () => {
     const decision = ev("policy.decision", { subject, decision: "require_approval", rule: "approve-final-report", reason: "r", approval_id: "apr_9" });
     const r = requested("apr_9");
     const call = ev("tool.call", { call_id: "c9", tool: "reply", arguments: { to: "user" } }, { from: pm });
     const run: RunSummary = {
       run_id: RUN, thread_id: T, state: "running", title: "Report", started_at: decision.ts, updated_at: call.ts, ended_at: null,
       task_total: 1, task_done: 0, event_count: 3, first_seq: decision.seq, last_seq: call.seq, forked_from: null,
+      active: [], questions: [], approvals: [], outcome: null,
     };
-    let rows = buildRows([decision, r, call], [run]);
+    let rows = buildRows([decision, r, call], [run], { view: "all" });
     const at = (e: StoredEvent) => rows.find((x) => x.kind === "event" && x.event === e) as Extract<Row, { kind: "event" }>;
     expect(at(decision).ctx.approval?.approval_id).toBe("apr_9");
     expect(at(r).ctx.approval?.state).toBe("pending");
     expect(at(call).ctx.approval?.state).toBe("pending");
-    expect(rows.find((x) => x.kind === "run")).toMatchObject({ approval: { approval_id: "apr_9" } });
+    expect(rows.filter((x) => x.kind !== "day")[0]).toMatchObject({ kind: "run", run: { run_id: RUN } });
 
     const rejected = ev("approval.rejected", { approval_id: "apr_9", by: "user:dana", comment: "too long" });
     const refused = ev("tool.error", { call_id: "c9", tool: "reply", code: "PERMISSION_DENIED", message: "rejected by user:dana: too long" }, { from: pm });
-    rows = buildRows([decision, r, call, rejected, refused], [run]);
+    rows = buildRows([decision, r, call, rejected, refused], [run], { view: "all" });
     expect(at(r).ctx.approval?.state).toBe("rejected");
     expect(at(rejected).ctx.approval?.state).toBe("rejected");
     expect(at(refused).ctx.approval?.approval_id).toBe("apr_9");
-    expect(rows.find((x) => x.kind === "run")).toMatchObject({ approval: null });
+
+    // The conversation shows the run card and the approval's card; the machinery is in the run's thread.
+    const conversation = buildRows([decision, r, call, rejected, refused], [run]);
+    expect(kinds(conversation)).toEqual(["run", "approval.requested"]);
   });
 });

@@ -20,7 +20,6 @@ import { indexQuestions, type MessageRef } from "@/lib/fold/questions";
 import { LINE_TYPES, type EventContext } from "@/components/events/event-view";
 import { foldApprovals, type ApprovalView } from "@/lib/fold/approvals";
 import { inConversation, isThreadReply } from "@/lib/conversation";
-import { countsAsUnread } from "@/lib/unread";
 import { dayKey, formatDay } from "@/components/ui/time";
 
 /** One row of the list: a day or unread divider, a run card, or an event with its rendering context. */
@@ -181,7 +180,7 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
       prevDay = day;
       prev = null;
     }
-    if (!unreadShown && ev.seq > readUpTo! && countsAsUnread(ev) && shown) {
+    if (!unreadShown && ev.seq > readUpTo! && inConversation(ev)) {
       rows.push({ kind: "unread", key: "unread" });
       unreadShown = true;
       prev = null;
