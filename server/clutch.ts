@@ -113,7 +113,7 @@ async function ensureChannels(store: EventStore, workspace: Workspace): Promise<
   const out: ChannelBinding[] = [];
   for (const c of workspace.channels) {
     const thread = (await store.queries.threadByName(c.name)) ?? (await store.createThread({ name: c.name, topic: c.topic }, { agent_id: "system", display_name: "Clutch" }));
-    out.push({ thread_id: thread.id, name: c.name, entry_agent: c.entry_agent });
+    out.push({ thread_id: thread.id, name: c.name, entry_agent: c.entry_agent, suggestions: c.suggestions });
   }
   return out;
 }

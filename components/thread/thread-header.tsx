@@ -45,12 +45,12 @@ export function ThreadHeader({
       <button
         type="button"
         onClick={openSwitcher}
-        aria-label="Switch channel"
-        title="Switch channel (Ctrl/⌘ K)"
+        aria-label="Jump to a channel or search"
+        title="Jump to a channel or search (Ctrl/⌘ K)"
         className="inline-flex h-8 items-center gap-2 rounded-md text-fg-muted hover:bg-hover hover:text-fg max-sm:w-8 max-sm:justify-center sm:border sm:border-line sm:px-2.5 sm:text-xs md:hidden"
       >
         <SearchIcon size={14} />
-        <span className="max-sm:hidden">Jump to…</span>
+        <span className="max-sm:hidden">Jump or search…</span>
         <kbd className="rounded border border-line bg-sunken px-1 font-sans text-[10px] font-semibold max-sm:hidden">⌘K</kbd>
       </button>
       {thread && onViewChange && (

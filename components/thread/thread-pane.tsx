@@ -75,6 +75,7 @@ export function ThreadPane({
   channelEvents,
   runs,
   answerTarget,
+  focusEventId = null,
   onClose,
 }: {
   threadId: string;
@@ -85,6 +86,8 @@ export function ThreadPane({
   runs: readonly RunSummary[];
   /** When the run waits for an answer: the composer's answer target (server state). */
   answerTarget?: Extract<ComposerTarget, { kind: "answer" }>;
+  /** An event to scroll to and flash once it is loaded (a search hit). */
+  focusEventId?: string | null;
   onClose: () => void;
 }) {
   const runId = "run_id" in target ? target.run_id : null;
@@ -92,6 +95,7 @@ export function ThreadPane({
   const history = useRunHistory(runId);
   const run = runId ? runs.find((r) => r.run_id === runId) : undefined;
   const heading = useRef<HTMLHeadingElement>(null);
+  const body = useRef<HTMLDivElement>(null);
   useEffect(() => heading.current?.focus(), [runId, messageId]);
 
   const { events, rootId } = useMemo(() => {
@@ -108,6 +112,18 @@ export function ThreadPane({
   }, [runId, messageId, channelEvents, history.data]);
 
   const rows = useMemo(() => buildRows(events, [], { view: "all" }), [events]);
+
+  // Scroll to the event asked for, once, when it is there.
+  const focused = useRef(false);
+  useEffect(() => {
+    if (!focusEventId || focused.current) return;
+    const el = body.current?.querySelector(`[data-msg-id="${CSS.escape(focusEventId)}"]`);
+    if (!el) return;
+    focused.current = true;
+    el.scrollIntoView({ block: "center" });
+    el.classList.add("flash");
+    setTimeout(() => el.classList.remove("flash"), 1700);
+  }, [focusEventId, rows]);
   const root = events.find((e) => e.id === rootId);
   const title = runId ? (run?.title ?? "Run") : root ? `${displayName(root.from)}: ${excerpt(isEvent(root, "chat.message") ? root.payload.text : "", 60)}` : "Thread";
   // × on the answer chip: reply in the thread instead of answering.
@@ -141,7 +157,7 @@ export function ThreadPane({
           <CloseIcon size={16} />
         </button>
       </div>
-      <div className="scroll-slim min-h-0 flex-1 overflow-y-auto pb-3">
+      <div ref={body} className="scroll-slim min-h-0 flex-1 overflow-y-auto pb-3">
         {run && (
           <div className="px-3 pt-3">
             <RunCard run={run} inPane />

@@ -16,6 +16,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { indexQuestions } from "@/lib/fold/questions";
 import { isEvent, type StoredEvent } from "@/lib/protocol";
 import { foldApprovals } from "@/lib/fold/approvals";
+import { inConversation } from "@/lib/conversation";
 import type { ApprovalSummary } from "@/lib/api/types";
 import { usePendingApprovals } from "@/components/live/approvals";
 import { useThreadEvents } from "@/components/live/use-thread-events";
@@ -122,35 +123,45 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   // An answered or closed question leaves the composer's answer mode.
   const target: ComposerTarget = chosen.kind === "answer" && runs && !waiting.some((q) => q.id === chosen.question.id) ? { kind: "new" } : chosen;
 
-  // `?approval=<id>` (the inbox's "open in channel"): scroll to that approval's card once loaded,
-  // loading a few older pages when it is further back.
-  const wantApproval = useRef<{ id: string; pages: number } | null>(null);
+  // `?approval=<id>` (the inbox's "open in channel") and `?event=<id>` (a search hit in the
+  // conversation): scroll to that card once loaded, loading older pages when it is further back.
+  // A hit in a run's machinery opens the run's thread instead (`?run=`), which scrolls to it.
+  const want = useRef<{ match: (e: StoredEvent) => boolean; param: string; pages: number } | null>(null);
+  const [paneFocus] = useState(() => (typeof window === "undefined" ? null : new URLSearchParams(window.location.search).get("event")));
   useEffect(() => {
-    const id = new URLSearchParams(window.location.search).get("approval");
-    wantApproval.current = id ? { id, pages: 0 } : null;
+    const q = new URLSearchParams(window.location.search);
+    const approval = q.get("approval");
+    const event = q.get("event");
+    if (approval) want.current = { match: (e) => isEvent(e, "approval.requested") && e.payload.approval_id === approval, param: "approval", pages: 0 };
+    else if (event && !q.get("run")) want.current = { match: (e) => e.id === event, param: "event", pages: 0 };
+    else want.current = null;
   }, [threadId]);
   const { hasMoreBefore, loadingOlder, loadOlder } = feed;
   useEffect(() => {
-    const want = wantApproval.current;
-    if (!want || !events) return;
-    const request = events.find((e) => isEvent(e, "approval.requested") && e.payload.approval_id === want.id);
-    if (!request) {
-      if (hasMoreBefore && !loadingOlder && want.pages < 10) {
-        want.pages++;
+    const w = want.current;
+    if (!w || !events) return;
+    const target = events.find(w.match);
+    if (!target) {
+      if (hasMoreBefore && !loadingOlder && w.pages < 50) {
+        w.pages++;
         loadOlder();
       }
       return;
     }
     // After the list has laid out (it follows the bottom on first render).
     const t = setTimeout(() => {
-      if (!list.current?.jumpTo(request.id)) return;
-      wantApproval.current = null;
+      if (!list.current?.jumpTo(target.id)) {
+        // Not in the conversation (the channel shows the conversation): its run's thread has it.
+        if (!inConversation(target)) setPane({ run_id: target.run_id });
+        else return;
+      }
+      want.current = null;
       const url = new URL(window.location.href);
-      url.searchParams.delete("approval");
+      url.searchParams.delete(w.param);
       window.history.replaceState(window.history.state, "", url);
     }, 80);
     return () => clearTimeout(t);
-  }, [events, hasMoreBefore, loadingOlder, loadOlder]);
+  }, [events, hasMoreBefore, loadingOlder, loadOlder, setPane]);
 
   // The open channel is read: the sidebar counts none of its messages as unread.
   const count = thread?.message_count;
@@ -219,7 +230,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
             onJumpToApproval={(a) => {
               if (a.messageId && list.current?.jumpTo(a.messageId)) return;
               // Not loaded yet: load older history until its card is there, then scroll to it.
-              wantApproval.current = { id: a.id, pages: 0 };
+              want.current = { match: (e) => isEvent(e, "approval.requested") && e.payload.approval_id === a.id, param: "approval", pages: 0 };
               loadOlder();
             }}
             onJumpToRun={(id) => list.current?.jumpToRun(id)}
@@ -271,6 +282,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
               channelEvents={events}
               runs={runs ?? []}
               answerTarget={paneQuestion ? { kind: "answer", question: paneQuestion } : undefined}
+              focusEventId={paneFocus}
               onClose={() => setPane(null)}
             />
           </div>

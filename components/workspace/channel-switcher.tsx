@@ -1,12 +1,17 @@
 "use client";
 /**
- * `ChannelSwitcher`: the Ctrl/Cmd+K quick switcher (filter by typing, arrows, Enter). A combobox
- * over the channel list; names that start with the query come first, then names and topics that
- * contain it.
+ * `ChannelSwitcher`: the Ctrl/Cmd+K quick switcher and search (arrows, Enter). A combobox over
+ * the channels that match what is typed (names that start with it first, then names and topics
+ * that contain it), the best few messages, reports and results that match it (`GET
+ * /api/search`, after a short pause in typing), and "Search everything" which opens `/search`.
  */
 import { useRouter } from "next/navigation";
-import { useId, useMemo, useState } from "react";
-import type { ThreadSummary } from "@/lib/api/types";
+import { useEffect, useId, useMemo, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import type { SearchHit, ThreadSummary } from "@/lib/api/types";
+import { displayName } from "@/components/events/participant";
+import { hitHref, search } from "@/components/search/api";
+import { Snippet } from "@/components/search/search-screen";
 import { useThreads } from "@/components/live/use-threads";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { Dialog } from "@/components/ui/dialog";
@@ -31,10 +36,23 @@ export function filterChannels(threads: readonly ThreadSummary[], query: string)
 /** The Ctrl/Cmd+K channel switcher dialog. */
 export function ChannelSwitcher({ open, onClose, activeId }: { open: boolean; onClose: () => void; activeId?: string }) {
   return (
-    <Dialog open={open} onClose={onClose} title="Switch channel" hideTitle position="top" className="max-w-lg overflow-hidden">
+    <Dialog open={open} onClose={onClose} title="Jump to a channel or search" hideTitle position="top" className="max-w-lg overflow-hidden">
       {open && <SwitcherBody onClose={onClose} activeId={activeId} />}
     </Dialog>
   );
+}
+
+/** One option of the list: a channel, a search hit, or "search everything". */
+type Option = { kind: "channel"; thread: ThreadSummary } | { kind: "hit"; hit: SearchHit } | { kind: "all"; q: string };
+
+/** `value`, once it has not changed for `ms`. */
+function useSettled(value: string, ms: number): string {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return settled;
 }
 
 function SwitcherBody({ onClose, activeId }: { onClose: () => void; activeId?: string }) {
@@ -44,14 +62,32 @@ function SwitcherBody({ onClose, activeId }: { onClose: () => void; activeId?: s
   const [query, setQuery] = useState("");
   const [active, setActive] = useState(0);
   const listId = useId();
-  const results = useMemo(() => filterChannels(threads, query).slice(0, 50), [threads, query]);
-  const index = Math.min(active, Math.max(0, results.length - 1));
+  const text = query.trim();
+  const settled = useSettled(text, 200);
+  const hits = useQuery({
+    queryKey: ["search", { q: settled, limit: 5 }],
+    enabled: settled.length > 1,
+    queryFn: ({ signal }) => search({ q: settled, limit: 5 }, signal),
+    staleTime: 10_000,
+  }).data;
+  const options = useMemo<Option[]>(() => {
+    const channels = filterChannels(threads, query).slice(0, text ? 6 : 50);
+    return [
+      ...channels.map((thread) => ({ kind: "channel" as const, thread })),
+      ...(text && settled === text ? (hits ?? []) : []).map((hit) => ({ kind: "hit" as const, hit })),
+      ...(text ? [{ kind: "all" as const, q: text }] : []),
+    ];
+  }, [threads, query, text, settled, hits]);
+  const index = Math.min(active, Math.max(0, options.length - 1));
 
-  const go = (t: ThreadSummary | undefined) => {
-    if (!t) return;
+  const go = (o: Option | undefined) => {
+    if (!o) return;
     onClose();
-    router.push(`/c/${encodeURIComponent(t.id)}`);
+    if (o.kind === "channel") router.push(`/c/${encodeURIComponent(o.thread.id)}`);
+    else if (o.kind === "hit") router.push(hitHref(o.hit));
+    else router.push(`/search?q=${encodeURIComponent(o.q)}`);
   };
+  const firstHit = options.findIndex((o) => o.kind === "hit");
 
   return (
     <div>
@@ -60,13 +96,13 @@ function SwitcherBody({ onClose, activeId }: { onClose: () => void; activeId?: s
         <input
           autoFocus
           role="combobox"
-          aria-label="Find a channel"
+          aria-label="Jump to a channel or search"
           aria-expanded="true"
           aria-controls={listId}
           aria-autocomplete="list"
-          aria-activedescendant={results[index] ? `${listId}-${index}` : undefined}
+          aria-activedescendant={options[index] ? `${listId}-${index}` : undefined}
           value={query}
-          placeholder="Jump to a channel…"
+          placeholder="Jump to a channel or search…"
           onChange={(e) => {
             setQuery(e.target.value);
             setActive(0);
@@ -74,44 +110,66 @@ function SwitcherBody({ onClose, activeId }: { onClose: () => void; activeId?: s
           onKeyDown={(e) => {
             if (e.key === "ArrowDown") {
               e.preventDefault();
-              setActive((index + 1) % Math.max(1, results.length));
+              setActive((index + 1) % Math.max(1, options.length));
             } else if (e.key === "ArrowUp") {
               e.preventDefault();
-              setActive((index - 1 + results.length) % Math.max(1, results.length));
+              setActive((index - 1 + options.length) % Math.max(1, options.length));
             } else if (e.key === "Enter") {
               e.preventDefault();
-              go(results[index]);
+              go(options[index]);
             }
           }}
           className="h-12 flex-1 bg-transparent text-[15px] text-fg placeholder:text-fg-subtle focus:outline-none"
         />
         <kbd className="rounded border border-line px-1.5 text-[10px] font-semibold text-fg-subtle">Esc</kbd>
       </div>
-      <ul id={listId} role="listbox" aria-label="Channels" className="scroll-slim max-h-80 overflow-y-auto p-1.5">
-        {results.length === 0 && <li className="px-3 py-6 text-center text-sm text-fg-muted">No channel matches “{query}”.</li>}
-        {results.map((t, i) => {
-          const unread = t.id === activeId ? 0 : unreadCount(t, marks);
+      <ul id={listId} role="listbox" aria-label="Channels and matches" className="scroll-slim max-h-96 overflow-y-auto p-1.5">
+        {options.length === 0 && <li className="px-3 py-6 text-center text-sm text-fg-muted">No channel yet.</li>}
+        {options.map((o, i) => {
+          const selected = i === index;
+          const common = {
+            id: `${listId}-${i}`,
+            role: "option" as const,
+            "aria-selected": selected,
+            onMouseMove: () => i !== index && setActive(i),
+            onClick: () => go(o),
+          };
+          const tone = selected ? "bg-accent text-accent-fg" : "text-fg";
+          const quiet = selected ? "text-accent-fg/85" : "text-fg-muted";
+          if (o.kind === "channel") {
+            const t = o.thread;
+            const unread = t.id === activeId ? 0 : unreadCount(t, marks);
+            return (
+              <li key={t.id} {...common} className={`flex cursor-pointer items-center gap-2 rounded-md px-3 py-1.5 ${tone}`}>
+                <HashIcon size={14} className="shrink-0 opacity-70" />
+                <span className={`shrink-0 ${unread ? "font-bold" : "font-medium"}`}>{t.name}</span>
+                <span className={`min-w-0 flex-1 truncate text-xs ${quiet}`}>{t.topic}</span>
+                {unread > 0 && (
+                  <span className={`rounded-full px-1.5 text-[11px] font-bold ${selected ? "bg-accent-fg text-accent" : "bg-accent text-accent-fg"}`}>{unread > 99 ? "99+" : unread}</span>
+                )}
+                {t.id === activeId && <span className="text-[11px] opacity-70">current</span>}
+              </li>
+            );
+          }
+          if (o.kind === "hit") {
+            const ev = o.hit.event;
+            return (
+              <li key={`hit-${ev.seq}`} {...common} className={`cursor-pointer rounded-md px-3 py-1.5 ${tone}`}>
+                {i === firstHit && <span className="sr-only">Matches: </span>}
+                <span className={`block text-[11px] ${quiet}`}>
+                  <span className="font-semibold">{displayName(ev.from)}</span> in #{o.hit.thread_name ?? "?"}
+                  {o.hit.run_title ? ` · ${o.hit.run_title}` : ""}
+                </span>
+                <span className="line-clamp-2 text-sm">
+                  <Snippet text={o.hit.snippet} />
+                </span>
+              </li>
+            );
+          }
           return (
-            <li
-              key={t.id}
-              id={`${listId}-${i}`}
-              role="option"
-              aria-selected={i === index}
-              onMouseMove={() => i !== index && setActive(i)}
-              onClick={() => go(t)}
-              className={`flex cursor-pointer items-center gap-2 rounded-md px-3 py-1.5 ${
-                i === index ? "bg-accent text-accent-fg" : "text-fg"
-              }`}
-            >
-              <HashIcon size={14} className="shrink-0 opacity-70" />
-              <span className={`shrink-0 ${unread ? "font-bold" : "font-medium"}`}>{t.name}</span>
-              <span className={`min-w-0 flex-1 truncate text-xs ${i === index ? "text-accent-fg/80" : "text-fg-subtle"}`}>
-                {t.topic}
-              </span>
-              {unread > 0 && (
-                <span className={`rounded-full px-1.5 text-[11px] font-bold ${i === index ? "bg-accent-fg text-accent" : "bg-accent text-accent-fg"}`}>{unread > 99 ? "99+" : unread}</span>
-              )}
-              {t.id === activeId && <span className="text-[11px] opacity-70">current</span>}
+            <li key="all" {...common} className={`flex cursor-pointer items-center gap-2 rounded-md px-3 py-1.5 ${tone}`}>
+              <SearchIcon size={14} className="shrink-0 opacity-70" />
+              <span className="font-medium">Search everything for “{o.q}”</span>
             </li>
           );
         })}

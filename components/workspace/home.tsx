@@ -1,11 +1,12 @@
 "use client";
 /**
- * `Home`: the workspace's landing page. Opens the last channel visited, else the
- * first one; with no channel yet it invites the person to create one.
+ * `Home`: the workspace's landing page. Opens the last channel visited; on a first visit (no
+ * channel visited yet) it shows the welcome (welcome.tsx); with no channel at all it invites the
+ * person to create one.
  */
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import { useRouter } from "next/navigation";
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { useThreads } from "@/components/live/use-threads";
 import { readLocal } from "@/components/prefs/local-store";
 import { Button } from "@/components/ui/button";
@@ -13,6 +14,7 @@ import { HashIcon } from "@/components/ui/icons";
 import { LAST_THREAD_KEY } from "@/components/thread/thread-screen";
 import { ThemeToggle } from "./theme-toggle";
 import { useWorkspace } from "./workspace-context";
+import { Welcome } from "./welcome";
 
 /** The `/` page: redirects to a channel or shows the empty workspace. */
 export function Home() {
@@ -20,14 +22,16 @@ export function Home() {
   const { data: threads, isError, refetch } = useThreads();
   const { openNewChannel } = useWorkspace();
 
+  // Read once on the client: a first visit has no last channel.
+  const [last] = useState(() => (typeof window === "undefined" ? undefined : readLocal<string | null>(LAST_THREAD_KEY, null)));
+  // The last channel visited; one that is gone gives way to the first.
+  const lastThread = last ? (threads?.find((t) => t.id === last) ?? threads?.[0]) : undefined;
   useEffect(() => {
-    if (!threads?.length) return;
-    const last = readLocal<string | null>(LAST_THREAD_KEY, null);
-    const target = threads.find((t) => t.id === last) ?? threads[0];
-    router.replace(`/c/${encodeURIComponent(target.id)}`);
-  }, [threads, router]);
+    if (lastThread) router.replace(`/c/${encodeURIComponent(lastThread.id)}`);
+  }, [lastThread, router]);
 
   const empty = threads && threads.length === 0;
+  const welcome = threads && threads.length > 0 && last === null;
   return (
     <div className="flex h-full flex-col">
       <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line px-2 sm:px-4">
@@ -35,6 +39,9 @@ export function Home() {
         <h1 className="flex-1 text-[15px] font-bold">Clutch</h1>
         <ThemeToggle />
       </header>
+      {welcome ? (
+        <Welcome fallback={{ id: threads[0]!.id, name: threads[0]!.name }} />
+      ) : (
       <div className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
         {isError ? (
           <>
@@ -60,6 +67,7 @@ export function Home() {
           </p>
         )}
       </div>
+      )}
     </div>
   );
 }

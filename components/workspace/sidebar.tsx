@@ -50,7 +50,7 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
           className="flex h-8 w-full items-center gap-2 rounded-md border border-line bg-canvas/60 px-2 text-[13px] text-sidebar-muted hover:border-line-strong hover:text-sidebar-fg"
         >
           <SearchIcon size={14} />
-          <span className="flex-1 text-left">Jump to channel…</span>
+          <span className="flex-1 text-left">Jump or search…</span>
           <kbd className="rounded border border-line px-1 font-sans text-[10px] font-semibold">⌘K</kbd>
         </button>
       </div>

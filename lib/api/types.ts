@@ -20,6 +20,28 @@ export interface ThreadSummary {
   visibility: "public" | "private";
 }
 
+/** A channel of the workspace (`GET /api/workspace`): who takes its requests, and what to ask first. */
+export interface WorkspaceChannel {
+  thread_id: string;
+  name: string;
+  topic: string;
+  entry_agent: string | null;
+  suggestions: string[];
+}
+
+/** One hit of `GET /api/search` (docs/channels.md "Search"). */
+export interface SearchHit {
+  /** The stored event that matched. */
+  event: StoredEvent;
+  /** PostgreSQL's ts_rank of the match: higher is better. */
+  rank: number;
+  /** A short excerpt with the matched words between « and ». */
+  snippet: string;
+  thread_name: string | null;
+  /** The title of the run the event belongs to, when it belongs to one. */
+  run_title: string | null;
+}
+
 export interface ApiError {
   error: { code: string; message: string; issues?: unknown[] };
 }

@@ -45,6 +45,8 @@ export interface ChannelBinding {
   name: string;
   /** Who gets a request that @mentions nobody; null in channels outside the workspace. */
   entry_agent: string | null;
+  /** Requests the workspace suggests to people new to the channel. */
+  suggestions?: string[];
 }
 
 /** What the orchestrator does with one event of the stream, in a channel where it acts. */

@@ -40,6 +40,8 @@ const WorkspaceFileSchema = z.strictObject({
         name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "channel names use lowercase letters, digits, - and _"),
         topic: z.string().max(250).optional(),
         entry_agent: z.string().min(1),
+        /** Requests to suggest to a person new to the channel (the welcome, the empty composer). */
+        suggestions: z.array(z.string().trim().min(1).max(500)).max(5).default([]),
       }),
     )
     .default([]),
@@ -89,7 +91,7 @@ export interface Workspace {
   /** Absolute folder of workspace.json; null for NO_WORKSPACE. */
   dir: string | null;
   agents: Map<string, WorkspaceAgent>;
-  channels: { name: string; topic?: string; entry_agent: string }[];
+  channels: { name: string; topic?: string; entry_agent: string; suggestions: string[] }[];
   /** Absolute path of the mcpServers file; null: no MCP servers. */
   mcpConfigPath: string | null;
   /** Absolute path of the policy file (it may not exist); null: no policy, everything allowed. */
