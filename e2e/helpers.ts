@@ -108,8 +108,13 @@ export function event<T extends MessageType>(
   });
 }
 
-/** Opens a channel and waits for its message list. */
-export async function openChannel(page: Page, thread: ThreadSummary): Promise<void> {
+/**
+ * Opens a channel and waits for its message list. `view`: "all" (the default here: these tests
+ * look at how each event renders) turns on the channel's All events toggle before the page loads;
+ * "conversation" is what a person sees first (docs/channels.md).
+ */
+export async function openChannel(page: Page, thread: ThreadSummary, view: "all" | "conversation" = "all"): Promise<void> {
+  await page.addInitScript(([key, value]) => window.localStorage.setItem(key!, JSON.stringify(value)), [`clutch:view:${thread.id}`, view]);
   await page.goto(`/c/${thread.id}`);
   await expect(page.getByRole("heading", { level: 1, name: thread.name })).toBeVisible();
   await expect(page.getByRole("log", { name: `Messages in #${thread.name}` })).toBeVisible();

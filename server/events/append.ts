@@ -31,7 +31,7 @@ import { countsAsUnread } from "@/lib/unread";
 import type { Prisma } from "../db/generated/client";
 import type { Event as EventRow, Task as TaskRow } from "../db/generated/client";
 import { ClutchError } from "../errors";
-import { fromRow, normalise, toRow } from "./codec";
+import { eventColumns, fromRow, normalise, toRow } from "./codec";
 
 /** A Prisma interactive-transaction client. */
 export type Tx = Prisma.TransactionClient;
@@ -163,9 +163,9 @@ async function taskRuns(tx: Tx, taskIds: string[]): Promise<Map<string, string>>
 async function findStored(tx: Tx, messages: ClutchMessage[]) {
   const keys = messages.flatMap((m) => (m.idempotency_key ? [m.idempotency_key] : []));
   const rows = await tx.$queryRawUnsafe<EventRow[]>(
-    `SELECT e.* FROM unnest($1::text[], $2::text[]) AS k(run_id, id) JOIN events e ON e.run_id = k.run_id AND e.id = k.id
+    `SELECT ${eventColumns("e")} FROM unnest($1::text[], $2::text[]) AS k(run_id, id) JOIN events e ON e.run_id = k.run_id AND e.id = k.id
      UNION
-     SELECT e.* FROM events e WHERE e.idempotency_key = ANY($3::text[])`,
+     SELECT ${eventColumns("e")} FROM events e WHERE e.idempotency_key = ANY($3::text[])`,
     messages.map((m) => m.run_id),
     messages.map((m) => m.id),
     keys,

@@ -28,6 +28,17 @@ export function toRow(msg: ClutchMessage, seq: number): Prisma.EventCreateManyIn
   };
 }
 
+/**
+ * The columns of `events` that make a stored event, for raw SELECTs (`SELECT ${eventColumns("e")}`):
+ * every column but the generated `search` vector, which is for the index, not for reading.
+ */
+export function eventColumns(alias?: string): string {
+  const p = alias ? `${alias}.` : "";
+  return ["seq", "id", "run_id", "thread_id", "task_id", "parent_task_id", "type", "from_agent_id", "ts", "idempotency_key", "payload", "rest", "stored_at"]
+    .map((c) => p + c)
+    .join(", ");
+}
+
 /** The stored event of a row. */
 export function fromRow(row: EventRow): StoredEvent {
   const rest = row.rest as Omit<ClutchMessage, "id" | "ts" | "thread_id" | "run_id" | "task_id" | "type" | "payload">;

@@ -12,9 +12,43 @@ import { isEvent, type AgentCard, type StoredEvent, type StoredEventOf } from "@
 import { TERMINAL_STATES } from "@/lib/fold/task-state";
 import type { Db } from "../db/client";
 import type { Approval, Event as EventRow, Run, Task, Thread } from "../db/generated/client";
-import { fromRow } from "./codec";
+import { eventColumns, fromRow } from "./codec";
 
 export type { Approval as ApprovalRow, Run as RunRow, Task as TaskRow, Thread as ThreadRow };
+
+/** What a search asks for (docs/channels.md, Search). */
+export interface SearchFilter {
+  /** Web-search syntax: words, "a phrase", -not, or. */
+  q: string;
+  /** The channels to search (those the principal may read), or "all". */
+  thread_ids: string[] | "all";
+  type?: string;
+  /** The sender's agent id (`agent:pm-1`, `user:<id>`). */
+  from?: string;
+  /** Only events at or after / before these times. */
+  after?: Date;
+  before?: Date;
+  limit: number;
+}
+
+/** A search hit: the event, its rank and an excerpt with the matched words between « and ». */
+export interface SearchRow {
+  event: StoredEvent;
+  rank: number;
+  snippet: string;
+}
+
+/**
+ * The text an excerpt is cut from, per type: what a person reads of the event. Falls back to the
+ * payload's JSON (its first 20,000 characters) when that is empty, e.g. a result that is only data.
+ */
+const SNIPPET_TEXT = `coalesce(nullif(CASE e.type
+    WHEN 'chat.message' THEN e.payload->>'text'
+    WHEN 'task.request' THEN concat_ws(' · ', e.payload->>'title', e.payload->>'instructions')
+    WHEN 'task.result' THEN concat_ws(' · ', e.payload->>'summary', e.payload->>'report_markdown', e.payload->>'text', e.payload->>'answer')
+    WHEN 'task.error' THEN concat_ws(' · ', e.payload->>'code', e.payload->>'message')
+    WHEN 'approval.requested' THEN e.payload->>'summary'
+  END, ''), left(e.payload::text, 20000))`;
 
 /** Which approvals a list shows: pending ones, decided ones, or all. */
 export type ApprovalFilter = "pending" | "decided" | "all";
@@ -60,7 +94,7 @@ export class Queries {
   async eventsInRuns(pairs: { run_id: string; id: string }[]): Promise<Map<string, StoredEvent>> {
     if (!pairs.length) return new Map();
     const rows = await this.db.$queryRawUnsafe<EventRow[]>(
-      `SELECT e.* FROM unnest($1::text[], $2::text[]) AS k(run_id, id) JOIN events e ON e.run_id = k.run_id AND e.id = k.id`,
+      `SELECT ${eventColumns("e")} FROM unnest($1::text[], $2::text[]) AS k(run_id, id) JOIN events e ON e.run_id = k.run_id AND e.id = k.id`,
       pairs.map((p) => p.run_id),
       pairs.map((p) => p.id),
     );
@@ -71,7 +105,7 @@ export class Queries {
   async lastResults(task_ids: string[]): Promise<Map<string, StoredEventOf<"task.result">>> {
     if (!task_ids.length) return new Map();
     const rows = await this.db.$queryRawUnsafe<EventRow[]>(
-      `SELECT DISTINCT ON (task_id) * FROM events WHERE task_id = ANY($1::text[]) AND type = 'task.result' ORDER BY task_id, seq DESC`,
+      `SELECT DISTINCT ON (task_id) ${eventColumns()} FROM events WHERE task_id = ANY($1::text[]) AND type = 'task.result' ORDER BY task_id, seq DESC`,
       task_ids,
     );
     const out = new Map<string, StoredEventOf<"task.result">>();
@@ -80,6 +114,37 @@ export class Queries {
       if (isEvent(ev, "task.result")) out.set(ev.task_id, ev);
     }
     return out;
+  }
+
+  /**
+   * Full-text search over the `search` vector of events (migration event_search): matches of
+   * `filter.q` best first (ts_rank, then newest), at most `filter.limit`. A query with no word
+   * in it (only punctuation) matches nothing.
+   */
+  async search(filter: SearchFilter): Promise<SearchRow[]> {
+    if (filter.thread_ids !== "all" && !filter.thread_ids.length) return [];
+    const rows = await this.db.$queryRawUnsafe<(EventRow & { rank: number; snippet: string })[]>(
+      `WITH q AS (SELECT websearch_to_tsquery('simple', $1) AS query)
+       SELECT ${eventColumns("e")}, ts_rank(e.search, q.query)::float8 AS rank,
+              ts_headline('simple', ${SNIPPET_TEXT}, q.query, 'StartSel=«, StopSel=», MaxWords=32, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') AS snippet
+         FROM events e, q
+        WHERE e.search @@ q.query
+          AND ($2::text[] IS NULL OR e.thread_id = ANY($2::text[]))
+          AND ($3::text IS NULL OR e.type = $3)
+          AND ($4::text IS NULL OR e.from_agent_id = $4)
+          AND ($5::timestamptz IS NULL OR e.ts >= $5)
+          AND ($6::timestamptz IS NULL OR e.ts < $6)
+        ORDER BY rank DESC, e.seq DESC
+        LIMIT $7`,
+      filter.q,
+      filter.thread_ids === "all" ? null : filter.thread_ids,
+      filter.type ?? null,
+      filter.from ?? null,
+      filter.after ?? null,
+      filter.before ?? null,
+      filter.limit,
+    );
+    return rows.map((r) => ({ event: fromRow(r), rank: Number(r.rank), snippet: r.snippet }));
   }
 
   /** The event stored with `idempotency_key`, or null (§5.2). */
@@ -116,7 +181,7 @@ export class Queries {
   /** Each agent's newest agent.register or agent.update (§2.4), in one indexed query. */
   async latestCards(): Promise<StoredEventOf<"agent.register" | "agent.update">[]> {
     const rows = await this.db.$queryRawUnsafe<EventRow[]>(
-      `SELECT DISTINCT ON (from_agent_id) * FROM events
+      `SELECT DISTINCT ON (from_agent_id) ${eventColumns()} FROM events
         WHERE type IN ('agent.register', 'agent.update') ORDER BY from_agent_id, seq DESC`,
     );
     return rows.map(fromRow).filter((ev) => isEvent(ev, "agent.register", "agent.update"));
@@ -125,7 +190,7 @@ export class Queries {
   /** The agent's newest agent.heartbeat (§2.4), or null; one indexed lookup however many the log holds. */
   async lastHeartbeat(agent_id: string): Promise<StoredEventOf<"agent.heartbeat"> | null> {
     const [row] = await this.db.$queryRawUnsafe<EventRow[]>(
-      `SELECT * FROM events WHERE type = 'agent.heartbeat' AND from_agent_id = $1 ORDER BY seq DESC LIMIT 1`,
+      `SELECT ${eventColumns()} FROM events WHERE type = 'agent.heartbeat' AND from_agent_id = $1 ORDER BY seq DESC LIMIT 1`,
       agent_id,
     );
     const ev = row ? fromRow(row) : null;

@@ -1,0 +1,201 @@
+/**
+ * Conversation-first channels (docs/channels.md), as a person sees them: the channel shows the
+ * request, the question and one live run card while the machinery lives in the run's thread; a
+ * new message while a question waits starts a new request, and the question (300 events back) is
+ * still in the banner and answered on purpose; people reply in threads; drafts survive a channel
+ * switch; Ctrl/⌘+K finds a figure from a report and opens it in context; the first visit gets a
+ * welcome; and axe-core finds no serious violation on these pages in light, dark and phone.
+ */
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { newId, type StoredEvent } from "../lib/protocol";
+import type { ThreadSummary } from "../lib/api/types";
+import { ADMIN_STATE } from "../playwright.config";
+import { createChannel, event, messageLog, openChannel, postEvents, postMessage, uniqueName } from "./helpers";
+
+const orchestrator = { agent_id: "agent:orchestrator", role: "orchestrator", display_name: "Orchestrator" };
+const pm = { agent_id: "agent:pm-1", role: "worker", display_name: "pm-1" };
+const analyst = { agent_id: "agent:analyst-1", role: "worker", display_name: "analyst-1" };
+const TITLE = "Quarterly revenue review";
+const QUESTION = "Which regions matter most to you this quarter?";
+const FIGURE = "4,210,000";
+
+/**
+ * A channel with one run: the person's request, then planning, a tool call and its result, a
+ * message between agents, a subtask's report with a figure, pm-1's question to the people, and
+ * 300 progress events after it.
+ */
+async function channelWithRun(request: APIRequestContext): Promise<{ thread: ThreadSummary; run_id: string; asked: StoredEvent; report: StoredEvent }> {
+  const thread = await createChannel(request, uniqueName("conv"));
+  const said = await postMessage(request, thread.id, `${TITLE}, please`);
+  const run_id = newId("run");
+  const root = newId("task");
+  const child = newId("task");
+  const at = { run_id, task_id: root };
+  const question = event(thread.id, "chat.message", { text: QUESTION, expects_reply: true }, { ...at, from: pm, to: [{ agent_id: "user", role: "human" }] });
+  const report = event(thread.id, "task.result", { summary: `Revenue grew 12.5% to $${FIGURE}`, report_markdown: `Revenue grew 12.5% to $${FIGURE} in Q4.` }, { run_id, task_id: child, parent_task_id: root, from: analyst, to: [pm] });
+  const stored = await postEvents(request, [
+    event(thread.id, "routing.decision", { selected: "agent:pm-1", candidates: ["agent:pm-1"], reason: "the entry agent", scores: { "agent:pm-1": 1 }, mode: "fixed", rejected: [] }, { ...at, from: orchestrator }),
+    event(thread.id, "task.request", { title: TITLE, instructions: `${TITLE}, please`, input: { message_id: said.id } }, { ...at, from: orchestrator, to: [pm] }),
+    event(thread.id, "task.accept", {}, { ...at, from: pm }),
+    event(thread.id, "tool.call", { call_id: "c1", server_id: "DataServer", tool: "query_data", arguments: { sql: "SELECT 1" } }, { ...at, from: pm }),
+    event(thread.id, "tool.result", { call_id: "c1", tool: "query_data", result: { rows: [[1]] } }, { ...at, from: pm }),
+    event(thread.id, "task.request", { title: "Compute the regional totals", instructions: "By region" }, { run_id, task_id: child, parent_task_id: root, from: pm, to: [analyst] }),
+    event(thread.id, "task.accept", {}, { run_id, task_id: child, parent_task_id: root, from: analyst }),
+    event(thread.id, "chat.message", { text: "Use the Q4 orders only" }, { run_id, task_id: child, parent_task_id: root, from: pm, to: [analyst] }),
+    report,
+    question,
+    ...Array.from({ length: 300 }, (_, i) => event(thread.id, "task.progress", { message: `step ${i + 1}` }, { ...at, from: pm })),
+  ]);
+  return { thread, run_id, asked: stored.find((e) => e.id === question.id)!, report: stored.find((e) => e.id === report.id)! };
+}
+
+/** Serious and critical axe violations of the page as it is now. */
+async function serious(page: Page, what: string) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  expect(bad, `${what}: serious axe violations`).toEqual([]);
+}
+
+test("a run shows in the channel as request, question and one live run card; the machinery is in its thread", async ({ page, request }) => {
+  test.setTimeout(120_000);
+  const { thread, run_id, asked } = await channelWithRun(request);
+  await openChannel(page, thread, "conversation");
+  const log = messageLog(page, thread.name);
+
+  await expect(log.getByRole("article", { name: /^Message from / }).filter({ hasText: `${TITLE}, please` })).toBeVisible();
+  const card = log.getByRole("article", { name: `Run: ${TITLE}` });
+  await expect(card.getByLabel("Run state: Running")).toBeVisible();
+  await expect(card.getByRole("list", { name: "Working now" })).toContainText("pm-1");
+  await expect(card.getByRole("list", { name: "Working now" })).toContainText("Compute the regional totals");
+  await expect(card).toContainText(`pm-1 asks: ${QUESTION}`);
+  // The machinery is not in the channel.
+  await expect(log.getByRole("article", { name: "Tool call query_data" })).toHaveCount(0);
+  await expect(log.getByText("Use the Q4 orders only")).toHaveCount(0);
+
+  // The question 300 events back: the banner and the composer know it (server state).
+  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("pm-1 is waiting for your answer");
+  const box = page.getByRole("combobox", { name: `Message #${thread.name}` });
+  await expect(page.getByRole("group", { name: "A question is waiting" })).toContainText(`in “${TITLE}”. This message starts a new request.`);
+  await expect(page.getByRole("group", { name: /^Answering / })).toHaveCount(0);
+
+  // A new message while the question is open is a new message, not an answer.
+  await box.fill("Separate topic: who owns the EMEA forecast?");
+  await box.press("Enter");
+  await expect(box).toHaveValue("");
+  const separate = log.getByRole("article", { name: /^Message from / }).filter({ hasText: "Separate topic" });
+  await expect(separate).toBeVisible();
+  await expect(separate.getByRole("button", { name: /^In reply to/ })).toHaveCount(0);
+  await expect(card).toContainText(`pm-1 asks: ${QUESTION}`);
+
+  // Answered on purpose, from the run card: the composer says which question of which run.
+  await card.getByRole("button", { name: "Answer" }).click();
+  const chip = page.getByRole("group", { name: "Answering pm-1" });
+  await expect(chip).toContainText(`Answering pm-1 in “${TITLE}”`);
+  await expect(box).toBeFocused();
+  await box.fill("EMEA and APAC");
+  await box.press("Enter");
+  await expect(box).toHaveValue("");
+  await expect(card).not.toContainText("pm-1 asks", { timeout: 10_000 });
+  const events = (await (await request.get(`/api/runs/${run_id}/events?after=0&limit=5000`)).json()).events as StoredEvent[];
+  const answer = events.find((e) => e.type === "chat.message" && (e.payload as { text?: string }).text === "EMEA and APAC");
+  expect(answer?.payload).toMatchObject({ reply_to: asked.id });
+  expect(answer?.to).toEqual([{ agent_id: "agent:pm-1" }]);
+
+  // The run's thread: its events, live, beside the channel.
+  await card.getByRole("button", { name: /^Open the thread of / }).click();
+  const pane = page.getByRole("complementary", { name: `Thread of run ${TITLE}` });
+  await expect(pane.getByRole("article", { name: "Tool call query_data" })).toBeVisible();
+  await expect(pane).toContainText("Use the Q4 orders only");
+  await expect(pane.getByRole("link", { name: /Open run/ })).toHaveAttribute("href", `/runs/${run_id}`);
+  await expect(page).toHaveURL(new RegExp(`[?&]run=${run_id}`));
+  await serious(page, "channel with a run's thread open");
+  await pane.getByRole("button", { name: "Close thread" }).click();
+  await expect(pane).toBeHidden();
+
+  // Every event inline, for those who want it.
+  await page.getByRole("button", { name: "All events" }).click();
+  await expect(log.getByRole("article", { name: "Tool call query_data" })).toBeVisible();
+  await page.getByRole("button", { name: "All events" }).click();
+  await expect(log.getByRole("article", { name: "Tool call query_data" })).toHaveCount(0);
+
+  // People reply in threads: the channel shows the count under the message.
+  await separate.hover();
+  await separate.getByRole("button", { name: "Reply in thread" }).click();
+  const thread2 = page.getByRole("complementary", { name: "Thread" });
+  await thread2.getByRole("combobox", { name: "Reply in thread" }).fill("Maria does, I think");
+  await thread2.getByRole("combobox", { name: "Reply in thread" }).press("Enter");
+  await expect(thread2.getByRole("article", { name: /^Message from / }).filter({ hasText: "Maria does" })).toBeVisible();
+  await expect(separate.getByRole("button", { name: /^1 reply/ })).toBeVisible();
+  await expect(log.getByText("Maria does, I think")).toHaveCount(0);
+});
+
+test("drafts survive a channel switch, and Ctrl+K finds a figure from a report and opens it in its run's thread", async ({ page, request }) => {
+  test.setTimeout(90_000);
+  const { thread, report } = await channelWithRun(request);
+  const other = await createChannel(request, uniqueName("other"));
+  await openChannel(page, thread, "conversation");
+  const box = page.getByRole("combobox", { name: `Message #${thread.name}` });
+  await box.fill("A half-written thought");
+  await page.getByRole("link", { name: other.name, exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1, name: other.name })).toBeVisible();
+  await expect(page.getByRole("combobox", { name: `Message #${other.name}` })).toHaveValue("");
+  await page.getByRole("link", { name: thread.name, exact: true }).click();
+  await expect(box).toHaveValue("A half-written thought");
+
+  await page.keyboard.press("Control+k");
+  const dialog = page.getByRole("dialog", { name: "Jump to a channel or search" });
+  await dialog.getByRole("combobox", { name: "Jump to a channel or search" }).fill(FIGURE);
+  const hit = dialog.getByRole("option").filter({ hasText: FIGURE }).first();
+  await expect(hit).toContainText(`#${thread.name}`);
+  await expect(hit).toContainText(TITLE);
+  await hit.click();
+  const pane = page.getByRole("complementary", { name: `Thread of run ${TITLE}` });
+  const result = pane.locator(`[data-msg-id="${report.id}"]`);
+  await expect(result).toBeVisible();
+  await expect(result).toBeInViewport();
+
+  // The search page, with its filters.
+  await page.goto(`/search?q=${encodeURIComponent(FIGURE)}`);
+  await expect(page.getByRole("list", { name: "Search results" }).getByRole("link").first()).toContainText(FIGURE);
+  await page.getByLabel("Kind").selectOption("chat.message");
+  await expect(page.getByText(`Nothing matches “${FIGURE}” with these filters.`)).toBeVisible();
+  await serious(page, "/search");
+});
+
+test("the first visit opens a welcome that drops the person into #sales with the example request ready", async ({ browser }) => {
+  // A fresh browser profile (nothing visited yet), signed in as the admin.
+  const context = await browser.newContext({ storageState: ADMIN_STATE });
+  const page = await context.newPage();
+  try {
+    await page.goto("/");
+    await expect(page.getByRole("heading", { name: /^Welcome to Clutch/ })).toBeVisible();
+    await expect(page.getByRole("list").filter({ hasText: "pm-1" }).first()).toBeVisible();
+    await serious(page, "welcome");
+    await page.getByRole("button", { name: "Ask “Analyze last quarter's sales trends”" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "sales" })).toBeVisible();
+    await expect(page.getByRole("combobox", { name: "Message #sales" })).toHaveValue("Analyze last quarter's sales trends");
+    // Later visits return to the last channel.
+    await page.goto("/");
+    await expect(page.getByRole("heading", { level: 1, name: "sales" })).toBeVisible();
+  } finally {
+    await context.close();
+  }
+});
+
+test("the channel, a thread and the search page have no serious accessibility violations in light, dark and on a phone", async ({ page, request }) => {
+  test.setTimeout(90_000);
+  const { thread } = await channelWithRun(request);
+  for (const scheme of ["light", "dark"] as const) {
+    for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+      await page.setViewportSize(size);
+      await page.emulateMedia({ colorScheme: scheme });
+      await openChannel(page, thread, "conversation");
+      await expect(messageLog(page, thread.name).getByRole("article", { name: `Run: ${TITLE}` })).toBeVisible();
+      await serious(page, `#channel ${scheme} ${size.width}px`);
+      await page.goto(`/search?q=revenue`);
+      await expect(page.getByRole("list", { name: "Search results" })).toBeVisible();
+      await serious(page, `/search ${scheme} ${size.width}px`);
+    }
+  }
+});
