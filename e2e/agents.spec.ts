@@ -1,12 +1,13 @@
 /**
  * The person's whole path in #sales on the built-in model. They ask for last quarter's
  * sales trends, see pm-1's clarifying question marked as waiting for their answer, answer it
- * through the composer, and watch the run finish: the run header goes to succeeded with 3 of 3
- * tasks, qa-1's review approves analyst-1's work, and pm-1's report arrives with its tables.
- * The agents are in the sidebar with their status and card.
+ * with its Answer button, and watch the run finish in the channel as request, question, answer
+ * and report plus one run card that goes to succeeded with 3 of 3 tasks and its result; the
+ * machinery (qa-1's review of analyst-1's work, agents' questions to each other) is in the run's
+ * thread. The agents are in the sidebar with their status and card.
  *
  * Every e2e test shares one database and #sales, so assertions are about this run: the last
- * run header, the last question, the last report. Screenshots of the channel during the run
+ * run card, the last question, the last report. Screenshots of the channel during the run
  * (question waiting) and after it (report) at 1280×800 and 390×844, light and dark, are written
  * to this test's output directory (test-results/…) and attached to the report.
  */
@@ -80,37 +81,36 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await card.getByRole("button", { name: "Close" }).click();
   await expect(card).toBeHidden();
 
-  // The request. (Should an earlier run in this shared channel still wait for an answer, the
-  // composer would offer to reply to it: × makes this message a new request.)
+  // The request: a plain message is always a new request (docs/channels.md).
   const box = page.getByRole("combobox", { name: "Message #sales" });
   await box.fill("Analyze last quarter's sales trends");
-  const chip = page.getByRole("group", { name: /^Replying to / });
-  if (await chip.isVisible()) await chip.getByRole("button", { name: /send as a new request/ }).click();
   await box.press("Enter");
   await expect(box).toHaveValue("");
 
-  // pm-1 asks a clarifying question: marked as waiting for this person's answer, with Reply.
+  // pm-1 asks a clarifying question: marked as waiting for this person's answer, with Answer.
   const question = log.getByRole("article", { name: "Question from pm-1" }).last();
   await expect(question).toContainText("regional breakdowns, customer segments, or overall trend", { timeout: 30_000 });
   await expect(question.getByLabel("Waiting for your answer")).toBeVisible();
-  await expect(question.getByRole("button", { name: "Reply" })).toBeVisible();
-  const run = page.getByRole("region", { name: "Run: Analyze last quarter's sales trends" }).last();
+  await expect(question.getByRole("button", { name: "Answer" })).toBeVisible();
+  // One run card for the run, live: who works on what, and the question it waits on.
+  const run = log.getByRole("article", { name: "Run: Analyze last quarter's sales trends" }).last();
   await expect(run.getByLabel("Run state: Running")).toBeVisible();
-  await expect(run).toContainText("pm-1 is waiting for your answer");
+  await expect(run).toContainText("pm-1 asks:");
   await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("pm-1 is waiting for your answer");
-  // By default the composer says what the server will do with the next message.
-  await expect(page.getByRole("group", { name: "Replying to pm-1" })).toContainText("To clarify");
+  // The composer never answers on its own: it says the next message is a new request.
+  await expect(page.getByRole("group", { name: "A question is waiting" })).toContainText("This message starts a new request");
+  await expect(page.getByRole("group", { name: /^Answering / })).toHaveCount(0);
   await expect(agents.getByRole("button", { name: /^pm-1, .*waiting for an answer/ })).toBeVisible({ timeout: 15_000 });
 
-  // During: the question waiting, the banner above and the composer ready to answer.
+  // During: the question waiting, the banner above.
   await shoot(page, info, "sales-question", async () => {
     await scrollToBottom(page, question);
   });
 
-  // The answer, through the question's Reply button and the composer.
-  await question.getByRole("button", { name: "Reply" }).click();
+  // The answer, through the question's Answer button: the composer names the question and its run.
+  await question.getByRole("button", { name: "Answer" }).click();
   await expect(box).toBeFocused();
-  await expect(page.getByRole("group", { name: "Replying to pm-1" })).toBeVisible();
+  await expect(page.getByRole("group", { name: "Answering pm-1" })).toContainText("“Analyze last quarter's sales trends”");
   await box.fill("Regional breakdown by major market");
   await box.press("Enter");
   await expect(box).toHaveValue("");
@@ -118,11 +118,11 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   const answer = log.getByRole("article", { name: "Message from Dana Whitfield" }).last();
   await expect(answer).toContainText("Regional breakdown by major market");
   await expect(answer.getByRole("button", { name: /^In reply to pm-1/ })).toBeVisible();
-  await expect(page.getByRole("group", { name: /^Replying to / })).toBeHidden();
+  await expect(page.getByRole("group", { name: /^Answering / })).toHaveCount(0);
 
   // The team works: analyst-1 and pm-1 talk, qa-1 inquires and approves. The example policy
   // (examples/sales-analysis/clutch.policy.yaml) holds pm-1's report for a person: approve it.
-  type Pending = { approval_id: string; rule: string | null; thread_name: string | null; run_id: string };
+  type Pending = { approval_id: string; rule: string | null; thread_name: string | null; run_id: string; run_title: string | null };
   const runId = await run.getAttribute("data-run-id");
   const held = async () =>
     ((await (await request.get("/api/approvals?state=pending")).json()) as { approvals: Pending[] }).approvals.filter(
@@ -130,26 +130,15 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
     );
   await expect.poll(async () => (await held()).length, { timeout: 60_000 }).toBeGreaterThan(0);
   const hold = (await held()).at(-1)!;
+  expect(hold.run_title).toBe("Analyze last quarter's sales trends");
+  await expect(run).toContainText("Waiting for approval", { timeout: 15_000 });
   const decided = await request.post(`/api/approvals/${hold.approval_id}/decision`, { data: { decision: "approve" } });
   expect(decided.status()).toBe(200);
   await expect(run.getByLabel("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
   await expect(run).toContainText("3 of 3 tasks done");
   await expect(run.getByRole("progressbar", { name: "Tasks done" })).toHaveAttribute("aria-valuenow", "3");
+  await expect(run).toContainText("Result · pm-1");
   await expect(page.getByRole("status", { name: "Runs in progress" })).toBeHidden();
-
-  const toPm = log.getByRole("article", { name: "Question from analyst-1" }).last();
-  await expect(toPm).toContainText("→ pm-1");
-  await expect(toPm.getByLabel("Answered")).toBeVisible();
-  const inquiry = log.getByRole("article", { name: "Oversight inquiry from qa-1" }).last();
-  await expect(inquiry.getByLabel("Oversight inquiry")).toBeVisible();
-  await expect(inquiry).toContainText("→ analyst-1");
-
-  const review = log.getByRole("article", { name: /^Review decision: / }).last();
-  await expect(review.getByLabel("Decision: Approved")).toBeVisible();
-  await expect(review).toContainText("No blocking issues");
-  const approved = log.getByRole("article", { name: "Result: Q4 2017 sales analysis by region" }).last();
-  await expect(approved.getByLabel("Approved by qa-1")).toBeVisible();
-  await expect(log.getByRole("article", { name: /^Submitted for review/ }).last()).toContainText("Reviewed by qa-1");
 
   // The report: headings and tables, figures right-aligned, Central among the regions.
   const report = log.getByRole("article", { name: "Message from pm-1" }).filter({ hasText: "Q4 2017 sales trends by region" }).last();
@@ -159,13 +148,30 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await expect(central.getByRole("cell").nth(1)).toHaveCSS("text-align", "right");
   expect(await report.getByRole("table").count()).toBeGreaterThanOrEqual(4);
 
+  // The machinery is not in the channel: agents talking to each other and the review are in the run's thread.
+  await expect(log.getByRole("article", { name: "Question from analyst-1" })).toHaveCount(0);
+  await run.getByRole("button", { name: /^Open the thread of / }).click();
+  const pane = page.getByRole("complementary", { name: "Thread of run Analyze last quarter's sales trends" });
+  const toPm = pane.getByRole("article", { name: "Question from analyst-1" }).last();
+  await expect(toPm).toContainText("→ pm-1");
+  await expect(toPm.getByLabel("Answered")).toBeVisible();
+  const inquiry = pane.getByRole("article", { name: "Oversight inquiry from qa-1" }).last();
+  await expect(inquiry.getByLabel("Oversight inquiry")).toBeVisible();
+  await expect(inquiry).toContainText("→ analyst-1");
+  const review = pane.getByRole("article", { name: /^Review decision: / }).last();
+  await expect(review.getByLabel("Decision: Approved")).toBeVisible();
+  await expect(review).toContainText("No blocking issues");
+  const approved = pane.getByRole("article", { name: "Result: Q4 2017 sales analysis by region" }).last();
+  await expect(approved.getByLabel("Approved by qa-1")).toBeVisible();
+  await expect(pane.getByRole("article", { name: /^Submitted for review/ }).last()).toContainText("Reviewed by qa-1");
+  await pane.getByRole("button", { name: "Close thread" }).click();
+
   // Agents are free again.
   await expect(agents.getByRole("button", { name: /^pm-1, Project Manager: online$/ })).toBeVisible({ timeout: 15_000 });
 
-  // After: analyst-1's result approved by qa-1 and pm-1's report with its first table (on a
-  // phone, the report from its first table).
+  // After: the run card with its result, and pm-1's report (on a phone, from its first table).
   await shoot(page, info, "sales-report", async (size) => {
-    await scrollToTop(page, size.width < 768 ? report.getByRole("heading", { name: "Sales and profit by region" }) : approved);
+    await scrollToTop(page, size.width < 768 ? report.getByRole("heading", { name: "Sales and profit by region" }) : run);
   });
 
   // On a phone the wide tables scroll inside the message; the page itself never scrolls sideways.

@@ -30,7 +30,7 @@
 import { expect, test, type APIRequestContext, type Locator, type Page, type TestInfo } from "@playwright/test";
 import type { ApprovalSummary, ThreadSummary } from "../lib/api/types";
 import type { StoredEvent } from "../lib/protocol";
-import { messageLog } from "./helpers";
+import { messageLog, openChannel } from "./helpers";
 
 const ASK = "Analyze last quarter's sales trends";
 const ME = "Dana Whitfield";
@@ -147,7 +147,8 @@ test("approve from the channel card: the held report is sent and the card says w
   const thread = await salesThread(request);
   const { runId, approval } = await runUntilReportHeld(request, thread);
 
-  await page.goto(`/c/${thread.id}`);
+  // Every event inline: the held tool call is checked too.
+  await openChannel(page, thread);
   const held = card(page, approval.approval_id);
   await expect(held).toBeVisible({ timeout: 30_000 });
   // What will happen: agent, tool, the rule and who may approve, the report as a preview.
@@ -168,7 +169,7 @@ test("approve from the channel card: the held report is sent and the card says w
   const call = log.getByRole("article", { name: "Tool call reply" }).last();
   await expect(call).toContainText("Waiting for approval");
   await expect(log.getByLabel("State: Needs approval").first()).toBeVisible();
-  await expect(page.locator(`[data-run-id="${runId}"]`)).toContainText("pm-1 is waiting for approval");
+  await expect(page.locator(`[data-run-id="${runId}"]`)).toContainText("Waiting for approval: pm-1 will");
   await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("pm-1 is waiting for approval");
   await expect(page.getByRole("link", { name: /^Approvals, \d+ pending$/ })).toBeVisible();
   const before = await report(page).count();

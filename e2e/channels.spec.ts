@@ -40,12 +40,14 @@ test("Ctrl/Cmd+K switches channels by typing, arrows and Enter", async ({ page, 
   await openChannel(page, first);
 
   await page.keyboard.press("ControlOrMeta+k");
-  const dialog = page.getByRole("dialog", { name: "Switch channel" });
-  const input = dialog.getByRole("combobox", { name: "Find a channel" });
+  const dialog = page.getByRole("dialog", { name: "Jump to a channel or search" });
+  const input = dialog.getByRole("combobox", { name: "Jump to a channel or search" });
   await expect(input).toBeFocused();
   await input.fill(tag);
   const options = dialog.getByRole("option");
-  await expect(options).toHaveCount(3);
+  // Three channels, then "Search everything" (no message says the tag).
+  await expect(options).toHaveCount(4);
+  await expect(options.last()).toHaveText(`Search everything for “${tag}”`);
   await expect(options.first()).toHaveAttribute("aria-selected", "true");
   await input.press("ArrowDown");
   await expect(dialog.getByRole("option", { name: new RegExp(second.name) })).toHaveAttribute("aria-selected", "true");
@@ -57,7 +59,7 @@ test("Ctrl/Cmd+K switches channels by typing, arrows and Enter", async ({ page, 
   // Typing narrows the list; Escape closes without moving.
   await page.keyboard.press("ControlOrMeta+k");
   await input.fill(`${tag}-gam`);
-  await expect(options).toHaveCount(1);
+  await expect(options).toHaveCount(2);
   await input.press("Enter");
   await expect(page.getByRole("heading", { level: 1, name: third.name })).toBeVisible();
   await page.keyboard.press("ControlOrMeta+k");

@@ -230,14 +230,11 @@ test("@skill:data-analysis in #sales is routed by capability to analyst-1, shown
   test.setTimeout(90_000);
   const sales = ((await (await request.get("/api/threads")).json()).threads as ThreadSummary[]).find((t) => t.name === "sales");
   expect(sales, "the server creates #sales on start").toBeTruthy();
-  await page.goto(`/c/${sales!.id}`);
+  // Every event inline: the routing decision is machinery, in the run's thread by default.
+  await openChannel(page, sales!);
   const log = messageLog(page, "sales");
-  await expect(log).toBeVisible();
   const box = composer(page, "sales");
   await expect(box).toBeEnabled();
-  // Another test may have left a question open: send this as a new request, not as the answer.
-  const notReply = page.getByRole("button", { name: "Don’t reply: send as a new request" });
-  if (await notReply.isVisible()) await notReply.click();
 
   await box.click();
   await box.pressSequentially("@skill:data");

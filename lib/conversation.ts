@@ -2,7 +2,8 @@
  * What a channel shows as its conversation, and what lives in threads (docs/channels.md).
  *
  * A channel reads like a conversation between people and agents: people's messages, agents'
- * messages to people (questions, answers, reports), approval requests, and channel notices.
+ * messages to people (questions, answers, reports), approval requests, requests no agent can
+ * take (routing.failure), and channel notices.
  * The machinery of a run (task steps, tool calls and results, routing and policy decisions,
  * messages between agents) lives in the run's thread, and people's replies in a thread live
  * in the thread of the message they reply to. Pure, shared by the channel and its tests.
@@ -41,6 +42,8 @@ export function inConversation(ev: StoredEvent): boolean {
     case "chat.system":
     case "audit.change":
     case "approval.requested":
+    // No agent can take the person's request: they need to know.
+    case "routing.failure":
       return true;
     default:
       return false;

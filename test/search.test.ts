@@ -88,7 +88,8 @@ describe("GET /api/search", () => {
   });
 
   it("answers 400 with the field for a query it cannot run, and nothing for punctuation alone", async () => {
-    for (const params of [{ q: "   " }, { q: W, type: "task.nope" }, { q: W, after: "yesterday" }, { q: W, limit: "500" }, { q: "x".repeat(201) }]) {
+    const bad: Record<string, string>[] = [{ q: "   " }, { q: W, type: "task.nope" }, { q: W, after: "yesterday" }, { q: W, limit: "500" }, { q: "x".repeat(201) }];
+    for (const params of bad) {
       const { status, body } = await search(member, params);
       expect(status, JSON.stringify(params)).toBe(400);
       expect(body.error?.code).toBe("invalid_query");
