@@ -14,15 +14,16 @@ import { ADMIN_STATE } from "../playwright.config";
 import { createChannel, event, messageLog, openChannel, postEvents, postMessage, uniqueName } from "./helpers";
 
 const orchestrator = { agent_id: "agent:orchestrator", role: "orchestrator", display_name: "Orchestrator" };
-const pm = { agent_id: "agent:pm-1", role: "worker", display_name: "pm-1" };
-const analyst = { agent_id: "agent:analyst-1", role: "worker", display_name: "analyst-1" };
+// Agents outside the workspace, so the server's own agents leave these runs alone.
+const pm = { agent_id: "agent:lead-1", role: "worker", display_name: "lead-1" };
+const analyst = { agent_id: "agent:calc-1", role: "worker", display_name: "calc-1" };
 const TITLE = "Quarterly revenue review";
 const QUESTION = "Which regions matter most to you this quarter?";
 const FIGURE = "4,210,000";
 
 /**
  * A channel with one run: the person's request, then planning, a tool call and its result, a
- * message between agents, a subtask's report with a figure, pm-1's question to the people, and
+ * message between agents, a subtask's report with a figure, lead-1's question to the people, and
  * 300 progress events after it.
  */
 async function channelWithRun(request: APIRequestContext): Promise<{ thread: ThreadSummary; run_id: string; asked: StoredEvent; report: StoredEvent }> {
@@ -35,7 +36,7 @@ async function channelWithRun(request: APIRequestContext): Promise<{ thread: Thr
   const question = event(thread.id, "chat.message", { text: QUESTION, expects_reply: true }, { ...at, from: pm, to: [{ agent_id: "user", role: "human" }] });
   const report = event(thread.id, "task.result", { summary: `Revenue grew 12.5% to $${FIGURE}`, report_markdown: `Revenue grew 12.5% to $${FIGURE} in Q4.` }, { run_id, task_id: child, parent_task_id: root, from: analyst, to: [pm] });
   const stored = await postEvents(request, [
-    event(thread.id, "routing.decision", { selected: "agent:pm-1", candidates: ["agent:pm-1"], reason: "the entry agent", scores: { "agent:pm-1": 1 }, mode: "fixed", rejected: [] }, { ...at, from: orchestrator }),
+    event(thread.id, "routing.decision", { selected: "agent:lead-1", candidates: ["agent:lead-1"], reason: "the entry agent", scores: { "agent:lead-1": 1 }, mode: "fixed", rejected: [] }, { ...at, from: orchestrator }),
     event(thread.id, "task.request", { title: TITLE, instructions: `${TITLE}, please`, input: { message_id: said.id } }, { ...at, from: orchestrator, to: [pm] }),
     event(thread.id, "task.accept", {}, { ...at, from: pm }),
     event(thread.id, "tool.call", { call_id: "c1", server_id: "DataServer", tool: "query_data", arguments: { sql: "SELECT 1" } }, { ...at, from: pm }),
@@ -66,15 +67,15 @@ test("a run shows in the channel as request, question and one live run card; the
   await expect(log.getByRole("article", { name: /^Message from / }).filter({ hasText: `${TITLE}, please` })).toBeVisible();
   const card = log.getByRole("article", { name: `Run: ${TITLE}` });
   await expect(card.getByLabel("Run state: Running")).toBeVisible();
-  await expect(card.getByRole("list", { name: "Working now" })).toContainText("pm-1");
+  await expect(card.getByRole("list", { name: "Working now" })).toContainText("lead-1");
   await expect(card.getByRole("list", { name: "Working now" })).toContainText("Compute the regional totals");
-  await expect(card).toContainText(`pm-1 asks: ${QUESTION}`);
+  await expect(card).toContainText(`lead-1 asks: ${QUESTION}`);
   // The machinery is not in the channel.
   await expect(log.getByRole("article", { name: "Tool call query_data" })).toHaveCount(0);
   await expect(log.getByText("Use the Q4 orders only")).toHaveCount(0);
 
   // The question 300 events back: the banner and the composer know it (server state).
-  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("pm-1 is waiting for your answer");
+  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("lead-1 is waiting for your answer");
   const box = page.getByRole("combobox", { name: `Message #${thread.name}` });
   await expect(page.getByRole("group", { name: "A question is waiting" })).toContainText(`in “${TITLE}”. This message starts a new request.`);
   await expect(page.getByRole("group", { name: /^Answering / })).toHaveCount(0);
@@ -86,21 +87,21 @@ test("a run shows in the channel as request, question and one live run card; the
   const separate = log.getByRole("article", { name: /^Message from / }).filter({ hasText: "Separate topic" });
   await expect(separate).toBeVisible();
   await expect(separate.getByRole("button", { name: /^In reply to/ })).toHaveCount(0);
-  await expect(card).toContainText(`pm-1 asks: ${QUESTION}`);
+  await expect(card).toContainText(`lead-1 asks: ${QUESTION}`);
 
   // Answered on purpose, from the run card: the composer says which question of which run.
   await card.getByRole("button", { name: "Answer" }).click();
-  const chip = page.getByRole("group", { name: "Answering pm-1" });
-  await expect(chip).toContainText(`Answering pm-1 in “${TITLE}”`);
+  const chip = page.getByRole("group", { name: "Answering lead-1" });
+  await expect(chip).toContainText(`Answering lead-1 in “${TITLE}”`);
   await expect(box).toBeFocused();
   await box.fill("EMEA and APAC");
   await box.press("Enter");
   await expect(box).toHaveValue("");
-  await expect(card).not.toContainText("pm-1 asks", { timeout: 10_000 });
+  await expect(card).not.toContainText("lead-1 asks", { timeout: 10_000 });
   const events = (await (await request.get(`/api/runs/${run_id}/events?after=0&limit=5000`)).json()).events as StoredEvent[];
   const answer = events.find((e) => e.type === "chat.message" && (e.payload as { text?: string }).text === "EMEA and APAC");
   expect(answer?.payload).toMatchObject({ reply_to: asked.id });
-  expect(answer?.to).toEqual([{ agent_id: "agent:pm-1" }]);
+  expect(answer?.to).toEqual([{ agent_id: "agent:lead-1" }]);
 
   // The run's thread: its events, live, beside the channel.
   await card.getByRole("button", { name: /^Open the thread of / }).click();
@@ -173,11 +174,11 @@ test("the first visit opens a welcome that drops the person into #sales with the
     await expect(page.getByRole("list").filter({ hasText: "pm-1" }).first()).toBeVisible();
     await serious(page, "welcome");
     await page.getByRole("button", { name: "Ask “Analyze last quarter's sales trends”" }).click();
-    await expect(page.getByRole("heading", { level: 1, name: "sales" })).toBeVisible();
+    await expect(page.getByRole("heading", { level: 1, name: "sales", exact: true })).toBeVisible();
     await expect(page.getByRole("combobox", { name: "Message #sales" })).toHaveValue("Analyze last quarter's sales trends");
     // Later visits return to the last channel.
     await page.goto("/");
-    await expect(page.getByRole("heading", { level: 1, name: "sales" })).toBeVisible();
+    await expect(page.getByRole("heading", { level: 1, name: "sales", exact: true })).toBeVisible();
   } finally {
     await context.close();
   }

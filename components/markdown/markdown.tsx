@@ -10,7 +10,7 @@
  * message's width, so a wide table scrolls sideways on a phone instead of widening the page;
  * columns GFM aligns right (`---:`) are numeric: right-aligned, tabular figures, no wrapping.
  */
-import { memo, type CSSProperties } from "react";
+import { memo, type CSSProperties, type HTMLAttributes, type ReactNode } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeSanitize from "rehype-sanitize";
 import remarkGfm from "remark-gfm";
@@ -38,7 +38,28 @@ function cellClass(style: CSSProperties | undefined, node: HastNode | undefined)
   return cls.length ? cls.join(" ") : undefined;
 }
 
+/**
+ * A message's headings sit under the page's own (the channel's h1, a card's h3): each is announced
+ * two levels down (`aria-level`), and keeps its tag for the document-like styling of reports.
+ */
+function demoted(level: 1 | 2 | 3 | 4 | 5 | 6) {
+  const Tag = `h${level}` as const;
+  return function Heading({ node: _node, children, ...rest }: { node?: unknown; children?: ReactNode } & HTMLAttributes<HTMLHeadingElement>) {
+    return (
+      <Tag {...rest} aria-level={Math.min(6, level + 2)}>
+        {children}
+      </Tag>
+    );
+  };
+}
+
 const components: Components = {
+  h1: demoted(1),
+  h2: demoted(2),
+  h3: demoted(3),
+  h4: demoted(4),
+  h5: demoted(5),
+  h6: demoted(6),
   table: ({ node: _node, children, ...rest }) => (
     <div className="md-table scroll-slim" role="region" aria-label="Table" tabIndex={0}>
       <table {...rest}>{children}</table>

@@ -12,6 +12,7 @@
  * The open pane is in the URL (`?run=<run_id>` or `?message=<id>`), so a thread can be linked.
  */
 import Link from "next/link";
+import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { indexQuestions } from "@/lib/fold/questions";
 import { isEvent, type StoredEvent } from "@/lib/protocol";
@@ -47,12 +48,15 @@ function bannerApproval(threadId: string, events: readonly StoredEvent[] | undef
 }
 
 /** The pane named in the URL (`?run=` or `?message=`), if any. */
-function paneFromUrl(): ThreadTarget | null {
-  const q = new URLSearchParams(window.location.search);
+function paneFromParams(q: { get(name: string): string | null }): ThreadTarget | null {
   const run = q.get("run");
   if (run) return { run_id: run };
   const message = q.get("message");
   return message ? { message_id: message } : null;
+}
+
+function paneRunOf(pane: ThreadTarget | null): string | null {
+  return pane && "run_id" in pane ? pane.run_id : null;
 }
 
 /** One channel, live: header, events, composer, thread pane. */
@@ -67,8 +71,10 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   const missing = threads.isSuccess && !thread;
   const [chosen, setTarget] = useState<ComposerTarget>({ kind: "new" });
   const [view, setView] = useLocalValue<"conversation" | "all">(viewKey(threadId), "conversation");
-  // Keyed by channel (app/(app)/c/[thread_id]/page.tsx), so these start afresh per channel.
-  const [pane, setPaneState] = useState<ThreadTarget | null>(() => (typeof window === "undefined" ? null : paneFromUrl()));
+  // The pane and the event to show are in the URL (a link or a search hit may change them while the channel is open).
+  const params = useSearchParams();
+  const pane = useMemo(() => paneFromParams(params), [params]);
+  const paneFocus = params.get("event");
   const events = feed.events;
   // Where the person left off, as of opening the channel (the unread divider stays put while it is open).
   const [readUpTo] = useState(() => (typeof window === "undefined" ? null : readSeqOf(threadId)));
@@ -84,7 +90,6 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   const pendingApproval = useMemo(() => bannerApproval(threadId, events, pendingAll), [threadId, events, pendingAll]);
 
   const setPane = useCallback((next: ThreadTarget | null) => {
-    setPaneState(next);
     const url = new URL(window.location.href);
     url.searchParams.delete("run");
     url.searchParams.delete("message");
@@ -127,15 +132,13 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   // conversation): scroll to that card once loaded, loading older pages when it is further back.
   // A hit in a run's machinery opens the run's thread instead (`?run=`), which scrolls to it.
   const want = useRef<{ match: (e: StoredEvent) => boolean; param: string; pages: number } | null>(null);
-  const [paneFocus] = useState(() => (typeof window === "undefined" ? null : new URLSearchParams(window.location.search).get("event")));
+  const wantApproval = params.get("approval");
+  const wantEvent = paneRunOf(pane) ? null : paneFocus;
   useEffect(() => {
-    const q = new URLSearchParams(window.location.search);
-    const approval = q.get("approval");
-    const event = q.get("event");
-    if (approval) want.current = { match: (e) => isEvent(e, "approval.requested") && e.payload.approval_id === approval, param: "approval", pages: 0 };
-    else if (event && !q.get("run")) want.current = { match: (e) => e.id === event, param: "event", pages: 0 };
+    if (wantApproval) want.current = { match: (e) => isEvent(e, "approval.requested") && e.payload.approval_id === wantApproval, param: "approval", pages: 0 };
+    else if (wantEvent) want.current = { match: (e) => e.id === wantEvent, param: "event", pages: 0 };
     else want.current = null;
-  }, [threadId]);
+  }, [wantApproval, wantEvent]);
   const { hasMoreBefore, loadingOlder, loadOlder } = feed;
   useEffect(() => {
     const w = want.current;
@@ -161,7 +164,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
       window.history.replaceState(window.history.state, "", url);
     }, 80);
     return () => clearTimeout(t);
-  }, [events, hasMoreBefore, loadingOlder, loadOlder, setPane]);
+  }, [events, hasMoreBefore, loadingOlder, loadOlder, setPane, wantApproval, wantEvent]);
 
   // The open channel is read: the sidebar counts none of its messages as unread.
   const count = thread?.message_count;
@@ -210,7 +213,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
 
   const name = thread?.name ?? "";
   const newestQuestion = waiting.length ? waiting[waiting.length - 1]! : null;
-  const paneRun = pane && "run_id" in pane ? pane.run_id : null;
+  const paneRun = paneRunOf(pane);
   const paneQuestion = paneRun ? waiting.filter((q) => q.run_id === paneRun).at(-1) : undefined;
   return (
     <ThreadActionsContext.Provider value={actions}>
@@ -275,7 +278,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
         {pane && events && (
           <div className="flex min-h-0 w-full flex-col lg:w-[420px] lg:shrink-0 xl:w-[480px]">
             <ThreadPane
-              key={paneRun ?? ("message_id" in pane ? pane.message_id : "")}
+              key={`${paneRun ?? ("message_id" in pane ? pane.message_id : "")}:${paneFocus ?? ""}`}
               threadId={threadId}
               channelName={name}
               target={pane}

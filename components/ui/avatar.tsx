@@ -28,9 +28,11 @@ export function Avatar({
         width: size,
         height: size,
         fontSize: size * 0.38,
+        // OKLCH keeps the lightness the same for every hue, so the white initials read on all
+        // of them (at least 4.5:1; hsl's yellows and greens were too light).
         background: agent
-          ? `linear-gradient(135deg, hsl(${hue} 62% 52%), hsl(${(hue + 40) % 360} 62% 42%))`
-          : `hsl(${hue} 55% 46%)`,
+          ? `linear-gradient(135deg, oklch(0.52 0.14 ${hue}), oklch(0.44 0.14 ${(hue + 40) % 360}))`
+          : `oklch(0.5 0.13 ${hue})`,
       }}
     >
       {letters}

@@ -1,0 +1,177 @@
+/**
+ * Channel load benchmark (docs/benchmarks.md): how soon a person can type in a channel. It fills a
+ * channel with --runs runs (each a request, planning, tool calls, a question and its answer, an
+ * approval and a report: about 30 events, the machinery in the runs' threads), opens it in
+ * Chromium and prints, from navigation start:
+ *   - composer usable: the message box is in the page, enabled and hydrated (React handles what
+ *     is typed: its props are attached), and the next animation frame has run. Target < 1.5 s.
+ *   - conversation shown: the first run card is visible.
+ *   - the JavaScript the page loaded (transfer and decoded size).
+ * One warm-up visit fills the browser's cache of the bundles; --visits visits are measured.
+ *
+ *   node --import tsx bench/composer.ts [--runs=40] [--visits=7] [--port=3470] [--name=composer] [--keep]
+ *
+ * Needs a production build (`npx next build`, or NEXT_DIST_DIR); without one it says so and stops.
+ * Writes bench/results/<--name>.json.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { chromium } from "playwright-core";
+import { makeMessage, newId, type ClutchMessage, type MessageType, type PayloadOf } from "@/lib/protocol";
+import { createClutch } from "@/server/clutch";
+import { CHROMIUM_ARGS } from "../playwright.config";
+import { arg, benchDatabase, flag, gitState, machine, numArg, ROOT, safeUrl, sleep, summarize, writeResults } from "./_lib";
+import { scriptAdminEnv, signIn } from "../scripts/session";
+
+const RUNS = numArg("runs", 40);
+const VISITS = numArg("visits", 7);
+const PORT = numArg("port", 3470);
+const NAME = arg("name", "composer");
+const KEEP = flag("keep");
+
+const person = { agent_id: "user:bench", role: "human", display_name: "Bench Person" } as const;
+const pm = { agent_id: "agent:pm-1", role: "worker", display_name: "pm-1" } as const;
+const analyst = { agent_id: "agent:analyst-1", role: "worker", display_name: "analyst-1" } as const;
+const orchestrator = { agent_id: "agent:orchestrator", role: "orchestrator" } as const;
+
+/** One run as the seed's team would log it, after the person's request in the channel. */
+function run(thread_id: string, i: number): ClutchMessage[] {
+  const run_id = newId("run");
+  const root = newId("task");
+  const child = newId("task");
+  const at = { thread_id, run_id, task_id: root, parent_task_id: null };
+  const sub = { thread_id, run_id, task_id: child, parent_task_id: root };
+  const m = <T extends MessageType>(type: T, payload: PayloadOf<T>, ctx: Partial<ClutchMessage> & { from: ClutchMessage["from"] }) =>
+    makeMessage({ type, payload, to: [], ...at, ...ctx } as Parameters<typeof makeMessage>[0]);
+  const question = m("chat.message", { text: `Run ${i}: regional breakdowns, customer segments, or overall trend?`, expects_reply: true }, { from: pm, to: [{ agent_id: "user", role: "human" }] });
+  const out: ClutchMessage[] = [
+    m("routing.decision", { selected: pm.agent_id, candidates: [pm.agent_id], reason: "entry agent", scores: { [pm.agent_id]: 1 }, mode: "fixed", rejected: [] }, { from: orchestrator }),
+    m("task.request", { title: `Analyze sales, request ${i}`, instructions: "Last quarter" }, { from: orchestrator, to: [pm] }),
+    m("task.accept", {}, { from: pm }),
+    question,
+    m("chat.message", { text: "Regional breakdown by major market", reply_to: question.id }, { from: person, to: [pm] }),
+    m("task.request", { title: "Query the sales data", instructions: "By region" }, { ...sub, from: pm, to: [analyst] }),
+    m("task.accept", {}, { ...sub, from: analyst }),
+  ];
+  for (let k = 0; k < 6; k++) {
+    out.push(m("tool.call", { call_id: `c${k}`, server_id: "DataServer", tool: "query_data", arguments: { sql: `SELECT region, sum(sales) FROM orders GROUP BY ${k}` } }, { ...sub, from: analyst }));
+    out.push(m("tool.result", { call_id: `c${k}`, tool: "query_data", result: { rows: [["Central", 501239.89], ["East", 678781.24]] } }, { ...sub, from: analyst }));
+  }
+  out.push(m("task.result", { summary: "Central leads", report_markdown: "| Region | Sales |\n|---|---:|\n| Central | 501,239.89 |" }, { ...sub, from: analyst, to: [pm] }));
+  out.push(m("chat.message", { text: `## Report ${i}\n\nCentral grew the most.\n\n| Region | Sales |\n|---|---:|\n| Central | 501,239.89 |\n| East | 678,781.24 |` }, { from: pm, to: [{ agent_id: "user", role: "human" }] }));
+  out.push(m("task.result", { summary: `Report ${i} sent` }, { from: pm }));
+  return out;
+}
+
+function httpOk(port: number): Promise<boolean> {
+  return new Promise((r) => http.get({ host: "127.0.0.1", port, path: "/api/health" }, (res) => (res.resume(), r(res.statusCode === 200))).on("error", () => r(false)));
+}
+
+async function main() {
+  const distDir = process.env.NEXT_DIST_DIR || ".next";
+  if (!fs.existsSync(path.join(ROOT, distDir, "BUILD_ID"))) {
+    console.log(`no production build in ${distDir}/ (BUILD_ID missing): run \`npx next build\` first`);
+    return;
+  }
+  const db = await benchDatabase();
+  console.log(`database ${safeUrl(db.url)}${db.created ? " (fresh)" : ""}`);
+  let server: ReturnType<typeof spawn> | undefined;
+  try {
+    const rt = await createClutch({ databaseUrl: db.url, dataDir: "", workspaceDir: null });
+    const thread = await rt.store.createThread({ name: "bench-channel", topic: "channel load benchmark" }, { agent_id: "user:bench" });
+    const conversation = { run_id: `run_${thread.id.replace(/^thr_/, "")}`, task_id: `task_${thread.id.replace(/^thr_/, "")}` };
+    let events = 0;
+    for (let i = 0; i < RUNS; i++) {
+      const batch = [makeMessage({ type: "chat.message", thread_id: thread.id, ...conversation, from: person, to: [], payload: { text: `Analyze sales, request ${i}` } }), ...run(thread.id, i)];
+      events += batch.length;
+      await rt.store.append(batch);
+    }
+    await rt.stop();
+    console.log(`#bench-channel: ${RUNS} runs, ${events} events`);
+
+    server = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+      cwd: ROOT,
+      env: { ...process.env, ...scriptAdminEnv, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", LOG_LEVEL: "warn", CLUTCH_WORKSPACE: "none" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    server.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+    server.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+    for (let i = 0; !(await httpOk(PORT)); i++) {
+      if (i > 600 || server.exitCode !== null) throw new Error(`server.ts did not start:\n${output}`);
+      await sleep(100);
+    }
+    const base = `http://localhost:${PORT}`;
+    const session = await signIn(base);
+    const url = `${base}/c/${thread.id}`;
+    await fetch(url, { headers: { cookie: session.header } }).then((r) => r.text());
+
+    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.addCookies(session.cookies);
+    // Page scripts are strings: tsx's esbuild would wrap named functions in a helper the page lacks.
+    await context.addInitScript(`(() => {
+      const check = () => {
+        const box = document.querySelector('textarea[aria-label^="Message #"]');
+        if (box && window.__composerReady === undefined && !box.disabled && Object.keys(box).some((k) => k.startsWith("__reactProps"))) {
+          requestAnimationFrame(() => { if (window.__composerReady === undefined) window.__composerReady = performance.now(); });
+        }
+        const card = document.querySelector("[data-run-id]");
+        if (card && window.__conversationShown === undefined) window.__conversationShown = performance.now();
+        if (window.__composerReady === undefined || window.__conversationShown === undefined) requestAnimationFrame(check);
+      };
+      requestAnimationFrame(check);
+    })()`);
+    const visit = async () => {
+      const page = await context.newPage();
+      await page.goto(url, { waitUntil: "commit" });
+      await page.waitForFunction("window.__composerReady !== undefined && window.__conversationShown !== undefined", null, { timeout: 60_000 });
+      const t = (await page.evaluate(`(() => {
+        const scripts = performance.getEntriesByType("resource").filter((e) => e.name.endsWith(".js"));
+        return {
+          ready: window.__composerReady,
+          shown: window.__conversationShown,
+          html: performance.getEntriesByType("navigation")[0].responseEnd,
+          js_transfer: scripts.reduce((s, e) => s + e.encodedBodySize, 0),
+          js_decoded: scripts.reduce((s, e) => s + e.decodedBodySize, 0),
+          js_files: scripts.length,
+        };
+      })()`)) as { ready: number; shown: number; html: number; js_transfer: number; js_decoded: number; js_files: number };
+      await page.close();
+      return t;
+    };
+    await visit();
+    const visits = [];
+    for (let i = 0; i < VISITS; i++) visits.push(await visit());
+    await browser.close();
+
+    const kb = (b: number) => Math.round(b / 1024);
+    const result = {
+      at: new Date().toISOString(),
+      machine: machine(),
+      git: gitState(),
+      channel: { runs: RUNS, events },
+      composer_ready_ms: summarize(visits.map((v) => v.ready)),
+      conversation_shown_ms: summarize(visits.map((v) => v.shown)),
+      html_received_ms: summarize(visits.map((v) => v.html)),
+      javascript: { files: visits[0]!.js_files, transfer_kb: kb(visits[0]!.js_transfer), decoded_kb: kb(visits[0]!.js_decoded) },
+      targets: { composer_ready_ms: 1500 },
+    };
+    console.log(`composer usable after navigation: p50 ${result.composer_ready_ms.p50} ms, max ${result.composer_ready_ms.max} ms (target < 1500; ${VISITS} visits)`);
+    console.log(`first run card shown: p50 ${result.conversation_shown_ms.p50} ms; HTML received p50 ${result.html_received_ms.p50} ms`);
+    console.log(`JavaScript: ${result.javascript.files} files, ${result.javascript.transfer_kb} KB transferred (first visit after warm-up: from cache), ${result.javascript.decoded_kb} KB decoded; load ${machine().loadavg.join(" ")}`);
+    console.log(`results: ${path.relative(process.cwd(), writeResults(NAME, result))}`);
+  } finally {
+    if (server && server.exitCode === null) {
+      server.kill("SIGTERM");
+      await Promise.race([new Promise((r) => server!.once("exit", r)), sleep(10_000)]);
+      if (server.exitCode === null) server.kill("SIGKILL");
+    }
+    if (KEEP) console.log(`kept the database ${safeUrl(db.url)}`);
+    else await db.drop();
+  }
+}
+
+await main();
