@@ -94,7 +94,7 @@ async function runUntilReportHeld(request: APIRequestContext, thread: ThreadSumm
 
 /** The approval's card in the channel. */
 function card(page: Page, approvalId: string): Locator {
-  return page.locator(`section[data-approval-id="${approvalId}"]`);
+  return page.locator(`[data-approval-id="${approvalId}"]`);
 }
 
 /** pm-1's report in the channel. */
@@ -237,7 +237,7 @@ test("approve from the inbox with the keyboard: j/k, Enter opens it in #sales, a
   await expect(done).toContainText(`${ME} (you)`);
 
   // In #sales the card shows the outcome and the report arrived.
-  await page.goto(`/c/${thread.id}`);
+  await openChannel(page, thread);
   await expect(card(page, approval.approval_id)).toHaveAttribute("data-approval-state", "granted");
   await expect(card(page, approval.approval_id).getByLabel("Outcome")).toContainText(`Approved by ${ME}`);
   await expect(report(page).last()).toBeVisible({ timeout: 30_000 });
@@ -258,7 +258,7 @@ test("reject with a comment: the report is not sent, pm-1 is told why and carrie
   await box.press("Enter");
   await expect(page.locator(`[data-approval-item="${approval.approval_id}"]`)).toHaveCount(0);
 
-  await page.goto(`/c/${thread.id}`);
+  await openChannel(page, thread);
   const held = card(page, approval.approval_id);
   await expect(held).toHaveAttribute("data-approval-state", "rejected");
   await expect(held.getByLabel("Outcome")).toContainText(`Rejected by ${ME}`);
@@ -290,7 +290,7 @@ test("edit the arguments then approve: only a JSON object is accepted, and the e
   const thread = await salesThread(request);
   const { approval } = await runUntilReportHeld(request, thread);
 
-  await page.goto(`/c/${thread.id}`);
+  await openChannel(page, thread);
   const held = card(page, approval.approval_id);
   await held.getByRole("button", { name: "Edit arguments…" }).click();
   const editor = held.getByRole("textbox", { name: /^Arguments/ });

@@ -67,8 +67,9 @@ test("a run shows in the channel as request, question and one live run card; the
   await expect(log.getByRole("article", { name: /^Message from / }).filter({ hasText: `${TITLE}, please` })).toBeVisible();
   const card = log.getByRole("article", { name: `Run: ${TITLE}` });
   await expect(card.getByLabel("Run state: Running")).toBeVisible();
-  await expect(card.getByRole("list", { name: "Working now" })).toContainText("lead-1");
-  await expect(card.getByRole("list", { name: "Working now" })).toContainText("Compute the regional totals");
+  // Who works on what: calc-1's subtask is done, lead-1 waits for the person.
+  await expect(card.getByRole("list", { name: "Working now" })).toHaveText(/lead-1\s*waiting for an answer/);
+  await expect(card).toContainText("1 of 2 tasks done");
   await expect(card).toContainText(`lead-1 asks: ${QUESTION}`);
   // The machinery is not in the channel.
   await expect(log.getByRole("article", { name: "Tool call query_data" })).toHaveCount(0);

@@ -206,7 +206,7 @@ async function salesRun(s: Session): Promise<string> {
     await expect(box).toHaveValue("");
   });
 
-  const run = page.getByRole("region", { name: `Run: ${ASK}` });
+  const run = log.getByRole("article", { name: `Run: ${ASK}` });
   const question = log.getByRole("article", { name: "Question from pm-1" });
   await step("pm-1 asks its question: sales-question.png", async () => {
     await expect(question.getByLabel("Waiting for your answer")).toBeVisible(SLOW);
@@ -217,7 +217,7 @@ async function salesRun(s: Session): Promise<string> {
   const runId = (await run.getAttribute("data-run-id"))!;
 
   await step(`answer pm-1: "${ANSWER}"`, async () => {
-    await question.getByRole("button", { name: "Reply" }).click();
+    await question.getByRole("button", { name: "Answer" }).click();
     await expect(box).toBeFocused();
     await box.fill(ANSWER);
     await box.press("Enter");
@@ -234,7 +234,7 @@ async function salesRun(s: Session): Promise<string> {
         }, SLOW)
         .not.toBe("running");
       if (!held) break;
-      const card = page.locator(`section[data-approval-id="${held.approval_id}"]`);
+      const card = page.locator(`[data-approval-id="${held.approval_id}"]`);
       await expect(card.getByLabel("Approval: waiting for a decision")).toBeVisible(SLOW);
       if (held.rule === "approve-final-report") await shootHeldReport(s, card, held);
       await card.getByRole("button", { name: "Approve", exact: true }).click();
@@ -244,23 +244,28 @@ async function salesRun(s: Session): Promise<string> {
     if (state !== "succeeded") throw new Error(`the run ended ${state}`);
   });
 
-  await step("the reviewed report: sales-report.png", async () => {
+  await step("the run card with its result, and the report: sales-report.png", async () => {
     await expect(run.getByLabel("Run state: Succeeded")).toBeVisible(SLOW);
     await expect(page.getByRole("list", { name: "Agents" }).getByRole("button", { name: /^pm-1, Project Manager: online$/ })).toBeVisible(SLOW);
-    const result = log.getByRole("article", { name: "Result: Q4 2017 sales analysis by region" });
-    await expect(result.getByLabel("Approved by qa-1")).toBeVisible();
-    await scrollToTop(page, result);
+    await expect(run).toContainText("Result · pm-1");
+    await scrollToTop(page, run);
     await shoot(page, "sales-report.png");
   });
 
-  await step("the channel's events: channel-light.png, channel-dark.png", async () => {
-    // From pm-1's question on: chat, a task's progress, the answer, policy decisions, a tool
-    // call and its result, a routing decision, a task request.
+  await step("the conversation with the run's thread beside it: channel-light.png, channel-dark.png", async () => {
+    // The channel: the request, the question and its answer, the run card; the pane: every step
+    // of the run (tasks, tool calls and results, routing and policy, agents talking, qa-1's review).
+    await run.getByRole("button", { name: /^Open the thread of / }).click();
+    const pane = page.getByRole("complementary", { name: `Thread of run ${ASK}` });
+    const result = pane.getByRole("article", { name: "Result: Q4 2017 sales analysis by region" });
+    await expect(result.getByLabel("Approved by qa-1")).toBeVisible(SLOW);
     await scrollToTop(page, question);
+    await result.scrollIntoViewIfNeeded();
     await shoot(page, "channel-light.png");
     await page.emulateMedia({ colorScheme: "dark" });
     await shoot(page, "channel-dark.png");
     await page.emulateMedia({ colorScheme: "light" });
+    await pane.getByRole("button", { name: "Close thread" }).click();
   });
   return runId;
 }
@@ -284,7 +289,7 @@ async function runPage(s: Session, runId: string): Promise<void> {
   const { page, request } = s;
   const node = (agent: string, state: string) => page.getByRole("button", { name: new RegExp(`^${agent}: .* — ${state}`) });
   await step("open the run and re-run it from the analyst's hand-off", async () => {
-    await page.getByRole("region", { name: `Run: ${ASK}` }).getByRole("link", { name: /^Open run / }).click();
+    await s.log.getByRole("article", { name: `Run: ${ASK}` }).getByRole("link", { name: /^Open run / }).click();
     await expect(page.getByRole("heading", { level: 1, name: ASK })).toBeVisible();
     await expect(node("qa-1", "Succeeded")).toBeVisible(SLOW);
     const events = (await (await request.get(`/api/runs/${encodeURIComponent(runId)}/events?after=0&limit=1000`)).json()).events as StoredEvent[];
@@ -310,7 +315,7 @@ async function runPage(s: Session, runId: string): Promise<void> {
   await step("the finished run with its fork: run-dag.png", async () => {
     // Read #sales first, so that the sidebar has no unread count.
     await page.goto(`/c/${s.sales.id}`);
-    await expect(page.getByRole("region", { name: `Run: ${ASK}` }).last().getByLabel("Run state: Succeeded")).toBeVisible(SLOW);
+    await expect(s.log.getByRole("article", { name: `Run: ${ASK}` }).last().getByLabel("Run state: Succeeded")).toBeVisible(SLOW);
     await page.goto(`/runs/${encodeURIComponent(runId)}`);
     await expect(page.getByLabel("Forks of this run")).toBeVisible();
     await expect(node("qa-1", "Succeeded")).toBeVisible(SLOW);
@@ -332,7 +337,7 @@ async function mentions(s: Session): Promise<void> {
     await box.fill("");
   });
 
-  const run = page.getByRole("region", { name: `Run: ${ROUTED}` });
+  const run = log.getByRole("article", { name: `Run: ${ROUTED}` });
   await step(`ask "@skill:data-analysis ${ROUTED}" and answer analyst-1`, async () => {
     await box.pressSequentially("@skill:data");
     await expect(page.getByRole("option", { name: /^@skill:data-analysis, / })).toBeVisible();
@@ -342,18 +347,20 @@ async function mentions(s: Session): Promise<void> {
     await expect(box).toHaveValue("");
     const question = log.getByRole("article", { name: "Question from analyst-1" }).last();
     await expect(question.getByLabel("Waiting for your answer")).toBeVisible(SLOW);
-    await question.getByRole("button", { name: "Reply" }).click();
+    await question.getByRole("button", { name: "Answer" }).click();
     await box.fill(FOLLOW_UP);
     await box.press("Enter");
     await expect(run.getByLabel("Run state: Succeeded")).toBeVisible(SLOW);
   });
 
-  await step("the routing decision: routing-decision.png", async () => {
-    const decision = log.getByRole("article", { name: "Routing decision: agent:analyst-1" }).last();
+  await step("the routing decision in the run's thread: routing-decision.png", async () => {
+    await run.getByRole("button", { name: /^Open the thread of / }).click();
+    const pane = page.getByRole("complementary", { name: `Thread of run ${ROUTED}` });
+    const decision = pane.getByRole("article", { name: "Routing decision: agent:analyst-1" }).last();
     await expect(decision).toContainText("by capability");
-    await scrollToBottom(page, decision);
-    await scrollToTop(page, run);
+    await scrollToTop(page, decision);
     await shoot(page, "routing-decision.png");
+    await pane.getByRole("button", { name: "Close thread" }).click();
   });
 }
 

@@ -83,6 +83,15 @@ export function InboxItem({
               <HashIcon size={11} className="text-fg-subtle" />
               {a.thread_name ?? a.thread_id}
             </span>
+            {a.run_title && (
+              <>
+                <span aria-hidden="true">·</span>
+                <span className="min-w-0 max-w-[22rem] truncate" title={`Run: ${a.run_title}`}>
+                  <span className="sr-only">Run: </span>
+                  {a.run_title}
+                </span>
+              </>
+            )}
             <span aria-hidden="true">·</span>
             <span className="min-w-0 truncate font-mono text-[11.5px]">{subjectLabel(subjectOf(a))}</span>
             <span aria-hidden="true">·</span>

@@ -86,7 +86,7 @@ export function filterApprovals(list: readonly ApprovalSummary[], f: ApprovalFil
     if (f.agent && a.agent_id !== f.agent) return false;
     if (f.kind && a.kind !== f.kind) return false;
     if (!q) return true;
-    const hay = [a.summary, a.agent_id, a.thread_name ?? "", subjectLabel(subjectOf(a)), a.kind, a.comment ?? "", a.decided_by ?? ""]
+    const hay = [a.summary, a.agent_id, a.thread_name ?? "", a.run_title ?? "", subjectLabel(subjectOf(a)), a.kind, a.comment ?? "", a.decided_by ?? ""]
       .join("\n")
       .toLowerCase();
     return hay.includes(q);

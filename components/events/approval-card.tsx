@@ -125,13 +125,15 @@ export function ApprovalCard({ event, continued, approval }: { event: StoredEven
   // The countdown ticks on its own; the card only needs to notice the deadline passing.
   const now = useNow(pending, 5000);
   const [editing, setEditing] = useState(false);
+  const runTitle = useThreadActions().runTitle?.(event.run_id) ?? null;
   if (!view) return null;
   const p = view.payload;
   const over = pending && Date.parse(view.expires_at) <= now;
   const escalatedTo = view.escalation?.payload.escalated_to ?? [];
   return (
     <SenderRow event={event} continued={continued} label={`Approval ${view.state === "pending" ? "needed" : view.state}: ${p.summary}`}>
-      <div role="group"
+      <div
+        role="group"
         aria-label="Approval"
         data-approval-id={view.approval_id}
         data-approval-state={view.state}
@@ -148,6 +150,7 @@ export function ApprovalCard({ event, continued, approval }: { event: StoredEven
           {pending && <ExpiryCountdown iso={view.expires_at} active className="ml-auto text-xs" />}
         </header>
         <h3 className="mt-1 text-[14px] font-semibold leading-5 text-fg">{p.summary}</h3>
+        {runTitle && <p className="text-xs text-fg-muted">in the run “{runTitle}”</p>}
         {pending ? (
           <>
             <ApprovalFacts subject={p.subject} approvers={view.approvers} rule={p.rule} reason={p.reason} />

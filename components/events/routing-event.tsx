@@ -201,7 +201,8 @@ export function RoutingFailure({ event, continued }: { event: StoredEventOf<"rou
   }));
   return (
     <SenderRow event={event} continued={continued} label={`Routing failure: no agent matched${waiting ? ", waiting for an agent" : ""}`}>
-      <div role="group"
+      <div
+        role="group"
         aria-label="Routing failure"
         className={`mt-1 max-w-2xl rounded-lg border px-3 py-2 ${waiting ? "border-warning/40 bg-warning/[0.05]" : "border-danger/35 bg-danger/[0.04]"}`}
       >

@@ -293,7 +293,8 @@ export function TaskCard({
   const accent = refusal ? "border-l-warning" : decision ? (DECISION_ACCENT[decision] ?? "border-l-success") : (ACCENT[event.type] ?? "border-l-info");
   return (
     <SenderRow event={event} continued={continued} label={`${verb}${typeof title === "string" ? `: ${title}` : ""}`}>
-      <div role="group"
+      <div
+        role="group"
         aria-label="Task"
         className={`mt-1 max-w-2xl rounded-lg border border-l-[3px] border-line bg-surface px-3 py-2 shadow-[0_1px_0_rgb(0_0_0/0.02)] ${accent}`}
       >

@@ -17,6 +17,8 @@ export interface ThreadActions {
   openThread(target: ThreadTarget): void;
   /** Scroll to the message with this id and flash it; false when it is not loaded. */
   jumpTo(messageId: string): boolean;
+  /** The title of a run of the channel (a fork says so), when known. */
+  runTitle?(runId: string): string | null;
 }
 
 const noop: ThreadActions = { replyTo: () => {}, openThread: () => {}, jumpTo: () => false };

@@ -122,8 +122,9 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
       replyTo: answer,
       openThread: setPane,
       jumpTo: (id) => list.current?.jumpTo(id) ?? false,
+      runTitle: (id) => runs?.find((r) => r.run_id === id)?.title ?? null,
     }),
-    [answer, setPane],
+    [answer, setPane, runs],
   );
   // An answered or closed question leaves the composer's answer mode.
   const target: ComposerTarget = chosen.kind === "answer" && runs && !waiting.some((q) => q.id === chosen.question.id) ? { kind: "new" } : chosen;

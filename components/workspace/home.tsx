@@ -39,34 +39,37 @@ export function Home() {
         <h1 className="flex-1 text-[15px] font-bold">Clutch</h1>
         <ThemeToggle />
       </header>
-      {welcome ? (
-        <Welcome fallback={{ id: threads[0]!.id, name: threads[0]!.name }} />
-      ) : (
-      <div className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
-        {isError ? (
-          <>
-            <p className="font-medium">Couldn’t reach the server.</p>
-            <Button onClick={() => refetch()}>Try again</Button>
-          </>
-        ) : empty ? (
-          <>
-            <div className="inline-flex h-12 w-12 items-center justify-center rounded-2xl bg-accent/12 text-accent">
-              <HashIcon size={24} />
-            </div>
-            <h2 className="text-lg font-bold">Start with a channel</h2>
-            <p className="max-w-sm text-sm text-fg-muted">
-              Channels hold the conversation and everything your agents do: tasks, tool calls and routing decisions, live.
-            </p>
-            <Button variant="primary" onClick={openNewChannel}>
-              Create a channel
-            </Button>
-          </>
-        ) : (
-          <p className="text-sm text-fg-muted" role="status">
-            Opening your channels…
+      {welcome ? <Welcome fallback={{ id: threads[0]!.id, name: threads[0]!.name }} /> : <Landing empty={Boolean(empty)} isError={isError} retry={() => refetch()} create={openNewChannel} />}
+    </div>
+  );
+}
+
+/** While the last channel opens: a note; with no channel, the invitation to create one; or the error. */
+function Landing({ empty, isError, retry, create }: { empty: boolean; isError: boolean; retry: () => void; create: () => void }) {
+  return (
+    <div className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
+      {isError ? (
+        <>
+          <p className="font-medium">Couldn’t reach the server.</p>
+          <Button onClick={retry}>Try again</Button>
+        </>
+      ) : empty ? (
+        <>
+          <div className="inline-flex h-12 w-12 items-center justify-center rounded-2xl bg-accent/12 text-accent">
+            <HashIcon size={24} />
+          </div>
+          <h2 className="text-lg font-bold">Start with a channel</h2>
+          <p className="max-w-sm text-sm text-fg-muted">
+            Channels hold the conversation and everything your agents do: tasks, tool calls and routing decisions, live.
           </p>
-        )}
-      </div>
+          <Button variant="primary" onClick={create}>
+            Create a channel
+          </Button>
+        </>
+      ) : (
+        <p className="text-sm text-fg-muted" role="status">
+          Opening your channels…
+        </p>
       )}
     </div>
   );
