@@ -39,10 +39,10 @@ export function inConversation(ev: StoredEvent): boolean {
       // An agent's message to the whole channel, or to people; not one between agents.
       return to.length === 0 || to.some(isPeopleRecipient);
     }
+    // A request no agent can take (routing.failure): the person who asked needs to know.
     case "chat.system":
     case "audit.change":
     case "approval.requested":
-    // No agent can take the person's request: they need to know.
     case "routing.failure":
       return true;
     default:
