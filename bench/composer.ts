@@ -14,16 +14,15 @@
  * Needs a production build (`npx next build`, or NEXT_DIST_DIR); without one it says so and stops.
  * Writes bench/results/<--name>.json.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { makeMessage, newId, type ClutchMessage, type MessageType, type PayloadOf } from "@/lib/protocol";
 import { createClutch } from "@/server/clutch";
 import { CHROMIUM_ARGS } from "../playwright.config";
-import { arg, benchDatabase, flag, gitState, machine, numArg, ROOT, safeUrl, sleep, summarize, writeResults } from "./_lib";
-import { scriptAdminEnv, signIn } from "../scripts/session";
+import { arg, benchDatabase, flag, gitState, machine, numArg, ROOT, safeUrl, summarize, writeResults } from "./_lib";
+import { signIn } from "../scripts/session";
+import { startAppServer, type AppServer } from "./_app-server";
 
 const RUNS = numArg("runs", 40);
 const VISITS = numArg("visits", 7);
@@ -65,9 +64,6 @@ function run(thread_id: string, i: number): ClutchMessage[] {
   return out;
 }
 
-function httpOk(port: number): Promise<boolean> {
-  return new Promise((r) => http.get({ host: "127.0.0.1", port, path: "/api/health" }, (res) => (res.resume(), r(res.statusCode === 200))).on("error", () => r(false)));
-}
 
 async function main() {
   const distDir = process.env.NEXT_DIST_DIR || ".next";
@@ -77,7 +73,7 @@ async function main() {
   }
   const db = await benchDatabase();
   console.log(`database ${safeUrl(db.url)}${db.created ? " (fresh)" : ""}`);
-  let server: ReturnType<typeof spawn> | undefined;
+  let server: AppServer | undefined;
   try {
     const rt = await createClutch({ databaseUrl: db.url, dataDir: "", workspaceDir: null });
     const thread = await rt.store.createThread({ name: "bench-channel", topic: "channel load benchmark" }, { agent_id: "user:bench" });
@@ -91,19 +87,8 @@ async function main() {
     await rt.stop();
     console.log(`#bench-channel: ${RUNS} runs, ${events} events`);
 
-    server = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
-      cwd: ROOT,
-      env: { ...process.env, ...scriptAdminEnv, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", LOG_LEVEL: "warn", CLUTCH_WORKSPACE: "none" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    server.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-    server.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-    for (let i = 0; !(await httpOk(PORT)); i++) {
-      if (i > 600 || server.exitCode !== null) throw new Error(`server.ts did not start:\n${output}`);
-      await sleep(100);
-    }
-    const base = `http://localhost:${PORT}`;
+    server = await startAppServer(db.url, PORT);
+    const base = server.base;
     const session = await signIn(base);
     const url = `${base}/c/${thread.id}`;
     await fetch(url, { headers: { cookie: session.header } }).then((r) => r.text());
@@ -164,11 +149,7 @@ async function main() {
     console.log(`JavaScript: ${result.javascript.files} files, ${result.javascript.transfer_kb} KB transferred (first visit after warm-up: from cache), ${result.javascript.decoded_kb} KB decoded; load ${machine().loadavg.join(" ")}`);
     console.log(`results: ${path.relative(process.cwd(), writeResults(NAME, result))}`);
   } finally {
-    if (server && server.exitCode === null) {
-      server.kill("SIGTERM");
-      await Promise.race([new Promise((r) => server!.once("exit", r)), sleep(10_000)]);
-      if (server.exitCode === null) server.kill("SIGKILL");
-    }
+    await server?.stop();
     if (KEEP) console.log(`kept the database ${safeUrl(db.url)}`);
     else await db.drop();
   }

@@ -28,17 +28,16 @@
  *   --batch=1000 --jumps=30 --port=3460 --name=replay --keep (keep the database)
  *   --no-browser (only append the run; with BENCH_DATABASE_URL, e.g. into a dev database)
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { makeMessage, newId, type ClutchMessage, type MessageType, type PayloadOf } from "@/lib/protocol";
 import { createClutch } from "@/server/clutch";
 import { databaseOf } from "@/server/events/testing";
 import { CHROMIUM_ARGS } from "../playwright.config";
-import { arg, benchDatabase, flag, gitState, machine, numArg, ROOT, safeUrl, sleep, summarize, writeResults } from "./_lib";
-import { scriptAdminEnv, signIn } from "../scripts/session";
+import { arg, benchDatabase, flag, gitState, machine, numArg, ROOT, safeUrl, summarize, writeResults } from "./_lib";
+import { signIn } from "../scripts/session";
+import { startAppServer, type AppServer } from "./_app-server";
 
 const TASKS = numArg("tasks", 5000);
 const EVENTS = numArg("events", 50_000);
@@ -179,16 +178,13 @@ function generateRun(thread_id: string): { run_id: string; messages: ClutchMessa
   return { run_id, messages: out };
 }
 
-function httpOk(port: number): Promise<boolean> {
-  return new Promise((r) => http.get({ host: "127.0.0.1", port, path: "/api/health" }, (res) => (res.resume(), r(res.statusCode === 200))).on("error", () => r(false)));
-}
 
 async function main() {
   const distDir = process.env.NEXT_DIST_DIR || ".next";
   const built = fs.existsSync(path.join(ROOT, distDir, "BUILD_ID"));
   const db = await benchDatabase();
   console.log(`database ${safeUrl(db.url)}${db.created ? " (fresh)" : ""}`);
-  let server: ReturnType<typeof spawn> | undefined;
+  let server: AppServer | undefined;
   try {
     // 1. The run, through the real append path.
     const rt = await createClutch({ databaseUrl: db.url, dataDir: "", workspaceDir: null });
@@ -215,19 +211,8 @@ async function main() {
     }
 
     // 2. The production server.
-    server = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
-      cwd: ROOT,
-      env: { ...process.env, ...scriptAdminEnv, DATABASE_URL: db.url, PORT: String(PORT), HOST: "127.0.0.1", NODE_ENV: "production", LOG_LEVEL: "warn", CLUTCH_WORKSPACE: "none" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    server.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-    server.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-    for (let i = 0; !(await httpOk(PORT)); i++) {
-      if (i > 600 || server.exitCode !== null) throw new Error(`server.ts did not start:\n${output}`);
-      await sleep(100);
-    }
-    const base = `http://localhost:${PORT}`;
+    server = await startAppServer(db.url, PORT);
+    const base = server.base;
     const session = await signIn(base);
     // Warm the server (first requests compile nothing in production, but fill caches and JITs).
     await fetch(`${base}/runs/${run_id}`, { headers: { cookie: session.header } }).then((r) => r.text());
@@ -354,11 +339,7 @@ async function main() {
     console.log(`step (→ key): p50 ${result.browser.step_ms.p50} ms, p95 ${result.browser.step_ms.p95} ms; ${nodesShown} nodes on the canvas; JS heap ${result.browser.js_heap_mb} MB`);
     console.log(`results: ${path.relative(process.cwd(), writeResults(NAME, result))}`);
   } finally {
-    if (server && server.exitCode === null) {
-      server.kill("SIGTERM");
-      await Promise.race([new Promise((r) => server!.once("exit", r)), sleep(10_000)]);
-      if (server.exitCode === null) server.kill("SIGKILL");
-    }
+    await server?.stop();
     if (KEEP) console.log(`kept the database ${safeUrl(db.url)}`);
     else await db.drop();
   }

@@ -99,11 +99,6 @@ export const HourglassIcon = (p: IconProps) => (
     <path d="M6 2h12M6 22h12M7 2v4a5 5 0 0 0 10 0V2M7 22v-4a5 5 0 0 1 10 0v4" />
   </Svg>
 );
-export const ListIcon = (p: IconProps) => (
-  <Svg {...p}>
-    <path d="M8 6h13M8 12h13M8 18h13M3 6h.01M3 12h.01M3 18h.01" />
-  </Svg>
-);
 export const ChevronUpDownIcon = (p: IconProps) => (
   <Svg {...p}>
     <path d="m7 15 5 5 5-5M7 9l5-5 5 5" />

@@ -19,7 +19,8 @@ import { ChevronDownIcon, HashIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
 import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { fetchRunDetail, exportUrl, type RunDetailResponse } from "./api";
-import { DownloadIcon, ForkIcon, ListIcon, UploadIcon } from "./icons";
+import { ListIcon } from "@/components/ui/icons";
+import { DownloadIcon, ForkIcon, UploadIcon } from "./icons";
 import { RunStateBadge } from "./run-state-badge";
 
 const shortRun = (id: string) => `run …${id.slice(-6)}`;
