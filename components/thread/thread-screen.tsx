@@ -89,13 +89,15 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   const pendingAll = usePendingApprovals().data;
   const pendingApproval = useMemo(() => bannerApproval(threadId, events, pendingAll), [threadId, events, pendingAll]);
 
+  // Opening a thread is a new history entry (Back closes it); closing one replaces it. The
+  // history API with a fresh state keeps Next's router and useSearchParams in step.
   const setPane = useCallback((next: ThreadTarget | null) => {
     const url = new URL(window.location.href);
-    url.searchParams.delete("run");
-    url.searchParams.delete("message");
+    for (const p of ["run", "message", "event"]) url.searchParams.delete(p);
     if (next && "run_id" in next) url.searchParams.set("run", next.run_id);
     if (next && "message_id" in next) url.searchParams.set("message", next.message_id);
-    window.history.replaceState(window.history.state, "", url);
+    if (next) window.history.pushState(null, "", url);
+    else window.history.replaceState(null, "", url);
   }, []);
 
   // The question with this id, as the composer shows it: from the server's list, else from the loaded events.
@@ -162,7 +164,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
       want.current = null;
       const url = new URL(window.location.href);
       url.searchParams.delete(w.param);
-      window.history.replaceState(window.history.state, "", url);
+      window.history.replaceState(null, "", url);
     }, 80);
     return () => clearTimeout(t);
   }, [events, hasMoreBefore, loadingOlder, loadOlder, setPane, wantApproval, wantEvent]);
