@@ -185,19 +185,32 @@ test("the first visit opens a welcome that drops the person into #sales with the
   }
 });
 
-test("the channel, a thread and the search page have no serious accessibility violations in light, dark and on a phone", async ({ page, request }) => {
-  test.setTimeout(90_000);
-  const { thread } = await channelWithRun(request);
+test("the channel, its every-event view, the search, approvals, agents and run pages have no serious accessibility violations in light, dark and on a phone", async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const { thread, run_id } = await channelWithRun(request);
   for (const scheme of ["light", "dark"] as const) {
     for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+      const where = `${scheme} ${size.width}px`;
       await page.setViewportSize(size);
       await page.emulateMedia({ colorScheme: scheme });
       await openChannel(page, thread, "conversation");
       await expect(messageLog(page, thread.name).getByRole("article", { name: `Run: ${TITLE}` })).toBeVisible();
-      await serious(page, `#channel ${scheme} ${size.width}px`);
+      await serious(page, `#channel ${where}`);
+      await openChannel(page, thread, "all");
+      await expect(messageLog(page, thread.name).getByRole("article", { name: /^Progress/ }).last()).toBeVisible();
+      await serious(page, `#channel, every event ${where}`);
       await page.goto(`/search?q=revenue`);
       await expect(page.getByRole("list", { name: "Search results" })).toBeVisible();
-      await serious(page, `/search ${scheme} ${size.width}px`);
+      await serious(page, `/search ${where}`);
+      await page.goto("/approvals");
+      await expect(page.getByRole("heading", { level: 1, name: "Approvals" })).toBeVisible();
+      await serious(page, `/approvals ${where}`);
+      await page.goto("/agents");
+      await expect(page.getByRole("heading", { level: 1, name: "Agents" })).toBeVisible();
+      await serious(page, `/agents ${where}`);
+      await page.goto(`/runs/${run_id}`);
+      await expect(page.getByRole("heading", { level: 1, name: TITLE })).toBeVisible();
+      await serious(page, `/runs ${where}`);
     }
   }
 });

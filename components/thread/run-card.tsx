@@ -58,7 +58,7 @@ function Elapsed({ run }: { run: RunSummary }) {
   );
 }
 
-/** The card of one run (see the file comment). `inPane`: shown at the top of its own thread (no Thread button). */
+/** The card of one run (see the file comment). `inPane`: shown at the top of its own thread, whose header has the links. */
 export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boolean }) {
   const { jumpTo, replyTo, openThread } = useThreadActions();
   const s = EDGE[run.state] ?? EDGE.running;
@@ -158,8 +158,8 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
           </Foldable>
         </div>
       )}
-      <div className="mt-1.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs">
-        {!inPane && (
+      {!inPane && (
+        <div className="mt-1.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs">
           <button
             type="button"
             onClick={() => openThread({ run_id: run.run_id })}
@@ -169,15 +169,15 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
             <MessageIcon size={12} aria-hidden="true" />
             Thread · {run.event_count} {run.event_count === 1 ? "event" : "events"}
           </button>
-        )}
-        <Link
-          href={`/runs/${encodeURIComponent(run.run_id)}`}
-          className="font-medium text-accent hover:underline"
-          aria-label={`Open run ${title}: task graph and replay`}
-        >
-          Open run ↗
-        </Link>
-      </div>
+          <Link
+            href={`/runs/${encodeURIComponent(run.run_id)}`}
+            className="font-medium text-accent hover:underline"
+            aria-label={`Open run ${title}: task graph and replay`}
+          >
+            Open run ↗
+          </Link>
+        </div>
+      )}
     </article>
   );
 }

@@ -81,7 +81,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
 
   // Questions waiting for people: server state, with their run's title.
   const waiting = useMemo<AnswerableQuestion[]>(
-    () => (runs ?? []).flatMap((r) => r.questions.map((q) => ({ ...q, runTitle: r.title, seq: q.seq }))).sort((a, b) => a.seq - b.seq),
+    () => (runs ?? []).flatMap((r) => r.questions.map((q) => ({ ...q, runTitle: r.title }))).sort((a, b) => a.seq - b.seq),
     [runs],
   );
   // The oldest approval of the channel still waiting for a decision: from the loaded
