@@ -97,7 +97,8 @@ function Command({ label, code }: { label: string; code: string }) {
         <span className="text-[11px] font-semibold uppercase tracking-wider text-fg-subtle">{label}</span>
         <CopyButton text={code} label={`Copy the ${label.toLowerCase()} command`} className="h-6 border-transparent bg-transparent px-1.5 text-[11px]" />
       </figcaption>
-      <pre className="scroll-slim overflow-x-auto px-3 py-2.5 font-mono text-[12px] leading-[1.6] text-fg">
+      {/* Focusable: a long command scrolls sideways, also from the keyboard. */}
+      <pre tabIndex={0} className="scroll-slim overflow-x-auto px-3 py-2.5 font-mono text-[12px] leading-[1.6] text-fg">
         <code>{code}</code>
       </pre>
     </figure>

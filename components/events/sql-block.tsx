@@ -57,6 +57,7 @@ export function SqlBlock({ sql, label = "SQL" }: { sql: string; label?: string }
   return (
     <pre
       aria-label={label}
+      tabIndex={0}
       className="scroll-slim max-h-80 overflow-auto rounded-md border border-line bg-sunken px-3 py-2 font-mono text-[12px] leading-[1.6] text-fg"
     >
       <code>{body}</code>

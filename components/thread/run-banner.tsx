@@ -71,7 +71,7 @@ export function RunBanner({
           ) : approval ? (
             <span className="font-semibold">{bare(approval.agent)} is waiting for approval</span>
           ) : null}
-          {!waiting && newest?.title && <span className="font-normal opacity-80"> · {newest.title}</span>}
+          {!waiting && newest?.title && <span className="font-normal"> · {newest.title}</span>}
         </span>
         <span className="ml-auto inline-flex shrink-0 items-center gap-1 font-semibold">
           {question ? "Answer" : approval ? "Review" : "Show"}

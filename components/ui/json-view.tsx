@@ -88,6 +88,7 @@ export function JsonView({
     <div className={className}>
       <pre
         aria-label={label}
+        tabIndex={0}
         className={`scroll-slim ${maxHeight} ${wrap ? "whitespace-pre-wrap break-words" : ""} overflow-auto rounded-md border border-line bg-sunken px-3 py-2 font-mono text-[12px] leading-[1.55] text-fg`}
       >
         <code>{body}</code>

@@ -147,7 +147,7 @@ function SwitcherBody({ onClose, activeId }: { onClose: () => void; activeId?: s
                 {unread > 0 && (
                   <span className={`rounded-full px-1.5 text-[11px] font-bold ${selected ? "bg-accent-fg text-accent" : "bg-accent text-accent-fg"}`}>{unread > 99 ? "99+" : unread}</span>
                 )}
-                {t.id === activeId && <span className="text-[11px] opacity-70">current</span>}
+                {t.id === activeId && <span className="text-[11px]">current</span>}
               </li>
             );
           }
