@@ -114,7 +114,7 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
         <div className="mt-2 flex min-w-0 flex-wrap items-center gap-2 rounded-md border border-warning/30 bg-warning/[0.07] px-2 py-1.5 text-xs">
           <span className="min-w-0 flex-1">
             <span className="font-semibold text-fg">{displayName(question.from)} asks:</span>{" "}
-            <button type="button" className="text-fg hover:underline" onClick={() => jumpTo(question.id) || openThread({ run_id: run.run_id })}>
+            <button type="button" className="text-left text-fg hover:underline" onClick={() => jumpTo(question.id) || openThread({ run_id: run.run_id })}>
               {excerpt(question.text, 140)}
             </button>
           </span>
@@ -147,8 +147,8 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
       )}
       {run.outcome && (
         <div className={`mt-2 rounded-md border px-2.5 py-1.5 ${run.outcome.kind === "error" ? "border-danger/30 bg-danger/[0.05]" : "border-line bg-sunken/60"}`}>
-          <p className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">
-            {run.outcome.kind === "error" ? "Error" : "Result"}
+          <p className="text-[11px] font-semibold text-fg-muted">
+            <span className="uppercase tracking-wide">{run.outcome.kind === "error" ? "Error" : "Result"}</span>
             {run.outcome.agent_id ? ` · ${bareId(run.outcome.agent_id)}` : ""}
           </p>
           <Foldable lines={6}>

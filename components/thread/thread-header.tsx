@@ -31,7 +31,7 @@ export function ThreadHeader({
     <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line bg-canvas px-2 sm:px-4">
       <DrawerToggle />
       <div className="flex min-w-0 flex-1 items-baseline gap-2">
-        <h1 className="flex min-w-0 items-center gap-0.5 text-[15px] font-bold">
+        <h1 className="flex min-w-0 max-w-full shrink-0 items-center gap-0.5 text-[15px] font-bold">
           {thread?.visibility === "private" ? <LockIcon size={14} className="shrink-0 text-fg-muted" /> : <HashIcon size={15} className="shrink-0 text-fg-muted" />}
           <span className="truncate">{thread?.name ?? fallbackName ?? ""}</span>
           {thread?.visibility === "private" && <span className="sr-only">(private channel)</span>}

@@ -130,7 +130,7 @@ export function ThreadPane({
   const [declined, setDeclined] = useState<string | null>(null);
   const answer = answerTarget?.kind === "answer" && answerTarget.question.id !== declined ? answerTarget : null;
   const composerTarget: ComposerTarget | null =
-    answer ?? (rootId ? { kind: "thread", parentId: rootId, label: runId ? "Reply in this run’s thread: the people in the channel see it here; no agent is asked" : "Reply in thread" } : null);
+    answer ?? (rootId ? { kind: "thread", parentId: rootId, label: runId ? "A reply in the run’s thread, for people: no agent is asked" : "Reply in thread" } : null);
 
   return (
     <aside aria-label={runId ? `Thread of run ${title}` : "Thread"} className="flex min-h-0 flex-col border-l border-line bg-canvas">
