@@ -272,9 +272,17 @@ async function salesRun(s: Session): Promise<string> {
 
 /** While pm-1's report is held: its card in #sales (approvals.png) and the inbox (approvals-inbox.png). */
 async function shootHeldReport({ page }: Session, card: Locator, held: ApprovalSummary): Promise<void> {
-  // The card from its title to its buttons (with its sender line the buttons would not fit).
+  // The card from its title to its buttons; when it is taller than the pane, down to its buttons.
   await scrollToTop(page, card);
-  await expect(card.getByRole("button", { name: "Approve", exact: true })).toBeInViewport({ ratio: 1 });
+  const approve = card.getByRole("button", { name: "Approve", exact: true });
+  await approve.evaluate((el) => {
+    let box = el.parentElement;
+    while (box && getComputedStyle(box).overflowY !== "auto") box = box.parentElement;
+    const below = el.getBoundingClientRect().bottom + 12 - (box?.getBoundingClientRect().bottom ?? window.innerHeight);
+    if (box && below > 0) box.scrollTop += below;
+  });
+  await page.waitForTimeout(200);
+  await expect(approve).toBeInViewport({ ratio: 1 });
   await shoot(page, "approvals.png");
   const channel = page.url();
   await page.goto("/approvals");

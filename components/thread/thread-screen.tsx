@@ -100,15 +100,18 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
     else window.history.replaceState(null, "", url);
   }, []);
 
+  // The questions of the loaded events (answered, closed or waiting).
+  const loadedQuestions = useMemo(() => (events ? indexQuestions(events).questions : null), [events]);
+
   // The question with this id, as the composer shows it: from the server's list, else from the loaded events.
   const answerable = useCallback(
     (id: string): AnswerableQuestion | null => {
       const known = waiting.find((q) => q.id === id);
       if (known) return known;
-      const q = events ? indexQuestions(events).questions.get(id) : undefined;
+      const q = loadedQuestions?.get(id);
       return q ? { id: q.id, run_id: q.run_id, from: q.from, text: q.text, runTitle: runs?.find((r) => r.run_id === q.run_id)?.title } : null;
     },
-    [waiting, events, runs],
+    [waiting, loadedQuestions, runs],
   );
   const answer = useCallback(
     (id: string) => {
@@ -128,8 +131,15 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
     }),
     [answer, setPane, runs],
   );
-  // An answered or closed question leaves the composer's answer mode.
-  const target: ComposerTarget = chosen.kind === "answer" && runs && !waiting.some((q) => q.id === chosen.question.id) ? { kind: "new" } : chosen;
+  // An answered or closed question leaves the composer's answer mode. Open as far as either
+  // source knows: the server's list may lag a question that just arrived live, and the loaded
+  // events may not reach back to an old one.
+  const stillOpen = (id: string) => {
+    if (waiting.some((q) => q.id === id)) return true;
+    const q = loadedQuestions?.get(id);
+    return q !== undefined && !q.answer && !q.closed;
+  };
+  const target: ComposerTarget = chosen.kind === "answer" && !stillOpen(chosen.question.id) ? { kind: "new" } : chosen;
 
   // `?approval=<id>` (the inbox's "open in channel") and `?event=<id>` (a search hit in the
   // conversation): scroll to that card once loaded, loading older pages when it is further back.
