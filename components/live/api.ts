@@ -76,9 +76,9 @@ export async function fetchEventsBefore(threadId: string, before: number | "end"
 }
 
 /**
- * Posts the person's chat.message; answers the stored event. `replyTo`: the id of the question
- * it answers; `null` says it is a new request even while a question is open; `undefined` lets
- * the server pick the newest open question to people.
+ * Posts the person's chat.message; answers the stored event. `replyTo`: the id of the message it
+ * replies to in its thread (an agent's question: the answer); `null` or `undefined`: a new
+ * message (docs/channels.md).
  */
 export async function postMessage(threadId: string, text: string, replyTo?: string | null): Promise<StoredEvent> {
   const body: { text: string; reply_to?: string | null } = { text };
