@@ -1,125 +1,29 @@
+"use client";
 /**
- * `Markdown`: a chat message's text as sanitized GitHub-flavoured markdown. Raw HTML is never interpreted: it is turned into
- * plain text (remark-chat.ts: `<img src=x onerror=…>` shows as typed; line breaks are kept), rehype-sanitize strips anything
- * unsafe that markdown itself could produce, and links open in a new tab with
- * rel="noopener noreferrer".
+ * `Markdown`: a message's text as sanitized GitHub-flavoured markdown (markdown-render.tsx has the
+ * rules: raw HTML shown as typed, links in a new tab, images only from allowed hosts, tables that
+ * scroll sideways).
  *
- * Images load only from the app's own origin or configured hosts (image-source.ts).
- *
- * Tables (the final report's figures) sit in a scroll box of the
- * message's width, so a wide table scrolls sideways on a phone instead of widening the page;
- * columns GFM aligns right (`---:`) are numeric: right-aligned, tabular figures, no wrapping.
+ * The renderer (react-markdown with GFM and sanitizing, about 180 KB of JavaScript) is loaded on
+ * its own, after the page is interactive: `preloadMarkdown()` starts it as a channel opens, and
+ * until it has arrived a message shows its text as written (line breaks kept). So the composer
+ * does not wait for it (bench/composer.ts).
  */
-import { memo, type CSSProperties, type HTMLAttributes, type ReactNode } from "react";
-import ReactMarkdown, { type Components } from "react-markdown";
-import rehypeSanitize from "rehype-sanitize";
-import remarkGfm from "remark-gfm";
-import { configuredImageHosts, imageAllowed } from "./image-source";
-import { remarkHtmlAsText, remarkLineBreaks } from "./remark-chat";
+import { lazy, Suspense } from "react";
 
-interface HastNode {
-  type: string;
-  value?: string;
-  children?: HastNode[];
-}
+const load = () => import("./markdown-render");
+const Render = lazy(load);
 
-function textOf(node: HastNode | undefined): string {
-  if (!node) return "";
-  if (node.type === "text") return node.value ?? "";
-  return (node.children ?? []).map(textOf).join("");
-}
-
-/**
- * Right-aligned (GFM `---:`) cells hold figures: tabular and on one line. Short cells (ids,
- * "Office Supplies", "Q4 2017") stay on one line too; longer text wraps.
- */
-function cellClass(style: CSSProperties | undefined, node: HastNode | undefined): string | undefined {
-  const cls = [style?.textAlign === "right" ? "num" : "", textOf(node).trim().length <= 16 ? "nowrap" : ""].filter(Boolean);
-  return cls.length ? cls.join(" ") : undefined;
-}
-
-/**
- * A message's headings sit under the page's own (the channel's h1, a card's h3): each is announced
- * two levels down (`aria-level`), and keeps its tag for the document-like styling of reports.
- */
-function demoted(level: 1 | 2 | 3 | 4 | 5 | 6) {
-  const Tag = `h${level}` as const;
-  return function Heading({ node: _node, children, ...rest }: { node?: unknown; children?: ReactNode } & HTMLAttributes<HTMLHeadingElement>) {
-    return (
-      <Tag {...rest} aria-level={Math.min(6, level + 2)}>
-        {children}
-      </Tag>
-    );
-  };
-}
-
-const components: Components = {
-  h1: demoted(1),
-  h2: demoted(2),
-  h3: demoted(3),
-  h4: demoted(4),
-  h5: demoted(5),
-  h6: demoted(6),
-  table: ({ node: _node, children, ...rest }) => (
-    <div className="md-table scroll-slim" role="region" aria-label="Table" tabIndex={0}>
-      <table {...rest}>{children}</table>
-    </div>
-  ),
-  th: ({ node, style, children, ...rest }) => (
-    <th {...rest} style={style} className={cellClass(style, node as HastNode | undefined)}>
-      {children}
-    </th>
-  ),
-  td: ({ node, style, children, ...rest }) => (
-    <td {...rest} style={style} className={cellClass(style, node as HastNode | undefined)}>
-      {children}
-    </td>
-  ),
-  a: ({ node: _node, href, children, ...rest }) => (
-    <a {...rest} href={href} target="_blank" rel="noopener noreferrer">
-      {children}
-    </a>
-  ),
-  img: ({ node: _node, src, alt }) => <MessageImage src={typeof src === "string" ? src : ""} alt={alt ?? ""} />,
-};
-
-/**
- * An image of the app's origin (or a configured host) loads; any other is a link that names its
- * host, so viewing a message never calls a third party (image-source.ts).
- */
-function MessageImage({ src, alt }: { src: string; alt: string }) {
-  if (!src) return <>{alt}</>;
-  const origin = typeof window === "undefined" ? "" : window.location.origin;
-  if (origin && imageAllowed(src, origin, configuredImageHosts())) {
-    return (
-      <a href={src} target="_blank" rel="noopener noreferrer">
-        <img src={src} alt={alt} loading="lazy" className="max-h-72 max-w-full rounded-md border border-line" />
-      </a>
-    );
-  }
-  let host = "";
-  try {
-    host = new URL(src).host;
-  } catch {
-    return <>{alt}</>;
-  }
+/** `text` rendered as markdown; as plain text for the moment the renderer is still loading. */
+export function Markdown({ text }: { text: string }) {
   return (
-    <a href={src} target="_blank" rel="noopener noreferrer" title="A remote image: not loaded, so its host cannot see who reads this">
-      {alt || "Image"} ({host})
-    </a>
+    <Suspense fallback={<div className="md whitespace-pre-wrap break-words">{text}</div>}>
+      <Render text={text} />
+    </Suspense>
   );
 }
 
-const remarkPlugins = [remarkGfm, remarkHtmlAsText, remarkLineBreaks];
-const rehypePlugins = [rehypeSanitize];
-
-/** Renders chat text as sanitized markdown (see the file comment for the rules). */
-export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  return (
-    <div className="md">
-      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
-        {text}
-      </ReactMarkdown>
-    </div>
-  );
-});
+/** Starts loading the renderer before the first message needs it. */
+export function preloadMarkdown(): void {
+  void load();
+}

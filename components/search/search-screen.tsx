@@ -18,7 +18,8 @@ import { SearchIcon } from "@/components/ui/icons";
 import { PageHeader } from "@/components/ui/page-header";
 import { formatFull } from "@/components/ui/time";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
-import { hitHref, search, SEARCH_FIELDS as FIELDS, snippetParts, type SearchQuery } from "./api";
+import { hitHref, search, SEARCH_FIELDS as FIELDS, type SearchQuery } from "./api";
+import { Snippet } from "./snippet";
 
 /** The kinds a person can filter by, with their event type. */
 export const SEARCH_KINDS = [
@@ -38,23 +39,6 @@ const KIND_LABEL: Record<string, string> = {
   "tool.result": "Tool result",
   "approval.requested": "Approval",
 };
-
-/** The matched words of a snippet, marked. */
-export function Snippet({ text }: { text: string }) {
-  return (
-    <>
-      {snippetParts(text).map((part, i) =>
-        part.hit ? (
-          <mark key={i} className="rounded-sm bg-mention px-0.5 font-semibold text-fg">
-            {part.text}
-          </mark>
-        ) : (
-          <span key={i}>{part.text}</span>
-        ),
-      )}
-    </>
-  );
-}
 
 /** One hit: where it is, who said it, when, and the matched words. */
 function HitRow({ hit }: { hit: SearchHit }) {

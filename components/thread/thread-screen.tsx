@@ -25,6 +25,7 @@ import { useThreadRuns } from "@/components/live/use-runs";
 import { useThread, useThreads } from "@/components/live/use-threads";
 import { useConnectionStatus } from "@/components/live/connection";
 import { ThreadActionsContext, type ThreadActions, type ThreadTarget } from "@/components/events/thread-actions";
+import { preloadMarkdown } from "@/components/markdown/markdown";
 import { markReadSeq, readSeqOf, useReadMarks } from "@/components/prefs/read-marks";
 import { useLocalValue, writeLocal } from "@/components/prefs/local-store";
 import { Composer, type AnswerableQuestion, type ComposerHandle, type ComposerTarget } from "./composer";
@@ -204,6 +205,9 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   useEffect(() => {
     if (thread) writeLocal(LAST_THREAD_KEY, thread.id);
   }, [thread]);
+
+  // The markdown renderer loads beside the channel's first page, not before the page is usable.
+  useEffect(() => preloadMarkdown(), []);
 
   useEffect(() => {
     if (thread) document.title = `#${thread.name} · Clutch`;

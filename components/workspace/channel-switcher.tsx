@@ -11,7 +11,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { SearchHit, ThreadSummary } from "@/lib/api/types";
 import { displayName } from "@/components/events/participant";
 import { hitHref, search } from "@/components/search/api";
-import { Snippet } from "@/components/search/search-screen";
+import { Snippet } from "@/components/search/snippet";
 import { useThreads } from "@/components/live/use-threads";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { Dialog } from "@/components/ui/dialog";
