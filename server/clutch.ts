@@ -58,6 +58,8 @@ export interface ClutchOptions {
   admin?: { email: string; password: string; name?: string };
   /** The app's public URL (CLUTCH_PUBLIC_URL), for sign-in's origin checks; unset: taken from each request. */
   publicUrl?: string;
+  /** The clock of presence and deadlines, ms since the epoch (default Date.now; tests swap it). */
+  clock?: () => number;
 }
 
 /** A running Clutch: every part, fully built. */
@@ -138,7 +140,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
 
   const eventLog = await openEventLog(options);
   const { store, tail } = eventLog;
-  const registry = new AgentRegistry({ config: { ...workspace.registry, ...options.registry } });
+  const registry = new AgentRegistry({ config: { ...workspace.registry, ...options.registry }, ...(options.clock ? { now: options.clock } : {}) });
   const auth = createAuth(eventLog.db, { secret: authSecret(options.dataDir), baseURL: options.publicUrl });
   const identity = new Identity(eventLog.db, store, auth, (id) => registry.get(id)?.card);
   if (options.admin) await identity.ensureAdmin(options.admin);
@@ -180,7 +182,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     kernel,
     allowedAgentsOf: (id) => workspace.agents.get(id)?.allowed_agents ?? null,
   });
-  const orchestrator = new Orchestrator({ store, tail, workspace, runner, channels, approvals, router, registry, allChannels: options.allChannels });
+  const orchestrator = new Orchestrator({ store, tail, workspace, runner, channels, approvals, router, registry, allChannels: options.allChannels, now: options.clock });
   if (workspace !== NO_WORKSPACE) {
     orchestrator.start();
     await orchestrator.recover();

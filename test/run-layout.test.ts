@@ -53,6 +53,7 @@ function task(id: string, parent: string | null, i: number): TaskView {
     thread_id: "thr_x",
     parent_task_id: parent,
     state: "succeeded",
+    started_at: ts,
     assignee: "agent:a",
     requester: null,
     title: id,

@@ -123,6 +123,8 @@ export interface TaskSummary {
   attempts: number;
   created_at: string;
   updated_at: string;
+  /** When the current attempt was accepted; null while pending. */
+  started_at: string | null;
   ended_at: string | null;
 }
 

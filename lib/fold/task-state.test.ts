@@ -49,6 +49,17 @@ describe("foldTask", () => {
     ]);
     expect(t).toMatchObject({ state: "pending", attempts: 2, error: null, ended_at: null });
   });
+
+  it("stays cancelled when the agent's result arrives after the cancel", () => {
+    const t = fold([
+      ev({ type: "task.request", payload: {} }),
+      ev({ type: "task.accept", payload: {}, from: { agent_id: "agent:pm-1" } }),
+      ev({ type: "task.cancel", payload: { reason: "not needed", requested_by: "user:ada" } }),
+      ev({ type: "task.result", payload: { summary: "late" }, from: { agent_id: "agent:pm-1" } }),
+      ev({ type: "task.error", payload: { code: "X", message: "also late" }, from: { agent_id: "agent:pm-1" } }),
+    ]);
+    expect(t).toMatchObject({ state: "cancelled", error: null });
+  });
 });
 
 describe("runStateOf", () => {

@@ -3,13 +3,17 @@
  * lifecycle, seed 004). Pure: the server's `tasks` projection and the browser use this one
  * function, so a task looks the same live, after a reload and in a replay.
  *
- *   task.request  → pending        (a new attempt when the task had ended: attempts + 1)
+ *   task.request  → pending        (a new attempt when the task had ended: attempts + 1; a
+ *                                   request to another agent, a reroute, waits to be accepted again)
  *   task.accept   → running
  *   task.progress → running        (unless already ended)
  *   task.result   → succeeded
  *   task.error    → failed
  *   task.cancel   → cancelled
  *   task.timeout  → timed_out
+ *
+ * An ended task stays ended: a late result, error, cancel or timeout (an agent that finished
+ * just after it was cancelled) changes nothing; only a new task.request (a retry) reopens it.
  *
  * Questions (chat.message in the task with `payload.expects_reply`, from its assignee) put a
  * running task in `waiting_input` until every open question has an answer (a chat.message
@@ -48,6 +52,8 @@ export interface TaskView {
   attempts: number;
   created_at: string;
   updated_at: string;
+  /** When the current attempt was accepted (null while pending): timeouts count from here. */
+  started_at: string | null;
   ended_at: string | null;
   /** The task.error payload when failed. */
   error: Record<string, unknown> | null;
@@ -149,6 +155,7 @@ export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView 
     attempts: ev.attempt ?? 1,
     created_at: ev.ts,
     updated_at: ev.ts,
+    started_at: null,
     ended_at: null,
     error: null,
     open_questions: [],
@@ -162,32 +169,43 @@ export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView 
       if (prev) {
         // A repeated request is a retry (new attempt) once the task has ended.
         next.attempts = Math.max(ev.attempt ?? prev.attempts + (ended ? 1 : 0), prev.attempts);
-        next.state = ended ? "pending" : prev.state;
+        // After an end (a retry) or to another agent (routed, rerouted) the task waits to be accepted again.
+        const moved = (ev.to[0]?.agent_id ?? prev.assignee) !== prev.assignee;
+        next.state = ended || moved ? "pending" : prev.state;
         next.ended_at = ended ? null : prev.ended_at;
+        next.started_at = ended || moved ? null : prev.started_at;
         next.error = ended ? null : prev.error;
         next.assignee = ev.to[0]?.agent_id ?? prev.assignee;
         next.title = titleOf(ev) ?? prev.title;
       }
       break;
     case "task.accept":
-      if (!ended) next.state = next.open_questions.length ? "waiting_input" : "running";
+      if (!ended) {
+        next.state = next.open_questions.length ? "waiting_input" : "running";
+        next.started_at ??= ev.ts;
+      }
       next.assignee = ev.from.agent_id;
       break;
     case "task.progress":
-      if (!ended && base.state === "pending") next.state = "running";
+      if (!ended && base.state === "pending") {
+        next.state = "running";
+        next.started_at ??= ev.ts;
+      }
       break;
     case "task.result":
-      next.state = "succeeded";
+      if (!ended) next.state = "succeeded";
       break;
     case "task.error":
-      next.state = "failed";
-      next.error = ev.payload;
+      if (!ended) {
+        next.state = "failed";
+        next.error = ev.payload;
+      }
       break;
     case "task.cancel":
-      next.state = "cancelled";
+      if (!ended) next.state = "cancelled";
       break;
     case "task.timeout":
-      next.state = "timed_out";
+      if (!ended) next.state = "timed_out";
       break;
   }
   if (next.open_approvals.length && !TERMINAL_STATES.has(next.state) && ev.type !== "task.request") {

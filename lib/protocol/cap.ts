@@ -90,6 +90,16 @@ export const CapManifestSchema = CapManifestObjectSchema.extend({
    * `skill:<role>` derived from the prompt.
    */
   capabilities: z.array(CapabilitySchema, { error: "capabilities must be an array of capabilities (id, version?, tags?, ...)" }).optional(),
+  /**
+   * Clutch extension: the agent's own limits (docs/lifecycle.md), over the workspace's
+   * `lifecycle` defaults. `max_runtime_sec` goes on the AgentCard (§1.4 limits).
+   */
+  limits: z
+    .strictObject({
+      max_runtime_sec: z.number().positive().max(7 * 24 * 3600).optional(),
+      max_model_turns: z.number().int().positive().max(1000).optional(),
+    })
+    .optional(),
 }).superRefine((m, ctx) => {
   const allowed = new Set(m.allowed_agents);
   for (const target of Object.keys(m.delegate_rules)) {
@@ -567,7 +577,8 @@ function mcpRef(serverId: string): string {
  *   `{ id: "skill:<role>", tools: ["mcp:<server_id>"…], trust_level: "sandbox" }`; and, when there are MCP bindings, `{ id: "tool:mcp", servers: ["mcp:<server_id>"…],
  *   mcp_bindings: [{ server: "mcp:<server_id>", scopes, allowed_tools, description? }] }` so the
  *   router's tool-allowlist filter (§4.2) can see what each server may be used for;
- * - `limits: { max_concurrency }`, `security: { sandbox: true }` (§6 "sandbox by default").
+ * - `limits: { max_concurrency, max_runtime_sec? }` (the manifest's own `limits.max_runtime_sec`),
+ *   `security: { sandbox: true }` (§6 "sandbox by default").
  * Delegation fields (`allowed_agents`, `delegate_rules`, `overseer`) stay in the manifest; the
  * card does not carry them.
  *
@@ -601,7 +612,10 @@ export function manifestToAgentCard(input: unknown, opts: { max_concurrency?: nu
     agent_id: capAgentIdToClutch(manifest.id),
     display: { name, ...(desc !== undefined ? { desc } : {}) },
     capabilities,
-    limits: { max_concurrency: opts.max_concurrency ?? DEFAULT_MAX_CONCURRENCY },
+    limits: {
+      max_concurrency: opts.max_concurrency ?? DEFAULT_MAX_CONCURRENCY,
+      ...(manifest.limits?.max_runtime_sec ? { max_runtime_sec: manifest.limits.max_runtime_sec } : {}),
+    },
     security: { sandbox: true },
   });
 }

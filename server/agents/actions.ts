@@ -21,6 +21,8 @@ export interface ToolCaller {
     server_id: string;
     tool: string;
     arguments: Record<string, unknown>;
+    /** Aborts the call (the task was cancelled or timed out): it fails with TOOL_CANCELLED. */
+    signal?: AbortSignal;
   }): Promise<
     | { ok: true; result: unknown; duration_ms: number; truncated?: boolean; artifact_ref?: string }
     | { ok: false; code: string; message: string; retryable: boolean; duration_ms: number }
@@ -87,6 +89,8 @@ export interface ActionDeps {
   gate?: (g: Gate) => Promise<GateResult>;
   /** Events of the run so far, in seq order (to count calls and find the message a reply answers). */
   runEvents: () => Promise<readonly StoredEvent[]>;
+  /** Aborted when the task is cancelled or times out: MCP calls in flight stop (TOOL_CANCELLED). */
+  signal?: AbortSignal;
 }
 
 /** What a call is, for the policy gate: its subject, a sentence for people, a preview. */

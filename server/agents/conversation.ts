@@ -27,6 +27,8 @@ export interface AgentStepMeta {
   output?: unknown;
   /** The newest seq of the log when the model was asked for this step: what it could see. */
   seen_seq?: number;
+  /** On a turn end: what Clutch told the model next (it ended without a result it may not leave out). */
+  nudge?: string;
 }
 
 export function stepMetaOf(ev: StoredEvent): AgentStepMeta | undefined {
@@ -93,6 +95,10 @@ export function renderInbound(ev: StoredEvent): string {
   const who = ev.from.display_name ? `${ev.from.display_name} (${ev.from.agent_id})` : ev.from.agent_id;
   switch (ev.type) {
     case "task.request": {
+      if ((ev.attempt ?? 1) > 1) {
+        const by = typeof ev.meta?.retried_by === "string" ? ` (${ev.meta.retried_by} asked for it)` : "";
+        return `Task ${ev.task_id} again, attempt ${ev.attempt}${by}: it had ended without a result. Carry on from where it stopped and finish it with submit_result.`;
+      }
       const parts = [`New task ${ev.task_id} from ${who}${p.title ? `: ${p.title}` : ""}`];
       if (p.instructions) parts.push(String(p.instructions));
       if (p.context_summary) parts.push(`Context: ${p.context_summary}`);
@@ -123,6 +129,7 @@ export function renderInbound(ev: StoredEvent): string {
 interface OpenStep {
   step: number;
   text?: string;
+  nudge?: string;
   calls: { call_id: string; tool: string; input: unknown }[];
   outputs: Map<string, unknown>;
 }
@@ -188,6 +195,10 @@ export function buildConversation(events: readonly StoredEvent[], ref: AgentTask
     }
     for (const c of s.calls) if (!s.outputs.has(c.call_id)) pending.push({ step: s.step, ...c });
     lastWasTurnEnd = s.calls.length === 0;
+    if (s.nudge) {
+      messages.push({ role: "user", content: [{ type: "text", text: s.nudge }] });
+      lastWasTurnEnd = false;
+    }
     for (const ev of held) pushInbound(ev);
     held = [];
     for (const ev of deferred.get(s.step) ?? []) pushInbound(ev);
@@ -203,6 +214,7 @@ export function buildConversation(events: readonly StoredEvent[], ref: AgentTask
         steps = Math.max(steps, m.step);
       }
       if (m.text) open.text = m.text;
+      if (m.nudge) open.nudge = m.nudge;
       if (m.call_id && m.tool && !open.calls.some((c) => c.call_id === m.call_id)) {
         open.calls.push({ call_id: m.call_id, tool: m.tool, input: m.input ?? {} });
       }

@@ -12,18 +12,33 @@
  * reached. Nothing lives only in memory: after a restart, waking every unfinished task carries
  * each run on from its events.
  *
+ * Every task ends (docs/lifecycle.md):
+ *   - a turn that ends in text while the task waits for nothing (no open question, subtask or
+ *     review) finishes the task with that text as its result, through submit_result like any
+ *     other; a review task, which must submit a decision, and an empty answer get one nudge first,
+ *     then a task.error;
+ *   - a model call that fails for a passing reason (429, 5xx, network) is tried again with
+ *     backoff, each retry a task.progress "retrying"; when every attempt failed, task.error
+ *     MODEL_UNAVAILABLE (retryable) ends the task, and a person may retry it;
+ *   - a task that took `max_model_turns` turns without finishing ends with task.error TURN_LIMIT;
+ *   - `abort(agent_id, task_id)` (a cancel or timeout) stops the model call and any MCP call in
+ *     flight at once; nothing after it is recorded as the task's outcome;
+ *   - a new task.request for an ended task (a retry, attempt n) starts a new attempt that
+ *     carries on from the recorded conversation.
+ *
  * Instances: one per task (`<agent id>/<task id>`), each with its own conversation; an agent
  * runs at most `limits.max_concurrency` of them at once, others queue.
  */
 import { generateText, jsonSchema, tool, type LanguageModel, type ToolSet } from "ai";
-import { isEvent, type StoredEventOf } from "@/lib/protocol";
-import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
+import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { foldTask, TERMINAL_STATES, type TaskState, type TaskView } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
 import type { Workspace, WorkspaceAgent } from "../workspace/workspace";
 import { log } from "../log";
-import { perform, taskContext, type ActionDeps, type ToolCaller } from "./actions";
+import { perform, taskContext, type ActionDeps, type TaskContext, type ToolCaller } from "./actions";
 import { BUILTIN_TOOLS, mcpToolName, type SystemMeta } from "./contract";
-import { buildConversation } from "./conversation";
+import { buildConversation, parentsOf, stepMetaOf } from "./conversation";
+import { backoff, describeModelError, formatDelay, isPassingModelError, sleep } from "./retry";
 import { RunLog } from "./run-log";
 import type { Gate, GateResult } from "../policy/approvals";
 
@@ -72,8 +87,51 @@ function systemPrompt(agent: WorkspaceAgent, kind: "work" | "review"): string {
   return `${agent.manifest.system_prompt}\n\n${rules.filter(Boolean).join("\n")}`;
 }
 
+/** The summary of a plain-text answer: its first paragraph, at most 300 characters. */
+function summarize(text: string): string {
+  const first = text.split(/\n\s*\n/)[0]!.replace(/^#+\s*/, "").trim();
+  return first.length > 300 ? `${first.slice(0, 299)}…` : first;
+}
+
+/** What a nudge tells a model that ended its turn without a result it may not leave out. */
+const NUDGE = {
+  review: "You ended your turn without a decision. This task is a review: call submit_result now with payload_type review.feedback.v1 and data { decision, comments, blocking_issues }.",
+  empty: "You ended your turn without an answer, and nothing is pending for this task. Call submit_result with your result now.",
+} as const;
+
+/** The newest task.request of `task_id` addressed to `agent_id` (the current attempt), and where it is in `events`. */
+function currentRequest(events: readonly StoredEvent[], task_id: string, agent_id: string): { request: StoredEventOf<"task.request">; index: number } | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (isEvent(e, "task.request") && e.task_id === task_id && e.to.some((t) => t.agent_id === agent_id)) return { request: e, index: i };
+  }
+  return null;
+}
+
+/**
+ * What the task still waits for, from the run's events: a question its agent asked that has no
+ * answer, or a subtask (a delegation or a review of its result) that has not ended. Null when
+ * nothing: a turn that ends in text then finishes the task.
+ */
+export function awaiting(events: readonly StoredEvent[], task_id: string): string | null {
+  const parents = parentsOf(events);
+  const views = new Map<string, TaskView>();
+  for (const ev of events) {
+    if (ev.task_id !== task_id && parents.get(ev.task_id) !== task_id) continue;
+    const next = foldTask(views.get(ev.task_id), ev);
+    if (next) views.set(ev.task_id, next);
+  }
+  const own = views.get(task_id);
+  if (own?.open_questions.length) return `an answer to question ${own.open_questions[0]!.id}`;
+  for (const v of views.values()) {
+    if (v.task_id !== task_id && !TERMINAL_STATES.has(v.state)) return `subtask ${v.task_id}${v.title ? ` (${v.title})` : ""}`;
+  }
+  return null;
+}
+
 export class AgentRunner {
   private readonly active = new Map<string, Promise<void>>();
+  private readonly controllers = new Map<string, AbortController>();
   private readonly again = new Set<string>();
   private readonly running = new Map<string, number>();
   private readonly waiting = new Map<string, (() => void)[]>();
@@ -108,21 +166,36 @@ export class AgentRunner {
       this.again.add(key);
       return;
     }
+    const controller = new AbortController();
+    this.controllers.set(key, controller);
     const job = (async () => {
       await this.acquire(agent);
       try {
         do {
           this.again.delete(key);
-          await this.pass(agent, task_id);
-        } while (this.again.has(key) && !this.stopped);
+          await this.pass(agent, task_id, controller.signal);
+        } while (this.again.has(key) && !this.stopped && !controller.signal.aborted);
       } catch (err) {
-        log.error({ err, agent_id, task_id }, "agent pass failed");
+        if (!controller.signal.aborted) log.error({ err, agent_id, task_id }, "agent pass failed");
       } finally {
         this.release(agent);
         this.active.delete(key);
+        this.controllers.delete(key);
       }
     })();
     this.active.set(key, job);
+  }
+
+  /**
+   * Stop the agent's instance for `task_id` now (its task was cancelled or timed out): the model
+   * call and any MCP call in flight are aborted, and the instance takes no further step. Resolves
+   * when it has stopped; a no-op when it is not working.
+   */
+  async abort(agent_id: string, task_id: string): Promise<void> {
+    const key = `${agent_id}/${task_id}`;
+    this.again.delete(key);
+    this.controllers.get(key)?.abort(new Error(`task ${task_id} ended`));
+    await this.active.get(key)?.catch(() => undefined);
   }
 
   private async acquire(agent: WorkspaceAgent) {
@@ -145,8 +218,8 @@ export class AgentRunner {
     else this.running.set(agent.agent_id, (this.running.get(agent.agent_id) ?? 1) - 1);
   }
 
-  /** One wake of an instance: steps until its turn ends. */
-  private async pass(agent: WorkspaceAgent, task_id: string): Promise<void> {
+  /** One wake of an instance: steps until its turn ends, its task ends, or `signal` aborts. */
+  private async pass(agent: WorkspaceAgent, task_id: string, signal: AbortSignal): Promise<void> {
     const { queries } = this.deps.store;
     const row = await queries.task(task_id);
     if (!row || row.assignee !== agent.agent_id || TERMINAL_STATES.has(row.state as TaskState)) return;
@@ -154,10 +227,10 @@ export class AgentRunner {
     if (await queries.pendingDispatchApproval(task_id)) return;
     const runLog = new RunLog(this.deps.store, row.run_id);
     let events = await runLog.refresh();
-    const request = events.find(
-      (e): e is StoredEventOf<"task.request"> => isEvent(e, "task.request") && e.task_id === task_id && e.to.some((t) => t.agent_id === agent.agent_id),
-    );
-    if (!request) return;
+    const current = currentRequest(events, task_id, agent.agent_id);
+    if (!current) return;
+    const { request } = current;
+    const attempt = request.attempt ?? 1;
     const ctx = taskContext({
       agent,
       instance_id: `${agent.manifest.id}/${task_id}`,
@@ -174,14 +247,20 @@ export class AgentRunner {
       tools: this.deps.tools,
       gate: this.deps.gate,
       runEvents: () => runLog.refresh(),
+      signal,
     };
+    const since = (evs: readonly StoredEvent[]) => evs.slice(current.index);
+    const to = [{ agent_id: request.from.agent_id }];
+    const fail = (code: string, message: string, retryable: boolean, details: Record<string, unknown>, key: string) =>
+      this.deps.store.append(ctx.envelope("task.error", { code, message, retryable, details }, { to, attempt, idempotency_key: `${ctx.instance_id}:${key}` }));
 
-    if (!events.some((e) => e.type === "task.accept" && e.task_id === task_id)) {
+    if (!since(events).some((e) => e.type === "task.accept" && e.task_id === task_id)) {
       await this.deps.store.append(
         ctx.envelope(
           "task.accept",
           { agent_id: agent.agent_id, instance_id: ctx.instance_id },
-          { to: [{ agent_id: request.from.agent_id }], idempotency_key: `${ctx.instance_id}:accept` },
+          // The first attempt keeps the key it always had, so logs written before retries existed replay the same.
+          { to, ...(attempt > 1 ? { attempt } : {}), idempotency_key: `${ctx.instance_id}:accept${attempt > 1 ? `:${attempt}` : ""}` },
         ),
       );
     }
@@ -195,10 +274,14 @@ export class AgentRunner {
       overseer: agent.overseer,
     };
     const tools = await this.toolSet(agent);
+    const { lifecycle } = this.deps.workspace;
+    const maxTurns = agent.manifest.limits?.max_model_turns ?? lifecycle.max_model_turns;
+    // Turns of earlier attempts do not count against this one.
+    const turnsBefore = Math.max(0, ...events.slice(0, current.index).map((e) => (stepMetaOf(e)?.instance_id === ctx.instance_id ? stepMetaOf(e)!.step : 0)));
 
-    for (let i = 0; i < MAX_STEPS_PER_WAKE && !this.stopped; i++) {
+    for (let i = 0; i < MAX_STEPS_PER_WAKE && !this.stopped && !signal.aborted; i++) {
       events = await runLog.refresh();
-      if (events.some((e) => e.task_id === task_id && ENDINGS.has(e.type))) return;
+      if (since(events).some((e) => e.task_id === task_id && ENDINGS.has(e.type))) return;
       const conv = buildConversation(events, { agent_id: agent.agent_id, instance_id: ctx.instance_id, task_id }, systemPrompt(agent, ctx.kind), meta);
       if (conv.pending.length) {
         let waiting = false;
@@ -207,17 +290,32 @@ export class AgentRunner {
         continue;
       }
       if (conv.idle) return;
+      if (conv.steps - turnsBefore >= maxTurns) {
+        const message = `${agent.agent_id} took ${maxTurns} model turns on "${request.payload.title ?? task_id}" without finishing it; a task may take at most ${maxTurns} (limits.max_model_turns)`;
+        await fail("TURN_LIMIT", message, false, { max_model_turns: maxTurns }, `turn-limit:${attempt}`);
+        return;
+      }
       const step = conv.steps + 1;
       const seen_seq = events.at(-1)?.seq ?? 0;
-      const result = await generateText({
-        model: this.deps.modelFor(agent),
-        system: conv.instructions,
-        messages: conv.messages,
-        tools,
-        maxRetries: 2,
-      });
+      const result = await this.ask(ctx, { system: conv.instructions, messages: conv.messages, tools }, step, signal, attempt);
+      if (!result) return; // the task ended: cancelled, timed out, or the model could not be reached
       const text = result.text.trim();
       if (!result.toolCalls.length) {
+        const waitingFor = awaiting(events, task_id);
+        if (!waitingFor && text && ctx.kind === "work") {
+          // A final answer in plain text: it is the task's result, submitted like any other.
+          await perform(ctx, { step, seen_seq, call_id: `text-result-${step}`, tool: "submit_result", input: { summary: summarize(text), report_markdown: text }, text }, actionDeps);
+          continue;
+        }
+        const nudge = waitingFor ? undefined : ctx.kind === "review" ? NUDGE.review : NUDGE.empty;
+        if (nudge && since(events).some((e) => stepMetaOf(e)?.instance_id === ctx.instance_id && stepMetaOf(e)?.nudge)) {
+          const message =
+            ctx.kind === "review"
+              ? `${agent.agent_id} ended the review without a decision, even when asked for one`
+              : `${agent.agent_id} ended its turn without an answer, even when asked for one`;
+          await fail("NO_RESULT", message, true, { text: text.slice(0, 2000) }, `no-result:${attempt}`);
+          return;
+        }
         // The turn ends; if something arrived while the model was thinking, the conversation
         // shows it after this turn end (seen_seq) and the loop asks the model again.
         await this.deps.store.append(
@@ -226,7 +324,7 @@ export class AgentRunner {
             { message: text || "(waiting)" },
             {
               idempotency_key: `${ctx.instance_id}:${step}:turn-end`,
-              meta: { agent: { instance_id: ctx.instance_id, step, seen_seq, text: text || "(waiting)" } },
+              meta: { agent: { instance_id: ctx.instance_id, step, seen_seq, text: text || "(waiting)", ...(nudge ? { nudge } : {}) } },
             },
           ),
         );
@@ -240,6 +338,53 @@ export class AgentRunner {
         first = false;
       }
       if (waiting) return;
+    }
+  }
+
+  /**
+   * One model call, tried `lifecycle.retry_attempts` times in all while it fails for a passing
+   * reason (each retry a task.progress "retrying" with its attempt and delay). Null when the task
+   * must stop: `signal` aborted, or every attempt failed (then task.error MODEL_UNAVAILABLE,
+   * retryable, is stored) or the failure cannot pass (task.error MODEL_ERROR).
+   */
+  private async ask(ctx: TaskContext, prompt: Pick<Parameters<typeof generateText>[0], "system" | "messages" | "tools">, step: number, signal: AbortSignal, attempt: number) {
+    const { retry_attempts, retry_delay_ms } = this.deps.workspace.lifecycle;
+    const to = [{ agent_id: ctx.request.from.agent_id }];
+    for (let n = 1; ; n++) {
+      try {
+        return await generateText({ model: this.deps.modelFor(ctx.agent), ...prompt, maxRetries: 0, abortSignal: signal } as Parameters<typeof generateText>[0]);
+      } catch (err) {
+        if (signal.aborted) return null;
+        const error = describeModelError(err);
+        const passing = isPassingModelError(err);
+        if (!passing || n >= retry_attempts) {
+          log.warn({ err, agent_id: ctx.agent.agent_id, task_id: ctx.task_id, attempts: n }, "model call failed");
+          await this.deps.store.append(
+            ctx.envelope(
+              "task.error",
+              passing
+                ? { code: "MODEL_UNAVAILABLE", message: `The model did not answer after ${n} attempts: ${error}`, retryable: true, details: { attempts: n, step } }
+                : { code: "MODEL_ERROR", message: `The model refused the call: ${error}`, retryable: false, details: { step } },
+              { to, attempt, idempotency_key: `${ctx.instance_id}:${step}:model-error:${attempt}` },
+            ),
+          );
+          return null;
+        }
+        const delay_ms = backoff(retry_delay_ms, n);
+        await this.deps.store.append(
+          ctx.envelope(
+            "task.progress",
+            {
+              message: `The model call failed (${error}); trying again in ${formatDelay(delay_ms)} (attempt ${n + 1} of ${retry_attempts})`,
+              status: "retrying",
+              retry: { of: "model", attempt: n + 1, max_attempts: retry_attempts, delay_ms, error },
+            },
+            { idempotency_key: `${ctx.instance_id}:${step}:retry-${n + 1}:${attempt}` },
+          ),
+        );
+        await sleep(delay_ms, signal);
+        if (signal.aborted) return null;
+      }
     }
   }
 

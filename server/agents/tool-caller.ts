@@ -32,7 +32,7 @@ export class McpToolCaller implements ToolCaller {
 
   async callTool(req: Parameters<ToolCaller["callTool"]>[0]): ReturnType<ToolCaller["callTool"]> {
     try {
-      const r = await this.hub.callTool({ bindings: req.agent.manifest.mcp_bindings, server_id: req.server_id, tool: req.tool, arguments: req.arguments });
+      const r = await this.hub.callTool({ bindings: req.agent.manifest.mcp_bindings, server_id: req.server_id, tool: req.tool, arguments: req.arguments, signal: req.signal });
       const cut = truncateForEvent(r.result);
       if (!cut.truncated) return { ok: true, result: r.result, duration_ms: r.duration_ms };
       const { ref } = await this.artifacts.put(cut.full, "application/json");

@@ -18,9 +18,10 @@
 import { newId, ReviewFeedbackV1 } from "@/lib/protocol";
 import type { z } from "zod";
 import { ORCHESTRATOR } from "../router/router";
-import type { ActionDeps, TaskContext, ToolCall } from "./actions";
+import type { ActionDeps, TaskContext, ToolCall, ToolCaller } from "./actions";
 import { AskInput, DelegateInput, parseMcpToolName, ReplyInput, SubmitResultInput } from "./contract";
-import type { AgentStepMeta } from "./conversation";
+import { backoff, formatDelay, sleep } from "./retry";
+import { parentsOf, type AgentStepMeta } from "./conversation";
 
 /** One tool call being carried out: where it happens, and the parts every event of it shares. */
 export interface CallScope {
@@ -96,7 +97,7 @@ async function callMcpTool({ ctx, call, deps, key, meta }: CallScope, mcp: { ser
   await deps.store.append(
     ctx.envelope("tool.call", { call_id: call.call_id, tool: mcp.tool, server_id: mcp.server_id, arguments: args }, { idempotency_key: key("call"), meta: meta() }),
   );
-  const r = await deps.tools.callTool({ agent: ctx.agent, server_id: mcp.server_id, tool: mcp.tool, arguments: args });
+  const r = await callWithRetries(ctx, deps, mcp, args, key);
   // The outcome's meta names the call and its output; the input and step text are on the tool.call.
   const outcome = (output: unknown) => {
     const { input: _input, text: _text, ...agent } = meta({ output }).agent;
@@ -107,7 +108,7 @@ async function callMcpTool({ ctx, call, deps, key, meta }: CallScope, mcp: { ser
     await deps.store.append(
       ctx.envelope(
         "tool.result",
-        { ...tool, result: r.result, duration_ms: r.duration_ms, ...(r.truncated ? { truncated: true, artifact_ref: r.artifact_ref } : {}) },
+        { ...tool, result: r.result, duration_ms: r.duration_ms, ...(r.truncated ? { truncated: true, artifact_ref: r.artifact_ref } : {}), ...(r.attempts ? { attempts: r.attempts } : {}) },
         { idempotency_key: key("result"), meta: outcome(r.result) },
       ),
     );
@@ -115,10 +116,42 @@ async function callMcpTool({ ctx, call, deps, key, meta }: CallScope, mcp: { ser
     await deps.store.append(
       ctx.envelope(
         "tool.error",
-        { ...tool, code: r.code, message: r.message, retryable: r.retryable, duration_ms: r.duration_ms },
+        { ...tool, code: r.code, message: r.message, retryable: r.retryable, duration_ms: r.duration_ms, ...(r.attempts ? { attempts: r.attempts } : {}) },
         { idempotency_key: key("error"), meta: outcome({ error: r.code, message: r.message, retryable: r.retryable }) },
       ),
     );
+  }
+}
+
+/**
+ * The MCP call, tried again with backoff while it fails because its server stopped during the
+ * call (TOOL_UNAVAILABLE, retryable), up to `lifecycle.retry_attempts` in all; each retry is a
+ * task.progress people see (status "retrying"). A cancel stops the waiting at once.
+ */
+async function callWithRetries(
+  ctx: TaskContext,
+  deps: ActionDeps,
+  mcp: { server_id: string; tool: string },
+  args: Record<string, unknown>,
+  key: (part: string) => string,
+): Promise<Awaited<ReturnType<ToolCaller["callTool"]>> & { attempts?: number }> {
+  const { retry_attempts, retry_delay_ms } = deps.workspace.lifecycle;
+  for (let attempt = 1; ; attempt++) {
+    const r = await deps.tools.callTool({ agent: ctx.agent, server_id: mcp.server_id, tool: mcp.tool, arguments: args, ...(deps.signal ? { signal: deps.signal } : {}) });
+    if (r.ok || r.code !== "TOOL_UNAVAILABLE" || !r.retryable || attempt >= retry_attempts || deps.signal?.aborted) return attempt > 1 ? { ...r, attempts: attempt } : r;
+    const delay_ms = backoff(retry_delay_ms, attempt);
+    await deps.store.append(
+      ctx.envelope(
+        "task.progress",
+        {
+          message: `${mcp.server_id}.${mcp.tool} failed (${r.message}); trying again in ${formatDelay(delay_ms)} (attempt ${attempt + 1} of ${retry_attempts})`,
+          status: "retrying",
+          retry: { of: "tool", tool: `${mcp.server_id}.${mcp.tool}`, attempt: attempt + 1, max_attempts: retry_attempts, delay_ms, error: { code: r.code, message: r.message } },
+        },
+        { idempotency_key: key(`retry-${attempt + 1}`) },
+      ),
+    );
+    await sleep(delay_ms, deps.signal);
   }
 }
 
@@ -159,9 +192,41 @@ async function reply({ ctx, call, deps, key, meta, fail }: CallScope): Promise<v
   );
 }
 
+/**
+ * The runaway guards on delegation (docs/lifecycle.md): the message when a new subtask of
+ * `ctx.task_id` would be deeper than `max_depth` or the run already has `max_tasks_per_run` tasks.
+ */
+async function runawayGuard(ctx: TaskContext, deps: ActionDeps): Promise<string | null> {
+  const { max_depth, max_tasks_per_run } = deps.workspace.lifecycle;
+  const parents = parentsOf(await deps.runEvents());
+  let depth = 0;
+  for (let t: string | null | undefined = ctx.task_id; (t = parents.get(t)) && depth <= max_depth; ) depth++;
+  if (depth + 1 > max_depth) {
+    return `${ctx.agent.agent_id} may not delegate further: the subtask would be ${depth + 1} levels below the run's first task, and the workspace allows ${max_depth} (lifecycle.max_depth)`;
+  }
+  if (parents.size >= max_tasks_per_run) {
+    return `${ctx.agent.agent_id} may not delegate: the run already has ${parents.size} tasks, the most the workspace allows (lifecycle.max_tasks_per_run)`;
+  }
+  return null;
+}
+
 async function delegate({ ctx, call, deps, key, meta, fail }: CallScope): Promise<void> {
   const r = DelegateInput.safeParse(call.input);
   if (!r.success) return fail(issuesOf(r.error));
+  const runaway = await runawayGuard(ctx, deps);
+  if (runaway) {
+    // A run that keeps growing ends here: the delegating task fails with the reason.
+    await deps.store.append([
+      ctx.envelope("tool.call", { call_id: call.call_id, tool: call.tool, arguments: asRecord(call.input) }, { idempotency_key: key("call"), meta: meta() }),
+      ctx.envelope(
+        "tool.error",
+        { call_id: call.call_id, tool: call.tool, code: "RUN_LIMIT", message: runaway, retryable: false },
+        { idempotency_key: key("error"), meta: meta({ output: { error: "RUN_LIMIT", message: runaway } }) },
+      ),
+      ctx.envelope("task.error", { code: "RUN_LIMIT", message: runaway, retryable: false }, { to: [{ agent_id: ctx.request.from.agent_id }], idempotency_key: key("run-limit") }),
+    ]);
+    return;
+  }
   const subtask = { task_id: newId("task"), parent_task_id: ctx.task_id };
   const request = { title: r.data.title, context_summary: r.data.context_summary, ...(r.data.instructions ? { instructions: r.data.instructions } : {}) };
   const attachments = r.data.attachments?.length ? { attachments: r.data.attachments } : {};

@@ -227,6 +227,7 @@ function taskViewOf(row: TaskRow): TaskView {
     attempts: row.attempts,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+    started_at: row.started_at?.toISOString() ?? null,
     ended_at: row.ended_at?.toISOString() ?? null,
     error: (row.error as Record<string, unknown> | null) ?? null,
     open_questions: (row.open_questions as unknown as OpenQuestion[] | null) ?? [],
@@ -269,14 +270,15 @@ async function projectTasks(tx: Tx, fresh: StoredEvent[]): Promise<Map<string, R
   }
   await tx.$executeRawUnsafe(
     `INSERT INTO tasks (id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts,
-                        created_at, updated_at, ended_at, error, open_questions, open_approvals, last_seq)
+                        created_at, updated_at, started_at, ended_at, error, open_questions, open_approvals, last_seq)
      SELECT task_id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts,
-            created_at, updated_at, ended_at, error, open_questions, open_approvals, last_seq
+            created_at, updated_at, started_at, ended_at, error, open_questions, open_approvals, last_seq
        FROM jsonb_to_recordset($1::jsonb) AS x(task_id text, run_id text, thread_id text, parent_task_id text,
             state text, assignee text, requester text, title text, attempts int, created_at timestamptz,
-            updated_at timestamptz, ended_at timestamptz, error jsonb, open_questions jsonb, open_approvals jsonb, last_seq bigint)
+            updated_at timestamptz, started_at timestamptz, ended_at timestamptz, error jsonb, open_questions jsonb,
+            open_approvals jsonb, last_seq bigint)
      ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, assignee = EXCLUDED.assignee, title = EXCLUDED.title,
-            attempts = EXCLUDED.attempts, updated_at = EXCLUDED.updated_at, ended_at = EXCLUDED.ended_at,
+            attempts = EXCLUDED.attempts, updated_at = EXCLUDED.updated_at, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at,
             error = EXCLUDED.error, open_questions = EXCLUDED.open_questions, open_approvals = EXCLUDED.open_approvals,
             last_seq = EXCLUDED.last_seq`,
     JSON.stringify([...after.values()].filter((t) => t !== before.get(t.task_id))),

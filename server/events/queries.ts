@@ -65,6 +65,13 @@ export class Queries {
     return ev && isEvent(ev, "task.request") ? ev : null;
   }
 
+  /** The newest task.request of a task (its current attempt; for a routed task, the one to its agent), or null. */
+  async latestRequest(run_id: string, task_id: string): Promise<StoredEventOf<"task.request"> | null> {
+    const row = await this.db.event.findFirst({ where: { run_id, task_id, type: "task.request" }, orderBy: { seq: "desc" } });
+    const ev = row ? fromRow(row) : null;
+    return ev && isEvent(ev, "task.request") ? ev : null;
+  }
+
   /** The event with this seq, or null. */
   async eventAtSeq(seq: number): Promise<StoredEvent | null> {
     const row = await this.db.event.findUnique({ where: { seq: BigInt(seq) } });
@@ -245,6 +252,11 @@ export class Queries {
       where: { run_id: { in: run_ids }, state: { notIn: [...TERMINAL_STATES] } },
       orderBy: { created_at: "asc" },
     });
+  }
+
+  /** Every task that has not ended, in any channel, oldest first (the deadline sweep; a partial index). */
+  unfinishedTasks(): Promise<Task[]> {
+    return this.db.task.findMany({ where: { ended_at: null }, orderBy: { created_at: "asc" } });
   }
 
   /** The unfinished tasks of the threads, oldest first. */

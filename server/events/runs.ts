@@ -21,6 +21,7 @@ export function toTaskSummary(t: TaskRow): TaskSummary {
     attempts: t.attempts,
     created_at: t.created_at.toISOString(),
     updated_at: t.updated_at.toISOString(),
+    started_at: t.started_at?.toISOString() ?? null,
     ended_at: t.ended_at?.toISOString() ?? null,
   };
 }

@@ -19,6 +19,10 @@
  *   an overseer's review.feedback.v1 on a result under review
  *        approved → the reviewed task's task.result (only now does it reach its delegator)
  *        otherwise → wake the author, who sees the feedback and revises
+ *   task.cancel / task.timeout of a workspace agent's task → stop its instance at once
+ *   every 5 s                                            → expire approvals, route waiting
+ *        requests again, and sweep deadlines (server/lifecycle/deadlines.ts: timeouts, requests
+ *        not accepted, agents gone offline)
  *
  * It acts in its workspace's channels (and the runs started there), and, with `allChannels`
  * (the server; not tests, which share one database), in every other channel too, where only
@@ -39,6 +43,7 @@ import type { Workspace } from "../workspace/workspace";
 import { log } from "../log";
 import { needsRouting, ORCHESTRATOR, type Router } from "../router/router";
 import type { AgentRegistry } from "../router/registry";
+import { Deadlines } from "../lifecycle/deadlines";
 
 export interface ChannelBinding {
   thread_id: string;
@@ -92,6 +97,7 @@ export class Orchestrator {
   private readonly registry: AgentRegistry | null;
   private readonly allChannels: boolean;
   private readonly threadNames = new Map<string, string>();
+  private readonly deadlines: Deadlines | null;
 
   /** The reactions by event type (the module doc's table); other types are left alone. */
   private readonly reactions = new Map<MessageType, Reaction>([
@@ -114,6 +120,8 @@ export class Orchestrator {
     registry?: AgentRegistry | null;
     /** Also act in channels the workspace does not name (see the module doc). */
     allChannels?: boolean;
+    /** The deadlines' clock, ms since the epoch (default Date.now; tests swap it). */
+    now?: () => number;
   }) {
     this.store = deps.store;
     this.tail = deps.tail;
@@ -124,6 +132,28 @@ export class Orchestrator {
     this.router = deps.router ?? null;
     this.registry = deps.registry ?? null;
     this.allChannels = deps.allChannels ?? false;
+    this.deadlines = this.registry
+      ? new Deadlines({
+          store: this.store,
+          registry: this.registry,
+          router: this.router,
+          settings: this.workspace.lifecycle,
+          inScope: async (thread_id) => (await this.channelOf(thread_id)) !== null,
+          now: deps.now,
+        })
+      : null;
+  }
+
+  /** Sweep the deadlines now, in the reaction chain (server/lifecycle/deadlines.ts); resolves with how many tasks it ended or moved. */
+  sweepDeadlines(): Promise<number> {
+    const deadlines = this.deadlines;
+    if (!deadlines) return Promise.resolve(0);
+    const swept = this.chain.then(() => deadlines.sweep());
+    this.chain = swept.then(
+      () => undefined,
+      (err) => log.error({ err }, "deadline sweep failed"),
+    );
+    return swept;
   }
 
   /** The channel `thread_id` is, if the orchestrator acts there (system threads never). */
@@ -153,6 +183,7 @@ export class Orchestrator {
     this.expiryTimer = setInterval(() => {
       void this.approvals?.expireDue().catch((err) => log.warn({ err }, "approval expiry failed"));
       this.retryRouting(); // waiting requests time out even when nothing else happens
+      void this.sweepDeadlines().catch(() => undefined);
     }, 5000);
     this.expiryTimer.unref();
     this.unwatchRegistry = this.registry?.onChange(() => this.retryRouting()) ?? null;
@@ -326,6 +357,11 @@ export class Orchestrator {
 
   /** A task ended: release a reviewed result, or wake the delegator; then route waiting requests (an agent may have room now). */
   private async onOutcome(ev: StoredEventOf<"task.result" | "task.error" | "task.timeout" | "task.cancel">): Promise<void> {
+    if (isEvent(ev, "task.cancel", "task.timeout")) {
+      const task = await this.task(ev.task_id);
+      // Not awaited: the instance stops on its own time, and the chain goes on.
+      if (task && this.isAgent(task.assignee)) void this.runner.abort(task.assignee, task.id);
+    }
     await this.wakeAfterOutcome(ev);
     if (this.router?.pending.length) await this.router.retryWaiting();
   }

@@ -11,6 +11,9 @@
  *     an agent registers, comes online or finishes a task, and fails after `wait_timeout_sec`, or
  *   routing.failure (outcome failed) + task.error NO_MATCHING_AGENT to the requester.
  *
+ * `reroute` routes a routed task again, away from an agent that did not accept it in time or
+ * went offline (server/lifecycle/deadlines.ts).
+ *
  * Requests where some agent only lacks room or presence always wait (those are passing
  * states); `on_no_match` decides for requests nobody can ever take as things stand.
  *
@@ -175,6 +178,40 @@ export class Router {
       }),
     ]);
     return "failed";
+  }
+
+  /**
+   * Route a routed task again, away from the agents in `exclude` (the one that did not accept in
+   * time or went offline, and any tried before): routing.decision (its reason starting with `why`)
+   * + the request to the next agent as a new attempt. `request` is the task's original request
+   * to the router (it names what is required). "failed" when no other agent can take it; nothing
+   * is appended then.
+   */
+  async reroute(request: Request, exclude: string[], why: string, attempt: number): Promise<"routed" | "failed"> {
+    const views = (await this.snapshot()).filter((v) => !exclude.includes(v.agent_id));
+    const out = await this.decide(request, views);
+    if (!out.ok) return "failed";
+    const at = { thread_id: request.thread_id, run_id: request.run_id, task_id: request.task_id, parent_task_id: request.parent_task_id ?? null };
+    const { v: _v, id: _id, ts: _ts, seq: _seq, idempotency_key: _k, to: _to, meta, ...rest } = request;
+    await this.deps.store.append([
+      makeMessage({
+        type: "routing.decision",
+        ...at,
+        from: ORCHESTRATOR,
+        to: [],
+        payload: { ...out.payload, reason: `${why}; ${out.payload.reason}` },
+        attempt,
+        idempotency_key: `rerouting:${request.task_id}:${attempt}`,
+      }),
+      makeMessage({
+        ...rest,
+        to: [{ agent_id: out.payload.selected }],
+        attempt,
+        meta: { ...(meta ?? {}), routed_from: request.id, routed_by: ORCHESTRATOR.agent_id, rerouted: why },
+        idempotency_key: `rerouted:${request.task_id}:${attempt}`,
+      }),
+    ]);
+    return "routed";
   }
 
   /** Route every waiting request again, oldest first (after a change that may free an agent). */

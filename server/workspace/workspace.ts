@@ -5,7 +5,8 @@
  *   workspace.json   { agents: "<dir of CAP manifests>", mcp: "<mcpServers file>",
  *                      channels: [{ name, topic?, entry_agent }],
  *                      registry?: { heartbeat_interval_sec, offline_after_missed },
- *                      routing?: { on_no_match: "wait" | "fail", wait_timeout_sec, weights } }
+ *                      routing?: { on_no_match: "wait" | "fail", wait_timeout_sec, weights },
+ *                      lifecycle?: { timeouts, retries, runaway guards: docs/lifecycle.md } }
  *   agents/*.json    CAP agent manifests (seed 000)
  *   mcp.json         { mcpServers: { <server_id>: { command, args?, env? } } }
  *
@@ -70,10 +71,40 @@ const WorkspaceFileSchema = z.strictObject({
         .default({}),
     })
     .prefault({}),
+  /**
+   * Every task ends (docs/lifecycle.md): timeouts in seconds (null: none), what happens to the
+   * tasks of an agent that goes offline, how model calls are retried, and the runaway guards.
+   */
+  lifecycle: z
+    .strictObject({
+      /** A task running longer ends with task.timeout; an agent's `limits.max_runtime_sec` overrides it. */
+      task_timeout_sec: z.number().positive().nullable().default(1800),
+      /** A routed request no agent accepted in this time goes to the next candidate. */
+      accept_timeout_sec: z.number().positive().nullable().default(120),
+      /** A run whose root task is older than this is timed out, with everything under it. */
+      run_timeout_sec: z.number().positive().nullable().default(7200),
+      /** The open tasks of an agent that went offline: routed to another agent, failed, or left waiting. */
+      on_agent_offline: z.enum(["reroute", "fail", "wait"]).default("reroute"),
+      /**
+       * Model calls that fail for a passing reason (429, 5xx, network) and MCP calls whose server
+       * crashed are tried this often in all.
+       */
+      retry_attempts: z.number().int().min(1).max(10).default(3),
+      /** The wait before the second attempt, doubled for each later one, in ms. */
+      retry_delay_ms: z.number().int().min(0).max(60_000).default(1000),
+      /** Delegation deeper than this ends the delegating task (the root task is depth 0). */
+      max_depth: z.number().int().min(1).max(50).default(6),
+      /** A run with this many tasks takes no more. */
+      max_tasks_per_run: z.number().int().min(1).max(10_000).default(200),
+      /** Model turns one task may take; an agent's `limits.max_model_turns` overrides it. */
+      max_model_turns: z.number().int().min(1).max(1000).default(40),
+    })
+    .prefault({}),
 });
 
 export type RegistrySettings = z.infer<typeof WorkspaceFileSchema>["registry"];
 export type RoutingSettings = z.infer<typeof WorkspaceFileSchema>["routing"];
+export type LifecycleSettings = z.infer<typeof WorkspaceFileSchema>["lifecycle"];
 
 /** One agent of the workspace: its CAP manifest and the AgentCard derived from it. */
 export interface WorkspaceAgent {
@@ -98,13 +129,14 @@ export interface Workspace {
   policyPath: string | null;
   registry: RegistrySettings;
   routing: RoutingSettings;
+  lifecycle: LifecycleSettings;
 }
 
 const DEFAULTS = WorkspaceFileSchema.parse({});
 
 /**
  * The workspace of a Clutch started without one (CLUTCH_WORKSPACE=none): no agents, no
- * channels, no MCP servers, no policy; registry and routing settings at their defaults.
+ * channels, no MCP servers, no policy; registry, routing and lifecycle settings at their defaults.
  */
 export const NO_WORKSPACE: Workspace = Object.freeze({
   dir: null,
@@ -114,6 +146,7 @@ export const NO_WORKSPACE: Workspace = Object.freeze({
   policyPath: null,
   registry: DEFAULTS.registry,
   routing: DEFAULTS.routing,
+  lifecycle: DEFAULTS.lifecycle,
 });
 
 function readJson(file: string): unknown {
@@ -162,5 +195,5 @@ export function loadWorkspace(dir: string): Workspace {
   for (const c of channels) {
     if (!agents.has(c.entry_agent)) throw new WorkspaceError(`${wsFile}: channel #${c.name} has entry_agent ${c.entry_agent}, which is not defined`);
   }
-  return { dir: root, agents, channels, mcpConfigPath: path.resolve(root, ws.data.mcp), policyPath: path.resolve(root, ws.data.policy), registry: ws.data.registry, routing: ws.data.routing };
+  return { dir: root, agents, channels, mcpConfigPath: path.resolve(root, ws.data.mcp), policyPath: path.resolve(root, ws.data.policy), registry: ws.data.registry, routing: ws.data.routing, lifecycle: ws.data.lifecycle };
 }

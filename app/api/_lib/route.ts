@@ -34,6 +34,8 @@ export interface RouteSpec<A extends Access, P extends z.ZodType, Q extends z.Zo
   body?: B;
   /** Largest body in bytes (default MAX_JSON_BODY_BYTES). */
   maxBytes?: number;
+  /** An empty body is read as `{}` (a body whose fields are all optional). */
+  emptyBody?: boolean;
 }
 
 export interface RouteContext<A extends Access, P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
@@ -145,7 +147,7 @@ export function route<A extends Access, P extends z.ZodType = z.ZodUnknown, Q ex
       const decoded = Object.fromEntries(Object.entries(rawParams).map(([k, v]) => [k, typeof v === "string" ? pathParam(v) : v]));
       const params = parseWith(spec.params, decoded, "invalid_params", "path");
       const query = parseWith(spec.query, Object.fromEntries(new URL(req.url).searchParams), "invalid_query", "query");
-      const body = spec.body ? parseWith(spec.body, await readJson(req, { maxBytes: spec.maxBytes ?? MAX_JSON_BODY_BYTES }), "invalid_body", "body") : (undefined as z.infer<B>);
+      const body = spec.body ? parseWith(spec.body, await readJson(req, { maxBytes: spec.maxBytes ?? MAX_JSON_BODY_BYTES, ...(spec.emptyBody ? { empty: {} } : {}) }), "invalid_body", "body") : (undefined as z.infer<B>);
       return await fn({ req, principal: principal as PrincipalFor<A>, params, query, body });
     } catch (err) {
       return errorResponse(err, req);

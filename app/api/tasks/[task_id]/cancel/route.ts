@@ -1,0 +1,24 @@
+/**
+ * POST /api/tasks/:task_id/cancel { reason? } (the body may be empty): cancel a task and every task under it that has not
+ * ended (server/lifecycle/cancel.ts). A person who may read its channel, or the agent that
+ * requested it (or a task above it). 200 { task, cancelled: [task_id] }; 400 invalid_body;
+ * 403 not_your_task; 404 unknown_task; 409 task_ended.
+ */
+import { z } from "zod";
+import { toTaskSummary } from "@/server/events/runs";
+import { actorOf, taskFor } from "@/server/lifecycle/authorize";
+import { cancelTask } from "@/server/lifecycle/cancel";
+import { getClutch } from "@/server/instance";
+import { json } from "../../../_lib/http";
+import { route } from "../../../_lib/route";
+
+export const dynamic = "force-dynamic";
+
+const Body = z.strictObject({ reason: z.string().trim().max(500, "reason is at most 500 characters").optional() });
+
+export const POST = route({ auth: "signed-in", params: z.object({ task_id: z.string().min(1) }), body: Body, emptyBody: true }, async ({ principal, params: { task_id }, body }) => {
+  const rt = getClutch();
+  const task = await taskFor(principal, task_id, rt);
+  const cancelled = await cancelTask(rt.store, task, actorOf(principal), body.reason || undefined);
+  return json({ task: toTaskSummary((await rt.store.queries.task(task_id)) ?? task), cancelled });
+});
