@@ -90,3 +90,18 @@ export function importIssues(err: unknown): ImportIssue[] {
     (i): i is ImportIssue => Boolean(i) && typeof (i as ImportIssue).line === "number" && typeof (i as ImportIssue).message === "string",
   );
 }
+
+/** `POST /api/runs/:id/cancel { reason? }`: cancels every task of the run that has not ended; 409 `run_ended`. */
+export async function cancelRun(runId: string, reason?: string): Promise<{ cancelled: string[] }> {
+  return apiRequest<{ cancelled: string[] }>(`/api/runs/${enc(runId)}/cancel`, { method: "POST", body: JSON.stringify(reason ? { reason } : {}) });
+}
+
+/** `POST /api/tasks/:id/cancel { reason? }`: cancels the task and what is under it; 409 `task_ended`. */
+export async function cancelTask(taskId: string, reason?: string): Promise<{ cancelled: string[] }> {
+  return apiRequest<{ cancelled: string[] }>(`/api/tasks/${enc(taskId)}/cancel`, { method: "POST", body: JSON.stringify(reason ? { reason } : {}) });
+}
+
+/** `POST /api/tasks/:id/retry`: a new attempt of a failed, cancelled or timed-out task; 409 `task_not_retryable` / `parent_ended`. */
+export async function retryTask(taskId: string): Promise<{ attempt: number }> {
+  return apiRequest<{ attempt: number }>(`/api/tasks/${enc(taskId)}/retry`, { method: "POST", body: "{}" });
+}

@@ -1,7 +1,7 @@
 "use client";
 /**
  * `RunPageHeader`: the bar above a run: the channel it belongs to, the run's title,
- * its live state and duration; the channel's recent runs (a small menu, the way in to other
+ * its live state and duration; Cancel run while it runs; the channel's recent runs (a small menu, the way in to other
  * runs); Export (JSON Lines download) and Import; the theme toggle. A second line says which run
  * this one was forked from (a link to that run at the fork's seq) and lists this run's forks.
  */
@@ -22,6 +22,7 @@ import { fetchRunDetail, exportUrl, type RunDetailResponse } from "./api";
 import { ListIcon } from "@/components/ui/icons";
 import { DownloadIcon, ForkIcon, UploadIcon } from "./icons";
 import { RunStateBadge } from "./run-state-badge";
+import { CancelWork } from "./work-controls";
 
 const shortRun = (id: string) => `run …${id.slice(-6)}`;
 
@@ -193,6 +194,7 @@ export function RunPageHeader({
           {state && <RunStateBadge state={state} />}
           {ms !== null && <span className="shrink-0 text-[12px] tabular-nums text-fg-muted max-sm:hidden">{formatDuration(ms)}</span>}
         </nav>
+        {state === "running" && detail && <CancelWork kind="run" id={runId} title={title} />}
         {threadId && <RecentRuns threadId={threadId} runId={runId} onImport={onImport} />}
         <a
           href={exportUrl(runId)}

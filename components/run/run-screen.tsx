@@ -282,6 +282,7 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
               onFork={onFork}
               onSelectTask={setSelected}
               forking={fork.isPending}
+              live={!replaying}
             />
           </div>
         )}

@@ -1,8 +1,9 @@
 "use client";
 /**
  * `TaskPanel`: the side panel a click on a node opens, for its task at event N: the task's state,
- * agent, attempts, duration and ids; the routing decision that chose its agent; every event of the
- * task up to N drawn by the channel's renderers (components/events/event-view.tsx, payloads and
+ * agent, attempts, duration and ids; why it ended without a result (who cancelled it, the timeout,
+ * the error); Cancel while it runs and Retry once it failed (live, not in a replay); the routing
+ * decision that chose its agent; every event of the task up to N drawn by the channel's renderers (components/events/event-view.tsx, payloads and
  * tool calls included), each with "Re-run from here". A question's Reply goes to the channel, where
  * the person answers.
  */
@@ -10,6 +11,7 @@ import { useRouter } from "next/navigation";
 import { useMemo, useRef } from "react";
 import type { StoredEvent } from "@/lib/protocol";
 import { getNode, taskDurationMs, type RunGraphState } from "@/lib/fold/run-graph";
+import type { TaskView } from "@/lib/fold/task-state";
 import { EventView } from "@/components/events/event-view";
 import { ThreadActionsContext, type ThreadActions } from "@/components/events/thread-actions";
 import { bareId } from "@/components/events/participant";
@@ -18,6 +20,7 @@ import { formatDuration, formatFull } from "@/components/ui/time";
 import { ForkIcon } from "./icons";
 import { panelRows } from "./panel-rows";
 import { stateStyle } from "./task-style";
+import { CancelWork, RetryTask } from "./work-controls";
 
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -29,6 +32,34 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
 }
 
 /** The panel (see the file comment). */
+/** Why the task ended without a result: who cancelled it and why, the timeout, or the error. */
+function EndReason({ task }: { task: TaskView }) {
+  const e = task.error ?? {};
+  const message = typeof e.message === "string" ? e.message : "";
+  if (task.state === "cancelled") {
+    const by = typeof e.requested_by_name === "string" ? e.requested_by_name : typeof e.requested_by === "string" ? bareId(e.requested_by) : null;
+    return (
+      <p className="col-span-full text-[12.5px] text-fg-muted">
+        <span className="font-semibold text-fg">Cancelled{by ? ` by ${by}` : ""}</span>
+        {message ? `: ${message}` : ""}
+      </p>
+    );
+  }
+  return (
+    <p className={`col-span-full text-[12.5px] ${task.state === "timed_out" ? "text-warning" : "text-danger"}`}>
+      <span className="font-semibold">{task.state === "timed_out" ? "Timed out" : String(e.code ?? "Error")}</span>
+      {message ? `: ${message}` : ""}
+    </p>
+  );
+}
+
+/** A task can be retried while the task it reports to (if any) has not ended. */
+function canRetry(state: RunGraphState, parentId: string | null | undefined): boolean {
+  if (!parentId) return true;
+  const parent = getNode(state, parentId)?.task;
+  return !parent?.ended_at;
+}
+
 export function TaskPanel({
   taskId,
   state,
@@ -37,6 +68,7 @@ export function TaskPanel({
   onFork,
   onSelectTask,
   forking,
+  live,
 }: {
   taskId: string;
   state: RunGraphState;
@@ -45,6 +77,8 @@ export function TaskPanel({
   onFork: (seq: number) => void;
   onSelectTask: (id: string) => void;
   forking: boolean;
+  /** The panel shows the task now (not a point of the replay): it can be cancelled or retried. */
+  live: boolean;
 }) {
   const router = useRouter();
   const body = useRef<HTMLDivElement>(null);
@@ -148,10 +182,11 @@ export function TaskPanel({
                   </button>
                 </div>
               )}
-              {task.error && (
-                <p className="col-span-full text-[12px] text-danger">
-                  {String(task.error.code ?? "error")}: {String(task.error.message ?? "")}
-                </p>
+              {task.error && <EndReason task={task} />}
+              {live && (!task.ended_at || (task.state !== "succeeded" && canRetry(state, node?.parent_id))) && (
+                <div className="col-span-full flex flex-wrap items-center gap-2 pt-1">
+                  {task.ended_at ? <RetryTask taskId={task.task_id} /> : <CancelWork kind="task" id={task.task_id} title={title} className="-ml-2" />}
+                </div>
               )}
             </dl>
             <section aria-label="Routing" className="border-b border-line py-2">

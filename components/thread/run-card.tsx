@@ -4,8 +4,8 @@
  * summarises the run and updates in place: its state and title, the elapsed time (ticking while
  * it runs), "2 of 3 tasks done" with a progress bar, who is working on what right now, the
  * question to the people or the approval it waits on (with Answer / Review), and, once ended,
- * the final result or the error. "Thread" opens the run's events in the side pane; "Open run"
- * the run view (task graph and replay).
+ * the final result or the error (who cancelled it, and why). "Thread" opens the run's events in
+ * the side pane; "Open run" the run view (task graph and replay); "Cancel run" stops it.
  *
  * Data: RunSummary from `GET /api/threads/:id/runs`, folded on the server from the tasks and
  * approvals projections and kept live by components/live/live-sync.ts.
@@ -17,6 +17,7 @@ import { bareId, displayName } from "@/components/events/participant";
 import { useThreadActions } from "@/components/events/thread-actions";
 import { Markdown } from "@/components/markdown/markdown";
 import { RunStateBadge } from "@/components/run/run-state-badge";
+import { CancelWork } from "@/components/run/work-controls";
 import { ActivityIcon, ClockIcon, CornerDownRightIcon, MessageIcon, ShieldIcon } from "@/components/ui/icons";
 import { formatClock, useNow } from "@/components/ui/use-now";
 import { formatDuration, formatFull } from "@/components/ui/time";
@@ -176,6 +177,7 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
           >
             Open run ↗
           </Link>
+          {running && <CancelWork kind="run" id={run.run_id} title={title} className="ml-auto h-6 px-1.5 text-xs" />}
         </div>
       )}
     </article>

@@ -14,6 +14,7 @@
  * channel), merged by seq (components/live/merge.ts).
  */
 import Link from "next/link";
+import { CancelWork } from "@/components/run/work-controls";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { isEvent, type StoredEvent } from "@/lib/protocol";
@@ -147,6 +148,7 @@ export function ThreadPane({
             Open run <ExternalLinkIcon size={12} />
           </Link>
         )}
+        {runId && run?.state === "running" && <CancelWork kind="run" id={runId} title={title} className="h-8 shrink-0 px-2 text-xs" />}
         <button
           type="button"
           onClick={onClose}

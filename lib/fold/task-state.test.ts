@@ -58,7 +58,7 @@ describe("foldTask", () => {
       ev({ type: "task.result", payload: { summary: "late" }, from: { agent_id: "agent:pm-1" } }),
       ev({ type: "task.error", payload: { code: "X", message: "also late" }, from: { agent_id: "agent:pm-1" } }),
     ]);
-    expect(t).toMatchObject({ state: "cancelled", error: null });
+    expect(t).toMatchObject({ state: "cancelled", error: { code: "CANCELLED", message: "not needed", requested_by: "user:ada" } });
   });
 });
 

@@ -55,7 +55,11 @@ export interface TaskView {
   /** When the current attempt was accepted (null while pending): timeouts count from here. */
   started_at: string | null;
   ended_at: string | null;
-  /** The task.error payload when failed. */
+  /**
+   * Why the task ended without a result: the task.error payload when failed; `{ code: CANCELLED,
+   * message: reason, requested_by, requested_by_name? }` when cancelled; `{ code: TIMED_OUT,
+   * message, timeout_ms? }` when timed out.
+   */
   error: Record<string, unknown> | null;
   /** Questions the assignee asked that have no answer yet. */
   open_questions: OpenQuestion[];
@@ -202,10 +206,22 @@ export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView 
       }
       break;
     case "task.cancel":
-      if (!ended) next.state = "cancelled";
+      if (!ended) {
+        next.state = "cancelled";
+        const { reason, requested_by } = ev.payload;
+        next.error = {
+          code: "CANCELLED",
+          message: reason ?? "",
+          requested_by: requested_by ?? ev.from.agent_id,
+          ...(ev.from.display_name ? { requested_by_name: ev.from.display_name } : {}),
+        };
+      }
       break;
     case "task.timeout":
-      if (!ended) next.state = "timed_out";
+      if (!ended) {
+        next.state = "timed_out";
+        next.error = { code: "TIMED_OUT", message: ev.payload.message ?? "", ...(ev.payload.timeout_ms !== undefined ? { timeout_ms: ev.payload.timeout_ms } : {}) };
+      }
       break;
   }
   if (next.open_approvals.length && !TERMINAL_STATES.has(next.state) && ev.type !== "task.request") {

@@ -105,9 +105,14 @@ function outcomeOf(root: TaskRow, result: StoredEventOf<"task.result"> | undefin
     const text = result ? resultText(result.payload) : null;
     return text ? { kind: "result", text, agent_id: result?.from.agent_id ?? root.assignee } : null;
   }
-  const error = root.error as { message?: unknown } | null;
-  const message = typeof error?.message === "string" ? error.message : root.state === "cancelled" ? "The run was cancelled." : root.state === "timed_out" ? "The run timed out." : "The run failed.";
-  return { kind: "error", text: message, agent_id: root.assignee };
+  const error = (root.error ?? {}) as { message?: unknown; requested_by?: unknown; requested_by_name?: unknown };
+  const given = typeof error.message === "string" && error.message ? error.message : null;
+  if (root.state === "cancelled") {
+    const by = typeof error.requested_by_name === "string" ? error.requested_by_name : typeof error.requested_by === "string" ? error.requested_by.replace(/^(agent|user):/, "") : null;
+    return { kind: "error", text: `Cancelled${by ? ` by ${by}` : ""}${given ? `: ${given}` : "."}`, agent_id: root.assignee };
+  }
+  const fallback = root.state === "timed_out" ? "The run timed out." : "The run failed.";
+  return { kind: "error", text: given ?? fallback, agent_id: root.assignee };
 }
 
 /** The runs of a thread, oldest first (at most `limit`, the newest ones). */
