@@ -39,6 +39,10 @@ interface Fixtures {
   run: string;
   runSeq: number;
   memberId: string;
+  /** A run, a running task and a failed task in the private channel, to cancel and retry. */
+  cancelRun: string;
+  cancelTask: string;
+  failedTask: string;
 }
 interface Call {
   url: string;
@@ -93,6 +97,9 @@ const MATRIX: Record<string, { call: (f: Fixtures) => Call; expect: Expect }> = 
   "GET /api/runs/[run_id]/events": { call: (f) => ({ url: `/api/runs/${f.run}/events`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },
   "GET /api/runs/[run_id]/export": { call: (f) => ({ url: `/api/runs/${f.run}/export`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },
   "POST /api/runs/[run_id]/fork": { call: (f) => ({ url: `/api/runs/${f.run}/fork`, params: { run_id: f.run }, body: { at_seq: f.runSeq } }), expect: people(404, { admin: 201 }) },
+  "POST /api/runs/[run_id]/cancel": { call: (f) => ({ url: `/api/runs/${f.cancelRun}/cancel`, params: { run_id: f.cancelRun }, body: { reason: "matrix" } }), expect: people(404, { admin: 200 }) },
+  "POST /api/tasks/[task_id]/cancel": { call: (f) => ({ url: `/api/tasks/${f.cancelTask}/cancel`, params: { task_id: f.cancelTask }, body: {} }), expect: signedIn(404, { admin: 200 }) },
+  "POST /api/tasks/[task_id]/retry": { call: (f) => ({ url: `/api/tasks/${f.failedTask}/retry`, params: { task_id: f.failedTask }, body: {} }), expect: signedIn(404, { admin: 200 }) },
   "POST /api/runs/import": { call: (f) => ({ url: "/api/runs/import", text: JSON.stringify(chat("restored", { thread_id: f.pub, run_id: newId("run") })) }), expect: people(403, { admin: 201 }) },
   "GET /api/artifacts/[ref]": { call: () => ({ url: `/api/artifacts/x`, params: { ref: `artifact:sha256-${"0".repeat(64)}` } }), expect: signedIn(404) },
 
@@ -147,7 +154,17 @@ beforeAll(async () => {
   const run = newId("run");
   const [request] = (await rt.store.append(msg("task.request", { title: "Board pack" }, { thread_id: priv, run_id: run, from: { agent_id: admin.agent_id, role: "human" }, to: [{ agent_id: "agent:nobody" }] }))).events;
   await registerAgent(rt.store, rt.registry, CARD);
-  fx = { pub, priv, run, runSeq: request!.seq, memberId: member.person!.id };
+  const from = { agent_id: admin.agent_id, role: "human" };
+  const open = async (type: "task.request" | "task.error") => {
+    const at = { thread_id: priv, run_id: newId("run"), task_id: newId("task"), from, to: [{ agent_id: "agent:nobody" }] };
+    await rt.store.append(msg("task.request", { title: "Board pack" }, at));
+    if (type === "task.error") await rt.store.append(msg("task.error", { code: "X", message: "failed" }, { ...at, from: { agent_id: "agent:nobody" } }));
+    return at;
+  };
+  const cancellable = await open("task.request");
+  const single = await open("task.request");
+  const failed = await open("task.error");
+  fx = { pub, priv, run, runSeq: request!.seq, memberId: member.person!.id, cancelRun: cancellable.run_id, cancelTask: single.task_id, failedTask: failed.task_id };
 });
 afterAll(() => rt.stop());
 

@@ -27,19 +27,47 @@ export function toolCall(name: string, args: unknown, id = `call_${newId("task")
   return { tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }] };
 }
 
-/** Serve `answer` on 127.0.0.1; `requests` keeps every request body in order. */
-export async function startScriptedModel(answer: (body: ChatRequest) => unknown): Promise<{ baseURL: string; requests: ChatRequest[]; close(): void }> {
+const STATUS = Symbol("status");
+
+/** An HTTP error answer (e.g. 500, 429) with an OpenAI-style error body. */
+export function httpError(status: number, message = `scripted ${status}`) {
+  return { [STATUS]: status, error: { message, type: "server_error", code: null } };
+}
+
+/**
+ * Serve `answer` on 127.0.0.1; `requests` keeps every request body in order. An answer may be a
+ * promise (a slow model) or an httpError. `aborted` counts requests the client gave up on
+ * before the answer was sent (a cancelled call).
+ */
+export async function startScriptedModel(
+  answer: (body: ChatRequest) => unknown,
+): Promise<{ baseURL: string; requests: ChatRequest[]; aborted: () => number; close(): void }> {
   const requests: ChatRequest[] = [];
+  let aborted = 0;
   const server = http.createServer((req, res) => {
     let raw = "";
     req.on("data", (c) => (raw += c));
-    req.on("end", () => {
+    req.on("end", async () => {
       const body = JSON.parse(raw) as ChatRequest;
       requests.push(body);
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(answer(body)));
+      res.on("close", () => {
+        if (!res.writableFinished) aborted++;
+      });
+      const out = (await answer(body)) as Record<string | symbol, unknown>;
+      if (res.destroyed) return;
+      const status = typeof out?.[STATUS] === "number" ? (out[STATUS] as number) : 200;
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(out));
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, close: () => server.close() };
+  return {
+    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    requests,
+    aborted: () => aborted,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
