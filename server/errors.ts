@@ -53,6 +53,7 @@ export const ERROR_STATUS = {
   not_found: [404],
   unknown_thread: [404, 422],
   unknown_run: [404],
+  unknown_task: [404],
   unknown_agent: [404],
   unknown_approval: [404],
   unknown_artifact: [404],
@@ -68,6 +69,10 @@ export const ERROR_STATUS = {
   already_set_up: [409],
   email_taken: [409],
   last_admin: [409],
+  run_ended: [409],
+  task_ended: [409],
+  task_not_retryable: [409],
+  parent_ended: [409],
   // 413 / 422 / 429: too much, or a reference that does not resolve
   body_too_large: [413],
   batch_too_large: [413],

@@ -89,7 +89,7 @@ const EventRow = memo(function EventRow({
           {event.type}
         </span>
         <span className="w-[84px] shrink-0 truncate font-medium text-fg-muted max-sm:w-16" title={event.from.agent_id}>
-          {bareId(event.from.agent_id)}
+          {event.from.role === "human" ? displayName(event.from) : bareId(event.from.agent_id)}
         </span>
         <span className="min-w-0 flex-1 truncate text-fg-muted">{summarize(event)}</span>
         {forked && (
