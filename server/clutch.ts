@@ -161,10 +161,11 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   });
   kernel.watch();
   const approvals = new Approvals(store, kernel);
+  const tools = new McpToolCaller(hub, artifacts);
   const runner = new AgentRunner({
     store,
     workspace,
-    tools: new McpToolCaller(hub, artifacts),
+    tools,
     modelFor,
     gate: (g) => approvals.gate(g),
   });
@@ -182,7 +183,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     kernel,
     allowedAgentsOf: (id) => workspace.agents.get(id)?.allowed_agents ?? null,
   });
-  const orchestrator = new Orchestrator({ store, tail, workspace, runner, channels, approvals, router, registry, allChannels: options.allChannels, now: options.clock });
+  const orchestrator = new Orchestrator({ store, tail, workspace, runner, channels, approvals, router, registry, allChannels: options.allChannels, now: options.clock, tools });
   if (workspace !== NO_WORKSPACE) {
     orchestrator.start();
     await orchestrator.recover();

@@ -63,6 +63,8 @@ function answer(body: ChatRequest): unknown {
       return never();
     case "tool":
       return last.role === "tool" ? say("done") : call("DataServer__query_data", { sql: HEAVY_SQL });
+    case "reserve":
+      return last.role === "tool" ? never() : call("Ledger__reserve", { item: "widgets", quantity: 3 });
     case "tree":
       if (agent === "agent:helper-1") return never();
       return last.role === "tool" ? say("Waiting for the helper.") : call("delegate", { agent_id: "helper-1", title: "Dig into it", context_summary: "[tree] nothing done yet" });
@@ -84,22 +86,35 @@ function answer(body: ChatRequest): unknown {
 function workspace(extra: Record<string, unknown>): { dir: string; channel: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
   fs.mkdirSync(path.join(dir, "agents"));
-  const manifest = (id: string, allowed: string[], limits?: Record<string, number>) => ({
+  const manifest = (id: string, allowed: string[], more: Record<string, unknown> = {}) => ({
     id,
-    ...(limits ? { limits } : {}),
     system_prompt: `You are ${id}, a careful worker.`,
     allowed_agents: allowed,
     delegate_rules: Object.fromEntries(allowed.map((a) => [a, { when_to_delegate: "when asked to" }])),
     overseer: null,
     mcp_bindings: [{ server_id: "DataServer", scopes: ["read:data"], allowed_tools: ["query_data"] }],
+    ...more,
   });
-  fs.writeFileSync(path.join(dir, "agents", "lead-1.json"), JSON.stringify(manifest("lead-1", ["helper-1"], { max_model_turns: 20 })));
+  // lead-1 reserves stock in a ledger, and a reservation of a task that does not finish is released.
+  const lead = manifest("lead-1", ["helper-1"], {
+    limits: { max_model_turns: 20 },
+    mcp_bindings: [
+      { server_id: "DataServer", scopes: ["read:data"], allowed_tools: ["query_data"] },
+      { server_id: "Ledger", scopes: ["write:stock"], allowed_tools: ["reserve", "release"] },
+    ],
+    compensations: [{ after: "Ledger.reserve", undo: "Ledger.release", arguments: { reservation_id: "$result.reservation_id", note: "compensation" } }],
+  });
+  fs.writeFileSync(path.join(dir, "agents", "lead-1.json"), JSON.stringify(lead));
   fs.writeFileSync(path.join(dir, "agents", "helper-1.json"), JSON.stringify(manifest("helper-1", [])));
+  const servers = JSON.parse(fs.readFileSync("examples/sales-analysis/mcp.json", "utf8")) as { mcpServers: Record<string, unknown> };
+  servers.mcpServers.Ledger = {
+    command: "node",
+    args: ["--import", "tsx", path.resolve("test/fixtures/ledger-server.ts")],
+    env: { CLUTCH_LEDGER_FILE: path.join(dir, "ledger.json") },
+  };
+  fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify(servers));
   const channel = `life-${newId("thread").slice(-8).toLowerCase()}`;
-  fs.writeFileSync(
-    path.join(dir, "workspace.json"),
-    JSON.stringify({ mcp: path.resolve("examples/sales-analysis/mcp.json"), channels: [{ name: channel, entry_agent: "lead-1" }], ...extra }),
-  );
+  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ mcp: path.join(dir, "mcp.json"), channels: [{ name: channel, entry_agent: "lead-1" }], ...extra }));
   return { dir, channel };
 }
 
@@ -229,6 +244,29 @@ describe("cancel", () => {
     expect(cancels.map((e) => e.task_id)).toEqual([sub.task_id, run.task_id]);
     expect(cancels[0]!.to).toEqual([{ agent_id: "agent:helper-1" }]);
     expect((await taskRow(rt, sub.task_id)).state).toBe("cancelled");
+  });
+});
+
+describe("compensation", () => {
+  it("releases the reservation a cancelled task made, as its manifest declares", async () => {
+    const ledger = path.join(rt.workspace.dir!, "ledger.json");
+    const run = await runOf(await say(rt, thread_id, "[reserve] Hold three widgets"));
+    const reserved = await waitFor(rt, thread_id, "the reservation", (evs) => evs.find((e) => e.run_id === run.run_id && e.type === "tool.result" && e.payload.tool === "reserve"));
+    const { reservation_id } = reserved.payload.result as { reservation_id: string };
+    expect(Object.keys(JSON.parse(fs.readFileSync(ledger, "utf8")))).toContain(reservation_id);
+
+    await cancelRun(rt.store, run.run_id, DANA, "not needed after all");
+    const undone = await waitFor(rt, thread_id, "the release", (evs) => evs.find((e) => e.run_id === run.run_id && e.type === "tool.result" && e.payload.tool === "release"));
+    expect(undone.payload.result).toEqual({ released: true });
+    expect(undone.meta?.compensation).toEqual({ of_call_id: reserved.payload.call_id, after: "Ledger.reserve" });
+    const call = (await runEvents(run.run_id)).find((e) => e.type === "tool.call" && e.payload.tool === "release")!;
+    expect(call.payload.arguments).toEqual({ reservation_id, note: "compensation" });
+    expect(Object.keys(JSON.parse(fs.readFileSync(ledger, "utf8")))).not.toContain(reservation_id);
+    expect((await taskRow(rt, run.task_id)).state).toBe("cancelled");
+
+    // Once only, however often it is attempted.
+    const { compensate } = await import("@/server/lifecycle/compensation");
+    expect(await compensate({ store: rt.store, tools: { callTool: () => Promise.reject(new Error("called again")) } }, rt.workspace.agents.get("agent:lead-1")!, await taskRow(rt, run.task_id))).toBe(0);
   });
 });
 

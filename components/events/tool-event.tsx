@@ -109,7 +109,7 @@ export function ToolCall({
       <Frame tone="call" label="Tool call">
         <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <WrenchIcon size={13} className="text-fg-subtle" />
-          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">Tool call</span>{" "}
+          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">{event.meta?.compensation ? "Undo (compensation)" : "Tool call"}</span>{" "}
           <ToolName tool={p.tool} server={p.server_id} />{" "}
           <CallId id={p.call_id} />
           <span className="ml-auto">

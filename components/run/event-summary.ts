@@ -55,9 +55,9 @@ export function summarize(ev: StoredEvent): string {
     case "task.cancel":
       return oneLine(str(p.reason) ?? "cancelled");
     case "task.timeout":
-      return "timed out";
+      return oneLine(str(p.message) ? `timed out: ${str(p.message)}` : "timed out");
     case "tool.call":
-      return `${str(p.server_id) ? `${str(p.server_id)} · ` : ""}${str(p.tool) ?? "tool"}`;
+      return `${ev.meta?.compensation ? "undo: " : ""}${str(p.server_id) ? `${str(p.server_id)} · ` : ""}${str(p.tool) ?? "tool"}`;
     case "tool.result":
       return `${str(p.tool) ?? "tool"}${typeof p.duration_ms === "number" ? ` · ${Math.round(p.duration_ms)} ms` : ""}`;
     case "tool.error":

@@ -100,7 +100,30 @@ export const CapManifestSchema = CapManifestObjectSchema.extend({
       max_model_turns: z.number().int().positive().max(1000).optional(),
     })
     .optional(),
+  /**
+   * Clutch extension (Cordum's compensation; docs/lifecycle.md "Compensation"): when a task of
+   * this agent ends in error, cancel or timeout after a tool call `after` succeeded, Clutch calls
+   * `undo` (both `<server_id>.<tool>`) for it, newest first. In `arguments`, a string
+   * `$result.<path>` or `$arguments.<path>` takes the value at that dot path of the original
+   * call's result or arguments; anything else is passed as it is.
+   */
+  compensations: z
+    .array(
+      z.strictObject({
+        after: z.string().regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_.-]+$/, "after is <server_id>.<tool>"),
+        undo: z.string().regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_.-]+$/, "undo is <server_id>.<tool>"),
+        arguments: z.record(z.string(), z.unknown()).default({}),
+      }),
+    )
+    .optional(),
 }).superRefine((m, ctx) => {
+  for (const [i, c] of (m.compensations ?? []).entries()) {
+    const [server_id, tool] = [c.undo.slice(0, c.undo.indexOf(".")), c.undo.slice(c.undo.indexOf(".") + 1)];
+    const binding = m.mcp_bindings.find((b) => b.server_id === server_id);
+    if (!binding?.allowed_tools.includes(tool)) {
+      ctx.addIssue({ code: "custom", path: ["compensations", i, "undo"], message: `${c.undo} is not in the agent's mcp_bindings (server ${server_id}, allowed_tools)` });
+    }
+  }
   const allowed = new Set(m.allowed_agents);
   for (const target of Object.keys(m.delegate_rules)) {
     if (!allowed.has(target)) {

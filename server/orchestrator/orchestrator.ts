@@ -20,6 +20,8 @@
  *        approved → the reviewed task's task.result (only now does it reach its delegator)
  *        otherwise → wake the author, who sees the feedback and revises
  *   task.cancel / task.timeout of a workspace agent's task → stop its instance at once
+ *   a workspace agent's task ended in error, cancel or timeout → undo its side effects as its
+ *        manifest declares (server/lifecycle/compensation.ts), once its instance has stopped
  *   every 5 s                                            → expire approvals, route waiting
  *        requests again, and sweep deadlines (server/lifecycle/deadlines.ts: timeouts, requests
  *        not accepted, agents gone offline)
@@ -44,6 +46,8 @@ import { log } from "../log";
 import { needsRouting, ORCHESTRATOR, type Router } from "../router/router";
 import type { AgentRegistry } from "../router/registry";
 import { Deadlines } from "../lifecycle/deadlines";
+import { compensate } from "../lifecycle/compensation";
+import type { ToolCaller } from "../agents/actions";
 
 export interface ChannelBinding {
   thread_id: string;
@@ -98,6 +102,9 @@ export class Orchestrator {
   private readonly allChannels: boolean;
   private readonly threadNames = new Map<string, string>();
   private readonly deadlines: Deadlines | null;
+  private readonly tools: ToolCaller | null;
+  /** Work started by reactions that does not hold up the chain (compensations); stop() waits for it. */
+  private readonly background = new Set<Promise<void>>();
 
   /** The reactions by event type (the module doc's table); other types are left alone. */
   private readonly reactions = new Map<MessageType, Reaction>([
@@ -122,6 +129,8 @@ export class Orchestrator {
     allChannels?: boolean;
     /** The deadlines' clock, ms since the epoch (default Date.now; tests swap it). */
     now?: () => number;
+    /** MCP calls for compensations (server/agents/tool-caller.ts); null: nothing is undone. */
+    tools?: ToolCaller | null;
   }) {
     this.store = deps.store;
     this.tail = deps.tail;
@@ -132,6 +141,7 @@ export class Orchestrator {
     this.router = deps.router ?? null;
     this.registry = deps.registry ?? null;
     this.allChannels = deps.allChannels ?? false;
+    this.tools = deps.tools ?? null;
     this.deadlines = this.registry
       ? new Deadlines({
           store: this.store,
@@ -195,6 +205,7 @@ export class Orchestrator {
     if (this.expiryTimer) clearInterval(this.expiryTimer);
     this.unwatchRegistry?.();
     await this.chain;
+    await Promise.allSettled([...this.background]);
   }
 
   /** Resolves when every reaction queued so far has run. */
@@ -357,10 +368,20 @@ export class Orchestrator {
 
   /** A task ended: release a reviewed result, or wake the delegator; then route waiting requests (an agent may have room now). */
   private async onOutcome(ev: StoredEventOf<"task.result" | "task.error" | "task.timeout" | "task.cancel">): Promise<void> {
-    if (isEvent(ev, "task.cancel", "task.timeout")) {
+    if (!isEvent(ev, "task.result")) {
       const task = await this.task(ev.task_id);
-      // Not awaited: the instance stops on its own time, and the chain goes on.
-      if (task && this.isAgent(task.assignee)) void this.runner.abort(task.assignee, task.id);
+      if (task && this.isAgent(task.assignee) && TERMINAL_STATES.has(task.state as TaskState) && task.state !== "succeeded") {
+        // Not awaited: the instance stops on its own time, then what it did is undone; the chain goes on.
+        const agent = this.workspace.agents.get(task.assignee)!;
+        const job = this.runner
+          .abort(task.assignee, task.id)
+          .then(async () => {
+            if (this.tools) await compensate({ store: this.store, tools: this.tools }, agent, task);
+          })
+          .catch((err) => log.error({ err, task_id: task.id }, "compensation failed"))
+          .finally(() => this.background.delete(job));
+        this.background.add(job);
+      }
     }
     await this.wakeAfterOutcome(ev);
     if (this.router?.pending.length) await this.router.retryWaiting();
