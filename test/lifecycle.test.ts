@@ -83,7 +83,7 @@ function answer(body: ChatRequest): unknown {
   }
 }
 
-function workspace(extra: Record<string, unknown>): { dir: string; channel: string } {
+function workspace(extra: Record<string, unknown>, policy?: string): { dir: string; channel: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
   fs.mkdirSync(path.join(dir, "agents"));
   const manifest = (id: string, allowed: string[], more: Record<string, unknown> = {}) => ({
@@ -113,6 +113,7 @@ function workspace(extra: Record<string, unknown>): { dir: string; channel: stri
     env: { CLUTCH_LEDGER_FILE: path.join(dir, "ledger.json") },
   };
   fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify(servers));
+  if (policy) fs.writeFileSync(path.join(dir, "clutch.policy.yaml"), policy);
   const channel = `life-${newId("thread").slice(-8).toLowerCase()}`;
   fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ mcp: path.join(dir, "mcp.json"), channels: [{ name: channel, entry_agent: "lead-1" }], ...extra }));
   return { dir, channel };
@@ -280,6 +281,40 @@ describe("runaway guards", () => {
     expect(result.payload.summary).toBe("The helper would not stop asking, so I stopped here.");
     const questions = (await runEvents(run.run_id)).filter((e) => isEvent(e, "chat.message") && e.payload.expects_reply);
     expect(questions).toHaveLength(3); // ask + turn end, three times: six turns
+  });
+});
+
+describe("a request stored while no Clutch ran", () => {
+  it("is dispatched once on start, through the policy: it waits for its approval instead of running", async () => {
+    const { dir, channel } = workspace({}, "version: 1\ndefault: allow\nrules:\n  - id: approve-lead\n    match: { kind: dispatch, agent: lead-1 }\n    decision: require_approval\n");
+    // The channel and the request are in the log before the workspace's Clutch starts (a crash
+    // right after the append, before the dispatch).
+    const thread = await rt.store.createThread({ name: channel }, { agent_id: "system", display_name: "Clutch" });
+    const at = { thread_id: thread.id, run_id: newId("run"), task_id: newId("task") };
+    await rt.store.append(makeMessage({ type: "task.request", ...at, from: DANA, to: [{ agent_id: "agent:lead-1" }], payload: { title: "[text] Stored before the start" } }));
+    const rt3 = await testClutch({
+      workspaceDir: dir,
+      dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
+      modelFor: () => resolveModel({ provider: "openai-compatible", baseURL: model.baseURL, apiKey: "test-key", model: "scripted-1" }),
+    });
+    try {
+      await rt3.orchestrator.settled();
+      await rt3.runner.idle();
+      let events = await rt3.store.readAll({ run_id: at.run_id });
+      expect(events.map((e) => e.type)).toEqual(["task.request", "policy.decision", "approval.requested"]);
+      expect((await taskRow(rt3, at.task_id)).state).toBe("approval_required");
+
+      // Granted: it runs, once.
+      const approval = events.find((e) => e.type === "approval.requested")!.payload.approval_id as string;
+      await rt3.approvals.decide(approval, { decision: "approve" }, { agent_id: "user:ada", display_name: "Ada", role: "admin", email: "ada@test.local" });
+      const result = await waitFor(rt3, thread.id, "the result", (evs) => evs.find((e) => e.run_id === at.run_id && e.type === "task.result"));
+      expect(result.payload.summary).toBe("Sales rose 12% in Q4.");
+      events = await rt3.store.readAll({ run_id: at.run_id });
+      expect(events.filter((e) => e.type === "task.accept")).toHaveLength(1);
+      expect(events.filter((e) => e.type === "task.result")).toHaveLength(1);
+    } finally {
+      await rt3.stop({ graceMs: 2000 });
+    }
   });
 });
 

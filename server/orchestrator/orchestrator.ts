@@ -427,7 +427,8 @@ export class Orchestrator {
   }
 
   /**
-   * Carry on after a restart: wake every unfinished task of a workspace agent, route requests
+   * Carry on after a restart: dispatch every unfinished task of a workspace agent again (the
+   * policy decides once for a task that was never dispatched; the others are woken), route requests
    * still waiting for an agent, resolve approved reviews whose result was not yet released, and
    * open runs for requests that got none.
    */
@@ -441,7 +442,13 @@ export class Orchestrator {
     }
     const threads = channels.map((c) => c.thread_id);
     const open = await this.store.queries.openTasks(threads);
-    for (const t of open) if (this.isAgent(t.assignee)) this.runner.wake(t.assignee, t.id);
+    for (const t of open) {
+      if (!this.isAgent(t.assignee)) continue;
+      // Through dispatch: a task the previous process stored but never dispatched passes the policy first.
+      const request = await this.store.queries.latestRequest(t.run_id, t.id);
+      if (request) await this.dispatch(request);
+      else this.runner.wake(t.assignee, t.id);
+    }
     for (const t of open) {
       if (t.assignee !== ORCHESTRATOR.agent_id || !this.router) continue; // a request still to be routed
       const request = await this.store.queries.firstRequest(t.run_id, t.id);
