@@ -24,7 +24,7 @@ import { cancelRun, cancelTask } from "@/server/lifecycle/cancel";
 import { retryTask } from "@/server/lifecycle/retry-task";
 import { registerAgent } from "@/server/router/registration";
 import { say, waitFor } from "./agents";
-import { runRow, taskRow, testClutch } from "./helpers";
+import { requestAs, runRow, taskRow, testAgent, testClutch, testPerson, type TestPrincipal } from "./helpers";
 import { completion, httpError, startScriptedModel, toolCall, type ChatRequest } from "./scripted-openai";
 
 const HEAVY_SQL = "SELECT count(*) AS n FROM orders a, orders b, orders c WHERE a.sales + b.sales + c.sales < 0";
@@ -245,6 +245,50 @@ describe("cancel", () => {
     expect(cancels.map((e) => e.task_id)).toEqual([sub.task_id, run.task_id]);
     expect(cancels[0]!.to).toEqual([{ agent_id: "agent:helper-1" }]);
     expect((await taskRow(rt, sub.task_id)).state).toBe("cancelled");
+  });
+});
+
+describe("the cancel and retry routes", () => {
+  const post = async (as: TestPrincipal, route: "runs/[run_id]/cancel" | "tasks/[task_id]/cancel" | "tasks/[task_id]/retry", id: string, body?: string) => {
+    const mod = (await import(`@/app/api/${route}/route`)) as { POST: (req: Request, ctx: unknown) => Promise<Response> };
+    const param = route.startsWith("runs") ? { run_id: id } : { task_id: id };
+    const url = `http://localhost:3000/api/${route.replace(/\[\w+\]/, id)}`;
+    const res = await mod.POST(requestAs(as, url, { method: "POST", body, headers: { "content-type": "application/json" } }), { params: Promise.resolve(param) });
+    return { status: res.status, body: (await res.json()) as Record<string, { code?: string; message?: string }> & { cancelled?: string[]; attempt?: number } };
+  };
+  /** A task in a public channel requested by `requester`, given to an agent that never answers. */
+  async function task(requester: string) {
+    const thread = await rt.store.createThread({ name: `api-${newId("thread").slice(-8).toLowerCase()}` }, { agent_id: "system" });
+    const at = { thread_id: thread.id, run_id: newId("run"), task_id: newId("task") };
+    await rt.store.append(makeMessage({ type: "task.request", ...at, from: { agent_id: requester }, to: [{ agent_id: "agent:lc-silent" }], payload: { title: "Look it up" } }));
+    return at;
+  }
+
+  it("let the agent that asked for a task cancel and retry it, and nobody else's agent", async () => {
+    const asker = await testAgent(rt, `agent:lc-asker-${newId("task").slice(-6).toLowerCase()}`);
+    const other = await testAgent(rt, `agent:lc-other-${newId("task").slice(-6).toLowerCase()}`);
+    const at = await task(asker.agent_id);
+    const refused = await post(other, "tasks/[task_id]/cancel", at.task_id);
+    expect(refused).toMatchObject({ status: 403, body: { error: { code: "not_your_task" } } });
+    const ok = await post(asker, "tasks/[task_id]/cancel", at.task_id); // an empty body is fine
+    expect(ok).toMatchObject({ status: 200, body: { cancelled: [at.task_id], task: { state: "cancelled" } } });
+    expect((await post(asker, "tasks/[task_id]/cancel", at.task_id)).body.error).toMatchObject({ code: "task_ended" });
+    const retried = await post(asker, "tasks/[task_id]/retry", at.task_id, "{}");
+    expect(retried).toMatchObject({ status: 200, body: { attempt: 2, task: { state: "pending", attempts: 2 } } });
+  });
+
+  it("refuse a bad body with a message a person can act on, and store nothing", async () => {
+    const dana = await testPerson(rt, "member", "Dana Member");
+    const at = await task(dana.agent_id);
+    const long = await post(dana, "runs/[run_id]/cancel", at.run_id, JSON.stringify({ reason: "x".repeat(501) }));
+    expect(long.status).toBe(400);
+    expect(long.body.error!.message).toContain("reason is at most 500 characters");
+    const extra = await post(dana, "runs/[run_id]/cancel", at.run_id, JSON.stringify({ why: "no" }));
+    expect(extra.status).toBe(400);
+    expect((await taskRow(rt, at.task_id)).state).toBe("pending");
+    const done = await post(dana, "runs/[run_id]/cancel", at.run_id, JSON.stringify({ reason: "duplicate request" }));
+    expect(done).toMatchObject({ status: 200, body: { cancelled: [at.task_id], run: { state: "cancelled" } } });
+    expect((await taskRow(rt, at.task_id)).error).toMatchObject({ code: "CANCELLED", message: "duplicate request", requested_by: dana.agent_id, requested_by_name: "Dana Member" });
   });
 });
 
