@@ -29,7 +29,7 @@
  * Instances: one per task (`<agent id>/<task id>`), each with its own conversation; an agent
  * runs at most `limits.max_concurrency` of them at once, others queue.
  */
-import { generateText, jsonSchema, tool, type LanguageModel, type ToolSet } from "ai";
+import { generateText, jsonSchema, tool, type LanguageModel, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
 import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { foldTask, TERMINAL_STATES, type TaskState, type TaskView } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
@@ -347,18 +347,19 @@ export class AgentRunner {
    * must stop: `signal` aborted, or every attempt failed (then task.error MODEL_UNAVAILABLE,
    * retryable, is stored) or the failure cannot pass (task.error MODEL_ERROR).
    */
-  private async ask(ctx: TaskContext, prompt: Pick<Parameters<typeof generateText>[0], "system" | "messages" | "tools">, step: number, signal: AbortSignal, attempt: number) {
+  private async ask(ctx: TaskContext, prompt: { system: SystemModelMessage; messages: ModelMessage[]; tools: ToolSet }, step: number, signal: AbortSignal, attempt: number) {
     const { retry_attempts, retry_delay_ms } = this.deps.workspace.lifecycle;
     const to = [{ agent_id: ctx.request.from.agent_id }];
     for (let n = 1; ; n++) {
       try {
-        return await generateText({ model: this.deps.modelFor(ctx.agent), ...prompt, maxRetries: 0, abortSignal: signal } as Parameters<typeof generateText>[0]);
+        return await generateText({ model: this.deps.modelFor(ctx.agent), ...prompt, maxRetries: 0, abortSignal: signal });
       } catch (err) {
         if (signal.aborted) return null;
         const error = describeModelError(err);
         const passing = isPassingModelError(err);
         if (!passing || n >= retry_attempts) {
-          log.warn({ err, agent_id: ctx.agent.agent_id, task_id: ctx.task_id, attempts: n }, "model call failed");
+          // The error alone: the AI SDK's error carries the whole prompt, which does not belong in the log.
+          log.warn({ error, agent_id: ctx.agent.agent_id, task_id: ctx.task_id, attempts: n }, "model call failed");
           await this.deps.store.append(
             ctx.envelope(
               "task.error",

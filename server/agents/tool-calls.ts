@@ -2,12 +2,15 @@
  * The events each kind of tool call becomes, once the policy let it go ahead (actions.ts;
  * CAP seed 000 "Delegation", "Oversight"; Clutch Protocol §2):
  *
- *   MCP tool       tool.call, then tool.result | tool.error
+ *   MCP tool       tool.call, then tool.result | tool.error (a server that stopped during the
+ *                  call is tried again with backoff, each retry a task.progress "retrying")
  *   ask / reply    chat.message (ask: expects_reply; reply: reply_to, in the asker's task)
  *   delegate       by id: routing.decision + task.request for a new subtask, or, outside the
  *                  delegator's allowed_agents, task.error PERMISSION_DENIED (the run goes on);
  *                  by capability: a task.request to agent:orchestrator with requires[] and
- *                  prefers[], which the router (server/router) decides among allowed_agents
+ *                  prefers[], which the router (server/router) decides among allowed_agents;
+ *                  past the runaway guards (max_depth, max_tasks_per_run: docs/lifecycle.md)
+ *                  tool.error + task.error RUN_LIMIT, which ends the delegating task
  *   submit_result  task.result; for an agent with an overseer, a task.progress "in review"
  *                  and a review task.request to the overseer instead (the result goes back to
  *                  the delegator only after approval, server/orchestrator)
