@@ -134,3 +134,11 @@ export async function send(page: Page, channel: string, text: string): Promise<v
   await box.press("Enter");
   await expect(box).toHaveValue("");
 }
+
+/**
+ * Waits until every message on the page is rendered as markdown: the renderer loads after the
+ * page is interactive, and until then a message shows its text as written (components/markdown).
+ */
+export async function markdownRendered(page: Page): Promise<void> {
+  await expect(page.locator("[data-markdown-pending]")).toHaveCount(0);
+}

@@ -3,7 +3,7 @@
  * duplicate (the client re-subscribes after the last seq it holds).
  */
 import { expect, test } from "@playwright/test";
-import { createChannel, event, messageLog, postEvents, postMessage, uniqueName } from "./helpers";
+import { createChannel, event, markdownRendered, messageLog, postEvents, postMessage, uniqueName } from "./helpers";
 
 test("events posted while the browser was offline appear once, in order, after reconnecting", async ({ page, context, request }) => {
   const thread = await createChannel(request, uniqueName("reconnect"));
@@ -34,8 +34,10 @@ test("events posted while the browser was offline appear once, in order, after r
   expect(new Set(seqs).size).toBe(seqs.length);
   expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
   // Identical to what a fresh load shows.
+  await markdownRendered(page);
   const texts = await log.getByRole("article").allInnerTexts();
   await page.reload();
   await expect(log.getByText("after the drop")).toBeVisible();
+  await markdownRendered(page);
   expect(await log.getByRole("article").allInnerTexts()).toEqual(texts);
 });

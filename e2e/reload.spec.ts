@@ -3,9 +3,10 @@
  * history loads when scrolling to the top.
  */
 import { expect, test, type Page } from "@playwright/test";
-import { createChannel, event, messageLog, openChannel, postEvents, postMessage, send, uniqueName } from "./helpers";
+import { createChannel, event, markdownRendered, messageLog, openChannel, postEvents, postMessage, send, uniqueName } from "./helpers";
 
 async function rendered(page: Page, name: string) {
+  await markdownRendered(page);
   const articles = messageLog(page, name).getByRole("article");
   const seqs = await articles.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-seq"))));
   const texts = await articles.allInnerTexts();

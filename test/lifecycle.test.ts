@@ -68,6 +68,10 @@ function answer(body: ChatRequest): unknown {
     case "tree":
       if (agent === "agent:helper-1") return never();
       return last.role === "tool" ? say("Waiting for the helper.") : call("delegate", { agent_id: "helper-1", title: "Dig into it", context_summary: "[tree] nothing done yet" });
+    case "deep":
+      if (agent === "agent:helper-1") return call("delegate", { agent_id: "lead-1", title: "Go one level deeper", context_summary: "[deep] deeper still" });
+      if (/Subtask \S+ failed/.test(text(last))) return say("The helper could not go deeper, so here is what I have.");
+      return last.role === "tool" ? say("Waiting for the helper.") : call("delegate", { agent_id: "helper-1", title: "Dig deeper", context_summary: "[deep] go" });
     case "pingpong": {
       if (agent === "agent:helper-1") {
         // Asks its delegator again and again, ending each turn to wait for the answer.
@@ -121,7 +125,7 @@ function workspace(extra: Record<string, unknown>, policy?: string): { dir: stri
 
 beforeAll(async () => {
   model = await startScriptedModel(answer);
-  const { dir } = workspace({ lifecycle: { retry_delay_ms: 20, max_model_turns: 6 } });
+  const { dir } = workspace({ lifecycle: { retry_delay_ms: 20, max_model_turns: 6, max_depth: 1 } });
   rt = await testClutch({
     workspaceDir: dir,
     dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
@@ -249,8 +253,13 @@ describe("cancel", () => {
 });
 
 describe("the cancel and retry routes", () => {
-  const post = async (as: TestPrincipal, route: "runs/[run_id]/cancel" | "tasks/[task_id]/cancel" | "tasks/[task_id]/retry", id: string, body?: string) => {
-    const mod = (await import(`@/app/api/${route}/route`)) as { POST: (req: Request, ctx: unknown) => Promise<Response> };
+  const ROUTES = {
+    "runs/[run_id]/cancel": () => import("@/app/api/runs/[run_id]/cancel/route"),
+    "tasks/[task_id]/cancel": () => import("@/app/api/tasks/[task_id]/cancel/route"),
+    "tasks/[task_id]/retry": () => import("@/app/api/tasks/[task_id]/retry/route"),
+  };
+  const post = async (as: TestPrincipal, route: keyof typeof ROUTES, id: string, body?: string) => {
+    const mod = (await ROUTES[route]()) as unknown as { POST: (req: Request, ctx: unknown) => Promise<Response> };
     const param = route.startsWith("runs") ? { run_id: id } : { task_id: id };
     const url = `http://localhost:3000/api/${route.replace(/\[\w+\]/, id)}`;
     const res = await mod.POST(requestAs(as, url, { method: "POST", body, headers: { "content-type": "application/json" } }), { params: Promise.resolve(param) });
@@ -275,6 +284,26 @@ describe("the cancel and retry routes", () => {
     expect((await post(asker, "tasks/[task_id]/cancel", at.task_id)).body.error).toMatchObject({ code: "task_ended" });
     const retried = await post(asker, "tasks/[task_id]/retry", at.task_id, "{}");
     expect(retried).toMatchObject({ status: 200, body: { attempt: 2, task: { state: "pending", attempts: 2 } } });
+  });
+
+  it("close the approvals the cancelled tasks wait for", async () => {
+    const dana = await testPerson(rt, "member", "Dana Member");
+    const at = await task(dana.agent_id);
+    const approval_id = newId("approval");
+    await rt.store.append(
+      makeMessage({
+        type: "approval.requested",
+        ...at,
+        from: { agent_id: "agent:policy", role: "system" },
+        to: [],
+        payload: { approval_id, subject: { kind: "dispatch", agent: "agent:lc-silent" }, approvers: "any", summary: "lc-silent will start", expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+      }),
+    );
+    expect((await rt.store.queries.approval(approval_id))?.state).toBe("pending");
+    expect((await post(dana, "tasks/[task_id]/cancel", at.task_id, JSON.stringify({ reason: "not now" }))).status).toBe(200);
+    expect(await rt.store.queries.approval(approval_id)).toMatchObject({ state: "rejected", decided_by: dana.agent_id });
+    const closed = (await rt.store.readAll({ run_id: at.run_id })).find((e) => e.type === "approval.rejected")!;
+    expect(closed.payload.comment).toBe("Closed: the task was cancelled (not now)");
   });
 
   it("refuse a bad body with a message a person can act on, and store nothing", async () => {
@@ -359,6 +388,18 @@ describe("a request stored while no Clutch ran", () => {
     } finally {
       await rt3.stop({ graceMs: 2000 });
     }
+  });
+});
+
+describe("the delegation guard", () => {
+  it("ends a task that would delegate deeper than max_depth, and its delegator carries on", async () => {
+    const run = await runOf(await say(rt, thread_id, "[deep] Keep digging"));
+    const error = await waitFor(rt, thread_id, "the run limit", (evs) => evs.find((e) => e.run_id === run.run_id && e.type === "task.error" && e.payload.code === "RUN_LIMIT"));
+    expect(error.from.agent_id).toBe("agent:helper-1");
+    expect(String(error.payload.message)).toContain("the subtask would be 2 levels below the run's first task, and the workspace allows 1 (lifecycle.max_depth)");
+    const result = await waitFor(rt, thread_id, "the lead's result", (evs) => evs.find((e) => e.run_id === run.run_id && e.type === "task.result"));
+    expect(result.payload.summary).toBe("The helper could not go deeper, so here is what I have.");
+    expect((await runEvents(run.run_id)).filter((e) => e.type === "task.request").map((e) => e.to[0]!.agent_id)).toEqual(["agent:lead-1", "agent:helper-1"]);
   });
 });
 

@@ -6,8 +6,8 @@
  *
  * The renderer (react-markdown with GFM and sanitizing, about 180 KB of JavaScript) is loaded on
  * its own, after the page is interactive: `preloadMarkdown()` starts it as a channel opens, and
- * until it has arrived a message shows its text as written (line breaks kept). So the composer
- * does not wait for it (bench/composer.ts).
+ * until it has arrived a message shows its text as written (line breaks kept, marked
+ * `data-markdown-pending`). So the composer does not wait for it (bench/composer.ts).
  */
 import { lazy, Suspense } from "react";
 
@@ -17,7 +17,13 @@ const Render = lazy(load);
 /** `text` rendered as markdown; as plain text for the moment the renderer is still loading. */
 export function Markdown({ text }: { text: string }) {
   return (
-    <Suspense fallback={<div className="md whitespace-pre-wrap break-words">{text}</div>}>
+    <Suspense
+      fallback={
+        <div className="md whitespace-pre-wrap break-words" data-markdown-pending="">
+          {text}
+        </div>
+      }
+    >
       <Render text={text} />
     </Suspense>
   );
