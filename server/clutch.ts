@@ -28,6 +28,7 @@ import type { EventTail } from "./events/tail";
 import { clearClutch, setClutch } from "./instance";
 import { log } from "./log";
 import { Orchestrator, type ChannelBinding } from "./orchestrator/orchestrator";
+import { DispatchQueue } from "./dispatch/queue";
 import { Approvals } from "./policy/approvals";
 import { PolicyKernel } from "./policy/kernel";
 import { announceAgents, startHeartbeats } from "./router/registration";
@@ -60,6 +61,12 @@ export interface ClutchOptions {
   publicUrl?: string;
   /** The clock of presence and deadlines, ms since the epoch (default Date.now; tests swap it). */
   clock?: () => number;
+  /**
+   * The job kind of the durable dispatch queue on PostgreSQL (server/dispatch/queue.ts), the same
+   * on every node of a deployment (default `clutch.dispatch`; tests sharing a database give each
+   * Clutch its own).
+   */
+  dispatchQueue?: string;
 }
 
 /** A running Clutch: every part, fully built. */
@@ -183,10 +190,33 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     kernel,
     allowedAgentsOf: (id) => workspace.agents.get(id)?.allowed_agents ?? null,
   });
-  const orchestrator = new Orchestrator({ store, tail, workspace, runner, channels, approvals, router, registry, allChannels: options.allChannels, now: options.clock, tools });
+  // On PostgreSQL a request to a workspace agent commits with its dispatch job (server/dispatch/queue.ts).
+  const queue =
+    options.databaseUrl && !options.embeddedUrl && workspace.agents.size
+      ? new DispatchQueue({ connectionString: options.databaseUrl, identifier: options.dispatchQueue ?? "clutch.dispatch", isLocalAgent: (id) => workspace.agents.has(id) })
+      : null;
+  if (queue) {
+    await queue.migrate();
+    store.setInTx(queue.enqueueInTx);
+  }
+  const orchestrator = new Orchestrator({
+    store,
+    tail,
+    workspace,
+    runner,
+    channels,
+    approvals,
+    router,
+    registry,
+    allChannels: options.allChannels,
+    now: options.clock,
+    tools,
+    durableDispatch: Boolean(queue),
+  });
   if (workspace !== NO_WORKSPACE) {
     orchestrator.start();
     await orchestrator.recover();
+    await queue?.start((job) => orchestrator.dispatchJob(job));
     log.info({ agents: [...workspace.agents.keys()], channels: channels.map((c) => c.name) }, "agents started");
   }
 
@@ -208,6 +238,10 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       kernel.close();
       const grace = opts.graceMs === undefined ? null : new Promise<void>((r) => setTimeout(r, opts.graceMs).unref());
       const within = (p: Promise<void>) => (grace ? Promise.race([p, grace]) : p);
+      if (queue) {
+        store.setInTx(null);
+        await within(queue.stop());
+      }
       await within(orchestrator.stop());
       await within(runner.stop());
       await hub.close();

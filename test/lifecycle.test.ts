@@ -15,12 +15,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import { resolveModel } from "@/server/agents/models";
 import type { Clutch } from "@/server/clutch";
 import { threadRuns } from "@/server/events/runs";
 import { cancelRun, cancelTask } from "@/server/lifecycle/cancel";
+import { DispatchQueue } from "@/server/dispatch/queue";
 import { retryTask } from "@/server/lifecycle/retry-task";
 import { registerAgent } from "@/server/router/registration";
 import { say, waitFor } from "./agents";
@@ -387,6 +388,44 @@ describe("a request stored while no Clutch ran", () => {
       expect(events.filter((e) => e.type === "task.result")).toHaveLength(1);
     } finally {
       await rt3.stop({ graceMs: 2000 });
+    }
+  });
+});
+
+describe.skipIf(inject("embeddedDatabase"))("durable dispatch on PostgreSQL", () => {
+  it("commits a request with its job; the next Clutch to start takes the job and runs the task once", async () => {
+    const { dir, channel } = workspace({});
+    const identifier = `test.${newId("task")}`;
+    const thread = await rt.store.createThread({ name: channel }, { agent_id: "system", display_name: "Clutch" });
+    const at = { thread_id: thread.id, run_id: newId("run"), task_id: newId("task") };
+    // A writer whose request commits with its dispatch job, and no node running to take it.
+    const writer = await testClutch();
+    const queue = new DispatchQueue({ connectionString: inject("databaseUrl"), identifier, isLocalAgent: (id) => id === "agent:lead-1" });
+    await queue.migrate();
+    writer.store.setInTx(queue.enqueueInTx);
+    await writer.store.append(makeMessage({ type: "task.request", ...at, from: DANA, to: [{ agent_id: "agent:lead-1" }], payload: { title: "[text] Queued while nobody ran" } }));
+    expect(await queue.pending()).toBe(1);
+    await writer.stop();
+
+    const node = await testClutch({
+      workspaceDir: dir,
+      dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
+      modelFor: () => resolveModel({ provider: "openai-compatible", baseURL: model.baseURL, apiKey: "test-key", model: "scripted-1" }),
+      dispatchQueue: identifier,
+    });
+    try {
+      await waitFor(node, thread.id, "the result", (evs) => evs.find((e) => e.run_id === at.run_id && e.type === "task.result"));
+      const deadline = Date.now() + 10_000;
+      while ((await queue.pending()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(await queue.pending()).toBe(0);
+      await node.orchestrator.settled();
+      await node.runner.idle();
+      const events = await node.store.readAll({ run_id: at.run_id });
+      expect(events.filter((e) => e.type === "task.accept")).toHaveLength(1);
+      expect(events.filter((e) => e.type === "task.result")).toHaveLength(1);
+    } finally {
+      await node.stop({ graceMs: 2000 });
+      await queue.stop();
     }
   });
 });

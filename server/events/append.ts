@@ -46,6 +46,12 @@ export interface AppendResult {
   created: boolean[];
 }
 
+/**
+ * Work that must commit with the events or not at all, run last in the append transaction with
+ * the newly stored events (the durable dispatch queue, server/dispatch/queue.ts).
+ */
+export type InTxHook = (tx: Tx, fresh: StoredEvent[]) => Promise<void>;
+
 const pairKey = (run_id: string, id: string) => `${run_id}\u0000${id}`;
 
 /**
@@ -62,9 +68,10 @@ export async function appendInTx(tx: Tx, messages: ClutchMessage[]): Promise<App
 /**
  * Group commit: append several callers' batches in one transaction. Each batch stays all or
  * nothing: a batch naming an unknown thread gets a ClutchError in its slot and stores
- * nothing, while the others are appended. Results are in the order of `batches`.
+ * nothing, while the others are appended. Results are in the order of `batches`. `inTx` runs
+ * last, in the same transaction, with the events stored by it.
  */
-export async function appendGroupInTx(tx: Tx, batches: ClutchMessage[][]): Promise<(AppendResult | ClutchError)[]> {
+export async function appendGroupInTx(tx: Tx, batches: ClutchMessage[][], inTx?: InTxHook): Promise<(AppendResult | ClutchError)[]> {
   await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`);
   const results: (AppendResult | ClutchError)[] = new Array(batches.length);
   const known = await knownThreads(tx, [...new Set(batches.flat().map((m) => m.thread_id))]);
@@ -130,6 +137,7 @@ export async function appendGroupInTx(tx: Tx, batches: ClutchMessage[][]): Promi
     const taskRuns = await projectTasks(tx, fresh);
     await projectRuns(tx, fresh, taskRuns);
     await projectApprovals(tx, fresh);
+    if (inTx) await inTx(tx, fresh);
   }
   return results;
 }

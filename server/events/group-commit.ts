@@ -11,7 +11,7 @@
 import type { ClutchMessage, StoredEvent } from "@/lib/protocol";
 import type { Db } from "../db/client";
 import { isClutchError } from "../errors";
-import { appendGroupInTx, type AppendResult } from "./append";
+import { appendGroupInTx, type AppendResult, type InTxHook } from "./append";
 
 const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 
@@ -24,6 +24,8 @@ interface Pending {
 export class GroupCommitter {
   private readonly queue: Pending[] = [];
   private running = false;
+  /** Runs in every append transaction with its new events (EventStore.setInTx). */
+  inTx: InTxHook | undefined;
 
   constructor(
     private readonly db: Db,
@@ -61,7 +63,7 @@ export class GroupCommitter {
   private async commit(group: Pending[]): Promise<void> {
     let results;
     try {
-      results = await this.db.$transaction((tx) => appendGroupInTx(tx, group.map((p) => p.messages)), TX_OPTIONS);
+      results = await this.db.$transaction((tx) => appendGroupInTx(tx, group.map((p) => p.messages), this.inTx), TX_OPTIONS);
     } catch (err) {
       if (group.length === 1) return group[0]!.reject(err);
       for (const p of group) await this.commit([p]);

@@ -11,7 +11,7 @@ import type { ClutchMessage, StoredEvent } from "@/lib/protocol";
 import type { ThreadSummary } from "@/lib/api/types";
 import type { Db } from "../db/client";
 import { ClutchError } from "../errors";
-import { appendInTx, type AppendResult } from "./append";
+import { appendInTx, type AppendResult, type InTxHook } from "./append";
 import { GroupCommitter } from "./group-commit";
 import { Queries } from "./queries";
 import { readAllEvents, readEvents, type Page, type ReadQuery, type Scope } from "./read";
@@ -41,6 +41,14 @@ export class EventStore {
   ) {
     this.writer = new GroupCommitter(db, (events) => tail.offer(events));
     this.queries = new Queries(db);
+  }
+
+  /**
+   * Work that commits with every append or not at all (server/events/append.ts InTxHook): the
+   * durable dispatch queue adds the jobs the new events create. One hook; null removes it.
+   */
+  setInTx(hook: InTxHook | null): void {
+    this.writer.inTx = hook ?? undefined;
   }
 
   /** Resolves when the database answers; throws its error otherwise (for `GET /api/health`). */

@@ -10,7 +10,8 @@
  *   task.request to `agent:orchestrator` (requires[], prefers[], no fixed recipient)
  *        → the router (server/router/router.ts): routing.decision + the request to the chosen
  *          agent, or routing.failure (waiting, routed again when agents change, or failed)
- *   task.request to an agent of the workspace            → wake that agent's instance
+ *   task.request to an agent of the workspace            → wake that agent's instance (on
+ *        PostgreSQL through the durable dispatch queue: the job the append added, `dispatchJob`)
  *   a message to an agent (a question, an answer, an oversight inquiry)
  *        → wake the agent's instance for that task (or for the task it delegated)
  *   a subtask's outcome                                  → wake its delegator's instance
@@ -48,6 +49,7 @@ import type { AgentRegistry } from "../router/registry";
 import { Deadlines } from "../lifecycle/deadlines";
 import { compensate } from "../lifecycle/compensation";
 import type { ToolCaller } from "../agents/actions";
+import type { DispatchJob } from "../dispatch/queue";
 
 export interface ChannelBinding {
   thread_id: string;
@@ -103,6 +105,7 @@ export class Orchestrator {
   private readonly threadNames = new Map<string, string>();
   private readonly deadlines: Deadlines | null;
   private readonly tools: ToolCaller | null;
+  private readonly durableDispatch: boolean;
   /** Work started by reactions that does not hold up the chain (compensations); stop() waits for it. */
   private readonly background = new Set<Promise<void>>();
 
@@ -131,6 +134,8 @@ export class Orchestrator {
     now?: () => number;
     /** MCP calls for compensations (server/agents/tool-caller.ts); null: nothing is undone. */
     tools?: ToolCaller | null;
+    /** Requests reach their agents through the durable queue's jobs (`dispatchJob`), not the reaction. */
+    durableDispatch?: boolean;
   }) {
     this.store = deps.store;
     this.tail = deps.tail;
@@ -142,6 +147,7 @@ export class Orchestrator {
     this.registry = deps.registry ?? null;
     this.allChannels = deps.allChannels ?? false;
     this.tools = deps.tools ?? null;
+    this.durableDispatch = deps.durableDispatch ?? false;
     this.deadlines = this.registry
       ? new Deadlines({
           store: this.store,
@@ -229,10 +235,32 @@ export class Orchestrator {
     await reaction(ev, channel);
   }
 
-  /** A request for the router (no fixed recipient), or one to dispatch to its agent. */
+  /**
+   * A request for the router (no fixed recipient), or one to dispatch to its agent: here, or, with
+   * the durable queue, by the job the append added with it (`dispatchJob`).
+   */
   private async onRequest(ev: StoredEventOf<"task.request">): Promise<void> {
-    if (!needsRouting(ev)) return this.dispatch(ev);
+    if (!needsRouting(ev)) {
+      if (!this.durableDispatch) await this.dispatch(ev);
+      return;
+    }
     if (this.router) await this.router.route(ev);
+  }
+
+  /**
+   * A job of the durable dispatch queue (server/dispatch/queue.ts): dispatch its task, in the
+   * reaction chain. A job for an older attempt, or a channel this Clutch does not act in, is done
+   * at once. Rejects when the dispatch fails (the queue tries the job again).
+   */
+  dispatchJob(job: DispatchJob): Promise<void> {
+    const done = this.chain.then(async () => {
+      const request = await this.store.queries.latestRequest(job.run_id, job.task_id);
+      if (!request || (request.attempt ?? 1) !== job.attempt) return; // a newer attempt has a job of its own
+      if (!(await this.channelOf(request.thread_id))) return;
+      await this.dispatch(request);
+    });
+    this.chain = done.catch((err) => log.error({ err, task_id: job.task_id }, "dispatch job failed"));
+    return done;
   }
 
   /** The policy check before a task reaches its agent (server/policy): go, wait for approval, or refuse. */

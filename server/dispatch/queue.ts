@@ -1,0 +1,114 @@
+/**
+ * Durable dispatch (docs/lifecycle.md "Dispatch"): on PostgreSQL, the work a task.request gives an
+ * agent of this workspace is a job in a PostgreSQL queue (graphile-worker), added in the same
+ * transaction as the request (server/events/append.ts InTxHook). A request is stored with its job
+ * or not at all, so a crash between the append and the dispatch loses nothing: whichever worker
+ * runs next takes the job, and one worker takes it. The embedded database keeps the in-process
+ * path (the orchestrator dispatches as it reacts to the request).
+ *
+ *   const queue = new DispatchQueue({ connectionString, identifier: "clutch.dispatch", isLocalAgent });
+ *   await queue.migrate();                  // the queue's schema, once per database
+ *   store.setInTx(queue.enqueueInTx);       // jobs commit with their requests
+ *   await queue.start((job) => orchestrator.dispatchJob(job));
+ *   await queue.stop();
+ *
+ * A job is `{ run_id, task_id, attempt }`; its handler dispatches the task (the policy gate, then
+ * the agent's instance), which is idempotent, and a handler that throws is tried again by the
+ * queue with backoff (at most 5 times).
+ */
+import { Pool } from "pg";
+import { Logger, run, runMigrations, type Runner } from "graphile-worker";
+import type { StoredEvent } from "@/lib/protocol";
+import type { Tx } from "../events/append";
+import { log } from "../log";
+import { needsRouting } from "../router/router";
+
+/** One dispatch: the task and the attempt whose request created it. */
+export interface DispatchJob {
+  run_id: string;
+  task_id: string;
+  attempt: number;
+}
+
+/** The job `ev` creates: a task.request to an agent this Clutch runs (not one for the router). */
+export function dispatchJobOf(ev: StoredEvent, isLocalAgent: (agent_id: string) => boolean): DispatchJob | null {
+  if (ev.type !== "task.request" || needsRouting(ev)) return null;
+  const to = ev.to[0]?.agent_id;
+  if (!to || !isLocalAgent(to)) return null;
+  return { run_id: ev.run_id, task_id: ev.task_id, attempt: ev.attempt ?? 1 };
+}
+
+/** Arbitrary constant naming the lock that serializes the queue's schema migrations. */
+const MIGRATE_LOCK_KEY = 0x436c7564; // "Clud"
+
+/** graphile-worker's log lines through Clutch's logger (warnings and errors only). */
+const logger = new Logger(() => (level, message, meta) => {
+  if (level === "error") log.error({ meta }, `dispatch queue: ${message}`);
+  else if (level === "warning") log.warn({ meta }, `dispatch queue: ${message}`);
+});
+
+export class DispatchQueue {
+  private readonly pool: Pool;
+  private runner: Runner | null = null;
+
+  /**
+   * `identifier` is the job kind this Clutch adds and takes (one per deployment: every node of
+   * it uses the same); `isLocalAgent` says which agents this Clutch runs.
+   */
+  constructor(
+    private readonly opts: { connectionString: string; identifier: string; isLocalAgent: (agent_id: string) => boolean },
+  ) {
+    this.pool = new Pool({ connectionString: opts.connectionString, max: 3 });
+  }
+
+  /** Install or update the queue's schema (`graphile_worker`), one process at a time. */
+  async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query(`SELECT pg_advisory_lock(${MIGRATE_LOCK_KEY})`);
+      try {
+        await runMigrations({ pgPool: this.pool, logger });
+      } finally {
+        await client.query(`SELECT pg_advisory_unlock(${MIGRATE_LOCK_KEY})`);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The append transaction's hook: one job for each new request to a local agent. */
+  readonly enqueueInTx = async (tx: Tx, fresh: StoredEvent[]): Promise<void> => {
+    for (const ev of fresh) {
+      const job = dispatchJobOf(ev, this.opts.isLocalAgent);
+      if (job) await tx.$executeRawUnsafe(`SELECT graphile_worker.add_job($1, $2::json, max_attempts => 5)`, this.opts.identifier, JSON.stringify(job));
+    }
+  };
+
+  /** Take jobs (a LISTEN wakes the worker as a job is added; it also polls every 2 s) and hand each to `handle`. */
+  async start(handle: (job: DispatchJob) => Promise<void>): Promise<void> {
+    this.runner = await run({
+      pgPool: this.pool,
+      logger,
+      concurrency: 2,
+      pollInterval: 2000,
+      noHandleSignals: true,
+      taskList: { [this.opts.identifier]: async (payload) => handle(payload as DispatchJob) },
+    });
+  }
+
+  /** Stop taking jobs (a job in hand finishes first), then close the queue's connections. */
+  async stop(): Promise<void> {
+    await this.runner?.stop();
+    this.runner = null;
+    await this.pool.end();
+  }
+
+  /** Jobs of this queue not yet done (tests, the health of the queue). */
+  async pending(): Promise<number> {
+    const r = await this.pool.query(
+      `SELECT count(*)::int AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = $1`,
+      [this.opts.identifier],
+    );
+    return (r.rows[0] as { n: number }).n;
+  }
+}
