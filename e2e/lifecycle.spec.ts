@@ -2,7 +2,7 @@
  * Every task ends (docs/lifecycle.md), as a person sees it: a live run is cancelled from the run
  * view and its whole subtree shows cancelled, with who did it and why; a failed subtask is retried
  * from its task panel and shows its second attempt; a real run of the built-in team, waiting for an
- * answer in #sales-like fashion, is cancelled from its card in the channel. axe-core finds no
+ * answer, is cancelled from its card in the channel and retried from there. axe-core finds no
  * serious violation with the cancel dialog open.
  */
 import AxeBuilder from "@axe-core/playwright";
@@ -92,7 +92,7 @@ test("a failed subtask is retried from its task panel and shows its second attem
   expect(retry.meta?.retried_by).toMatch(/^user:/);
 });
 
-test("a run of the built-in team waiting for an answer is cancelled from its card in the channel", async ({ page, request }) => {
+test("a run of the built-in team waiting for an answer is cancelled from its card in the channel, and retried", async ({ page, request }, info) => {
   const thread = await createChannel(request, uniqueName("life"));
   await page.goto(`/c/${thread.id}`);
   const log = messageLog(page, thread.name);
@@ -108,4 +108,15 @@ test("a run of the built-in team waiting for an answer is cancelled from its car
   await expect(card).toContainText(/Cancelled by [^:]+\./);
   await expect(card.getByRole("button", { name: "Answer" })).toHaveCount(0);
   await expect(card.getByRole("button", { name: "Cancel run" })).toHaveCount(0);
+  await page.screenshot({ path: info.outputPath("cancelled-card.png") });
+
+  // Retry the run: pm-1 carries on and, its question closed with the cancel, asks it again.
+  await card.getByRole("button", { name: "Retry the run" }).click();
+  await expect(card.getByRole("button", { name: "Answer" })).toBeVisible({ timeout: 30_000 });
+  await expect(card).toContainText("0 of 1 task done");
+  // Then cancelled again.
+  await expect(card.getByRole("button", { name: "Cancel run" })).toBeVisible();
+  await card.getByRole("button", { name: "Cancel run" }).click();
+  await page.getByRole("dialog", { name: "Cancel this run?" }).getByRole("button", { name: "Cancel run" }).click();
+  await expect(card.getByRole("button", { name: "Retry the run" })).toBeVisible();
 });

@@ -156,7 +156,7 @@ describe("a model's answer in plain text", () => {
     expect((await runRow(rt, run.run_id)).state).toBe("succeeded");
     expect(calls.get("text")).toBe(1);
     const [summary] = (await threadRuns(rt.store.queries, thread_id)).filter((r) => r.run_id === run.run_id);
-    expect(summary!.outcome).toEqual({ kind: "result", text: "Sales rose 12% in Q4.", agent_id: "agent:lead-1" });
+    expect(summary!.outcome).toEqual({ kind: "result", text: "Sales rose 12% in Q4.", agent_id: "agent:lead-1", task_id: run.task_id });
   });
 });
 

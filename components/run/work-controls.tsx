@@ -82,7 +82,7 @@ export function CancelWork({ kind, id, title, className = "" }: { kind: "run" | 
 }
 
 /** "Retry" for an ended task: a new attempt that carries on from what the log records. */
-export function RetryTask({ taskId }: { taskId: string }) {
+export function RetryTask({ taskId, label = "Retry" }: { taskId: string; label?: string }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   return (
@@ -103,7 +103,7 @@ export function RetryTask({ taskId }: { taskId: string }) {
         }}
         title="Start a new attempt; the agent carries on from what it did before"
       >
-        {busy ? "Retrying…" : "Retry"}
+        {busy ? "Retrying…" : label}
       </Button>
       {error && (
         <span role="alert" className="text-[12px] text-danger">

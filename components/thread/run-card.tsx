@@ -5,7 +5,8 @@
  * it runs), "2 of 3 tasks done" with a progress bar, who is working on what right now, the
  * question to the people or the approval it waits on (with Answer / Review), and, once ended,
  * the final result or the error (who cancelled it, and why). "Thread" opens the run's events in
- * the side pane; "Open run" the run view (task graph and replay); "Cancel run" stops it.
+ * the side pane; "Open run" the run view (task graph and replay); "Cancel run" stops it, and
+ * "Retry the run" starts its first task again once it failed, was cancelled or timed out.
  *
  * Data: RunSummary from `GET /api/threads/:id/runs`, folded on the server from the tasks and
  * approvals projections and kept live by components/live/live-sync.ts.
@@ -17,7 +18,7 @@ import { bareId, displayName } from "@/components/events/participant";
 import { useThreadActions } from "@/components/events/thread-actions";
 import { Markdown } from "@/components/markdown/markdown";
 import { RunStateBadge } from "@/components/run/run-state-badge";
-import { CancelWork } from "@/components/run/work-controls";
+import { CancelWork, RetryTask } from "@/components/run/work-controls";
 import { ActivityIcon, ClockIcon, CornerDownRightIcon, MessageIcon, ShieldIcon } from "@/components/ui/icons";
 import { formatClock, useNow } from "@/components/ui/use-now";
 import { formatDuration, formatFull } from "@/components/ui/time";
@@ -30,6 +31,15 @@ const EDGE: Record<RunState, { bar: string; edge: string }> = {
   failed: { bar: "bg-danger", edge: "border-l-danger" },
   cancelled: { bar: "bg-fg-muted", edge: "border-l-fg-muted" },
   timed_out: { bar: "bg-warning", edge: "border-l-warning" },
+};
+
+/** How a run's outcome is headed and framed: a person's cancel is not an error. */
+const OUTCOME: Record<RunState, { label: string; box: string }> = {
+  running: { label: "Result", box: "border-line bg-sunken/60" },
+  succeeded: { label: "Result", box: "border-line bg-sunken/60" },
+  failed: { label: "Error", box: "border-danger/30 bg-danger/[0.05]" },
+  cancelled: { label: "Cancelled", box: "border-line bg-sunken/60" },
+  timed_out: { label: "Timed out", box: "border-warning/30 bg-warning/[0.06]" },
 };
 
 const TASK_STATE: Record<string, string> = {
@@ -147,16 +157,21 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
         </div>
       )}
       {run.outcome && (
-        <div className={`mt-2 rounded-md border px-2.5 py-1.5 ${run.outcome.kind === "error" ? "border-danger/30 bg-danger/[0.05]" : "border-line bg-sunken/60"}`}>
+        <div className={`mt-2 rounded-md border px-2.5 py-1.5 ${OUTCOME[run.state].box}`}>
           <p className="text-[11px] font-semibold text-fg-muted">
-            <span className="uppercase tracking-wide">{run.outcome.kind === "error" ? "Error" : "Result"}</span>
-            {run.outcome.agent_id ? ` · ${bareId(run.outcome.agent_id)}` : ""}
+            <span className="uppercase tracking-wide">{OUTCOME[run.state].label}</span>
+            {run.outcome.agent_id && run.state !== "cancelled" ? ` · ${bareId(run.outcome.agent_id)}` : ""}
           </p>
           <Foldable lines={6}>
             <div className="text-[13px] text-fg">
               <Markdown text={run.outcome.text} />
             </div>
           </Foldable>
+          {run.outcome.kind === "error" && !inPane && (
+            <div className="mt-1.5">
+              <RetryTask taskId={run.outcome.task_id} label="Retry the run" />
+            </div>
+          )}
         </div>
       )}
       {!inPane && (

@@ -197,6 +197,8 @@ export interface RunOutcome {
   text: string;
   /** The agent that produced it. */
   agent_id: string | null;
+  /** The root task that ended so (what Retry starts again). */
+  task_id: string;
 }
 
 /** `GET /api/runs/:run_id`: the run, its forks and its tasks. */

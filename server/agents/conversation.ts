@@ -97,7 +97,7 @@ export function renderInbound(ev: StoredEvent): string {
     case "task.request": {
       if ((ev.attempt ?? 1) > 1) {
         const by = typeof ev.meta?.retried_by === "string" ? ` (${ev.meta.retried_by} asked for it)` : "";
-        return `Task ${ev.task_id} again, attempt ${ev.attempt}${by}: it had ended without a result. Carry on from where it stopped and finish it with submit_result.`;
+        return `Task ${ev.task_id} again, attempt ${ev.attempt}${by}: it had ended without a result. Carry on from where it stopped and finish it with submit_result. Questions you asked that had no answer were closed when it stopped: ask again if you still need the answer.`;
       }
       const parts = [`New task ${ev.task_id} from ${who}${p.title ? `: ${p.title}` : ""}`];
       if (p.instructions) parts.push(String(p.instructions));

@@ -103,16 +103,16 @@ function isPeopleId(id: string): boolean {
 function outcomeOf(root: TaskRow, result: StoredEventOf<"task.result"> | undefined): RunOutcome | null {
   if (root.state === "succeeded") {
     const text = result ? resultText(result.payload) : null;
-    return text ? { kind: "result", text, agent_id: result?.from.agent_id ?? root.assignee } : null;
+    return text ? { kind: "result", text, agent_id: result?.from.agent_id ?? root.assignee, task_id: root.id } : null;
   }
   const error = (root.error ?? {}) as { message?: unknown; requested_by?: unknown; requested_by_name?: unknown };
   const given = typeof error.message === "string" && error.message ? error.message : null;
   if (root.state === "cancelled") {
     const by = typeof error.requested_by_name === "string" ? error.requested_by_name : typeof error.requested_by === "string" ? error.requested_by.replace(/^(agent|user):/, "") : null;
-    return { kind: "error", text: `Cancelled${by ? ` by ${by}` : ""}${given ? `: ${given}` : "."}`, agent_id: root.assignee };
+    return { kind: "error", text: `Cancelled${by ? ` by ${by}` : ""}${given ? `: ${given}` : "."}`, agent_id: root.assignee, task_id: root.id };
   }
   const fallback = root.state === "timed_out" ? "The run timed out." : "The run failed.";
-  return { kind: "error", text: given ?? fallback, agent_id: root.assignee };
+  return { kind: "error", text: given ?? fallback, agent_id: root.assignee, task_id: root.id };
 }
 
 /** The runs of a thread, oldest first (at most `limit`, the newest ones). */

@@ -211,7 +211,9 @@ export const pm: Playbook = (t) => {
 
   // 3. Ask the person what view they want.
   const ask = t.lastCall("ask", (i) => i.to === "user");
-  if (!ask) {
+  // A question left unanswered when the task stopped closed with it: a retry asks again.
+  const closed = ask !== undefined && ask.index < t.retryIndex() && !t.answerTo(ask);
+  if (!ask || closed) {
     const read = specPath ? `I read the project spec (${specPath}). ` : "";
     return call("ask", { to: "user", question: `${read}${CLARIFYING_QUESTION}` });
   }

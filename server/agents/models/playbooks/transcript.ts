@@ -257,9 +257,20 @@ export class Transcript {
     return this.inbound.filter((e) => !!e.event && OUTCOME_TYPES.has(e.event.type) && e.event.task_id !== this.meta.task_id);
   }
 
-  /** A task.cancel or task.timeout of this agent's own task, if one arrived. */
+  /** A task.cancel or task.timeout of this agent's own task, if one arrived and no retry (a new request) came after it. */
   ownTaskStopped(): InboundEntry | undefined {
-    return this.inbound.find((e) => (e.event?.type === "task.cancel" || e.event?.type === "task.timeout") && e.event.task_id === this.meta.task_id);
+    const own = this.inbound.filter((e) => e.event?.task_id === this.meta.task_id);
+    const stop = own.findLast((e) => e.event?.type === "task.cancel" || e.event?.type === "task.timeout");
+    return stop && !own.some((e) => e.index > stop.index && e.event?.type === "task.request") ? stop : undefined;
+  }
+
+  /**
+   * Where the newest attempt of this agent's own task began: the index of its request when it is
+   * a retry (attempt > 1), else -1. Questions asked before it closed with the earlier attempt.
+   */
+  retryIndex(): number {
+    const request = this.inbound.findLast((e) => e.event?.type === "task.request" && e.event.task_id === this.meta.task_id);
+    return request && (request.event!.attempt ?? 1) > 1 ? request.index : -1;
   }
 
   /** The index of the agent's last submit_result (-1 when none). */
