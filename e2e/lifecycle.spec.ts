@@ -78,6 +78,7 @@ test("a failed subtask is retried from its task panel and shows its second attem
   await node(page, "calc-1", "Failed").click();
   const panel = page.getByRole("complementary", { name: "Task: Compute the regional totals" });
   await expect(panel).toContainText("TOOL_ERROR: DataServer crashed");
+  await serious(page, "a failed task's panel with Retry");
   await panel.getByRole("button", { name: "Retry" }).click();
 
   // A new attempt: the task waits for calc-1 again, marked as attempt 2 on its node and in the panel.
@@ -108,6 +109,7 @@ test("a run of the built-in team waiting for an answer is cancelled from its car
   await expect(card).toContainText(/Cancelled by [^:]+\./);
   await expect(card.getByRole("button", { name: "Answer" })).toHaveCount(0);
   await expect(card.getByRole("button", { name: "Cancel run" })).toHaveCount(0);
+  await serious(page, "a cancelled run's card");
   await page.screenshot({ path: info.outputPath("cancelled-card.png") });
 
   // Retry the run: pm-1 carries on and, its question closed with the cancel, asks it again.

@@ -8,7 +8,8 @@
  * drives Debian's Chromium (/usr/bin/chromium) through the sales example (README.md, "Ask the
  * agents") as a person named Dana Whitfield would: ask #sales for last quarter's trends, answer
  * pm-1's question, approve what the policy holds, read the report, open the run and re-run it,
- * mention a capability, open the agent directory. Every picture is 1280×800.
+ * mention a capability, open the agent directory, ask again and cancel that run. Every picture is
+ * 1280×800.
  *
  * Prints each file it writes; on a failed step it says which step and why and exits 1. Whatever
  * happens, it stops the server it started and drops the database (or the data folder).
@@ -383,6 +384,32 @@ async function directory({ page }: Session): Promise<void> {
   });
 }
 
+/** The same request again, cancelled from the run view while pm-1 waits for an answer. */
+async function cancelled(s: Session): Promise<void> {
+  const { page, log, box } = s;
+  const runId = await step(`ask "${ASK}" again and open its run`, async () => {
+    await page.goto(`/c/${s.sales.id}`);
+    await expect(log).toBeVisible();
+    await box.fill(ASK);
+    await box.press("Enter");
+    const run = log.getByRole("article", { name: `Run: ${ASK}` }).last();
+    await expect(run.getByRole("button", { name: "Answer" })).toBeVisible(SLOW);
+    return (await run.getAttribute("data-run-id"))!;
+  });
+  await step("cancel it from the run view: run-cancelled.png", async () => {
+    await page.goto(`/runs/${runId}`);
+    await page.getByRole("button", { name: "Cancel run" }).click();
+    const dialog = page.getByRole("dialog", { name: "Cancel this run?" });
+    await dialog.getByRole("textbox", { name: /Reason/ }).fill("Asked twice by mistake");
+    await dialog.getByRole("button", { name: "Cancel run" }).click();
+    const node = page.getByRole("button", { name: /^pm-1: .* — Cancelled/ });
+    await expect(node).toBeVisible(SLOW);
+    await node.click();
+    await expect(page.getByRole("complementary", { name: `Task: ${ASK}` })).toContainText("Cancelled by Dana Whitfield: Asked twice by mistake");
+    await shoot(page, "run-cancelled.png");
+  });
+}
+
 async function takeScreenshots(browser: Browser): Promise<void> {
   const context = await browser.newContext({ baseURL: BASE_URL, viewport: { width: 1280, height: 800 }, colorScheme: "light", locale: "en-US" });
   await context.addCookies((await signIn(BASE_URL)).cookies);
@@ -393,6 +420,7 @@ async function takeScreenshots(browser: Browser): Promise<void> {
   await runPage(s, runId);
   await mentions(s);
   await directory(s);
+  await cancelled(s);
   await context.close();
 }
 

@@ -18,7 +18,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import { resolveModel } from "@/server/agents/models";
-import type { Clutch } from "@/server/clutch";
+import type { Clutch, ClutchOptions } from "@/server/clutch";
 import { threadRuns } from "@/server/events/runs";
 import { cancelRun, cancelTask } from "@/server/lifecycle/cancel";
 import { DispatchQueue } from "@/server/dispatch/queue";
@@ -88,6 +88,16 @@ function answer(body: ChatRequest): unknown {
   }
 }
 
+/** A Clutch running the agents of workspace `dir` on the scripted model. */
+function withAgents(dir: string, options: Partial<ClutchOptions> = {}): Promise<Clutch> {
+  return testClutch({
+    workspaceDir: dir,
+    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
+    modelFor: () => resolveModel({ provider: "openai-compatible", baseURL: model.baseURL, apiKey: "test-key", model: "scripted-1" }),
+    ...options,
+  });
+}
+
 function workspace(extra: Record<string, unknown>, policy?: string): { dir: string; channel: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
   fs.mkdirSync(path.join(dir, "agents"));
@@ -127,11 +137,7 @@ function workspace(extra: Record<string, unknown>, policy?: string): { dir: stri
 beforeAll(async () => {
   model = await startScriptedModel(answer);
   const { dir } = workspace({ lifecycle: { retry_delay_ms: 20, max_model_turns: 6, max_depth: 1 } });
-  rt = await testClutch({
-    workspaceDir: dir,
-    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
-    modelFor: () => resolveModel({ provider: "openai-compatible", baseURL: model.baseURL, apiKey: "test-key", model: "scripted-1" }),
-  });
+  rt = await withAgents(dir);
   thread_id = rt.channels[0]!.thread_id;
 });
 afterAll(async () => {
@@ -366,11 +372,7 @@ describe("a request stored while no Clutch ran", () => {
     const thread = await rt.store.createThread({ name: channel }, { agent_id: "system", display_name: "Clutch" });
     const at = { thread_id: thread.id, run_id: newId("run"), task_id: newId("task") };
     await rt.store.append(makeMessage({ type: "task.request", ...at, from: DANA, to: [{ agent_id: "agent:lead-1" }], payload: { title: "[text] Stored before the start" } }));
-    const rt3 = await testClutch({
-      workspaceDir: dir,
-      dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
-      modelFor: () => resolveModel({ provider: "openai-compatible", baseURL: model.baseURL, apiKey: "test-key", model: "scripted-1" }),
-    });
+    const rt3 = await withAgents(dir);
     try {
       await rt3.orchestrator.settled();
       await rt3.runner.idle();
@@ -407,12 +409,7 @@ describe.skipIf(inject("embeddedDatabase"))("durable dispatch on PostgreSQL", ()
     expect(await queue.pending()).toBe(1);
     await writer.stop();
 
-    const node = await testClutch({
-      workspaceDir: dir,
-      dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
-      modelFor: () => resolveModel({ provider: "openai-compatible", baseURL: model.baseURL, apiKey: "test-key", model: "scripted-1" }),
-      dispatchQueue: identifier,
-    });
+    const node = await withAgents(dir, { dispatchQueue: identifier });
     try {
       await waitFor(node, thread.id, "the result", (evs) => evs.find((e) => e.run_id === at.run_id && e.type === "task.result"));
       const deadline = Date.now() + 10_000;
@@ -458,12 +455,7 @@ describe("deadlines, on a swapped clock", () => {
 
   beforeAll(async () => {
     const { dir } = workspace({ lifecycle: { accept_timeout_sec: 60, run_timeout_sec: 600 }, registry: { heartbeat_interval_sec: 30, offline_after_missed: 3 } });
-    rt2 = await testClutch({
-      workspaceDir: dir,
-      dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
-      modelFor: () => resolveModel({ provider: "openai-compatible", baseURL: model.baseURL, apiKey: "test-key", model: "scripted-1" }),
-      clock: () => Date.now() + offset,
-    });
+    rt2 = await withAgents(dir, { clock: () => Date.now() + offset });
     thread2 = rt2.channels[0]!.thread_id;
   });
   afterAll(() => rt2?.stop({ graceMs: 2000 }));

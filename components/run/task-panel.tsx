@@ -39,14 +39,14 @@ function EndReason({ task }: { task: TaskView }) {
   if (task.state === "cancelled") {
     const by = typeof e.requested_by_name === "string" ? e.requested_by_name : typeof e.requested_by === "string" ? bareId(e.requested_by) : null;
     return (
-      <p className="col-span-full text-[12.5px] text-fg-muted">
+      <p className="text-[12.5px] text-fg-muted">
         <span className="font-semibold text-fg">Cancelled{by ? ` by ${by}` : ""}</span>
         {message ? `: ${message}` : ""}
       </p>
     );
   }
   return (
-    <p className={`col-span-full text-[12.5px] ${task.state === "timed_out" ? "text-warning" : "text-danger"}`}>
+    <p className={`text-[12.5px] ${task.state === "timed_out" ? "text-warning" : "text-danger"}`}>
       <span className="font-semibold">{task.state === "timed_out" ? "Timed out" : String(e.code ?? "Error")}</span>
       {message ? `: ${message}` : ""}
     </p>
@@ -151,44 +151,48 @@ export function TaskPanel({
           </p>
         ) : (
           <ThreadActionsContext.Provider value={actions}>
-            <dl className="grid grid-cols-2 gap-x-4 gap-y-2 border-b border-line px-4 py-3 sm:grid-cols-3">
-              <Fact label="Attempts">{task.attempts}</Fact>
-              <Fact label={task.ended_at ? "Duration" : "Running for"}>{duration === null ? "—" : formatDuration(duration)}</Fact>
-              <Fact label="Requested by">{task.requester ? bareId(task.requester) : "—"}</Fact>
-              <Fact label="Started">
-                <time dateTime={task.created_at} title={formatFull(task.created_at)}>
-                  {new Date(task.created_at).toLocaleTimeString()}
-                </time>
-              </Fact>
-              <Fact label="Ended">
-                {task.ended_at ? (
-                  <time dateTime={task.ended_at} title={formatFull(task.ended_at)}>
-                    {new Date(task.ended_at).toLocaleTimeString()}
+            <div className="border-b border-line px-4 py-3">
+              <dl className="grid grid-cols-2 gap-x-4 gap-y-2 sm:grid-cols-3">
+                <Fact label="Attempts">{task.attempts}</Fact>
+                <Fact label={task.ended_at ? "Duration" : "Running for"}>{duration === null ? "—" : formatDuration(duration)}</Fact>
+                <Fact label="Requested by">{task.requester ? bareId(task.requester) : "—"}</Fact>
+                <Fact label="Started">
+                  <time dateTime={task.created_at} title={formatFull(task.created_at)}>
+                    {new Date(task.created_at).toLocaleTimeString()}
                   </time>
-                ) : (
-                  "—"
+                </Fact>
+                <Fact label="Ended">
+                  {task.ended_at ? (
+                    <time dateTime={task.ended_at} title={formatFull(task.ended_at)}>
+                      {new Date(task.ended_at).toLocaleTimeString()}
+                    </time>
+                  ) : (
+                    "—"
+                  )}
+                </Fact>
+                <Fact label="Task id">
+                  <span className="font-mono text-[11px]" title={task.task_id}>
+                    {task.task_id}
+                  </span>
+                </Fact>
+              </dl>
+              <div className="mt-2 space-y-1.5 empty:hidden">
+                {node?.parent_id && (
+                  <p className="min-w-0 text-[12px] text-fg-muted">
+                    {node.edge === "review" ? "Reviews" : "Subtask of"}{" "}
+                    <button type="button" onClick={() => onSelectTask(node.parent_id!)} className="font-medium text-accent hover:underline">
+                      {getNode(state, node.parent_id)?.task?.title ?? node.parent_id}
+                    </button>
+                  </p>
                 )}
-              </Fact>
-              <Fact label="Task id">
-                <span className="font-mono text-[11px]" title={task.task_id}>
-                  {task.task_id}
-                </span>
-              </Fact>
-              {node?.parent_id && (
-                <div className="col-span-full min-w-0 text-[12px] text-fg-muted">
-                  {node.edge === "review" ? "Reviews" : "Subtask of"}{" "}
-                  <button type="button" onClick={() => onSelectTask(node.parent_id!)} className="font-medium text-accent hover:underline">
-                    {getNode(state, node.parent_id)?.task?.title ?? node.parent_id}
-                  </button>
-                </div>
-              )}
-              {task.error && <EndReason task={task} />}
-              {live && (!task.ended_at || (task.state !== "succeeded" && canRetry(state, node?.parent_id))) && (
-                <div className="col-span-full flex flex-wrap items-center gap-2 pt-1">
-                  {task.ended_at ? <RetryTask taskId={task.task_id} /> : <CancelWork kind="task" id={task.task_id} title={title} className="-ml-2" />}
-                </div>
-              )}
-            </dl>
+                {task.error && <EndReason task={task} />}
+                {live && (!task.ended_at || (task.state !== "succeeded" && canRetry(state, node?.parent_id))) && (
+                  <div className="flex flex-wrap items-center gap-2">
+                    {task.ended_at ? <RetryTask taskId={task.task_id} /> : <CancelWork kind="task" id={task.task_id} title={title} className="-ml-2" />}
+                  </div>
+                )}
+              </div>
+            </div>
             <section aria-label="Routing" className="border-b border-line py-2">
               <h3 className="px-4 text-[11px] font-semibold uppercase tracking-wide text-fg-subtle">Routing</h3>
               {routingEvent ? (
