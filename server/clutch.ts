@@ -3,7 +3,9 @@
  * tail, loads the agent registry, and brings the workspace's agents to work: its channels exist,
  * each agent announces its card and sends heartbeats, and the MCP hub, the policy kernel and
  * approvals, the agent runner, the router and the orchestrator start, the orchestrator carrying
- * on every unfinished run (docs/architecture.md, "Layers" and "From request to socket").
+ * on every unfinished run (docs/architecture.md, "Layers" and "From request to socket"). On
+ * PostgreSQL, requests reach the workspace's agents through the durable dispatch queue
+ * (server/dispatch/queue.ts; docs/lifecycle.md).
  *
  * It returns every part, fully built; `stop()` takes them down again. server.ts builds one per
  * process and puts Next.js and the Socket.IO gateway in front of it; tests and benches build
