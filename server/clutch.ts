@@ -55,7 +55,7 @@ export interface ClutchOptions {
   allChannels?: boolean;
   /** Create #general when the log has no channel yet, so a first visit lands somewhere (the server). */
   defaultChannel?: boolean;
-  /** Folder MCP server commands run in (default: the current directory, the repo root). */
+  /** Folder MCP server commands run in (default: the folder of the workspace's mcp.json, which relative paths in it name). */
   cwd?: string;
   /** The first admin, created on first start when nobody has an account (CLUTCH_ADMIN_EMAIL / _PASSWORD). */
   admin?: { email: string; password: string; name?: string };
@@ -162,7 +162,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   if (channels[0]) await announceAgents(store, workspace.agents.values(), channels[0].thread_id);
 
   const hub = workspace.mcpConfigPath
-    ? await McpHub.fromFile(workspace.mcpConfigPath, { cwd: options.cwd ?? process.cwd() })
+    ? await McpHub.fromFile(workspace.mcpConfigPath, options.cwd ? { cwd: options.cwd } : {})
     : new McpHub({ mcpServers: {} }, { cwd: options.cwd });
   const artifacts = new ArtifactStore(options.dataDir);
   const kernel = new PolicyKernel(workspace.policyPath, {

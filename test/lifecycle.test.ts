@@ -121,10 +121,13 @@ function workspace(extra: Record<string, unknown>, policy?: string): { dir: stri
   });
   fs.writeFileSync(path.join(dir, "agents", "lead-1.json"), JSON.stringify(lead));
   fs.writeFileSync(path.join(dir, "agents", "helper-1.json"), JSON.stringify(manifest("helper-1", [])));
-  const servers = JSON.parse(fs.readFileSync("examples/sales-analysis/mcp.json", "utf8")) as { mcpServers: Record<string, unknown> };
+  const servers = JSON.parse(fs.readFileSync("examples/sales-analysis/mcp.json", "utf8")) as { mcpServers: Record<string, Record<string, unknown>> };
+  // The example's servers name their scripts relative to the example's folder.
+  for (const entry of Object.values(servers.mcpServers)) entry.cwd = path.resolve("examples/sales-analysis");
   servers.mcpServers.Ledger = {
     command: "node",
     args: ["--import", "tsx", path.resolve("test/fixtures/ledger-server.ts")],
+    cwd: path.resolve("."), // where tsx is installed
     env: { CLUTCH_LEDGER_FILE: path.join(dir, "ledger.json") },
   };
   fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify(servers));

@@ -75,6 +75,12 @@ describe("an agent on an OpenAI-compatible endpoint", () => {
     const first = requests[0]!;
     expect(first.model).toBe("scripted-1");
     expect(first.tools!.map((t) => t.function.name).sort()).toEqual(["DataServer__query_data", "ask", "delegate", "reply", "submit_result"]);
+    // Tool schemas without the `$schema` key some OpenAI-compatible servers refuse; the rest intact.
+    expect(JSON.stringify(first.tools)).not.toContain("$schema");
+    const query = first.tools!.find((t) => t.function.name === "DataServer__query_data") as unknown as { function: { parameters: { required: string[] } } };
+    expect(query.function.parameters.required).toEqual(["sql"]);
+    const delegate = first.tools!.find((t) => t.function.name === "delegate") as unknown as { function: { parameters: { required: string[] } } };
+    expect(delegate.function.parameters.required).toEqual(["title", "context_summary"]);
     expect(JSON.stringify(first.messages[0])).toContain("You are CounterAgent, who counts orders.");
     expect(JSON.stringify(first.messages)).toContain("How many order lines are there?");
     expect(requests).toHaveLength(2); // query, then submit: a finished task calls its model no more

@@ -29,6 +29,7 @@
  * Instances: one per task (`<agent id>/<task id>`), each with its own conversation; an agent
  * runs at most `limits.max_concurrency` of them at once, others queue.
  */
+import { z } from "zod";
 import { generateText, jsonSchema, tool, type LanguageModel, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
 import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { foldTask, TERMINAL_STATES, type TaskState, type TaskView } from "@/lib/fold/task-state";
@@ -85,6 +86,15 @@ function systemPrompt(agent: WorkspaceAgent, kind: "work" | "review"): string {
     "Never invent figures: state only numbers that your tools returned.",
   ];
   return `${agent.manifest.system_prompt}\n\n${rules.filter(Boolean).join("\n")}`;
+}
+
+/**
+ * A tool's JSON Schema as model APIs take it: without the `$schema` key, which some
+ * OpenAI-compatible servers refuse (MCP servers and zod put it at the root).
+ */
+export function forModel(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
 }
 
 /** The summary of a plain-text answer: its first paragraph, at most 300 characters. */
@@ -392,7 +402,10 @@ export class AgentRunner {
   private async toolSet(agent: WorkspaceAgent): Promise<ToolSet> {
     const set: ToolSet = {};
     for (const [name, schema] of Object.entries(BUILTIN_TOOLS)) {
-      set[name] = tool({ description: BUILTIN_DESCRIPTIONS[name as keyof typeof BUILTIN_TOOLS], inputSchema: schema as never });
+      set[name] = tool({
+        description: BUILTIN_DESCRIPTIONS[name as keyof typeof BUILTIN_TOOLS],
+        inputSchema: jsonSchema(forModel(z.toJSONSchema(schema, { target: "draft-7", io: "input" })) as never),
+      });
     }
     const servers = agent.manifest.mcp_bindings.map((b) => b.server_id);
     for (const t of await this.deps.tools.listTools(servers)) {
@@ -400,7 +413,7 @@ export class AgentRunner {
       if (!binding?.allowed_tools.includes(t.name)) continue;
       set[mcpToolName(t.server_id, t.name)] = tool({
         description: `${t.server_id}: ${t.description ?? t.name}`,
-        inputSchema: jsonSchema(t.inputSchema as never),
+        inputSchema: jsonSchema(forModel(t.inputSchema) as never),
       });
     }
     return set;

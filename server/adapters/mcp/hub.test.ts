@@ -473,3 +473,20 @@ describe("close", () => {
     expect(e).toMatchObject({ code: "TOOL_UNAVAILABLE", retryable: false });
   });
 });
+
+describe("relative paths in the workspace file", () => {
+  it("name files next to the file, wherever Clutch was started", async () => {
+    const file = path.resolve("examples/sales-analysis/mcp.json");
+    const started = process.cwd();
+    process.chdir(os.tmpdir());
+    let own: McpHub | undefined;
+    try {
+      own = await McpHub.fromFile(file, { onStderr: () => {} });
+      const spec = await own.callTool({ bindings: PM, server_id: "DocsServer", tool: "read_file", arguments: { path: "project-spec-q4-sales-trends.md" } });
+      expect((spec.result as { text: string }).text).toContain("Q4");
+    } finally {
+      process.chdir(started);
+      await own?.close();
+    }
+  });
+});

@@ -6,7 +6,7 @@
  * crashed on the next call.
  *
  * ```ts
- * const hub = await McpHub.fromFile("examples/sales-analysis/mcp.json", { cwd: repoRoot });
+ * const hub = await McpHub.fromFile("examples/sales-analysis/mcp.json"); // servers run in examples/sales-analysis
  * const { result, duration_ms } = await hub.callTool({
  *   bindings: manifest.mcp_bindings, server_id: "DataServer", tool: "query_data",
  *   arguments: { sql: "SELECT region, SUM(sales) AS sales FROM orders GROUP BY region" }, timeout_ms: 10_000,
@@ -231,11 +231,14 @@ export class McpHub {
 
   /**
    * Reads and validates the workspace file `file` (e.g. examples/sales-analysis/mcp.json) and
-   * returns a hub over it. `opts.cwd` defaults to `process.cwd()` (the repo root when the app runs).
-   * Throws `McpWorkspaceError` naming the file, server and field of each problem.
+   * returns a hub over it. Servers run in the file's own folder, so relative paths in it (a
+   * script in `args`, a folder in `env`, a server's `cwd`) mean the same wherever Clutch was
+   * started; `opts.cwd` overrides that. Throws `McpWorkspaceError` naming the file, server and
+   * field of each problem.
    */
   static async fromFile(file: string, opts: McpHubOptions = {}): Promise<McpHub> {
-    return new McpHub(await loadWorkspaceFile(path.resolve(opts.cwd ?? process.cwd(), file)), opts);
+    const resolved = path.resolve(file);
+    return new McpHub(await loadWorkspaceFile(resolved), { ...opts, cwd: opts.cwd ?? path.dirname(resolved) });
   }
 
   /** The server ids of the workspace, in file order. */

@@ -4,12 +4,13 @@
  *
  * ```json
  * { "mcpServers": {
- *     "DataServer": { "command": "node", "args": ["--import", "tsx", "examples/sales-analysis/mcp-servers/data-server.ts"],
+ *     "DataServer": { "command": "node", "args": ["--import", "tsx", "mcp-servers/data-server.ts"],
  *                     "env": { "CLUTCH_QUERY_TIMEOUT_MS": "30000" }, "timeout_ms": 30000 } } }
  * ```
  *
  * Per server: `command` (required), `args`, `env` (added to a safe default environment), `cwd`
- * (relative to the workspace root, default the root), `description`, `timeout_ms` (default per-call
+ * (relative to the file's folder, default that folder: McpHub.fromFile, so relative paths in
+ * `args` and `env` name files next to the workspace), `description`, `timeout_ms` (default per-call
  * timeout), `start_timeout_ms` (limit for starting and initializing), `memory_limit_mb` (the most
  * memory the process may allocate, enforced by the kernel on Linux: docs/limits.md), `disabled`.
  */
