@@ -177,6 +177,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     tools,
     modelFor,
     gate: (g) => approvals.gate(g),
+    isRegistered: (id) => registry.has(id),
   });
   for (const a of workspace.agents.values()) registry.upsertWorkspaceAgent(a);
   const stopHeartbeats = await startHeartbeats(

@@ -91,6 +91,8 @@ export interface ActionDeps {
   runEvents: () => Promise<readonly StoredEvent[]>;
   /** Aborted when the task is cancelled or times out: MCP calls in flight stop (TOOL_CANCELLED). */
   signal?: AbortSignal;
+  /** Whether an agent is known (the workspace's, or registered over the API); absent: everyone is. */
+  isRegistered?: (agent_id: string) => boolean;
 }
 
 /** What a call is, for the policy gate: its subject, a sentence for people, a preview. */

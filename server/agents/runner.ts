@@ -62,6 +62,8 @@ export interface RunnerDeps {
   modelFor(agent: WorkspaceAgent): LanguageModel;
   /** The policy gate for every tool call (server/policy/approvals.ts). */
   gate?: (g: Gate) => Promise<GateResult>;
+  /** Whether an agent is known (the workspace's, or registered over the API): delegation checks it. */
+  isRegistered?: (agent_id: string) => boolean;
 }
 
 const BUILTIN_DESCRIPTIONS: Record<keyof typeof BUILTIN_TOOLS, string> = {
@@ -258,6 +260,7 @@ export class AgentRunner {
       gate: this.deps.gate,
       runEvents: () => runLog.refresh(),
       signal,
+      ...(this.deps.isRegistered ? { isRegistered: this.deps.isRegistered } : {}),
     };
     const since = (evs: readonly StoredEvent[]) => evs.slice(current.index);
     const to = [{ agent_id: request.from.agent_id }];

@@ -5,7 +5,8 @@
  *   MCP tool       tool.call, then tool.result | tool.error (a server that stopped during the
  *                  call is tried again with backoff, each retry a task.progress "retrying")
  *   ask / reply    chat.message (ask: expects_reply; reply: reply_to, in the asker's task)
- *   delegate       by id: routing.decision + task.request for a new subtask, or, outside the
+ *   delegate       by id (a workspace agent, or a registered external agent in allowed_agents):
+ *                  routing.decision + task.request for a new subtask, or, outside the
  *                  delegator's allowed_agents, task.error PERMISSION_DENIED (the run goes on);
  *                  by capability: a task.request to agent:orchestrator with requires[] and
  *                  prefers[], which the router (server/router) decides among allowed_agents;
@@ -264,6 +265,9 @@ async function delegate({ ctx, call, deps, key, meta, fail }: CallScope): Promis
       ),
     );
     return;
+  }
+  if (!deps.workspace.agents.has(target) && deps.isRegistered && !deps.isRegistered(target)) {
+    return fail(`${target} is in your allowed_agents but has not registered with Clutch (POST /api/agents), so it cannot take the task now; delegate to another agent or do it yourself`);
   }
   const rule = ctx.agent.manifest.delegate_rules[target.replace(/^agent:/, "")]?.when_to_delegate;
   await deps.store.append([

@@ -11,7 +11,8 @@
  *   mcp.json         { mcpServers: { <server_id>: { command, args?, env? } } }
  *
  * Throws a WorkspaceError naming the file and field when anything is invalid or inconsistent
- * (an allowed_agents entry, overseer or entry_agent that names no agent).
+ * (an overseer or entry_agent that names no agent). An allowed_agents entry that names no
+ * manifest is an external agent, registered over the API (server/router/registration.ts).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -112,7 +113,7 @@ export interface WorkspaceAgent {
   agent_id: string;
   manifest: CapManifest;
   card: AgentCard;
-  /** Clutch ids of the agents it may delegate to. */
+  /** Clutch ids of the agents it may delegate to: the workspace's, or external agents registered over the API. */
   allowed_agents: string[];
   /** Clutch id of its overseer, or null. */
   overseer: string | null;
@@ -186,10 +187,10 @@ export function loadWorkspace(dir: string): Workspace {
       overseer: manifest.overseer ? capAgentIdToClutch(manifest.overseer) : null,
     });
   }
+  // allowed_agents may also name agents that register over the API (external agents, checked
+  // when delegated to); an overseer reviews in-process, so it must be one of the manifests.
   for (const a of agents.values()) {
-    for (const target of [...a.allowed_agents, ...(a.overseer ? [a.overseer] : [])]) {
-      if (!agents.has(target)) throw new WorkspaceError(`${a.manifest.id}: names agent ${target.replace(/^agent:/, "")}, which is not defined in ${agentsDir}`);
-    }
+    if (a.overseer && !agents.has(a.overseer)) throw new WorkspaceError(`${a.manifest.id}: names overseer ${a.overseer.replace(/^agent:/, "")}, which is not defined in ${agentsDir}`);
   }
   const channels = ws.data.channels.map((c) => ({ ...c, entry_agent: capAgentIdToClutch(c.entry_agent) }));
   for (const c of channels) {
