@@ -233,6 +233,7 @@ describe("socket subscribe", () => {
     { name: "a public channel", sub: (f) => ({ thread_id: f.pub }), expect: { none: "connect_error", revoked: "connect_error", guest: "unknown_thread", member: "ok", admin: "ok", agentA: "ok", agentB: "ok" } },
     { name: "a private channel", sub: (f) => ({ thread_id: f.priv }), expect: { none: "connect_error", revoked: "connect_error", guest: "unknown_thread", member: "unknown_thread", admin: "ok", agentA: "unknown_thread", agentB: "unknown_thread" } },
     { name: "a run in a private channel", sub: (f) => ({ run_id: f.run }), expect: { none: "connect_error", revoked: "connect_error", guest: "unknown_run", member: "unknown_run", admin: "ok", agentA: "unknown_run", agentB: "unknown_run" } },
+    { name: "agent A's inbox", sub: () => ({ agent_id: "agent:matrix-a" }), expect: { none: "connect_error", revoked: "connect_error", guest: "not_your_agent", member: "not_your_agent", admin: "not_your_agent", agentA: "ok", agentB: "not_your_agent" } },
   ];
   for (const row of TABLE) {
     it(`subscribe to ${row.name}`, async () => {

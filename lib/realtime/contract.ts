@@ -3,10 +3,14 @@
  * (docs/architecture.md "From request to socket").
  *
  * Client → server:
- *   `subscribe`   { thread_id?, run_id?, after? } → ack { ok: true } | { ok: false, error }
+ *   `subscribe`   { thread_id? | run_id? | agent_id?, after? } → ack { ok: true } | { ok: false, error }
  *                 After the ack the server emits `event` for every stored event of that thread
  *                 (or run) with seq > after: first the backlog from the store, then live ones,
- *                 in seq order, each once per subscription.
+ *                 in seq order, each once per subscription. `agent_id`: the events addressed to
+ *                 that agent (in its `to`), in every channel: an external agent's inbox (its task
+ *                 requests, cancels, messages to it), for that agent's own API key only
+ *                 (`not_your_agent`). Give `after` (the last seq seen) when resuming: the backlog
+ *                 of an inbox is found by reading the log from there.
  *   `unsubscribe` the same shape (after ignored) → ack.
  * Server → client:
  *   `event`           a StoredEvent (ClutchMessage + seq).
@@ -25,10 +29,11 @@ export const SubscriptionSchema = z
   .strictObject({
     thread_id: z.string().min(1).optional(),
     run_id: z.string().min(1).optional(),
+    agent_id: z.string().min(1).optional(),
     after: z.number().int().nonnegative().optional(),
   })
-  .refine((s) => Boolean(s.thread_id) !== Boolean(s.run_id), {
-    message: "subscribe to exactly one of thread_id or run_id",
+  .refine((s) => [s.thread_id, s.run_id, s.agent_id].filter(Boolean).length === 1, {
+    message: "subscribe to exactly one of thread_id, run_id or agent_id",
   });
 export type Subscription = z.infer<typeof SubscriptionSchema>;
 

@@ -1,5 +1,5 @@
 /**
- * Reading the log: events of a thread or a run in seq order, by cursor.
+ * Reading the log: events of a thread, a run or an agent's inbox in seq order, by cursor.
  *
  * `after`: events with seq > after, oldest first. `before`: the `limit` events just before
  * that seq (or the newest when `before` is "end"), returned oldest first. `limit` is capped
@@ -13,7 +13,8 @@ import { fromRow } from "./codec";
 export const DEFAULT_PAGE = 200;
 export const MAX_PAGE = 5000;
 
-export type Scope = { thread_id: string } | { run_id: string } | { all: true };
+/** Events of a thread, of a run, addressed to an agent (`to` names it), or all of them. */
+export type Scope = { thread_id: string } | { run_id: string } | { to_agent: string } | { all: true };
 
 export interface ReadQuery {
   after?: number;
@@ -32,6 +33,7 @@ export interface Page {
 function whereOf(scope: Scope): Prisma.EventWhereInput {
   if ("thread_id" in scope) return { thread_id: scope.thread_id };
   if ("run_id" in scope) return { run_id: scope.run_id };
+  if ("to_agent" in scope) return { rest: { path: ["to"], array_contains: [{ agent_id: scope.to_agent }] } };
   return {};
 }
 

@@ -150,6 +150,26 @@ describe("realtime gateway", () => {
     c.socket.disconnect();
   });
 
+  it("gives an agent its inbox: the events addressed to it, in every channel, backlog then live, to its own key only", async () => {
+    const [one, two] = [await newThread(rt, "inbox"), await newThread(rt, "inbox")];
+    const me = { agent_id: "agent:gateway-reader" };
+    const someoneElse = { agent_id: "agent:someone-else" };
+    const before = (await rt.store.append([chat("to me, before", { thread_id: one, run_id: newId("run"), to: [me] }), chat("to another", { thread_id: one, run_id: newId("run"), to: [someoneElse] })])).events;
+    const c = client();
+    expect(await subscribe(c.socket, { agent_id: me.agent_id, after: before[0]!.seq - 1 })).toEqual({ ok: true });
+    await rt.store.append([
+      chat("to me, live, elsewhere", { thread_id: two, run_id: newId("run"), to: [someoneElse, me] }),
+      chat("to nobody", { thread_id: two, run_id: newId("run") }),
+    ]);
+    await until(() => c.received.length === 2, "the inbox's backlog and live event");
+    await new Promise((r) => setTimeout(r, 150));
+    expect(c.received.map((e) => e.payload.text)).toEqual(["to me, before", "to me, live, elsewhere"]);
+    // Another agent's inbox is not this key's to read.
+    expect(await subscribe(c.socket, { agent_id: someoneElse.agent_id })).toMatchObject({ ok: false, error: { code: "not_your_agent" } });
+    expect(await subscribe(c.socket, { agent_id: me.agent_id, thread_id: one } as never)).toMatchObject({ ok: false, error: { code: "invalid_subscription" } });
+    c.socket.disconnect();
+  });
+
   it("broadcasts thread.activity with the new counts", async () => {
     const thread_id = await newThread(rt, "activity");
     const c = client();

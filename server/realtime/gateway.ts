@@ -49,6 +49,8 @@ interface LiveSub {
   thread_id: string | undefined;
   /** For a run with no event yet: the channels the socket could read when it subscribed. */
   access?: Readable;
+  /** An agent's inbox: the events addressed to this agent, in every channel. */
+  inbox?: string;
   socket: ClutchSocket;
   cursor: number;
   live: boolean;
@@ -56,7 +58,7 @@ interface LiveSub {
   closed: boolean;
 }
 
-const keyOf = (s: Subscription) => (s.thread_id ? `thread:${s.thread_id}` : `run:${s.run_id}`);
+const keyOf = (s: Subscription) => (s.thread_id ? `thread:${s.thread_id}` : s.run_id ? `run:${s.run_id}` : `agent:${s.agent_id}`);
 
 function fail(code: string, message: string): Ack {
   return { ok: false, error: { code, message } };
@@ -127,7 +129,11 @@ export class RealtimeGateway {
       const principal = socket.data.principal;
       let thread_id = s.thread_id;
       let access: Readable | undefined;
-      if (s.run_id) {
+      if (s.agent_id) {
+        if (principal.kind !== "system" && !(principal.kind === "agent" && principal.agent_id === s.agent_id)) {
+          return reply(fail("not_your_agent", `only ${s.agent_id}'s own API key may subscribe to the events addressed to it; this connection is ${principal.agent_id}`));
+        }
+      } else if (s.run_id) {
         // A run's channel is that of its first event; a run with none yet may still start.
         thread_id = (await this.store.read({ run_id: s.run_id }, { limit: 1 })).events[0]?.thread_id;
         if (!thread_id) access = await this.readableBy(socket);
@@ -138,13 +144,13 @@ export class RealtimeGateway {
       const key = keyOf(s);
       const old = subs.get(key);
       if (old) this.remove(old, subs);
-      const sub: LiveSub = { key, thread_id, access, socket, cursor: s.after ?? 0, live: false, buffer: [], closed: false };
+      const sub: LiveSub = { key, thread_id, access, ...(s.agent_id ? { inbox: s.agent_id } : {}), socket, cursor: s.after ?? 0, live: false, buffer: [], closed: false };
       subs.set(key, sub);
       let set = this.byKey.get(key);
       if (!set) this.byKey.set(key, (set = new Set()));
       set.add(sub);
       reply({ ok: true });
-      await this.replay(sub, s.thread_id ? { thread_id: s.thread_id } : { run_id: s.run_id! });
+      await this.replay(sub, s.thread_id ? { thread_id: s.thread_id } : s.run_id ? { run_id: s.run_id } : { to_agent: s.agent_id! });
     } catch (err) {
       log.error({ err }, "subscribe failed");
       reply(fail(isClutchError(err) ? err.code : "internal", "could not subscribe; try again"));
@@ -152,7 +158,7 @@ export class RealtimeGateway {
   }
 
   /** Emit the store's events after the cursor, then the buffered live ones; then go live. */
-  private async replay(sub: LiveSub, scope: { thread_id: string } | { run_id: string }) {
+  private async replay(sub: LiveSub, scope: { thread_id: string } | { run_id: string } | { to_agent: string }) {
     for (;;) {
       const page = await this.store.read(scope, { after: sub.cursor, limit: REPLAY_PAGE });
       if (sub.closed) return;
@@ -181,9 +187,9 @@ export class RealtimeGateway {
   /** A committed event from the tail (seq order): to every live subscription still behind it. */
   private onEvent(ev: StoredEvent) {
     const sockets = new Set<string>();
-    for (const key of [`thread:${ev.thread_id}`, `run:${ev.run_id}`]) {
+    for (const key of [`thread:${ev.thread_id}`, `run:${ev.run_id}`, ...ev.to.map((t) => `agent:${t.agent_id}`)]) {
       for (const sub of this.byKey.get(key) ?? []) {
-        if (sub.thread_id === undefined && !this.admit(sub, ev)) continue;
+        if (sub.thread_id === undefined && !sub.inbox && !this.admit(sub, ev)) continue;
         if (!sub.live) sub.buffer.push(ev);
         else if (ev.seq > sub.cursor) {
           sub.cursor = ev.seq;
