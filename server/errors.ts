@@ -44,6 +44,7 @@ export const ERROR_STATUS = {
   reserved_type: [403],
   not_yourself: [403],
   not_your_task: [403],
+  not_your_agent: [403],
   not_an_approver: [403],
   keys_locked: [403],
   signature_required: [403],

@@ -2,8 +2,8 @@
  * A workspace agent delegates to an external agent (Clutch Protocol §7: agents from other stacks
  * join over HTTP): lead-1's CAP manifest names ext-analyst, which has no manifest but registers its
  * AgentCard with POST /api/agents. lead-1, on a scripted OpenAI-compatible model, delegates to it by
- * id and by capability; the external agent, holding only its API key, sees the task.request
- * addressed to it and answers through POST /api/events; lead-1 gets the result and finishes. A
+ * id and by capability; the external agent, holding only its API key, finds the task.request
+ * addressed to it in its inbox (GET /api/agents/:id/inbox) and answers through POST /api/events; lead-1 gets the result and finishes. A
  * delegation to an allowed agent that never registered fails visibly, and lead-1 carries on.
  */
 import fs from "node:fs";
@@ -15,6 +15,7 @@ import { resolveModel } from "@/server/agents/models";
 import type { Clutch } from "@/server/clutch";
 import { registerAgent } from "@/server/router/registration";
 import { POST as postEvents } from "@/app/api/events/route";
+import { GET as inbox } from "@/app/api/agents/[agent_id]/inbox/route";
 import { say, waitFor } from "./agents";
 import { requestAs, runRow, testAgent, testClutch, type TestPrincipal } from "./helpers";
 import { completion, startScriptedModel, toolCall, type ChatMessage, type ChatRequest } from "./scripted-openai";
@@ -76,6 +77,19 @@ async function work(request: StoredEvent): Promise<void> {
   expect(res.status, await res.clone().text()).toBe(201);
 }
 
+/** Polls GET /api/agents/:id/inbox with the external agent's key until `find` finds something. */
+async function fromInbox(find: (events: StoredEvent[]) => StoredEvent | undefined): Promise<StoredEvent> {
+  const end = Date.now() + 30_000;
+  for (;;) {
+    const res = await inbox(requestAs(key, `http://localhost:3000/api/agents/${encodeURIComponent(EXT)}/inbox?after=0&limit=5000`), { params: Promise.resolve({ agent_id: EXT }) });
+    expect(res.status).toBe(200);
+    const found = find(((await res.json()) as { events: StoredEvent[] }).events);
+    if (found) return found;
+    if (Date.now() > end) throw new Error("timed out waiting for the inbox");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe("a workspace agent delegating to an external agent", () => {
   for (const [tag, how] of [
     ["[by-id]", "by id"],
@@ -84,7 +98,8 @@ describe("a workspace agent delegating to an external agent", () => {
     it(`reaches it ${how}, and the external agent's answer comes back to the delegator`, async () => {
       const thread_id = rt.channels[0]!.thread_id;
       const asked = await say(rt, thread_id, `${tag} How many orders are there?`);
-      const request = await waitFor(rt, thread_id, "the request to the external agent", (evs) => evs.find((e) => e.type === "task.request" && e.to[0]?.agent_id === EXT && e.ts >= asked.ts));
+      // The external agent finds the request in its inbox, as it would by polling over HTTP.
+      const request = await fromInbox((evs) => evs.find((e) => e.type === "task.request" && e.ts >= asked.ts));
       expect(request.from.agent_id).toBe("agent:lead-1");
       expect(request.parent_task_id).toBeTruthy();
       const decision = await waitFor(rt, thread_id, "the routing decision", (evs) => evs.find((e) => e.type === "routing.decision" && e.task_id === request.task_id));
