@@ -6,8 +6,11 @@
  *   - a model that answers 500 twice is retried with each attempt visible, then succeeds; one that
  *     never answers gives up after the configured attempts, and a person's retry carries on;
  *   - a cancel stops a model call and an MCP call in flight (never recorded as success), and
- *     reaches the whole subtree;
- *   - the ping-pong guard ends two agents that keep asking each other questions;
+ *     reaches the whole subtree; the cancel and retry routes say who may, and refuse bad bodies;
+ *   - a cancelled task's side effects are undone as its manifest declares (compensation);
+ *   - the runaway guards end a helper that keeps asking questions, and delegation too deep;
+ *   - a request stored before any Clutch ran is dispatched once, through the policy; on
+ *     PostgreSQL its dispatch job commits with it and the next node takes it;
  *   - on a swapped clock: a task over its agent's max_runtime_sec times out, a request no agent
  *     accepted in time goes to the next candidate, an agent that goes offline has its task
  *     failed, a run over run_timeout_sec is timed out whole.
@@ -365,6 +368,16 @@ describe("runaway guards", () => {
     const questions = (await runEvents(run.run_id)).filter((e) => isEvent(e, "chat.message") && e.payload.expects_reply);
     expect(questions).toHaveLength(3); // ask + turn end, three times: six turns
   });
+
+  it("end a task that would delegate deeper than max_depth, and its delegator carries on", async () => {
+    const run = await runOf(await say(rt, thread_id, "[deep] Keep digging"));
+    const error = await waitFor(rt, thread_id, "the run limit", (evs) => evs.find((e) => e.run_id === run.run_id && e.type === "task.error" && e.payload.code === "RUN_LIMIT"));
+    expect(error.from.agent_id).toBe("agent:helper-1");
+    expect(String(error.payload.message)).toContain("the subtask would be 2 levels below the run's first task, and the workspace allows 1 (lifecycle.max_depth)");
+    const result = await waitFor(rt, thread_id, "the lead's result", (evs) => evs.find((e) => e.run_id === run.run_id && e.type === "task.result"));
+    expect(result.payload.summary).toBe("The helper could not go deeper, so here is what I have.");
+    expect((await runEvents(run.run_id)).filter((e) => e.type === "task.request").map((e) => e.to[0]!.agent_id)).toEqual(["agent:lead-1", "agent:helper-1"]);
+  });
 });
 
 describe("a request stored while no Clutch ran", () => {
@@ -427,18 +440,6 @@ describe.skipIf(inject("embeddedDatabase"))("durable dispatch on PostgreSQL", ()
       await node.stop({ graceMs: 2000 });
       await queue.stop();
     }
-  });
-});
-
-describe("the delegation guard", () => {
-  it("ends a task that would delegate deeper than max_depth, and its delegator carries on", async () => {
-    const run = await runOf(await say(rt, thread_id, "[deep] Keep digging"));
-    const error = await waitFor(rt, thread_id, "the run limit", (evs) => evs.find((e) => e.run_id === run.run_id && e.type === "task.error" && e.payload.code === "RUN_LIMIT"));
-    expect(error.from.agent_id).toBe("agent:helper-1");
-    expect(String(error.payload.message)).toContain("the subtask would be 2 levels below the run's first task, and the workspace allows 1 (lifecycle.max_depth)");
-    const result = await waitFor(rt, thread_id, "the lead's result", (evs) => evs.find((e) => e.run_id === run.run_id && e.type === "task.result"));
-    expect(result.payload.summary).toBe("The helper could not go deeper, so here is what I have.");
-    expect((await runEvents(run.run_id)).filter((e) => e.type === "task.request").map((e) => e.to[0]!.agent_id)).toEqual(["agent:lead-1", "agent:helper-1"]);
   });
 });
 
