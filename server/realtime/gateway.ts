@@ -2,7 +2,7 @@
  * The Socket.IO gateway (contract in lib/realtime/contract.ts; docs/architecture.md "From
  * request to socket").
  *
- * A subscription `{ thread_id | run_id, after }` keeps its own cursor: the seq of the last event
+ * A subscription `{ thread_id | run_id | agent_id, after }` keeps its own cursor: the seq of the last event
  * it sent. It first replays the store after `after`, then goes live. While it replays, the tail's
  * live events for it are buffered; when the replay has caught up, the buffer is flushed and the
  * subscription goes live. The store can be ahead of the tail (an event is readable once committed,
@@ -18,7 +18,8 @@
  * Every connection is a principal (docs/identity.md): the session cookie of the handshake, or an
  * API key in `auth.token`; a handshake that proves nobody is refused ("unauthenticated"). A
  * subscription needs read access to its channel (a run's: the run's channel); one that may not
- * read it is told the channel does not exist. `thread.activity` carries only the channels each
+ * read it is told the channel does not exist. An agent's inbox (`agent_id`: the events whose `to`
+ * names it, in every channel) is for that agent's own key only. `thread.activity` carries only the channels each
  * client may read. When a channel's members or visibility change (an `audit.change` in it),
  * every subscription to it and its runs is checked again and dropped if no longer allowed.
  */
