@@ -31,6 +31,7 @@ import { clearClutch, setClutch } from "./instance";
 import { log } from "./log";
 import { Orchestrator, type ChannelBinding } from "./orchestrator/orchestrator";
 import { DispatchQueue } from "./dispatch/queue";
+import { WebhookDelivery, webhookSecret } from "./adapters/webhook/webhook";
 import { Approvals } from "./policy/approvals";
 import { PolicyKernel } from "./policy/kernel";
 import { announceAgents, startHeartbeats } from "./router/registration";
@@ -93,6 +94,8 @@ export interface Clutch {
   runner: AgentRunner;
   /** Runs, delegation and review; it follows the stream only when there is a workspace. */
   orchestrator: Orchestrator;
+  /** The signing secret of an external agent's webhook (server/adapters/webhook/webhook.ts). */
+  webhookSecretOf(agent_id: string): string;
   /** Which database Clutch runs on (for `GET /api/health`). */
   databaseKind: "embedded" | "postgres";
   /** Clutch's version (package.json). */
@@ -150,7 +153,8 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const eventLog = await openEventLog(options);
   const { store, tail } = eventLog;
   const registry = new AgentRegistry({ config: { ...workspace.registry, ...options.registry }, ...(options.clock ? { now: options.clock } : {}) });
-  const auth = createAuth(eventLog.db, { secret: authSecret(options.dataDir), baseURL: options.publicUrl });
+  const serverSecret = authSecret(options.dataDir);
+  const auth = createAuth(eventLog.db, { secret: serverSecret, baseURL: options.publicUrl });
   const identity = new Identity(eventLog.db, store, auth, (id) => registry.get(id)?.card);
   if (options.admin) await identity.ensureAdmin(options.admin);
   await registry.load(store.queries);
@@ -216,8 +220,22 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     tools,
     durableDispatch: Boolean(queue),
   });
+  // Events addressed to external agents with a webhook go out as signed POSTs, in the orchestrator's channels.
+  const webhooks =
+    workspace !== NO_WORKSPACE
+      ? new WebhookDelivery({
+          store,
+          tail,
+          registry,
+          serverSecret,
+          inScope: (thread_id) => orchestrator.actsIn(thread_id),
+          attempts: workspace.lifecycle.retry_attempts,
+          delayMs: workspace.lifecycle.retry_delay_ms,
+        })
+      : null;
   if (workspace !== NO_WORKSPACE) {
     orchestrator.start();
+    webhooks?.start();
     await orchestrator.recover();
     await queue?.start((job) => orchestrator.dispatchJob(job));
     log.info({ agents: [...workspace.agents.keys()], channels: channels.map((c) => c.name) }, "agents started");
@@ -234,6 +252,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     artifacts,
     runner,
     orchestrator,
+    webhookSecretOf: (agent_id) => webhookSecret(serverSecret, agent_id),
     databaseKind: eventLog.databaseKind,
     version: readVersion(),
     async stop(opts = {}) {
@@ -245,6 +264,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
         store.setInTx(null);
         await within(queue.stop());
       }
+      await within(webhooks?.stop() ?? Promise.resolve());
       await within(orchestrator.stop());
       await within(runner.stop());
       await hub.close();

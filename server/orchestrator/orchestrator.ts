@@ -172,6 +172,11 @@ export class Orchestrator {
     return swept;
   }
 
+  /** Whether the orchestrator acts in channel `thread_id` (its scope, for what acts beside it). */
+  async actsIn(thread_id: string): Promise<boolean> {
+    return (await this.channelOf(thread_id)) !== null;
+  }
+
   /** The channel `thread_id` is, if the orchestrator acts there (system threads never). */
   private async channelOf(thread_id: string): Promise<ChannelBinding | null> {
     const bound = this.channels.find((c) => c.thread_id === thread_id);

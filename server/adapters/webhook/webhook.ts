@@ -1,0 +1,126 @@
+/**
+ * HTTP webhook agents (Clutch Protocol §7.3; examples/third-party-agent/README.md "Webhooks"): an
+ * external agent whose AgentCard names `endpoints.webhook.url` gets every event addressed to it
+ * (its task requests, cancels, messages to it) as a signed HTTP POST, and answers through the
+ * events API like any agent.
+ *
+ * Signatures follow Standard Webhooks (the `standardwebhooks` package): headers `webhook-id` (the
+ * event's id, the same on every retry, so a receiver can drop repeats), `webhook-timestamp` (Unix
+ * seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`), with
+ * the agent's secret `whsec_…` (`webhookSecret`, derived from the server's secret; the agent reads
+ * it from `GET /api/agents/:agent_id/webhook` with its own key). The body is the StoredEvent's JSON.
+ *
+ * A delivery that fails (a non-2xx answer, no answer in 10 s, a network error) is tried again with
+ * backoff, `lifecycle.retry_attempts` times in all; a task.request whose delivery failed every time
+ * ends with task.error WEBHOOK_UNREACHABLE (retryable), so the task does not wait forever.
+ * Deliveries in flight are not kept across a restart.
+ */
+import { createHmac } from "node:crypto";
+import { Webhook } from "standardwebhooks";
+import { makeMessage, type AgentCard, type StoredEvent } from "@/lib/protocol";
+import { backoff, sleep } from "../../agents/retry";
+import type { EventStore } from "../../events/store";
+import type { EventTail } from "../../events/tail";
+import { log } from "../../log";
+import type { AgentRegistry } from "../../router/registry";
+import { ORCHESTRATOR } from "../../router/router";
+
+/** The agent's signing secret (`whsec_` + base64 of 32 bytes), derived from the server's secret. */
+export function webhookSecret(serverSecret: string, agent_id: string): string {
+  return `whsec_${createHmac("sha256", serverSecret).update(`clutch-webhook:${agent_id}`).digest("base64")}`;
+}
+
+/** The card's webhook URL (`endpoints.webhook.url`, http or https), or null. */
+export function webhookUrlOf(card: AgentCard | undefined): string | null {
+  const url = card?.endpoints?.webhook?.url;
+  return typeof url === "string" && /^https?:\/\//.test(url) ? url : null;
+}
+
+export interface WebhookDeps {
+  store: EventStore;
+  tail: EventTail;
+  registry: AgentRegistry;
+  /** The server's secret (server/auth/auth.ts authSecret), from which each agent's is derived. */
+  serverSecret: string;
+  /** Whether this Clutch acts in the channel (the orchestrator's scope). */
+  inScope(thread_id: string): Promise<boolean>;
+  /** Deliveries tried in all, and the wait before the second (doubled for each later one), ms. */
+  attempts: number;
+  delayMs: number;
+}
+
+export class WebhookDelivery {
+  private unsubscribe: (() => void) | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly deps: WebhookDeps) {}
+
+  /** Follow the stream: each event addressed to a webhook agent is delivered, in the background. */
+  start(): void {
+    this.unsubscribe = this.deps.tail.subscribe((ev) => {
+      for (const { agent_id } of ev.to) {
+        const agent = this.deps.registry.get(agent_id);
+        const url = agent?.source === "external" ? webhookUrlOf(agent.card) : null;
+        if (!url) continue;
+        const job = this.deliver(ev, agent_id, url)
+          .catch((err) => log.error({ err, agent_id, seq: ev.seq }, "webhook delivery failed"))
+          .finally(() => this.inFlight.delete(job));
+        this.inFlight.add(job);
+      }
+    });
+  }
+
+  /** Stop following the stream; deliveries waiting to retry give up at once. */
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    this.stopping.abort();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async deliver(ev: StoredEvent, agent_id: string, url: string): Promise<void> {
+    if (!(await this.deps.inScope(ev.thread_id))) return;
+    const body = JSON.stringify(ev);
+    const signer = new Webhook(webhookSecret(this.deps.serverSecret, agent_id));
+    let failure = "";
+    for (let n = 1; n <= this.deps.attempts && !this.stopping.signal.aborted; n++) {
+      const at = new Date();
+      try {
+        const res = await fetch(url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "user-agent": "Clutch-Webhook/0.1",
+            "webhook-id": ev.id,
+            "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+            "webhook-signature": signer.sign(ev.id, at, body),
+          },
+          body,
+          signal: AbortSignal.any([AbortSignal.timeout(10_000), this.stopping.signal]),
+        });
+        if (res.ok) return;
+        failure = `HTTP ${res.status}`;
+      } catch (err) {
+        failure = (err as Error).message;
+      }
+      if (n < this.deps.attempts) await sleep(backoff(this.deps.delayMs, n), this.stopping.signal);
+    }
+    if (this.stopping.signal.aborted) return;
+    log.warn({ agent_id, url, seq: ev.seq, failure }, "webhook delivery gave up");
+    if (ev.type !== "task.request") return;
+    await this.deps.store.append(
+      makeMessage({
+        type: "task.error",
+        thread_id: ev.thread_id,
+        run_id: ev.run_id,
+        task_id: ev.task_id,
+        parent_task_id: ev.parent_task_id ?? null,
+        from: ORCHESTRATOR,
+        to: [ev.from, { agent_id }],
+        payload: { code: "WEBHOOK_UNREACHABLE", message: `${agent_id}'s webhook (${url}) did not take the task after ${this.deps.attempts} attempts: ${failure}`, retryable: true },
+        ...(ev.attempt ? { attempt: ev.attempt } : {}),
+        idempotency_key: `webhook-failed:${ev.id}`,
+      }),
+    );
+  }
+}
