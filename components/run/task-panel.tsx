@@ -11,7 +11,7 @@ import { useRouter } from "next/navigation";
 import { useMemo, useRef } from "react";
 import type { StoredEvent } from "@/lib/protocol";
 import { getNode, taskDurationMs, type RunGraphState } from "@/lib/fold/run-graph";
-import type { TaskView } from "@/lib/fold/task-state";
+import { cancelledBy, type TaskView } from "@/lib/fold/task-state";
 import { EventView } from "@/components/events/event-view";
 import { ThreadActionsContext, type ThreadActions } from "@/components/events/thread-actions";
 import { bareId } from "@/components/events/participant";
@@ -37,7 +37,7 @@ function EndReason({ task }: { task: TaskView }) {
   const e = task.error ?? {};
   const message = typeof e.message === "string" ? e.message : "";
   if (task.state === "cancelled") {
-    const by = typeof e.requested_by_name === "string" ? e.requested_by_name : typeof e.requested_by === "string" ? bareId(e.requested_by) : null;
+    const by = cancelledBy(task.error);
     return (
       <p className="text-[12.5px] text-fg-muted">
         <span className="font-semibold text-fg">Cancelled{by ? ` by ${by}` : ""}</span>

@@ -75,6 +75,15 @@ export interface OpenQuestion {
   to: string[];
 }
 
+/**
+ * Who cancelled a task, as people read it: the display name its task.cancel carried, else the
+ * bare id (`user:`/`agent:` dropped); null when its `error` names nobody (TaskView.error).
+ */
+export function cancelledBy(error: Record<string, unknown> | null): string | null {
+  if (typeof error?.requested_by_name === "string") return error.requested_by_name;
+  return typeof error?.requested_by === "string" ? error.requested_by.replace(/^(agent|user):/, "") : null;
+}
+
 /** True for the event types that change a task's state. */
 export function isTaskEvent(type: string): boolean {
   return type.startsWith("task.");

@@ -39,7 +39,7 @@ import { log } from "../log";
 import { perform, taskContext, type ActionDeps, type TaskContext, type ToolCaller } from "./actions";
 import { BUILTIN_TOOLS, mcpToolName, type SystemMeta } from "./contract";
 import { buildConversation, parentsOf, stepMetaOf } from "./conversation";
-import { backoff, describeModelError, formatDelay, isPassingModelError, sleep } from "./retry";
+import { describeModelError, isPassingModelError, retryNotice, withRetries } from "./retry";
 import { RunLog } from "./run-log";
 import type { Gate, GateResult } from "../policy/approvals";
 
@@ -262,12 +262,16 @@ export class AgentRunner {
       signal,
       ...(this.deps.isRegistered ? { isRegistered: this.deps.isRegistered } : {}),
     };
-    const since = (evs: readonly StoredEvent[]) => evs.slice(current.index);
+    /** Whether an event of the current attempt (from its request on) matches. */
+    const sinceRequest = (match: (e: StoredEvent) => boolean | undefined) => {
+      for (let i = current.index; i < events.length; i++) if (match(events[i]!)) return true;
+      return false;
+    };
     const to = [{ agent_id: request.from.agent_id }];
     const fail = (code: string, message: string, retryable: boolean, details: Record<string, unknown>, key: string) =>
       this.deps.store.append(ctx.envelope("task.error", { code, message, retryable, details }, { to, attempt, idempotency_key: `${ctx.instance_id}:${key}` }));
 
-    if (!since(events).some((e) => e.type === "task.accept" && e.task_id === task_id)) {
+    if (!sinceRequest((e) => e.type === "task.accept" && e.task_id === task_id)) {
       await this.deps.store.append(
         ctx.envelope(
           "task.accept",
@@ -290,11 +294,15 @@ export class AgentRunner {
     const { lifecycle } = this.deps.workspace;
     const maxTurns = agent.manifest.limits?.max_model_turns ?? lifecycle.max_model_turns;
     // Turns of earlier attempts do not count against this one.
-    const turnsBefore = Math.max(0, ...events.slice(0, current.index).map((e) => (stepMetaOf(e)?.instance_id === ctx.instance_id ? stepMetaOf(e)!.step : 0)));
+    const own = (e: StoredEvent) => {
+      const m = stepMetaOf(e);
+      return m?.instance_id === ctx.instance_id ? m : undefined;
+    };
+    const turnsBefore = events.slice(0, current.index).reduce((max, e) => Math.max(max, own(e)?.step ?? 0), 0);
 
     for (let i = 0; i < MAX_STEPS_PER_WAKE && !this.stopped && !signal.aborted; i++) {
       events = await runLog.refresh();
-      if (since(events).some((e) => e.task_id === task_id && ENDINGS.has(e.type))) return;
+      if (sinceRequest((e) => e.task_id === task_id && ENDINGS.has(e.type))) return;
       const conv = buildConversation(events, { agent_id: agent.agent_id, instance_id: ctx.instance_id, task_id }, systemPrompt(agent, ctx.kind), meta);
       if (conv.pending.length) {
         let waiting = false;
@@ -321,7 +329,7 @@ export class AgentRunner {
           continue;
         }
         const nudge = waitingFor ? undefined : ctx.kind === "review" ? NUDGE.review : NUDGE.empty;
-        if (nudge && since(events).some((e) => stepMetaOf(e)?.instance_id === ctx.instance_id && stepMetaOf(e)?.nudge)) {
+        if (nudge && sinceRequest((e) => Boolean(own(e)?.nudge))) {
           const message =
             ctx.kind === "review"
               ? `${agent.agent_id} ended the review without a decision, even when asked for one`
@@ -362,44 +370,40 @@ export class AgentRunner {
    */
   private async ask(ctx: TaskContext, prompt: { system: SystemModelMessage; messages: ModelMessage[]; tools: ToolSet }, step: number, signal: AbortSignal, attempt: number) {
     const { retry_attempts, retry_delay_ms } = this.deps.workspace.lifecycle;
-    const to = [{ agent_id: ctx.request.from.agent_id }];
-    for (let n = 1; ; n++) {
-      try {
-        return await generateText({ model: this.deps.modelFor(ctx.agent), ...prompt, maxRetries: 0, abortSignal: signal });
-      } catch (err) {
-        if (signal.aborted) return null;
-        const error = describeModelError(err);
-        const passing = isPassingModelError(err);
-        if (!passing || n >= retry_attempts) {
-          // The error alone: the AI SDK's error carries the whole prompt, which does not belong in the log.
-          log.warn({ error, agent_id: ctx.agent.agent_id, task_id: ctx.task_id, attempts: n }, "model call failed");
-          await this.deps.store.append(
-            ctx.envelope(
-              "task.error",
-              passing
-                ? { code: "MODEL_UNAVAILABLE", message: `The model did not answer after ${n} attempts: ${error}`, retryable: true, details: { attempts: n, step } }
-                : { code: "MODEL_ERROR", message: `The model refused the call: ${error}`, retryable: false, details: { step } },
-              { to, attempt, idempotency_key: `${ctx.instance_id}:${step}:model-error:${attempt}` },
-            ),
-          );
-          return null;
+    type Outcome = { result: Awaited<ReturnType<typeof generateText>> } | { error: string; passing: boolean };
+    const { outcome, attempts } = await withRetries<Outcome>(
+      { attempts: retry_attempts, first_ms: retry_delay_ms, signal },
+      async () => {
+        try {
+          return { outcome: { result: await generateText({ model: this.deps.modelFor(ctx.agent), ...prompt, maxRetries: 0, abortSignal: signal }) }, again: false };
+        } catch (err) {
+          const passing = isPassingModelError(err);
+          return { outcome: { error: describeModelError(err), passing }, again: passing };
         }
-        const delay_ms = backoff(retry_delay_ms, n);
-        await this.deps.store.append(
-          ctx.envelope(
-            "task.progress",
-            {
-              message: `The model call failed (${error}); trying again in ${formatDelay(delay_ms)} (attempt ${n + 1} of ${retry_attempts})`,
-              status: "retrying",
-              retry: { of: "model", attempt: n + 1, max_attempts: retry_attempts, delay_ms, error },
-            },
-            { idempotency_key: `${ctx.instance_id}:${step}:retry-${n + 1}:${attempt}` },
-          ),
-        );
-        await sleep(delay_ms, signal);
-        if (signal.aborted) return null;
-      }
-    }
+      },
+      (next, delay_ms, failed) =>
+        this.deps.store
+          .append(
+            ctx.envelope("task.progress", retryNotice({ of: "model", label: "The model call" }, "error" in failed ? failed.error : "", next, retry_attempts, delay_ms), {
+              idempotency_key: `${ctx.instance_id}:${step}:retry-${next}:${attempt}`,
+            }),
+          )
+          .then(() => undefined),
+    );
+    if ("result" in outcome) return outcome.result;
+    if (signal.aborted) return null;
+    // The error alone: the AI SDK's error carries the whole prompt, which does not belong in the log.
+    log.warn({ error: outcome.error, agent_id: ctx.agent.agent_id, task_id: ctx.task_id, attempts }, "model call failed");
+    await this.deps.store.append(
+      ctx.envelope(
+        "task.error",
+        outcome.passing
+          ? { code: "MODEL_UNAVAILABLE", message: `The model did not answer after ${attempts} attempts: ${outcome.error}`, retryable: true, details: { attempts, step } }
+          : { code: "MODEL_ERROR", message: `The model refused the call: ${outcome.error}`, retryable: false, details: { step } },
+        { to: [{ agent_id: ctx.request.from.agent_id }], attempt, idempotency_key: `${ctx.instance_id}:${step}:model-error:${attempt}` },
+      ),
+    );
+    return null;
   }
 
   private async toolSet(agent: WorkspaceAgent): Promise<ToolSet> {

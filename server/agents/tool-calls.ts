@@ -24,7 +24,7 @@ import type { z } from "zod";
 import { ORCHESTRATOR } from "../router/router";
 import type { ActionDeps, TaskContext, ToolCall, ToolCaller } from "./actions";
 import { AskInput, DelegateInput, parseMcpToolName, ReplyInput, SubmitResultInput } from "./contract";
-import { backoff, formatDelay, sleep } from "./retry";
+import { retryNotice, withRetries } from "./retry";
 import { parentsOf, type AgentStepMeta } from "./conversation";
 
 /** One tool call being carried out: where it happens, and the parts every event of it shares. */
@@ -140,23 +140,19 @@ async function callWithRetries(
   key: (part: string) => string,
 ): Promise<Awaited<ReturnType<ToolCaller["callTool"]>> & { attempts?: number }> {
   const { retry_attempts, retry_delay_ms } = deps.workspace.lifecycle;
-  for (let attempt = 1; ; attempt++) {
-    const r = await deps.tools.callTool({ agent: ctx.agent, server_id: mcp.server_id, tool: mcp.tool, arguments: args, ...(deps.signal ? { signal: deps.signal } : {}) });
-    if (r.ok || r.code !== "TOOL_UNAVAILABLE" || !r.retryable || attempt >= retry_attempts || deps.signal?.aborted) return attempt > 1 ? { ...r, attempts: attempt } : r;
-    const delay_ms = backoff(retry_delay_ms, attempt);
-    await deps.store.append(
-      ctx.envelope(
-        "task.progress",
-        {
-          message: `${mcp.server_id}.${mcp.tool} failed (${r.message}); trying again in ${formatDelay(delay_ms)} (attempt ${attempt + 1} of ${retry_attempts})`,
-          status: "retrying",
-          retry: { of: "tool", tool: `${mcp.server_id}.${mcp.tool}`, attempt: attempt + 1, max_attempts: retry_attempts, delay_ms, error: { code: r.code, message: r.message } },
-        },
-        { idempotency_key: key(`retry-${attempt + 1}`) },
-      ),
-    );
-    await sleep(delay_ms, deps.signal);
-  }
+  const label = `${mcp.server_id}.${mcp.tool}`;
+  const { outcome, attempts } = await withRetries(
+    { attempts: retry_attempts, first_ms: retry_delay_ms, ...(deps.signal ? { signal: deps.signal } : {}) },
+    async () => {
+      const r = await deps.tools.callTool({ agent: ctx.agent, server_id: mcp.server_id, tool: mcp.tool, arguments: args, ...(deps.signal ? { signal: deps.signal } : {}) });
+      return { outcome: r, again: !r.ok && r.code === "TOOL_UNAVAILABLE" && r.retryable };
+    },
+    async (next, delay_ms, r) => {
+      const error = r.ok ? {} : { code: r.code, message: r.message };
+      await deps.store.append(ctx.envelope("task.progress", { ...retryNotice({ of: "tool", label, tool: label }, error, next, retry_attempts, delay_ms) }, { idempotency_key: key(`retry-${next}`) }));
+    },
+  );
+  return attempts > 1 ? { ...outcome, attempts } : outcome;
 }
 
 async function ask({ ctx, call, deps, key, meta, fail }: CallScope): Promise<void> {

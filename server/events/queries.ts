@@ -65,6 +65,12 @@ export class Queries {
     return ev && isEvent(ev, "task.request") ? ev : null;
   }
 
+  /** Every task.request of a task, oldest first: to the router, routed, rerouted, retried. */
+  async requests(run_id: string, task_id: string): Promise<StoredEventOf<"task.request">[]> {
+    const rows = await this.db.event.findMany({ where: { run_id, task_id, type: "task.request" }, orderBy: { seq: "asc" } });
+    return rows.map(fromRow).filter((ev): ev is StoredEventOf<"task.request"> => isEvent(ev, "task.request"));
+  }
+
   /** The newest task.request of a task (its current attempt; for a routed task, the one to its agent), or null. */
   async latestRequest(run_id: string, task_id: string): Promise<StoredEventOf<"task.request"> | null> {
     const row = await this.db.event.findFirst({ where: { run_id, task_id, type: "task.request" }, orderBy: { seq: "desc" } });

@@ -6,7 +6,7 @@ import type { RunDetail, RunOutcome, RunSummary, TaskSummary, WaitingQuestion } 
 import { isEvent, type StoredEventOf } from "@/lib/protocol";
 import { resultText, runTitle } from "@/lib/run-title";
 import type { RunState } from "@/lib/fold/run-state";
-import type { OpenQuestion, TaskState } from "@/lib/fold/task-state";
+import { cancelledBy, type OpenQuestion, type TaskState } from "@/lib/fold/task-state";
 import type { Queries, RunRow, TaskRow } from "./queries";
 
 /** The wire shape of a task row. */
@@ -105,10 +105,10 @@ function outcomeOf(root: TaskRow, result: StoredEventOf<"task.result"> | undefin
     const text = result ? resultText(result.payload) : null;
     return text ? { kind: "result", text, agent_id: result?.from.agent_id ?? root.assignee, task_id: root.id } : null;
   }
-  const error = (root.error ?? {}) as { message?: unknown; requested_by?: unknown; requested_by_name?: unknown };
-  const given = typeof error.message === "string" && error.message ? error.message : null;
+  const error = root.error as Record<string, unknown> | null;
+  const given = typeof error?.message === "string" && error.message ? error.message : null;
   if (root.state === "cancelled") {
-    const by = typeof error.requested_by_name === "string" ? error.requested_by_name : typeof error.requested_by === "string" ? error.requested_by.replace(/^(agent|user):/, "") : null;
+    const by = cancelledBy(error);
     return { kind: "error", text: `Cancelled${by ? ` by ${by}` : ""}${given ? `: ${given}` : "."}`, agent_id: root.assignee, task_id: root.id };
   }
   const fallback = root.state === "timed_out" ? "The run timed out." : "The run failed.";

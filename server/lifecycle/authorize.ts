@@ -4,12 +4,16 @@
  * itself, or one under such a task. A task or run in a channel one may not read answers like one
  * that does not exist (404).
  */
+import { z } from "zod";
 import { ClutchError } from "../errors";
 import type { TaskRow } from "../events/queries";
 import type { Identity } from "../auth/identity";
 import type { Principal } from "../auth/principal";
 import type { EventStore } from "../events/store";
 import type { Actor } from "./cancel";
+
+/** The body of a cancel or a retry: `{ reason? }`, shown to everyone with the events (may be empty). */
+export const ReasonBody = z.strictObject({ reason: z.string().trim().max(500, "reason is at most 500 characters").optional() });
 
 /** The `from` of the events a principal's cancel or retry appends. */
 export function actorOf(p: Principal): Actor {

@@ -110,7 +110,8 @@ export async function endSubtree(
 export async function cancelRun(store: EventStore, run_id: string, by: Actor, reason?: string): Promise<string[]> {
   const tasks = await store.queries.tasksOfRun(run_id);
   if (!tasks.length) throw new ClutchError("unknown_run", `run ${run_id} does not exist`, 404);
-  const roots = tasks.filter((t) => !t.parent_task_id || !tasks.some((p) => p.id === t.parent_task_id)).map((t) => t.id);
+  const ids = new Set(tasks.map((t) => t.id));
+  const roots = tasks.filter((t) => !t.parent_task_id || !ids.has(t.parent_task_id)).map((t) => t.id);
   const cancelled = await endSubtree(store, subtree(tasks, roots), by, { kind: "cancel", reason });
   if (!cancelled.length) {
     const run = await store.queries.run(run_id);

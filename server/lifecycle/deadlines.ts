@@ -17,7 +17,6 @@
  * question or approval is what waits. In-process agents are never "not accepting": they queue
  * their tasks behind `max_concurrency`, and take them in order.
  */
-import { makeMessage } from "@/lib/protocol";
 import type { TaskRow } from "../events/queries";
 import type { EventStore } from "../events/store";
 import { log } from "../log";
@@ -25,6 +24,7 @@ import type { AgentRegistry } from "../router/registry";
 import { needsRouting, ORCHESTRATOR, type Router } from "../router/router";
 import type { LifecycleSettings } from "../workspace/workspace";
 import { endSubtree, subtree } from "./cancel";
+import { clutchTaskError } from "./task-error";
 
 export interface DeadlineDeps {
   store: EventStore;
@@ -57,14 +57,10 @@ export class Deadlines {
       if (!scoped.has(t.thread_id)) scoped.set(t.thread_id, await this.deps.inScope(t.thread_id));
       if (scoped.get(t.thread_id)) open.push(t);
     }
-    let acted = 0;
     const ended = new Set<string>();
-    const act = async (what: string, t: TaskRow, fn: () => Promise<string[] | boolean>) => {
+    const act = async (what: string, t: TaskRow, fn: () => Promise<string[]>) => {
       try {
-        const r = await fn();
-        const ids = Array.isArray(r) ? r : r ? [t.id] : [];
-        for (const id of ids) ended.add(id);
-        acted += ids.length;
+        for (const id of await fn()) ended.add(id);
       } catch (err) {
         log.warn({ err, task_id: t.id }, `deadline: ${what} failed`);
       }
@@ -76,17 +72,17 @@ export class Deadlines {
         await act("run timeout", t, () => this.timeOut(t, open, runLimit, `The run took longer than ${runLimit / 1000} s, the most the workspace allows (lifecycle.run_timeout_sec)`));
         continue;
       }
-      const taskLimit = this.taskLimitMs(t);
+      const taskLimit = this.taskLimit(t);
       if (taskLimit !== null) {
         await act("task timeout", t, () =>
-          this.timeOut(t, open, taskLimit, `${t.assignee} worked on "${t.title ?? t.id}" for longer than ${taskLimit / 1000} s (${this.limitSource(t)})`),
+          this.timeOut(t, open, taskLimit.ms, `${t.assignee} worked on "${t.title ?? t.id}" for longer than ${taskLimit.ms / 1000} s (${taskLimit.source})`),
         );
         continue;
       }
       const stuck = this.stuck(t);
       if (stuck) await act("reroute", t, () => this.moveOn(t, stuck));
     }
-    return acted;
+    return ended.size;
   }
 
   /** The run's time limit in ms when `t` is a root task whose run is over it, else null. */
@@ -98,20 +94,17 @@ export class Deadlines {
     return since !== null && this.now() - since > limit * 1000 ? limit * 1000 : null;
   }
 
-  private maxRuntimeSec(t: TaskRow): number | null {
-    return (t.assignee && this.deps.registry.get(t.assignee)?.card.limits?.max_runtime_sec) || this.deps.settings.task_timeout_sec;
-  }
-
-  private limitSource(t: TaskRow): string {
-    return t.assignee && this.deps.registry.get(t.assignee)?.card.limits?.max_runtime_sec ? `its AgentCard's limits.max_runtime_sec` : "lifecycle.task_timeout_sec";
-  }
-
-  /** The task's time limit in ms when it has run past it (not while it waits for a person), else null. */
-  private taskLimitMs(t: TaskRow): number | null {
-    const limit = this.maxRuntimeSec(t);
+  /**
+   * The task's time limit when it has run past it (not while it waits for a person), else null:
+   * its agent's `limits.max_runtime_sec`, else `task_timeout_sec`, and which of the two it is.
+   */
+  private taskLimit(t: TaskRow): { ms: number; source: string } | null {
+    const own = t.assignee ? this.deps.registry.get(t.assignee)?.card.limits?.max_runtime_sec : undefined;
+    const limit = own || this.deps.settings.task_timeout_sec;
     const started = ms(t.started_at);
     if (limit == null || started === null || WAITING_FOR_PEOPLE.has(t.state) || t.assignee === ORCHESTRATOR.agent_id) return null;
-    return this.now() - started > limit * 1000 ? limit * 1000 : null;
+    if (this.now() - started <= limit * 1000) return null;
+    return { ms: limit * 1000, source: own ? "its AgentCard's limits.max_runtime_sec" : "lifecycle.task_timeout_sec" };
   }
 
   /** Why an external agent's task cannot go on where it is: not accepted in time, or its agent is offline. */
@@ -137,31 +130,20 @@ export class Deadlines {
    * A stuck task goes to the next agent that can take it (when it was routed by capability and
    * the workspace reroutes), or fails with `code`, retryable, back to its requester.
    */
-  private async moveOn(t: TaskRow, stuck: { code: "NOT_ACCEPTED" | "AGENT_OFFLINE"; why: string }): Promise<boolean> {
+  private async moveOn(t: TaskRow, stuck: { code: "NOT_ACCEPTED" | "AGENT_OFFLINE"; why: string }): Promise<string[]> {
     const { store, router, settings } = this.deps;
-    const first = await store.queries.firstRequest(t.run_id, t.id);
-    if (!first) return false;
+    const requests = await store.queries.requests(t.run_id, t.id);
+    const first = requests[0];
+    if (!first) return [];
     const reroutes = stuck.code === "NOT_ACCEPTED" || settings.on_agent_offline === "reroute";
     if (router && reroutes && needsRouting(first)) {
-      const tried = (await store.readAll({ run_id: t.run_id }))
-        .filter((e) => e.task_id === t.id && e.type === "task.request" && e.to[0]?.agent_id !== ORCHESTRATOR.agent_id)
-        .map((e) => e.to[0]!.agent_id);
-      if ((await router.reroute(first, [...new Set(tried)], stuck.why, t.attempts + 1)) === "routed") return true;
+      const tried = requests.map((e) => e.to[0]?.agent_id).filter((id): id is string => Boolean(id) && id !== ORCHESTRATOR.agent_id);
+      if ((await router.reroute(first, [...new Set(tried)], stuck.why, t.attempts + 1)) === "routed") return [t.id];
     }
-    await store.append(
-      makeMessage({
-        type: "task.error",
-        thread_id: t.thread_id,
-        run_id: t.run_id,
-        task_id: t.id,
-        parent_task_id: t.parent_task_id,
-        from: ORCHESTRATOR,
-        to: [{ agent_id: first.from.agent_id }, ...(t.assignee ? [{ agent_id: t.assignee }] : [])],
-        payload: { code: stuck.code, message: `${stuck.why}, and no other agent can take it`, retryable: true },
-        attempt: t.attempts,
-        idempotency_key: `${stuck.code.toLowerCase()}:${t.id}:${t.attempts}`,
-      }),
-    );
-    return true;
+    const at = { thread_id: t.thread_id, run_id: t.run_id, task_id: t.id, parent_task_id: t.parent_task_id };
+    const to = [{ agent_id: first.from.agent_id }, ...(t.assignee ? [{ agent_id: t.assignee }] : [])];
+    const payload = { code: stuck.code, message: `${stuck.why}, and no other agent can take it`, retryable: true };
+    await store.append(clutchTaskError(at, to, payload, `${stuck.code.toLowerCase()}:${t.id}:${t.attempts}`, t.attempts));
+    return [t.id];
   }
 }

@@ -48,6 +48,7 @@ import { needsRouting, ORCHESTRATOR, type Router } from "../router/router";
 import type { AgentRegistry } from "../router/registry";
 import { Deadlines } from "../lifecycle/deadlines";
 import { compensate } from "../lifecycle/compensation";
+import { clutchTaskError } from "../lifecycle/task-error";
 import type { ToolCaller } from "../agents/actions";
 import type { DispatchJob } from "../dispatch/queue";
 
@@ -164,12 +165,20 @@ export class Orchestrator {
   sweepDeadlines(): Promise<number> {
     const deadlines = this.deadlines;
     if (!deadlines) return Promise.resolve(0);
-    const swept = this.chain.then(() => deadlines.sweep());
-    this.chain = swept.then(
+    return this.inChain(() => deadlines.sweep(), "deadline sweep failed");
+  }
+
+  /**
+   * Run `fn` in the reaction chain, after every reaction queued so far. Resolves with its result,
+   * or rejects with its error, which the chain logs as `failure` and goes on.
+   */
+  private inChain<T>(fn: () => Promise<T>, failure: string, context: Record<string, unknown> = {}): Promise<T> {
+    const done = this.chain.then(fn);
+    this.chain = done.then(
       () => undefined,
-      (err) => log.error({ err }, "deadline sweep failed"),
+      (err) => log.error({ err, ...context }, failure),
     );
-    return swept;
+    return done;
   }
 
   /** Whether the orchestrator acts in channel `thread_id` (its scope, for what acts beside it). */
@@ -193,13 +202,13 @@ export class Orchestrator {
   retryRouting(): void {
     const router = this.router;
     if (!router?.pending.length) return;
-    this.chain = this.chain.then(() => router.retryWaiting()).catch((err) => log.error({ err }, "routing retry failed"));
+    void this.inChain(() => router.retryWaiting(), "routing retry failed").catch(() => undefined);
   }
 
   /** Follow the stream (reactions run one at a time, in seq order). */
   start(): void {
     this.unsubscribe = this.tail.subscribe((ev) => {
-      this.chain = this.chain.then(() => this.react(ev)).catch((err) => log.error({ err, seq: ev.seq, type: ev.type }, "orchestrator reaction failed"));
+      void this.inChain(() => this.react(ev), "orchestrator reaction failed", { seq: ev.seq, type: ev.type }).catch(() => undefined);
     });
     this.expiryTimer = setInterval(() => {
       void this.approvals?.expireDue().catch((err) => log.warn({ err }, "approval expiry failed"));
@@ -258,14 +267,16 @@ export class Orchestrator {
    * at once. Rejects when the dispatch fails (the queue tries the job again).
    */
   dispatchJob(job: DispatchJob): Promise<void> {
-    const done = this.chain.then(async () => {
-      const request = await this.store.queries.latestRequest(job.run_id, job.task_id);
-      if (!request || (request.attempt ?? 1) !== job.attempt) return; // a newer attempt has a job of its own
-      if (!(await this.channelOf(request.thread_id))) return;
-      await this.dispatch(request);
-    });
-    this.chain = done.catch((err) => log.error({ err, task_id: job.task_id }, "dispatch job failed"));
-    return done;
+    return this.inChain(
+      async () => {
+        const request = await this.store.queries.latestRequest(job.run_id, job.task_id);
+        if (!request || (request.attempt ?? 1) !== job.attempt) return; // a newer attempt has a job of its own
+        if (!(await this.channelOf(request.thread_id))) return;
+        await this.dispatch(request);
+      },
+      "dispatch job failed",
+      { task_id: job.task_id },
+    );
   }
 
   /** The policy check before a task reaches its agent (server/policy): go, wait for approval, or refuse. */
@@ -298,19 +309,7 @@ export class Orchestrator {
       });
       if (gate.status === "wait") return;
       if (gate.status === "refused") {
-        await this.store.append(
-          makeMessage({
-            type: "task.error",
-            thread_id: ev.thread_id,
-            run_id: ev.run_id,
-            task_id: ev.task_id,
-            parent_task_id: ev.parent_task_id ?? null,
-            from: ORCHESTRATOR,
-            to: [{ agent_id: ev.from.agent_id }],
-            payload: { code: gate.code, message: gate.message, retryable: false },
-            idempotency_key: `dispatch:${ev.task_id}:refused`,
-          }),
-        );
+        await this.store.append(clutchTaskError(ev, [{ agent_id: ev.from.agent_id }], { code: gate.code, message: gate.message, retryable: false }, `dispatch:${ev.task_id}:refused`));
         return;
       }
     }

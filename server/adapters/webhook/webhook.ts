@@ -17,13 +17,13 @@
  */
 import { createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { makeMessage, type AgentCard, type StoredEvent } from "@/lib/protocol";
-import { backoff, sleep } from "../../agents/retry";
+import type { AgentCard, StoredEvent } from "@/lib/protocol";
+import { withRetries } from "../../agents/retry";
 import type { EventStore } from "../../events/store";
 import type { EventTail } from "../../events/tail";
 import { log } from "../../log";
 import type { AgentRegistry } from "../../router/registry";
-import { ORCHESTRATOR } from "../../router/router";
+import { clutchTaskError } from "../../lifecycle/task-error";
 
 /** The agent's signing secret (`whsec_` + base64 of 32 bytes), derived from the server's secret. */
 export function webhookSecret(serverSecret: string, agent_id: string): string {
@@ -82,45 +82,33 @@ export class WebhookDelivery {
     if (!(await this.deps.inScope(ev.thread_id))) return;
     const body = JSON.stringify(ev);
     const signer = new Webhook(webhookSecret(this.deps.serverSecret, agent_id));
-    let failure = "";
-    for (let n = 1; n <= this.deps.attempts && !this.stopping.signal.aborted; n++) {
-      const at = new Date();
-      try {
-        const res = await fetch(url, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            "user-agent": "Clutch-Webhook/0.1",
-            "webhook-id": ev.id,
-            "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
-            "webhook-signature": signer.sign(ev.id, at, body),
-          },
-          body,
-          signal: AbortSignal.any([AbortSignal.timeout(10_000), this.stopping.signal]),
-        });
-        if (res.ok) return;
-        failure = `HTTP ${res.status}`;
-      } catch (err) {
-        failure = (err as Error).message;
-      }
-      if (n < this.deps.attempts) await sleep(backoff(this.deps.delayMs, n), this.stopping.signal);
-    }
-    if (this.stopping.signal.aborted) return;
+    const { outcome: failure } = await withRetries(
+      { attempts: this.deps.attempts, first_ms: this.deps.delayMs, signal: this.stopping.signal },
+      async () => {
+        const at = new Date();
+        try {
+          const res = await fetch(url, {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              "user-agent": "Clutch-Webhook/0.1",
+              "webhook-id": ev.id,
+              "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+              "webhook-signature": signer.sign(ev.id, at, body),
+            },
+            body,
+            signal: AbortSignal.any([AbortSignal.timeout(10_000), this.stopping.signal]),
+          });
+          return res.ok ? { outcome: null, again: false } : { outcome: `HTTP ${res.status}`, again: true };
+        } catch (err) {
+          return { outcome: (err as Error).message, again: true };
+        }
+      },
+    );
+    if (failure === null || this.stopping.signal.aborted) return;
     log.warn({ agent_id, url, seq: ev.seq, failure }, "webhook delivery gave up");
     if (ev.type !== "task.request") return;
-    await this.deps.store.append(
-      makeMessage({
-        type: "task.error",
-        thread_id: ev.thread_id,
-        run_id: ev.run_id,
-        task_id: ev.task_id,
-        parent_task_id: ev.parent_task_id ?? null,
-        from: ORCHESTRATOR,
-        to: [ev.from, { agent_id }],
-        payload: { code: "WEBHOOK_UNREACHABLE", message: `${agent_id}'s webhook (${url}) did not take the task after ${this.deps.attempts} attempts: ${failure}`, retryable: true },
-        ...(ev.attempt ? { attempt: ev.attempt } : {}),
-        idempotency_key: `webhook-failed:${ev.id}`,
-      }),
-    );
+    const message = `${agent_id}'s webhook (${url}) did not take the task after ${this.deps.attempts} attempts: ${failure}`;
+    await this.deps.store.append(clutchTaskError(ev, [ev.from, { agent_id }], { code: "WEBHOOK_UNREACHABLE", message, retryable: true }, `webhook-failed:${ev.id}`, ev.attempt));
   }
 }

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ClutchError } from "@/server/errors";
 import { runDetail } from "@/server/events/runs";
-import { actorOf } from "@/server/lifecycle/authorize";
+import { actorOf, ReasonBody } from "@/server/lifecycle/authorize";
 import { cancelRun } from "@/server/lifecycle/cancel";
 import { getClutch } from "@/server/instance";
 import { json } from "../../../_lib/http";
@@ -14,9 +14,7 @@ import { route } from "../../../_lib/route";
 
 export const dynamic = "force-dynamic";
 
-const Body = z.strictObject({ reason: z.string().trim().max(500, "reason is at most 500 characters").optional() });
-
-export const POST = route({ auth: "person", params: z.object({ run_id: z.string().min(1) }), body: Body, emptyBody: true }, async ({ principal, params: { run_id }, body }) => {
+export const POST = route({ auth: "person", params: z.object({ run_id: z.string().min(1) }), body: ReasonBody, emptyBody: true }, async ({ principal, params: { run_id }, body }) => {
   const { store, identity } = getClutch();
   await identity.readableRun(principal, run_id);
   const cancelled = await cancelRun(store, run_id, actorOf(principal), body.reason || undefined);

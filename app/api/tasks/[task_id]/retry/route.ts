@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { toTaskSummary } from "@/server/events/runs";
-import { actorOf, taskFor } from "@/server/lifecycle/authorize";
+import { actorOf, taskFor, ReasonBody } from "@/server/lifecycle/authorize";
 import { retryTask } from "@/server/lifecycle/retry-task";
 import { getClutch } from "@/server/instance";
 import { json } from "../../../_lib/http";
@@ -14,9 +14,7 @@ import { route } from "../../../_lib/route";
 
 export const dynamic = "force-dynamic";
 
-const Body = z.strictObject({ reason: z.string().trim().max(500, "reason is at most 500 characters").optional() });
-
-export const POST = route({ auth: "signed-in", params: z.object({ task_id: z.string().min(1) }), body: Body, emptyBody: true }, async ({ principal, params: { task_id }, body }) => {
+export const POST = route({ auth: "signed-in", params: z.object({ task_id: z.string().min(1) }), body: ReasonBody, emptyBody: true }, async ({ principal, params: { task_id }, body }) => {
   const rt = getClutch();
   const task = await taskFor(principal, task_id, rt);
   const attempt = await retryTask(rt.store, task, actorOf(principal), body.reason || undefined);
