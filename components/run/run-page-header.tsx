@@ -194,7 +194,7 @@ export function RunPageHeader({
           {state && <RunStateBadge state={state} />}
           {ms !== null && <span className="shrink-0 text-[12px] tabular-nums text-fg-muted max-sm:hidden">{formatDuration(ms)}</span>}
         </nav>
-        {state === "running" && detail && <CancelWork kind="run" id={runId} title={title} />}
+        {state === "running" && detail && <CancelWork kind="run" id={runId} title={title} iconOnPhone />}
         {threadId && <RecentRuns threadId={threadId} runId={runId} onImport={onImport} />}
         <a
           href={exportUrl(runId)}

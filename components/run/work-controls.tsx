@@ -13,7 +13,20 @@ import { Dialog } from "@/components/ui/dialog";
 import { cancelRun, cancelTask, retryTask } from "./api";
 
 /** "Cancel run" / "Cancel task" with a confirming dialog. */
-export function CancelWork({ kind, id, title, className = "" }: { kind: "run" | "task"; id: string; title: string; className?: string }) {
+export function CancelWork({
+  kind,
+  id,
+  title,
+  className = "",
+  iconOnPhone = false,
+}: {
+  kind: "run" | "task";
+  id: string;
+  title: string;
+  className?: string;
+  /** Only the icon below the `sm` breakpoint (a crowded header), the words still read by screen readers. */
+  iconOnPhone?: boolean;
+}) {
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
@@ -40,7 +53,7 @@ export function CancelWork({ kind, id, title, className = "" }: { kind: "run" | 
         title={kind === "run" ? "Stop every task of this run" : "Stop this task and everything under it"}
       >
         <StopIcon />
-        Cancel {kind}
+        <span className={iconOnPhone ? "max-sm:sr-only" : ""}>Cancel {kind}</span>
       </button>
       <Dialog
         open={open}
