@@ -32,6 +32,7 @@ import { log } from "./log";
 import { Orchestrator, type ChannelBinding } from "./orchestrator/orchestrator";
 import { DispatchQueue } from "./dispatch/queue";
 import { WebhookDelivery, webhookSecret } from "./adapters/webhook/webhook";
+import { A2AClientDriver } from "./adapters/a2a/client";
 import { Approvals } from "./policy/approvals";
 import { PolicyKernel } from "./policy/kernel";
 import { announceAgents, startHeartbeats } from "./router/registration";
@@ -182,6 +183,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     modelFor,
     gate: (g) => approvals.gate(g),
     isRegistered: (id) => registry.has(id),
+    drivers: { a2a: new A2AClientDriver() },
   });
   for (const a of workspace.agents.values()) registry.upsertWorkspaceAgent(a);
   const stopHeartbeats = await startHeartbeats(

@@ -78,6 +78,41 @@ export const CapManifestObjectSchema = z.looseObject({
   mcp_bindings: z.array(CapMcpBindingSchema, { error: "mcp_bindings must be an array" }),
 });
 
+const HttpUrl = z.string().regex(/^https?:\/\/\S+$/, "a URL starting with http:// or https://");
+const Headers = z.record(z.string().regex(/^[A-Za-z0-9-]+$/, "a header name"), z.string()).default({});
+
+/** What does an agent's work (CapManifestSchema `runtime`). */
+export const RuntimeSchema = z.discriminatedUnion(
+  "kind",
+  [
+    z.strictObject({ kind: z.literal("model") }),
+    z.strictObject({
+      kind: z.literal("a2a"),
+      /** The agent's AgentCard, e.g. `https://agent.example/.well-known/agent-card.json`. */
+      card_url: HttpUrl,
+      /** Sent with every call, e.g. `{ "authorization": "Bearer ${TRAVEL_AGENT_TOKEN}" }`. */
+      headers: Headers,
+    }),
+    z.strictObject({
+      kind: z.literal("langgraph"),
+      /** The module, relative to the workspace folder (`.ts`, `.js`, `.mjs`). */
+      module: z.string().min(1),
+      /** The name of its compiled graph export. */
+      export: z.string().min(1).default("graph"),
+    }),
+    z.strictObject({
+      kind: z.literal("langgraph-server"),
+      /** The LangGraph server's URL. */
+      url: HttpUrl,
+      /** The assistant (or graph id) to run. */
+      assistant_id: z.string().min(1),
+      headers: Headers,
+    }),
+  ],
+  { error: 'runtime.kind must be "model", "a2a", "langgraph" or "langgraph-server"' },
+);
+export type Runtime = z.infer<typeof RuntimeSchema>;
+
 /**
  * A CAP agent manifest (seed 000). Besides the JSON Schema, a `delegate_rules` entry must name an
  * agent listed in `allowed_agents` ("maps each allowed agent_id to a delegation condition"): a rule
@@ -116,6 +151,14 @@ export const CapManifestSchema = CapManifestObjectSchema.extend({
       }),
     )
     .optional(),
+  /**
+   * Clutch extension (Clutch Protocol §7, docs/adapters.md): what does the agent's work. `model`
+   * (the default) is Clutch's agent loop on a language model; `a2a` is an external A2A agent
+   * reached at its AgentCard URL; `langgraph` a LangGraph JS graph exported by a module of the
+   * workspace; `langgraph-server` a graph served by a LangGraph server. Header values may name
+   * environment variables as `${NAME}`, so credentials stay out of the file.
+   */
+  runtime: RuntimeSchema.default({ kind: "model" }),
 }).superRefine((m, ctx) => {
   for (const [i, c] of (m.compensations ?? []).entries()) {
     const [server_id, tool] = [c.undo.slice(0, c.undo.indexOf(".")), c.undo.slice(c.undo.indexOf(".") + 1)];

@@ -26,6 +26,9 @@
  *   - a new task.request for an ended task (a retry, attempt n) starts a new attempt that
  *     carries on from the recorded conversation.
  *
+ * An agent whose manifest names another runtime (an A2A agent, a LangGraph graph) is scheduled
+ * the same way; after task.accept its driver (driver.ts) does the work instead of the model loop.
+ *
  * Instances: one per task (`<agent id>/<task id>`), each with its own conversation; an agent
  * runs at most `limits.max_concurrency` of them at once, others queue.
  */
@@ -42,6 +45,7 @@ import { buildConversation, parentsOf, stepMetaOf } from "./conversation";
 import { describeModelError, isPassingModelError, retryNotice, withRetries } from "./retry";
 import { RunLog } from "./run-log";
 import type { Gate, GateResult } from "../policy/approvals";
+import type { Drivers } from "./driver";
 
 export const MAX_STEPS_PER_WAKE = 24;
 const ENDINGS = new Set(["task.result", "task.error", "task.cancel", "task.timeout"]);
@@ -64,6 +68,8 @@ export interface RunnerDeps {
   gate?: (g: Gate) => Promise<GateResult>;
   /** Whether an agent is known (the workspace's, or registered over the API): delegation checks it. */
   isRegistered?: (agent_id: string) => boolean;
+  /** What works for agents whose manifest names another runtime than `model` (driver.ts). */
+  drivers?: Drivers;
 }
 
 const BUILTIN_DESCRIPTIONS: Record<keyof typeof BUILTIN_TOOLS, string> = {
@@ -280,6 +286,17 @@ export class AgentRunner {
           { to, ...(attempt > 1 ? { attempt } : {}), idempotency_key: `${ctx.instance_id}:accept${attempt > 1 ? `:${attempt}` : ""}` },
         ),
       );
+    }
+    const runtime = agent.manifest.runtime;
+    if (runtime.kind !== "model") {
+      const driver = this.deps.drivers?.[runtime.kind];
+      if (!driver) {
+        await fail("RUNTIME_UNAVAILABLE", `${agent.agent_id} runs on ${runtime.kind}, which this Clutch cannot reach`, false, { runtime: runtime.kind }, `no-runtime:${attempt}`);
+        return;
+      }
+      const { retry_attempts, retry_delay_ms } = this.deps.workspace.lifecycle;
+      await driver.wake({ ctx, request, attempt, events: () => runLog.refresh(), signal, store: this.deps.store, retry: { attempts: retry_attempts, delay_ms: retry_delay_ms } });
+      return;
     }
     const meta: SystemMeta = {
       agent_id: agent.agent_id,

@@ -1,0 +1,60 @@
+/**
+ * Runtime drivers (Clutch Protocol §7, docs/adapters.md): what does the work of a workspace agent
+ * whose manifest names a `runtime` other than `model`. The runner (runner.ts) schedules every
+ * agent alike: it checks the task is the agent's and open, records task.accept, and then hands
+ * the wake to the driver of the agent's runtime, which turns the outside agent's stream into
+ * Clutch events (progress, questions, subtasks, the result or error), addressed as the runner's
+ * own are. A driver keeps nothing only in memory that it cannot find again in the log: after a
+ * restart a wake carries the task on from its events.
+ */
+import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import type { Runtime } from "@/lib/protocol/cap";
+import type { EventStore } from "../events/store";
+import type { TaskContext } from "./actions";
+
+/** One wake of a task handed to a driver. */
+export interface DriverWake {
+  /** The task: ids, the agent, its envelope builder. */
+  ctx: TaskContext;
+  /** The current attempt's task.request, and its attempt number (1 for the first). */
+  request: StoredEventOf<"task.request">;
+  attempt: number;
+  /** The run's events so far, in seq order (re-read on each call). */
+  events(): Promise<readonly StoredEvent[]>;
+  /** Aborted when the task is cancelled or times out, or Clutch stops: stop at once. */
+  signal: AbortSignal;
+  store: EventStore;
+  /** Calls tried in all, and the wait before the second, ms (workspace lifecycle settings). */
+  retry: { attempts: number; delay_ms: number };
+}
+
+/** The driver of one runtime kind. */
+export interface RuntimeDriver {
+  /** Carry the task on from what the log says until it ends or waits (an answer, a subtask). */
+  wake(w: DriverWake): Promise<void>;
+}
+
+export type DriverKind = Exclude<Runtime["kind"], "model">;
+export type Drivers = Partial<Record<DriverKind, RuntimeDriver>>;
+
+/** `${NAME}` in each header value replaced by the environment variable (empty when unset). */
+export function expandHeaders(headers: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => env[name] ?? "")]));
+}
+
+/**
+ * Who a question of the task goes to: the agent that delegated it, or, for a task a person's
+ * request started (its request comes from the orchestrator or the person), the people in the channel.
+ */
+export function askerOf(request: StoredEventOf<"task.request">): { agent_id: string; role?: "human" } {
+  const from = request.from.agent_id;
+  return from.startsWith("agent:") && from !== "agent:orchestrator" ? { agent_id: from } : { agent_id: "user", role: "human" };
+}
+
+/** The answer to the question `question_id` (the chat.message replying to it), or null. */
+export function answerTo(events: readonly StoredEvent[], question_id: string): StoredEventOf<"chat.message"> | null {
+  for (const e of events) {
+    if (isEvent(e, "chat.message") && e.payload.reply_to === question_id) return e;
+  }
+  return null;
+}
