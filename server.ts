@@ -13,6 +13,7 @@ import { startAgentsFeed } from "./server/realtime/agents-feed";
 import { RealtimeGateway } from "./server/realtime/gateway";
 import { contentSecurityPolicy, frontDoor } from "./server/http/front-door";
 import { parseImageHosts } from "./lib/image-hosts";
+import { a2aApp, isA2APath } from "./server/adapters/a2a/server";
 
 nextEnv.loadEnvConfig(process.cwd());
 const config = loadConfig();
@@ -41,8 +42,12 @@ const app = next({ dev: config.dev, hostname: "localhost", port: config.port, ht
 const handle = app.getRequestHandler();
 await app.prepare();
 const csp = contentSecurityPolicy(parseImageHosts(process.env.CLUTCH_IMAGE_HOSTS));
+// Clutch's A2A endpoints (server/adapters/a2a/server.ts) beside the app.
+const a2a = a2aApp(clutch, config.publicUrl ?? `http://localhost:${config.port}`);
 httpServer.on("request", (req, res) => {
-  if (!frontDoor(req, res, csp)) void handle(req, res);
+  if (frontDoor(req, res, csp)) return;
+  if (isA2APath(new URL(req.url ?? "/", "http://x").pathname)) a2a(req, res);
+  else void handle(req, res);
 });
 const gateway = new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity);
 const stopAgentsFeed = startAgentsFeed(gateway.io, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail });

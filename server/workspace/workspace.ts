@@ -6,7 +6,8 @@
  *                      channels: [{ name, topic?, entry_agent }],
  *                      registry?: { heartbeat_interval_sec, offline_after_missed },
  *                      routing?: { on_no_match: "wait" | "fail", wait_timeout_sec, weights },
- *                      lifecycle?: { timeouts, retries, runaway guards: docs/lifecycle.md } }
+ *                      lifecycle?: { timeouts, retries, runaway guards: docs/lifecycle.md },
+ *                      a2a?: { channel, expose: "all" | [manifest ids] } }
  *   agents/*.json    CAP agent manifests (seed 000)
  *   mcp.json         { mcpServers: { <server_id>: { command, args?, env? } } }
  *
@@ -73,6 +74,16 @@ const WorkspaceFileSchema = z.strictObject({
     })
     .prefault({}),
   /**
+   * Clutch as an A2A server (docs/adapters.md "A2A"): the channel A2A requests run in (default:
+   * the first channel) and the agents with an A2A endpoint of their own ("all", or manifest ids).
+   */
+  a2a: z
+    .strictObject({
+      channel: z.string().optional(),
+      expose: z.union([z.literal("all"), z.array(z.string().min(1))]).default("all"),
+    })
+    .prefault({}),
+  /**
    * Every task ends (docs/lifecycle.md): timeouts in seconds (null: none), what happens to the
    * tasks of an agent that goes offline, how model calls are retried, and the runaway guards.
    */
@@ -106,6 +117,7 @@ const WorkspaceFileSchema = z.strictObject({
 export type RegistrySettings = z.infer<typeof WorkspaceFileSchema>["registry"];
 export type RoutingSettings = z.infer<typeof WorkspaceFileSchema>["routing"];
 export type LifecycleSettings = z.infer<typeof WorkspaceFileSchema>["lifecycle"];
+export type A2ASettings = z.infer<typeof WorkspaceFileSchema>["a2a"];
 
 /** One agent of the workspace: its CAP manifest and the AgentCard derived from it. */
 export interface WorkspaceAgent {
@@ -131,6 +143,7 @@ export interface Workspace {
   registry: RegistrySettings;
   routing: RoutingSettings;
   lifecycle: LifecycleSettings;
+  a2a: A2ASettings;
 }
 
 const DEFAULTS = WorkspaceFileSchema.parse({});
@@ -148,6 +161,7 @@ export const NO_WORKSPACE: Workspace = Object.freeze({
   registry: DEFAULTS.registry,
   routing: DEFAULTS.routing,
   lifecycle: DEFAULTS.lifecycle,
+  a2a: DEFAULTS.a2a,
 });
 
 function readJson(file: string): unknown {
@@ -193,8 +207,13 @@ export function loadWorkspace(dir: string): Workspace {
     if (a.overseer && !agents.has(a.overseer)) throw new WorkspaceError(`${a.manifest.id}: names overseer ${a.overseer.replace(/^agent:/, "")}, which is not defined in ${agentsDir}`);
   }
   const channels = ws.data.channels.map((c) => ({ ...c, entry_agent: capAgentIdToClutch(c.entry_agent) }));
+  const a2a = ws.data.a2a;
+  if (a2a.channel !== undefined && !channels.some((c) => c.name === a2a.channel)) throw new WorkspaceError(`${wsFile}: a2a.channel names #${a2a.channel}, which is not one of its channels`);
+  for (const id of a2a.expose === "all" ? [] : a2a.expose) {
+    if (!agents.has(capAgentIdToClutch(id))) throw new WorkspaceError(`${wsFile}: a2a.expose names ${id}, which is not defined in ${agentsDir}`);
+  }
   for (const c of channels) {
     if (!agents.has(c.entry_agent)) throw new WorkspaceError(`${wsFile}: channel #${c.name} has entry_agent ${c.entry_agent}, which is not defined`);
   }
-  return { dir: root, agents, channels, mcpConfigPath: path.resolve(root, ws.data.mcp), policyPath: path.resolve(root, ws.data.policy), registry: ws.data.registry, routing: ws.data.routing, lifecycle: ws.data.lifecycle };
+  return { dir: root, agents, channels, mcpConfigPath: path.resolve(root, ws.data.mcp), policyPath: path.resolve(root, ws.data.policy), registry: ws.data.registry, routing: ws.data.routing, lifecycle: ws.data.lifecycle, a2a: ws.data.a2a };
 }

@@ -1,0 +1,326 @@
+/**
+ * Clutch as an A2A server (Clutch Protocol §7.2, docs/adapters.md "A2A"), on the official
+ * `@a2a-js/sdk` (JSON-RPC; A2A 1.0 and, for clients such as LangGraph's and CrewAI's, the v0.3
+ * method names `message/send`, `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`).
+ *
+ *   GET  /.well-known/agent-card.json                 the workspace: one skill per exposed agent
+ *   GET  /a2a/agents/<name>/.well-known/agent-card.json  one exposed agent
+ *   POST /a2a                 JSON-RPC to the workspace: a message goes to the agent it @mentions,
+ *                             the capabilities it @mentions (routed, §4.2), or the channel's entry agent
+ *   POST /a2a/agents/<name>   JSON-RPC to that agent
+ *
+ * Every call is authenticated with a Clutch API key (`Authorization: Bearer clk_…`, a person's or
+ * an agent's; docs/identity.md) that may read the channel. A message starts a run in the channel
+ * `a2a.channel` of workspace.json names (default: the workspace's first), where people watch it
+ * live like any other: the caller is its requester. The run streams back as the A2A task:
+ *   task.progress of any of its tasks   → status-update working, "<agent>: <message>"
+ *   a question to people in the run     → input-required; the caller's next message on the task
+ *                                         is the answer (a reply to the question in the channel)
+ *   the root task's result              → artifact "result" (the report, and its data) + completed
+ *   its error / timeout / cancel        → failed / failed / canceled
+ *   tasks/cancel                        → the run is cancelled in Clutch (docs/lifecycle.md)
+ * The A2A tasks are kept in memory (the SDK's InMemoryTaskStore): after a restart the runs go on
+ * and are in the log, but tasks/get no longer knows their A2A ids.
+ */
+import express, { type Request, type Response, type NextFunction } from "express";
+import { Role, TaskState, type AgentCard, type AgentSkill, type Message, type Task, type TaskStatus } from "@a2a-js/sdk";
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext, type User } from "@a2a-js/sdk/server";
+import { agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express";
+import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3";
+import { isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
+import { parseMentions } from "@/lib/mentions";
+import type { Clutch } from "../../clutch";
+import type { Principal } from "../../auth/principal";
+import { cancelRun } from "../../lifecycle/cancel";
+import { ORCHESTRATOR } from "../../router/router";
+import { log } from "../../log";
+import { partsText, textPart } from "./client";
+
+/** The caller, as the SDK carries it into the executor. */
+class ClutchUser implements User {
+  constructor(readonly principal: Principal) {}
+  get isAuthenticated(): boolean {
+    return true;
+  }
+  get userName(): string {
+    return this.principal.agent_id;
+  }
+}
+
+/** An A2A task's Clutch run, and the question it waits on. */
+interface RunLink {
+  run_id: string;
+  task_id: string;
+  thread_id: string;
+  question_id: string | null;
+}
+
+const now = () => new Date().toISOString();
+const agentText = (text: string, taskId: string, contextId: string): Message => ({
+  messageId: newId("message"),
+  role: Role.ROLE_AGENT,
+  parts: [textPart(text)],
+  taskId,
+  contextId,
+  metadata: {},
+  extensions: [],
+  referenceTaskIds: [],
+});
+
+/** Who the caller is in Clutch's events: a person (role human) or an agent. */
+function requester(p: Principal): { agent_id: string; role: "human" | "worker"; display_name?: string } {
+  return p.kind === "person" ? { agent_id: p.agent_id, role: "human", display_name: p.name } : { agent_id: p.agent_id, role: "worker" };
+}
+
+/** Carries an A2A message into a Clutch run and the run's events back as the A2A task. */
+class RunExecutor implements AgentExecutor {
+  private readonly links = new Map<string, RunLink>();
+
+  /** `target`: the exposed agent this endpoint is (null: the workspace, which routes). */
+  constructor(
+    private readonly clutch: Clutch,
+    private readonly channel: { thread_id: string; name: string; entry_agent: string | null },
+    private readonly target: string | null,
+  ) {}
+
+  cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
+    const link = this.links.get(taskId);
+    if (!link) return;
+    const run = await this.clutch.store.queries.run(link.run_id);
+    if (run && !run.ended_at) await cancelRun(this.clutch.store, link.run_id, { agent_id: "agent:orchestrator", role: "orchestrator" }, "cancelled by the A2A client");
+    else bus.publish(AgentEvent.statusUpdate({ taskId, contextId: "", status: { state: TaskState.TASK_STATE_CANCELED, timestamp: now(), message: undefined }, metadata: {} }));
+  };
+
+  async execute(rc: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const principal = (rc.context.user as ClutchUser).principal;
+    const text = partsText(rc.userMessage.parts).trim();
+    const { taskId, contextId } = rc;
+    const status = (state: TaskState, message?: string): TaskStatus => ({ state, timestamp: now(), message: message ? agentText(message, taskId, contextId) : undefined });
+    const update = (state: TaskState, message?: string) => bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(state, message), metadata: {} }));
+
+    let link = this.links.get(taskId);
+    let after: number;
+    if (rc.task) {
+      bus.publish(AgentEvent.task(rc.task));
+      if (!link?.question_id) {
+        update(TaskState.TASK_STATE_FAILED, "This task is not waiting for input; send a new message to start another.");
+        return;
+      }
+      after = await this.answer(link, principal, text);
+      link.question_id = null;
+    } else {
+      if (!text) {
+        bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_REJECTED, "The message has no text part; say what you need."), artifacts: [], history: [rc.userMessage], metadata: {} }));
+        return;
+      }
+      const started = await this.startRun(principal, text, rc.userMessage.messageId);
+      link = { ...started, question_id: null };
+      after = started.after;
+      this.links.set(taskId, link);
+      bus.publish(
+        AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED), artifacts: [], history: [rc.userMessage], metadata: { clutch: { run_id: link.run_id, thread_id: link.thread_id, channel: this.channel.name } } }),
+      );
+    }
+    await this.follow(link, after, { taskId, contextId }, bus, update);
+  }
+
+  /** Open the run: a routing.decision and the root task.request from the caller; returns its ids and the request's seq. */
+  private async startRun(p: Principal, text: string, message_id: string) {
+    const { store, registry, workspace } = this.clutch;
+    const run_id = newId("run");
+    const task_id = newId("task");
+    const at = { thread_id: this.channel.thread_id, run_id, task_id, parent_task_id: null };
+    const from = requester(p);
+    const who = from.display_name ?? from.agent_id;
+    const firstLine = text.split("\n")[0]!.replace(/^(\s*@\S+)+\s*/, "").trim() || text.split("\n")[0]!;
+    const payload = {
+      title: firstLine.length > 120 ? `${firstLine.slice(0, 119)}…` : firstLine,
+      instructions: text,
+      context_summary: `Request from ${who} over A2A in #${this.channel.name}: ${text}`,
+      input: { from, via: "a2a" },
+    };
+    const mentions = parseMentions(text, (id) => workspace.agents.has(id) || registry.has(id));
+    const selected = this.target ?? mentions.agents[0] ?? (mentions.capabilities.length ? null : this.channel.entry_agent);
+    const key = `a2a:${p.agent_id}:${message_id}`;
+    const events = selected
+      ? [
+          makeMessage({
+            type: "routing.decision",
+            ...at,
+            from: ORCHESTRATOR,
+            to: [],
+            payload: { selected, candidates: [selected], reason: `${who} asked ${selected} over A2A`, scores: { [selected]: 1 }, mode: "fixed" },
+            idempotency_key: `${key}:routing`,
+          }),
+          makeMessage({ type: "task.request", ...at, from: ORCHESTRATOR, to: [{ agent_id: selected }], payload, idempotency_key: key }),
+        ]
+      : [makeMessage({ type: "task.request", ...at, from, to: [ORCHESTRATOR], requires: mentions.capabilities, payload, idempotency_key: key })];
+    const { events: stored } = await store.append(events);
+    const request = stored.at(-1)!;
+    return { run_id: request.run_id, task_id: request.task_id, thread_id: request.thread_id, after: request.seq - (selected ? 2 : 1) };
+  }
+
+  /** The caller's answer to the run's question, as a reply in the channel; returns the seq before it. */
+  private async answer(link: RunLink, p: Principal, text: string): Promise<number> {
+    const question = await this.clutch.store.queries.eventInThread(link.thread_id, link.question_id!);
+    if (!question) throw new Error(`question ${link.question_id} is gone`);
+    const { events } = await this.clutch.store.append(
+      makeMessage({
+        type: "chat.message",
+        thread_id: link.thread_id,
+        run_id: question.run_id,
+        task_id: question.task_id,
+        parent_task_id: question.parent_task_id ?? null,
+        from: requester(p),
+        to: [question.from],
+        payload: { text, reply_to: question.id },
+      }),
+    );
+    return events[0]!.seq - 1;
+  }
+
+  /** Stream the run's events after `after` as the A2A task's, until its root ends or a question waits for the caller. */
+  private follow(link: RunLink, after: number, ids: { taskId: string; contextId: string }, bus: ExecutionEventBus, update: (s: TaskState, m?: string) => void): Promise<void> {
+    const { store, tail } = this.clutch;
+    return new Promise<void>((resolve) => {
+      let last = after;
+      let done = false;
+      const queue: StoredEvent[] = [];
+      let draining = false;
+      const finish = () => {
+        done = true;
+        unsubscribe();
+        resolve();
+      };
+      const handle = (ev: StoredEvent): void => {
+        if (done || ev.seq <= last || ev.run_id !== link.run_id) return;
+        last = ev.seq;
+        const root = ev.task_id === link.task_id;
+        if (isEvent(ev, "task.progress") && ev.payload.message) {
+          update(TaskState.TASK_STATE_WORKING, `${ev.from.agent_id.replace(/^agent:/, "")}: ${ev.payload.message}`);
+        } else if (isEvent(ev, "chat.message") && ev.payload.expects_reply && ev.to.some((t) => t.agent_id === "user")) {
+          link.question_id = ev.id;
+          update(TaskState.TASK_STATE_INPUT_REQUIRED, ev.payload.text);
+          finish();
+        } else if (root && isEvent(ev, "task.result")) {
+          const p = ev.payload as Record<string, unknown>;
+          const report = typeof p.report_markdown === "string" ? p.report_markdown : typeof p.summary === "string" ? p.summary : "Done.";
+          bus.publish(
+            AgentEvent.artifactUpdate({
+              ...ids,
+              artifact: { artifactId: "result", name: "result", description: typeof p.summary === "string" ? p.summary : "", parts: [textPart(report), { content: { $case: "data", value: p }, metadata: undefined, filename: "", mediaType: "application/json" }], metadata: undefined, extensions: [] },
+              append: false,
+              lastChunk: true,
+              metadata: undefined,
+            }),
+          );
+          update(TaskState.TASK_STATE_COMPLETED, typeof p.summary === "string" ? p.summary : undefined);
+          finish();
+        } else if (root && isEvent(ev, "task.error", "task.timeout")) {
+          update(TaskState.TASK_STATE_FAILED, isEvent(ev, "task.error") ? `${ev.payload.code}: ${ev.payload.message}` : "The task timed out");
+          finish();
+        } else if (root && isEvent(ev, "task.cancel")) {
+          update(TaskState.TASK_STATE_CANCELED, ev.payload.reason ?? "Cancelled");
+          finish();
+        }
+      };
+      const drain = () => {
+        for (const ev of queue.splice(0)) handle(ev);
+      };
+      // Live events queue up while the backlog is read, so nothing falls between the two.
+      const unsubscribe = tail.subscribe((ev) => {
+        if (ev.run_id !== link.run_id) return;
+        queue.push(ev);
+        if (!draining) drain();
+      });
+      draining = true;
+      store
+        .readAll({ run_id: link.run_id }, after)
+        .then((backlog) => {
+          for (const ev of backlog) handle(ev);
+          draining = false;
+          drain();
+        })
+        .catch((err) => {
+          log.error({ err, run_id: link.run_id }, "A2A: reading the run failed");
+          update(TaskState.TASK_STATE_FAILED, "Clutch could not read the run");
+          finish();
+        });
+    });
+  }
+}
+
+/** The A2A card of a Clutch endpoint. */
+function cardOf(base: string, endpoint: string, name: string, description: string, skills: AgentSkill[]): AgentCard {
+  return {
+    name,
+    description,
+    supportedInterfaces: duplicateInterfacesForLegacy([{ url: `${base}${endpoint}`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }], ["JSONRPC"]),
+    provider: { organization: "Clutch", url: base },
+    version: "0.1.0",
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: { clutchKey: { scheme: { $case: "httpAuthSecurityScheme", value: { scheme: "Bearer", bearerFormat: "clk_… (a Clutch API key)", description: "A person's or an agent's Clutch API key" } } } },
+    securityRequirements: [{ schemes: { clutchKey: { list: [] } } }],
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain", "application/json"],
+    skills,
+    signatures: [],
+  };
+}
+
+/**
+ * The Express app of Clutch's A2A endpoints (see the module doc). `base`: Clutch's public URL
+ * (CLUTCH_PUBLIC_URL, else http://localhost:<port>), which the cards name. Without a workspace
+ * channel there is nothing to start runs in: every path answers 404.
+ */
+export function a2aApp(clutch: Clutch, base: string): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  const settings = clutch.workspace.a2a;
+  const channel = clutch.channels.find((c) => c.name === (settings.channel ?? clutch.channels[0]?.name));
+  const exposed = [...clutch.workspace.agents.values()].filter((a) => settings.expose === "all" || settings.expose.includes(a.manifest.id));
+  const notFound = (res: Response, message: string) => res.status(404).json({ error: { code: "not_found", message } });
+  if (!channel) {
+    app.use((_req, res) => notFound(res, "This Clutch has no workspace channel to run A2A requests in (workspace.json a2a.channel)"));
+    return app;
+  }
+  const skillOf = (a: (typeof exposed)[number]): AgentSkill => ({
+    id: a.manifest.id,
+    name: a.card.display.name,
+    description: a.card.display.desc ?? a.manifest.system_prompt.split("\n")[0]!.slice(0, 300),
+    tags: a.card.capabilities.map((c) => c.id),
+    examples: [],
+    inputModes: [],
+    outputModes: [],
+    securityRequirements: [],
+  });
+
+  const authenticate = async (req: Request, res: Response, next: NextFunction) => {
+    const principal = await clutch.identity.authenticate(new Headers(req.headers as Record<string, string>)).catch(() => null);
+    const reject = (status: number, message: string) => res.status(status).json({ jsonrpc: "2.0", id: null, error: { code: -32001, message } });
+    if (!principal) return reject(401, "A2A calls to Clutch need a Clutch API key: Authorization: Bearer clk_… (docs/identity.md)");
+    if (!(await clutch.identity.channels.canRead(principal, channel.thread_id))) return reject(403, `${principal.agent_id} may not use #${channel.name}, where A2A requests run`);
+    res.locals.principal = principal;
+    next();
+  };
+  const mount = (path: string, card: AgentCard, target: string | null) => {
+    const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new RunExecutor(clutch, channel, target));
+    app.use(`${path}/.well-known/agent-card.json`, agentCardHandler({ agentCardProvider: handler, legacyCompat: { enabled: true } }));
+    const rpc = jsonRpcHandler({ requestHandler: handler, userBuilder: async (req) => new ClutchUser((req.res as Response).locals.principal as Principal), legacyCompat: { enabled: true } });
+    // The endpoint itself only: a longer path under it (another agent's, one that does not exist) goes on.
+    app.use(path, (req, res, next) => (req.path === "/" ? void authenticate(req, res, () => rpc(req, res, next)).catch(next) : next()));
+  };
+  for (const a of exposed) {
+    mount(`/a2a/agents/${a.manifest.id}`, cardOf(base, `/a2a/agents/${a.manifest.id}`, a.card.display.name, skillOf(a).description, [skillOf(a)]), a.agent_id);
+  }
+  const workspaceCard = cardOf(base, "/a2a", "Clutch", `The agents of this Clutch workspace, working in #${channel.name}. @mention an agent or a capability to choose who works on a request.`, exposed.map(skillOf));
+  app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: async () => workspaceCard, legacyCompat: { enabled: true } }));
+  mount("/a2a", workspaceCard, null);
+  app.use((req, res) => notFound(res, `no A2A endpoint at ${req.path}; the workspace's card is at /.well-known/agent-card.json`));
+  return app;
+}
+
+/** Whether a request path is one of the A2A endpoints'. */
+export function isA2APath(pathname: string): boolean {
+  return pathname === "/.well-known/agent-card.json" || pathname === "/a2a" || pathname.startsWith("/a2a/");
+}
