@@ -23,7 +23,7 @@
  * and are in the log, but tasks/get no longer knows their A2A ids.
  */
 import express, { type Request, type Response, type NextFunction } from "express";
-import { Role, TaskState, type AgentCard, type AgentSkill, type Message, type Task, type TaskStatus } from "@a2a-js/sdk";
+import { Role, TaskState, type AgentCard, type AgentSkill, type Message, type TaskStatus } from "@a2a-js/sdk";
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext, type User } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express";
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3";
