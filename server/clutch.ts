@@ -33,6 +33,7 @@ import { Orchestrator, type ChannelBinding } from "./orchestrator/orchestrator";
 import { DispatchQueue } from "./dispatch/queue";
 import { WebhookDelivery, webhookSecret } from "./adapters/webhook/webhook";
 import { A2AClientDriver } from "./adapters/a2a/client";
+import { LangGraphDriver } from "./adapters/langgraph/graph";
 import { Approvals } from "./policy/approvals";
 import { PolicyKernel } from "./policy/kernel";
 import { announceAgents, startHeartbeats } from "./router/registration";
@@ -183,7 +184,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     modelFor,
     gate: (g) => approvals.gate(g),
     isRegistered: (id) => registry.has(id),
-    drivers: { a2a: new A2AClientDriver() },
+    drivers: { a2a: new A2AClientDriver(), langgraph: new LangGraphDriver(workspace.dir) },
   });
   for (const a of workspace.agents.values()) registry.upsertWorkspaceAgent(a);
   const stopHeartbeats = await startHeartbeats(

@@ -1,7 +1,7 @@
 /**
  * Clutch as an A2A client (Clutch Protocol §7.2, docs/adapters.md "A2A"): travel-1 is a workspace
  * agent whose manifest names an A2A agent card (an `@a2a-js/sdk` server started here,
- * test/a2a-agent.ts). A person's request goes out as a streamed message with the manifest's
+ * examples/agents-from-anywhere/travel-agent.ts). A person's request goes out as a streamed message with the manifest's
  * credentials; its status updates become task.progress, input-required a question in the channel
  * whose answer goes back on the same A2A task, artifacts the task.result; a remote failure is a
  * task.error; a Clutch cancel sends CancelTask; an agent that cannot be reached ends the task
@@ -16,7 +16,7 @@ import type { Clutch } from "@/server/clutch";
 import { cancelTask } from "@/server/lifecycle/cancel";
 import { answer, say, waitFor } from "./agents";
 import { runRow, taskRow, testClutch } from "./helpers";
-import { startA2AAgent, type ScriptedA2AAgent } from "./a2a-agent";
+import { startA2AAgent, type ScriptedA2AAgent } from "@/examples/agents-from-anywhere/travel-agent";
 
 const DANA = { agent_id: "user:dana", role: "human" as const, display_name: "Dana" };
 let rt: Clutch;
@@ -53,7 +53,7 @@ afterAll(async () => {
 
 describe("a workspace agent that is an A2A agent", () => {
   it("streams progress, asks the person for input, and returns the artifact as its result", async () => {
-    const asked = await say(rt, thread_id, "[ask] Book me a flight to Lisbon");
+    const asked = await say(rt, thread_id, "Book me a flight to Lisbon");
     const progress = await waitFor(rt, thread_id, "the remote's progress", (evs) => evs.find((e) => e.type === "task.progress" && e.payload.message === "Looking at flights…" && e.ts >= asked.ts), 15_000);
     expect(progress.from.agent_id).toBe("agent:travel-1");
     const question = await waitFor(rt, thread_id, "the remote's question", (evs) => evs.find((e) => e.type === "chat.message" && e.payload.text === "Which day do you fly?" && e.run_id === progress.run_id), 15_000);

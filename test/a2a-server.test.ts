@@ -1,7 +1,7 @@
 /**
  * Clutch as an A2A server (Clutch Protocol §7.2, docs/adapters.md "A2A"), driven by the official
  * `@a2a-js/sdk` client and by raw v0.3 JSON-RPC as LangGraph's and CrewAI's clients send it.
- * The workspace's agent travel-1 is itself an A2A agent (test/a2a-agent.ts), so a request goes
+ * The workspace's agent travel-1 is itself an A2A agent (examples/agents-from-anywhere/travel-agent.ts), so a request goes
  * client → Clutch → travel agent and back: the card lists the agents; a streamed message starts a
  * run in the channel, its progress streams back, a question becomes input-required and the
  * caller's answer continues the task to its artifact; tasks/get and tasks/cancel reach the run;
@@ -19,7 +19,7 @@ import { newId } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import { a2aApp } from "@/server/adapters/a2a/server";
 import { runRow, testClutch, testPerson, type TestPrincipal } from "./helpers";
-import { startA2AAgent, type ScriptedA2AAgent } from "./a2a-agent";
+import { startA2AAgent, type ScriptedA2AAgent } from "@/examples/agents-from-anywhere/travel-agent";
 
 let rt: Clutch;
 let remote: ScriptedA2AAgent;
@@ -87,7 +87,7 @@ describe("Clutch's A2A server", () => {
   });
 
   it("runs a streamed message in the channel: progress, input-required, the answer, the artifact", async () => {
-    const first = await collect(client.sendMessageStream(message("[ask] Book me a flight to Lisbon"), asDana()));
+    const first = await collect(client.sendMessageStream(message("Book me a flight to Lisbon"), asDana()));
     const task = first.find((r) => r.payload?.$case === "task")!.payload!.value as unknown as { id: string; contextId: string; metadata: { clutch: { run_id: string; channel: string } } };
     expect(task.metadata.clutch.channel).toBe(channel);
     expect(first.map(textOf)).toContain("travel-1: Looking at flights…");
@@ -111,10 +111,10 @@ describe("Clutch's A2A server", () => {
       const res = await fetch(`${base}/a2a/agents/travel-1`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${dana.key}` }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
       return (await res.json()) as { result?: Record<string, unknown> & { id: string; status: { state: string } }; error?: unknown };
     };
-    const sent = await rpc("message/send", { message: { kind: "message", role: "user", messageId: crypto.randomUUID(), parts: [{ kind: "text", text: "Book a flight to Rome" }] } });
+    const sent = await rpc("message/send", { message: { kind: "message", role: "user", messageId: crypto.randomUUID(), parts: [{ kind: "text", text: "Book a flight to Rome on Monday" }] } });
     expect(sent.error).toBeUndefined();
     expect(sent.result).toMatchObject({ kind: "task", status: { state: "completed" } });
-    expect(JSON.stringify(sent.result)).toContain("Done: Book a flight to Rome");
+    expect(JSON.stringify(sent.result)).toContain("Flight booked for Monday: Book a flight to Rome on Monday");
     const got = await rpc("tasks/get", { id: sent.result!.id });
     expect(got.result).toMatchObject({ id: sent.result!.id, status: { state: "completed" } });
   });

@@ -88,8 +88,8 @@ export const RuntimeSchema = z.discriminatedUnion(
     z.strictObject({ kind: z.literal("model") }),
     z.strictObject({
       kind: z.literal("a2a"),
-      /** The agent's AgentCard, e.g. `https://agent.example/.well-known/agent-card.json`. */
-      card_url: HttpUrl,
+      /** The agent's AgentCard, e.g. `https://agent.example/.well-known/agent-card.json`, or `${NAME}` of a variable holding it. */
+      card_url: z.string().regex(/^(https?:\/\/\S+|\$\{[A-Za-z_][A-Za-z0-9_]*\})$/, "card_url is a URL starting with http:// or https://, or ${NAME} of an environment variable holding one"),
       /** Sent with every call, e.g. `{ "authorization": "Bearer ${TRAVEL_AGENT_TOKEN}" }`. */
       headers: Headers,
     }),

@@ -10,6 +10,7 @@
 import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import type { Runtime } from "@/lib/protocol/cap";
 import type { EventStore } from "../events/store";
+import type { Gate, GateResult } from "../policy/approvals";
 import type { TaskContext } from "./actions";
 
 /** One wake of a task handed to a driver. */
@@ -26,6 +27,10 @@ export interface DriverWake {
   store: EventStore;
   /** Calls tried in all, and the wait before the second, ms (workspace lifecycle settings). */
   retry: { attempts: number; delay_ms: number };
+  /** Who the task's questions go to (askerOf). */
+  asker: { agent_id: string; role?: "human" };
+  /** The policy gate (server/policy/approvals.ts), for approvals the outside agent asks for; absent: everything goes. */
+  gate?: (g: Gate) => Promise<GateResult>;
 }
 
 /** The driver of one runtime kind. */
@@ -37,18 +42,24 @@ export interface RuntimeDriver {
 export type DriverKind = Exclude<Runtime["kind"], "model">;
 export type Drivers = Partial<Record<DriverKind, RuntimeDriver>>;
 
-/** `${NAME}` in each header value replaced by the environment variable (empty when unset). */
+/** `text` with each `${NAME}` replaced by the environment variable (empty when unset). */
+export function expandEnv(text: string, env: NodeJS.ProcessEnv = process.env): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => env[name] ?? "");
+}
+
+/** Header values with their `${NAME}`s expanded (expandEnv). */
 export function expandHeaders(headers: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => env[name] ?? "")]));
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandEnv(v, env)]));
 }
 
 /**
- * Who a question of the task goes to: the agent that delegated it, or, for a task a person's
- * request started (its request comes from the orchestrator or the person), the people in the channel.
+ * Who a question of the task goes to: the agent that delegated it when `answers(agent)` says it
+ * can answer questions (an agent on the model loop), else the people in the channel (a task a
+ * person's request started, or one a graph delegated).
  */
-export function askerOf(request: StoredEventOf<"task.request">): { agent_id: string; role?: "human" } {
+export function askerOf(request: StoredEventOf<"task.request">, answers: (agent_id: string) => boolean): { agent_id: string; role?: "human" } {
   const from = request.from.agent_id;
-  return from.startsWith("agent:") && from !== "agent:orchestrator" ? { agent_id: from } : { agent_id: "user", role: "human" };
+  return answers(from) ? { agent_id: from } : { agent_id: "user", role: "human" };
 }
 
 /** The answer to the question `question_id` (the chat.message replying to it), or null. */

@@ -45,7 +45,7 @@ import { buildConversation, parentsOf, stepMetaOf } from "./conversation";
 import { describeModelError, isPassingModelError, retryNotice, withRetries } from "./retry";
 import { RunLog } from "./run-log";
 import type { Gate, GateResult } from "../policy/approvals";
-import type { Drivers } from "./driver";
+import { askerOf, type Drivers } from "./driver";
 
 export const MAX_STEPS_PER_WAKE = 24;
 const ENDINGS = new Set(["task.result", "task.error", "task.cancel", "task.timeout"]);
@@ -295,7 +295,8 @@ export class AgentRunner {
         return;
       }
       const { retry_attempts, retry_delay_ms } = this.deps.workspace.lifecycle;
-      await driver.wake({ ctx, request, attempt, events: () => runLog.refresh(), signal, store: this.deps.store, retry: { attempts: retry_attempts, delay_ms: retry_delay_ms } });
+      const answers = (id: string) => this.deps.workspace.agents.get(id)?.manifest.runtime.kind === "model";
+      await driver.wake({ ctx, request, attempt, asker: askerOf(request, answers), events: () => runLog.refresh(), signal, store: this.deps.store, retry: { attempts: retry_attempts, delay_ms: retry_delay_ms }, ...(this.deps.gate ? { gate: this.deps.gate } : {}) });
       return;
     }
     const meta: SystemMeta = {

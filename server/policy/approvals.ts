@@ -35,6 +35,11 @@ export interface Gate {
   preview?: string;
   recommendation?: { decision: string; comments?: unknown };
   usage?: Usage;
+  /**
+   * The agent itself asks for a person's approval (a LangGraph interrupt, docs/adapters.md): it
+   * waits for one unless the policy denies the subject outright.
+   */
+  require?: boolean;
 }
 
 const KERNEL = { agent_id: "agent:policy", role: "system" } as const;
@@ -56,7 +61,11 @@ export class Approvals {
     const existing = await this.store.queries.approvalByGate(g.key);
     if (existing) return this.outcome(existing);
     for (let attempt = 0; ; attempt++) {
-      const d = this.kernel.evaluate(g.subject, g.usage);
+      const evaluated = this.kernel.evaluate(g.subject, g.usage);
+      const d =
+        g.require && evaluated.decision !== "deny" && evaluated.decision !== "require_approval"
+          ? { ...evaluated, decision: "require_approval" as const, rule: null, reason: "the agent asks for a person's approval" }
+          : evaluated;
       const base = { subject: g.subject, decision: d.decision, rule: d.rule, reason: d.reason };
       if (d.decision === "throttle") {
         await this.store.append(this.event(g, "policy.decision", { ...base, delay_ms: d.delay_ms }, `${g.key}:policy:throttle:${attempt}`));

@@ -20,7 +20,7 @@ import { Role, TaskState, type Artifact, type Message, type Part, type StreamRes
 import { newId, type StoredEvent } from "@/lib/protocol";
 import { log } from "../../log";
 import { withRetries } from "../../agents/retry";
-import { answerTo, askerOf, expandHeaders, type DriverWake, type RuntimeDriver } from "../../agents/driver";
+import { answerTo, expandEnv, expandHeaders, type DriverWake, type RuntimeDriver } from "../../agents/driver";
 
 /** Where the remote task stands, as recorded in the log (meta.a2a of the agent's events). */
 interface RemoteTask {
@@ -116,6 +116,7 @@ export class A2AClientDriver implements RuntimeDriver {
     const runtime = w.ctx.agent.manifest.runtime;
     if (runtime.kind !== "a2a") return;
     const headers = expandHeaders(runtime.headers);
+    const card_url = expandEnv(runtime.card_url);
     const events = await w.events();
     const remote = remoteTaskOf(events, w);
     const metadata = { clutch: { run_id: w.ctx.run_id, task_id: w.ctx.task_id, thread_id: w.ctx.thread_id } };
@@ -138,7 +139,7 @@ export class A2AClientDriver implements RuntimeDriver {
       { attempts: w.retry.attempts, first_ms: w.retry.delay_ms, signal: w.signal },
       async () => {
         try {
-          const client = await this.client(runtime.card_url);
+          const client = await this.client(card_url);
           for await (const response of open(client)) {
             if (await this.onResponse(w, response, state)) break;
           }
@@ -153,12 +154,12 @@ export class A2AClientDriver implements RuntimeDriver {
       },
     );
     if (w.signal.aborted) {
-      if (state.remote) await this.cancelRemote(runtime.card_url, state.remote.task_id, headers);
+      if (state.remote) await this.cancelRemote(card_url, state.remote.task_id, headers);
       return;
     }
     if (failure !== null) {
-      log.warn({ agent_id: w.ctx.agent.agent_id, card_url: runtime.card_url, failure, attempts }, "A2A agent unreachable");
-      await this.fail(w, "A2A_UNREACHABLE", `${w.ctx.agent.agent_id} (A2A, ${runtime.card_url}) could not be reached after ${attempts} attempts: ${failure}`, true);
+      log.warn({ agent_id: w.ctx.agent.agent_id, card_url, failure, attempts }, "A2A agent unreachable");
+      await this.fail(w, "A2A_UNREACHABLE", `${w.ctx.agent.agent_id} (A2A, ${card_url || runtime.card_url}) could not be reached after ${attempts} attempts: ${failure}`, true);
       return;
     }
     if (!state.ended && state.remote?.state !== "input-required") {
@@ -231,7 +232,7 @@ export class A2AClientDriver implements RuntimeDriver {
           w.ctx.envelope(
             "chat.message",
             { text: text || `${w.ctx.agent.card.display.name} needs more input to go on.`, expects_reply: true },
-            { id: newId("message"), to: [askerOf(w.request)], idempotency_key: key(`input:${task_id}:${at}`), meta: { a2a: state.remote } },
+            { id: newId("message"), to: [w.asker], idempotency_key: key(`input:${task_id}:${at}`), meta: { a2a: state.remote } },
           ),
         );
         return true;
@@ -252,7 +253,8 @@ export class A2AClientDriver implements RuntimeDriver {
   }
 
   private async finish(w: DriverWake, text: string, artifacts: { name: string; text: string }[], idempotency_key: string): Promise<void> {
-    const report = [text, ...artifacts.map((a) => (artifacts.length > 1 ? `### ${a.name}\n\n${a.text}` : a.text))].filter(Boolean).join("\n\n");
+    // The artifacts are the work; the final status message, a remark about it, stands in only when there are none.
+    const report = artifacts.length ? artifacts.map((a) => (artifacts.length > 1 ? `### ${a.name}\n\n${a.text}` : a.text)).join("\n\n") : text;
     const first = report.split(/\n\s*\n/)[0]?.replace(/^#+\s*/, "").trim() ?? "";
     const summary = first.length > 300 ? `${first.slice(0, 299)}…` : first || "Done.";
     await w.store.append(

@@ -1,16 +1,21 @@
 /**
- * A scripted A2A agent on the official `@a2a-js/sdk` server (Express, JSON-RPC, v0.3 compat on),
- * for tests and e2e runs: a travel agent whose behaviour the request's text picks.
- *   "[ask]"   working "Looking at flights…", then input-required "Which day do you fly?";
- *             the answer (a second message on the same task) completes it with an artifact
- *             "itinerary" naming the day
- *   "[slow]"  working, then nothing until cancelled (it reports CANCELED)
- *   "[fail]"  failed "No seats left"
- *   otherwise completed at once with an artifact echoing the request's first line
+ * travel-1's A2A agent (examples/agents-from-anywhere/README.md): a travel agent on the official
+ * `@a2a-js/sdk` server (Express, JSON-RPC, A2A 1.0 with the v0.3 compatibility layer on), scripted
+ * so it runs without a model. Clutch's tests and e2e runs start it too.
+ *   a request that names a day  → an artifact "itinerary" ("Flight booked for <day>: <request>"), completed
+ *   one that does not           → working "Looking at flights…", then input-required "Which day do
+ *                                 you fly?"; the answer (a second message on the same task)
+ *                                 completes it with the itinerary for that day
+ *   "[slow]" (for tests)        → working, then nothing until cancelled (it reports CANCELED)
+ *   "[fail]" (for tests)        → failed "No seats left"
  * `received` holds every message it got (with the task it continues, if any, and its headers),
  * `cancelled` the task ids it was asked to cancel.
+ *
+ * Run on its own: `PORT=41241 node --import tsx examples/agents-from-anywhere/travel-agent.ts`
+ * (its card is then at http://127.0.0.1:41241/.well-known/agent-card.json).
  */
 import http from "node:http";
+import { pathToFileURL } from "node:url";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { Role, TaskState, type AgentCard, type Message, type TaskStatus } from "@a2a-js/sdk";
@@ -39,6 +44,8 @@ const agentMessage = (text: string, taskId: string, contextId: string): Message 
 });
 const textOf = (m: Message) => m.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("");
 
+const DAY = /\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow)\b/i;
+
 class TravelAgent implements AgentExecutor {
   readonly stopping = new Set<string>();
   closing = false;
@@ -66,11 +73,6 @@ class TravelAgent implements AgentExecutor {
       return;
     }
     bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED), artifacts: [], history: [userMessage], metadata: {} }));
-    if (text.includes("[ask]")) {
-      update(TaskState.TASK_STATE_WORKING, "Looking at flights…");
-      update(TaskState.TASK_STATE_INPUT_REQUIRED, "Which day do you fly?");
-      return;
-    }
     if (text.includes("[fail]")) {
       update(TaskState.TASK_STATE_FAILED, "No seats left");
       return;
@@ -81,15 +83,21 @@ class TravelAgent implements AgentExecutor {
       update(TaskState.TASK_STATE_CANCELED, "Stopped as asked.");
       return;
     }
-    artifact("answer", `Done: ${text.split("\n")[0]}`);
-    update(TaskState.TASK_STATE_COMPLETED);
+    const day = DAY.exec(text)?.[0];
+    if (!day) {
+      update(TaskState.TASK_STATE_WORKING, "Looking at flights…");
+      update(TaskState.TASK_STATE_INPUT_REQUIRED, "Which day do you fly?");
+      return;
+    }
+    artifact("itinerary", `Flight booked for ${day}: ${text.split("\n")[0]}`);
+    update(TaskState.TASK_STATE_COMPLETED, "Booked.");
   }
 }
 
-/** Start the agent on a free port of 127.0.0.1. */
-export async function startA2AAgent(name = "Travel agent"): Promise<ScriptedA2AAgent> {
+/** Start the agent on `port` (default: a free one) of 127.0.0.1. */
+export async function startA2AAgent(name = "Travel agent", port = 0): Promise<ScriptedA2AAgent> {
   const server = http.createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const card: AgentCard = {
     name,
@@ -118,4 +126,9 @@ export async function startA2AAgent(name = "Travel agent"): Promise<ScriptedA2AA
     await new Promise((r) => server.close(() => r(null)));
   };
   return agent;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const agent = await startA2AAgent("Travel agent", Number(process.env.PORT ?? 41241));
+  console.log(`travel agent: ${agent.card_url}`);
 }

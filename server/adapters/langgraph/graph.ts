@@ -1,0 +1,365 @@
+/**
+ * LangGraph agents (Clutch Protocol §7, docs/adapters.md "LangGraph"): a workspace agent whose
+ * manifest names `runtime: { kind: "langgraph", module, export }` is a compiled LangGraph JS graph
+ * (`@langchain/langgraph`) that the module exports. A task runs the graph on a LangGraph thread of
+ * its own (`<task id>#<attempt>`) with the request as its first message (`{ messages: [human] }`,
+ * the MessagesAnnotation convention), streamed with `subgraphs: true` in `updates` and `custom` modes:
+ *
+ *   a subgraph's run (its namespace)      → a subtask of the task, assigned to `<agent>/<node>`,
+ *                                           ended with its last message when the node finishes
+ *   an AI message of a node               → chat.message in its (sub)task; the graph's last one
+ *                                           is the task's result (task.result report_markdown)
+ *   a custom stream write (`config.writer`) → task.progress
+ *   `interrupt("…")` / `interrupt({ question })` → a question to whoever asked (people, or the
+ *                                           delegating agent); resumed with the answer's text
+ *   `interrupt({ approval, arguments?, preview? })` → an approval in the channel (approvers as the
+ *                                           policy says, else anyone); resumed with
+ *                                           `{ approved, comment?, arguments? }`
+ *   `interrupt({ delegate: { agent | requires, title, instructions? } })` → a subtask for another
+ *                                           agent (one of allowed_agents, or routed by
+ *                                           capability); resumed with its result or `{ error }`
+ *   an exception                          → task.error LANGGRAPH_ERROR
+ * A cancel or timeout aborts the graph (its signal). The graph's checkpointer keeps the thread
+ * between wakes: the module's own if it compiled one (a persistent one carries interrupted threads
+ * across restarts), else an in-memory MemorySaver, with which a restart runs the task again.
+ */
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { Command, MemorySaver, type CompiledStateGraph } from "@langchain/langgraph";
+import { HumanMessage, isAIMessage, type BaseMessage } from "@langchain/core/messages";
+import { capAgentIdToClutch, isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
+import { ORCHESTRATOR } from "../../router/router";
+import { answerTo, type DriverWake, type RuntimeDriver } from "../../agents/driver";
+import { requestText } from "../a2a/client";
+
+// The shapes Clutch relies on, whatever the graph's state.
+type Graph = CompiledStateGraph<Record<string, unknown>, Record<string, unknown>, string>;
+interface Interrupt {
+  id?: string;
+  value?: unknown;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The text of a message's content (a string, or content blocks of which the text ones count). */
+function textOf(m: BaseMessage): string {
+  if (typeof m.content === "string") return m.content;
+  return m.content.map((b) => (isRecord(b) && b.type === "text" && typeof b.text === "string" ? b.text : "")).join("");
+}
+
+/** AI messages with text in a node's update. */
+function aiMessages(update: unknown): BaseMessage[] {
+  const messages = isRecord(update) && Array.isArray(update.messages) ? (update.messages as unknown[]) : [];
+  return messages.filter((m): m is BaseMessage => isAIMessage(m as BaseMessage) && textOf(m as BaseMessage).trim() !== "");
+}
+
+/** A subtask the graph hands to another agent of the team. */
+interface Delegation {
+  agent?: string;
+  requires?: string[];
+  title: string;
+  instructions?: string;
+}
+
+/** What an interrupt asks for: a delegation, an approval, or a question (any other value, shown as text). */
+function askedFor(value: unknown): { delegate: Delegation } | { approval: { summary: string; arguments?: Record<string, unknown>; preview?: string } } | { question: string } {
+  const d = isRecord(value) && isRecord(value.delegate) ? value.delegate : null;
+  if (d && typeof d.title === "string" && (typeof d.agent === "string" || Array.isArray(d.requires))) {
+    return {
+      delegate: {
+        title: d.title,
+        ...(typeof d.agent === "string" ? { agent: d.agent } : {}),
+        ...(Array.isArray(d.requires) ? { requires: d.requires.filter((r): r is string => typeof r === "string") } : {}),
+        ...(typeof d.instructions === "string" ? { instructions: d.instructions } : {}),
+      },
+    };
+  }
+  if (isRecord(value) && typeof value.approval === "string") {
+    return { approval: { summary: value.approval, ...(isRecord(value.arguments) ? { arguments: value.arguments } : {}), ...(typeof value.preview === "string" ? { preview: value.preview } : {}) } };
+  }
+  if (typeof value === "string") return { question: value };
+  if (isRecord(value) && typeof value.question === "string") return { question: value.question };
+  return { question: "```json\n" + JSON.stringify(value, null, 2) + "\n```" };
+}
+
+export class LangGraphDriver implements RuntimeDriver {
+  private readonly graphs = new Map<string, Promise<Graph>>();
+
+  /** `workspaceDir`: where module paths in manifests start. */
+  constructor(private readonly workspaceDir: string | null) {}
+
+  /** The graph a module exports (loaded once); throws when the module or the export is missing. */
+  private graph(module: string, exportName: string): Promise<Graph> {
+    const file = path.resolve(this.workspaceDir ?? process.cwd(), module);
+    const key = `${file}#${exportName}`;
+    let g = this.graphs.get(key);
+    if (!g) {
+      g = import(pathToFileURL(file).href).then((mod: Record<string, unknown>) => {
+        const graph = mod[exportName] as Graph | undefined;
+        if (!graph || typeof (graph as { stream?: unknown }).stream !== "function") throw new Error(`${module} has no compiled LangGraph graph exported as "${exportName}"`);
+        if (!graph.checkpointer) graph.checkpointer = new MemorySaver();
+        return graph;
+      });
+      g.catch(() => this.graphs.delete(key));
+      this.graphs.set(key, g);
+    }
+    return g;
+  }
+
+  async wake(w: DriverWake): Promise<void> {
+    const runtime = w.ctx.agent.manifest.runtime;
+    if (runtime.kind !== "langgraph") return;
+    let graph: Graph;
+    try {
+      graph = await this.graph(runtime.module, runtime.export);
+    } catch (err) {
+      await this.fail(w, `${w.ctx.agent.agent_id}'s graph could not be loaded: ${(err as Error).message}`);
+      return;
+    }
+    const config = { configurable: { thread_id: `${w.ctx.task_id}#${w.attempt}`, clutch: { run_id: w.ctx.run_id, task_id: w.ctx.task_id, thread_id: w.ctx.thread_id } } };
+    const run = new GraphRun(w);
+    // Each turn: start, resume an answered interrupt, or carry on; until the graph ends or waits.
+    for (let turn = 0; turn < 100 && !w.signal.aborted; turn++) {
+      const snapshot = await graph.getState(config);
+      const interrupt = (snapshot.tasks as { interrupts?: Interrupt[] }[]).flatMap((t) => t.interrupts ?? [])[0];
+      let input: unknown;
+      if (interrupt) {
+        const resume = await run.resumeValue(interrupt);
+        if (resume === undefined) return; // asked, and waiting for a person or an agent
+        input = new Command({ resume });
+      } else if (snapshot.next.length) {
+        input = null; // stopped between nodes: carry on
+      } else if (snapshot.metadata) {
+        await run.finish(snapshot.values);
+        return;
+      } else {
+        input = { messages: [new HumanMessage(requestText(w.request))] };
+      }
+      try {
+        const stream = await graph.stream(input as never, { ...config, streamMode: ["updates", "custom"], subgraphs: true, signal: w.signal });
+        for await (const chunk of stream as AsyncIterable<[string[], "updates" | "custom", unknown]>) await run.onChunk(...chunk);
+      } catch (err) {
+        if (w.signal.aborted) return;
+        await run.endSubtasks(`the graph failed: ${(err as Error).message}`);
+        await this.fail(w, `${w.ctx.agent.agent_id}'s graph failed: ${(err as Error).message}`);
+        return;
+      }
+    }
+  }
+
+  private async fail(w: DriverWake, message: string): Promise<void> {
+    await w.store.append(
+      w.ctx.envelope("task.error", { code: "LANGGRAPH_ERROR", message, retryable: false }, { to: [{ agent_id: w.request.from.agent_id }], attempt: w.attempt, idempotency_key: `${w.ctx.instance_id}:lg:${w.attempt}:error` }),
+    );
+  }
+}
+
+/** One wake's graph stream turned into Clutch events (see the module doc). */
+class GraphRun {
+  /** Open subtasks by namespace head (`<node>:<uuid>`). */
+  private readonly subtasks = new Map<string, { task_id: string; node: string; agent_id: string; last: string }>();
+  /** The newest top-level AI message, held back: the last one is the result, not a chat message. */
+  private held: BaseMessage | null = null;
+  private readonly key: (what: string) => string;
+
+  constructor(private readonly w: DriverWake) {
+    this.key = (what) => `${w.ctx.instance_id}:lg:${w.attempt}:${what}`;
+  }
+
+  private at(sub?: { task_id: string; agent_id: string }) {
+    return sub ? { task_id: sub.task_id, parent_task_id: this.w.ctx.task_id, from: { agent_id: sub.agent_id, role: "worker" } } : {};
+  }
+
+  async onChunk(ns: string[], mode: "updates" | "custom", data: unknown): Promise<void> {
+    const { w } = this;
+    const sub = ns.length ? await this.subtask(ns[0]!) : undefined;
+    if (mode === "custom") {
+      const message = typeof data === "string" ? data : isRecord(data) && typeof data.message === "string" ? data.message : JSON.stringify(data);
+      await w.store.append(w.ctx.envelope("task.progress", { message }, { ...this.at(sub), idempotency_key: this.key(`progress:${newId("message")}`) }));
+      return;
+    }
+    if (!isRecord(data)) return;
+    for (const [node, update] of Object.entries(data)) {
+      if (node === "__interrupt__") continue;
+      for (const m of aiMessages(update)) {
+        if (sub) {
+          sub.last = textOf(m);
+          await this.chat(m, sub);
+        } else if (!this.isSubtaskMessage(m)) {
+          if (this.held && this.held.id !== m.id) await this.chat(this.held);
+          this.held = m;
+        }
+      }
+      // A node of the graph finished: the subtask of its subgraph, if any, ends with its last message.
+      if (!sub) await this.endSubtask(node);
+    }
+  }
+
+  private readonly subtaskMessageIds = new Set<string>();
+  private isSubtaskMessage(m: BaseMessage): boolean {
+    return Boolean(m.id && this.subtaskMessageIds.has(m.id));
+  }
+
+  private async chat(m: BaseMessage, sub?: { task_id: string; agent_id: string }): Promise<void> {
+    if (sub && m.id) this.subtaskMessageIds.add(m.id);
+    const id = m.id ?? newId("message");
+    await this.w.store.append(this.w.ctx.envelope("chat.message", { text: textOf(m) }, { ...this.at(sub), idempotency_key: this.key(`message:${id}`) }));
+  }
+
+  /** The subtask of a subgraph's namespace, created (request + accept) on first sight. */
+  private async subtask(head: string) {
+    let sub = this.subtasks.get(head);
+    if (sub) return sub;
+    const { w } = this;
+    const node = head.split(":")[0]!;
+    sub = { task_id: newId("task"), node, agent_id: `${w.ctx.agent.agent_id}/${node}`, last: "" };
+    this.subtasks.set(head, sub);
+    const ids = { thread_id: w.ctx.thread_id, run_id: w.ctx.run_id, task_id: sub.task_id, parent_task_id: w.ctx.task_id };
+    await w.store.append([
+      makeMessage({
+        type: "task.request",
+        ...ids,
+        from: { agent_id: w.ctx.agent.agent_id, role: "worker" },
+        to: [{ agent_id: sub.agent_id }],
+        payload: { title: node, instructions: `The ${node} subgraph of ${w.ctx.agent.agent_id}'s graph`, context_summary: String(w.request.payload.title ?? "") },
+        meta: { langgraph: { namespace: head } },
+        idempotency_key: this.key(`sub:${head}`),
+      }),
+      makeMessage({ type: "task.accept", ...ids, from: { agent_id: sub.agent_id, role: "worker" }, to: [{ agent_id: w.ctx.agent.agent_id }], payload: { agent_id: sub.agent_id }, idempotency_key: this.key(`sub:${head}:accept`) }),
+    ]);
+    return sub;
+  }
+
+  /** End the open subtask of `node` (the oldest, should the node run twice) with its last message. */
+  private async endSubtask(node: string): Promise<void> {
+    const entry = [...this.subtasks.entries()].find(([, s]) => s.node === node);
+    if (!entry) return;
+    const [head, sub] = entry;
+    this.subtasks.delete(head);
+    const summary = sub.last || `${node} finished`;
+    await this.w.store.append(
+      makeMessage({
+        type: "task.result",
+        thread_id: this.w.ctx.thread_id,
+        run_id: this.w.ctx.run_id,
+        task_id: sub.task_id,
+        parent_task_id: this.w.ctx.task_id,
+        from: { agent_id: sub.agent_id, role: "worker" },
+        to: [{ agent_id: this.w.ctx.agent.agent_id }],
+        payload: { summary: summary.length > 300 ? `${summary.slice(0, 299)}…` : summary, report_markdown: summary },
+        idempotency_key: this.key(`sub:${head}:result`),
+      }),
+    );
+  }
+
+  /** End every open subtask with an error (the graph failed). */
+  async endSubtasks(message: string): Promise<void> {
+    for (const [head, sub] of this.subtasks) {
+      await this.w.store.append(
+        makeMessage({
+          type: "task.error",
+          thread_id: this.w.ctx.thread_id,
+          run_id: this.w.ctx.run_id,
+          task_id: sub.task_id,
+          parent_task_id: this.w.ctx.task_id,
+          from: { agent_id: sub.agent_id, role: "worker" },
+          to: [{ agent_id: this.w.ctx.agent.agent_id }],
+          payload: { code: "LANGGRAPH_ERROR", message, retryable: false },
+          idempotency_key: this.key(`sub:${head}:error`),
+        }),
+      );
+    }
+    this.subtasks.clear();
+  }
+
+  /**
+   * What to resume an interrupt with, once it is answered or decided; undefined while it waits.
+   * Asks for it (the question, or the approval) the first time.
+   */
+  async resumeValue(interrupt: Interrupt): Promise<unknown> {
+    const { w } = this;
+    if (this.held) {
+      await this.chat(this.held);
+      this.held = null;
+    }
+    const asked = askedFor(interrupt.value);
+    const tag = interrupt.id ?? "interrupt";
+    if ("delegate" in asked) return this.delegation(asked.delegate, tag);
+    if ("approval" in asked) {
+      if (!w.gate) return { approved: true };
+      const gate = await w.gate({
+        key: this.key(`interrupt:${tag}`),
+        subject: { kind: "tool_call", agent: w.ctx.agent.agent_id, tool: "interrupt" },
+        at: { thread_id: w.ctx.thread_id, run_id: w.ctx.run_id, task_id: w.ctx.task_id, parent_task_id: w.ctx.parent_task_id },
+        summary: asked.approval.summary,
+        ...(asked.approval.arguments ? { arguments: asked.approval.arguments } : {}),
+        ...(asked.approval.preview ? { preview: asked.approval.preview } : {}),
+        require: true,
+      });
+      if (gate.status === "wait") return undefined;
+      if (gate.status === "go") return { approved: true, ...(gate.arguments ? { arguments: gate.arguments } : {}) };
+      return { approved: false, comment: gate.message };
+    }
+    const events = await w.events();
+    const question = events.find((e: StoredEvent) => e.task_id === w.ctx.task_id && (e.meta as { langgraph?: { interrupt_id?: string } } | undefined)?.langgraph?.interrupt_id === tag && e.id);
+    if (!question) {
+      await w.store.append(
+        w.ctx.envelope("chat.message", { text: asked.question, expects_reply: true }, { to: [w.asker], idempotency_key: this.key(`interrupt:${tag}`), meta: { langgraph: { interrupt_id: tag } } }),
+      );
+      return undefined;
+    }
+    return answerTo(events, question.id)?.payload.text;
+  }
+
+  /**
+   * A delegation the graph asked for: the subtask is created the first time (to the agent it names,
+   * which must be in the manifest's allowed_agents, or routed by capability); once it has ended,
+   * the graph resumes with its result (`{ summary, report_markdown, … }`) or `{ error }`.
+   */
+  private async delegation(d: Delegation, tag: string): Promise<unknown> {
+    const { w } = this;
+    const events = await w.events();
+    const request = events.find((e) => e.type === "task.request" && e.parent_task_id === w.ctx.task_id && (e.meta as { langgraph?: { interrupt_id?: string } } | undefined)?.langgraph?.interrupt_id === tag);
+    if (request) {
+      const end = events.find((e) => e.task_id === request.task_id && ["task.result", "task.error", "task.timeout", "task.cancel"].includes(e.type));
+      if (!end) return undefined;
+      if (isEvent(end, "task.result")) return { ...end.payload, from: end.from.agent_id };
+      return { error: isEvent(end, "task.error") ? `${end.payload.code}: ${end.payload.message}` : `the subtask ended: ${end.type}` };
+    }
+    const target = d.agent ? capAgentIdToClutch(d.agent.replace(/^agent:/, "")) : null;
+    if (target && !w.ctx.agent.allowed_agents.includes(target)) {
+      return { error: `${target} is not in ${w.ctx.agent.agent_id}'s allowed_agents (${w.ctx.agent.allowed_agents.join(", ") || "none"})` };
+    }
+    const ids = { thread_id: w.ctx.thread_id, run_id: w.ctx.run_id, task_id: newId("task"), parent_task_id: w.ctx.task_id };
+    const payload = { title: d.title, instructions: d.instructions ?? d.title, context_summary: `Delegated by ${w.ctx.agent.agent_id} for "${String(w.request.payload.title ?? w.ctx.task_id)}"` };
+    const meta = { langgraph: { interrupt_id: tag } };
+    const from = { agent_id: w.ctx.agent.agent_id, role: "worker" };
+    await w.store.append(
+      target
+        ? [
+            makeMessage({ type: "routing.decision", ...ids, from: ORCHESTRATOR, to: [], payload: { selected: target, candidates: [target], reason: `${w.ctx.agent.agent_id}'s graph delegated to ${target} by name`, scores: { [target]: 1 }, mode: "fixed" }, idempotency_key: this.key(`delegate:${tag}:routing`) }),
+            makeMessage({ type: "task.request", ...ids, from, to: [{ agent_id: target }], payload, meta, idempotency_key: this.key(`delegate:${tag}`) }),
+          ]
+        : [makeMessage({ type: "task.request", ...ids, from, to: [ORCHESTRATOR], requires: d.requires ?? [], payload, meta, idempotency_key: this.key(`delegate:${tag}`) })],
+    );
+    return undefined;
+  }
+
+  /** The graph ended: its last AI message (or its state) is the task's result. */
+  async finish(values: unknown): Promise<void> {
+    const { w } = this;
+    const messages = isRecord(values) && Array.isArray(values.messages) ? (values.messages as BaseMessage[]) : [];
+    const last = [...messages].reverse().find((m) => isAIMessage(m) && textOf(m).trim());
+    if (this.held && last && this.held.id !== last.id) await this.chat(this.held);
+    this.held = null;
+    const report = last ? textOf(last) : "```json\n" + JSON.stringify(values, null, 2) + "\n```";
+    const first = report.split(/\n\s*\n/)[0]!.replace(/^#+\s*/, "").trim();
+    await w.store.append(
+      w.ctx.envelope(
+        "task.result",
+        { summary: first.length > 300 ? `${first.slice(0, 299)}…` : first || "Done.", report_markdown: report },
+        { to: [{ agent_id: w.request.from.agent_id }], attempt: w.attempt, idempotency_key: this.key("result") },
+      ),
+    );
+  }
+}

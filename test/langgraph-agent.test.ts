@@ -1,0 +1,104 @@
+/**
+ * LangGraph agents (Clutch Protocol §7, docs/adapters.md "LangGraph") in the example workspace
+ * examples/agents-from-anywhere: planner-1 is a LangGraph JS graph with a subgraph and three
+ * interrupts, travel-1 an A2A agent (its travel-agent.ts, started here). A person's request runs
+ * the graph: its subgraph becomes a subtask with progress and chat, a question interrupt asks the
+ * person and resumes with the answer, a delegation interrupt hands travel-1 a subtask and resumes
+ * with its result, an approval interrupt waits for a person's decision; the last message is the
+ * result. A graph that throws, or a module that does not exist, ends its task with the reason.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newId } from "@/lib/protocol";
+import type { Clutch } from "@/server/clutch";
+import { answer, say, waitFor } from "./agents";
+import { approver, runRow, testClutch } from "./helpers";
+import { startA2AAgent, type ScriptedA2AAgent } from "@/examples/agents-from-anywhere/travel-agent";
+
+let rt: Clutch;
+let remote: ScriptedA2AAgent;
+
+beforeAll(async () => {
+  remote = await startA2AAgent();
+  process.env.TRAVEL_AGENT_CARD_URL = remote.card_url;
+  process.env.TRAVEL_AGENT_TOKEN = "t0ken";
+  rt = await testClutch({ workspaceDir: "examples/agents-from-anywhere", dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")), modelFor: () => ({}) as never });
+});
+afterAll(async () => {
+  await rt?.stop();
+  await remote?.close();
+});
+
+describe("a LangGraph agent", () => {
+  it("plans a trip: a subgraph as a subtask, a question, a delegation to an A2A agent, an approval, the result", async () => {
+    const thread_id = rt.channels[0]!.thread_id;
+    const asked = await say(rt, thread_id, "Plan my trip to the Lisbon office");
+    const sub = await waitFor(rt, thread_id, "the subgraph's subtask", (evs) => evs.find((e) => e.type === "task.request" && e.to[0]?.agent_id === "agent:planner-1/policy" && e.ts >= asked.ts));
+    expect(sub.payload.title).toBe("policy");
+    const run_id = sub.run_id;
+    await waitFor(rt, thread_id, "the subgraph's progress", (evs) => evs.find((e) => e.type === "task.progress" && e.task_id === sub.task_id && e.payload.message === "Reading the travel policy"));
+    const subResult = await waitFor(rt, thread_id, "the subtask's result", (evs) => evs.find((e) => e.type === "task.result" && e.task_id === sub.task_id));
+    expect(subResult.payload.summary).toBe("Policy: economy class on flights under 6 hours, booked at least 7 days ahead.");
+    expect((await waitFor(rt, thread_id, "the subgraph's message", (evs) => evs.find((e) => e.type === "chat.message" && e.task_id === sub.task_id))).payload.text).toBe(subResult.payload.summary);
+
+    const question = await waitFor(rt, thread_id, "the question", (evs) => evs.find((e) => e.type === "chat.message" && e.run_id === run_id && e.payload.expects_reply));
+    expect(question.payload.text).toBe("Where and when are you travelling?");
+    expect(question.to).toEqual([{ agent_id: "user", role: "human" }]);
+    await answer(rt, thread_id, "Lisbon on Monday");
+
+    const booking = await waitFor(rt, thread_id, "travel-1's subtask", (evs) => evs.find((e) => e.type === "task.request" && e.run_id === run_id && e.to[0]?.agent_id === "agent:travel-1"));
+    expect(booking.payload.title).toBe("Book the flight: Lisbon on Monday");
+    expect(booking.from.agent_id).toBe("agent:planner-1");
+    const booked = await waitFor(rt, thread_id, "travel-1's result", (evs) => evs.find((e) => e.type === "task.result" && e.task_id === booking.task_id));
+    expect(booked.payload.report_markdown).toBe("Flight booked for Monday: Book a flight: Lisbon on Monday");
+    expect(remote.received.at(-1)!.headers.authorization).toBe("Bearer t0ken");
+
+    const approval = await waitFor(rt, thread_id, "the approval", (evs) => evs.find((e) => e.type === "approval.requested" && e.run_id === run_id));
+    expect(approval.payload).toMatchObject({ summary: "Send the trip plan to finance", preview: "Flight booked for Monday: Book a flight: Lisbon on Monday" });
+    expect((await runRow(rt, run_id)).state).not.toBe("succeeded");
+    await rt.approvals.decide(String(approval.payload.approval_id), { decision: "approve" }, approver("Lee"));
+
+    const result = await waitFor(rt, thread_id, "the plan", (evs) => evs.find((e) => e.type === "task.result" && e.task_id === sub.parent_task_id));
+    expect(result.from.agent_id).toBe("agent:planner-1");
+    expect(result.payload.summary).toBe("Your trip is planned.");
+    expect(result.payload.report_markdown).toContain("- **Trip**: Lisbon on Monday");
+    expect(result.payload.report_markdown).toContain("- **Flight**: Flight booked for Monday");
+    expect(result.payload.report_markdown).toContain("- **Finance**: sent for reimbursement.");
+    expect((await runRow(rt, run_id)).state).toBe("succeeded");
+  });
+});
+
+describe("a LangGraph agent that cannot run", () => {
+  let broken: Clutch;
+  beforeAll(async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
+    fs.mkdirSync(path.join(dir, "agents"));
+    const agent = (id: string, module: string) => ({ id, system_prompt: "", allowed_agents: [], delegate_rules: {}, overseer: null, mcp_bindings: [], runtime: { kind: "langgraph", module } });
+    fs.writeFileSync(path.join(dir, "agents", "boom-1.json"), JSON.stringify(agent("boom-1", "boom.mjs")));
+    fs.writeFileSync(path.join(dir, "agents", "gone-1.json"), JSON.stringify(agent("gone-1", "missing.mjs")));
+    fs.writeFileSync(
+      path.join(dir, "boom.mjs"),
+      `import { StateGraph, MessagesAnnotation, START, END } from ${JSON.stringify(import.meta.resolve("@langchain/langgraph"))};
+export const graph = new StateGraph(MessagesAnnotation).addNode("crash", () => { throw new Error("the archive is offline"); }).addEdge(START, "crash").addEdge("crash", END).compile();`,
+    );
+    fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
+    fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: `lg-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "boom-1" }] }));
+    broken = await testClutch({ workspaceDir: dir, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")), modelFor: () => ({}) as never });
+  });
+  afterAll(async () => {
+    await broken?.stop();
+  });
+
+  it("ends the task with the graph's exception, or with the module that is missing", async () => {
+    const thread_id = broken.channels[0]!.thread_id;
+    const asked = await say(broken, thread_id, "Summarize the archive");
+    const error = await waitFor(broken, thread_id, "the error", (evs) => evs.find((e) => e.type === "task.error" && e.ts >= asked.ts));
+    expect(error.payload).toMatchObject({ code: "LANGGRAPH_ERROR", message: "agent:boom-1's graph failed: the archive is offline", retryable: false });
+    const again = await say(broken, thread_id, "@gone-1 Summarize the archive");
+    const missing = await waitFor(broken, thread_id, "the load error", (evs) => evs.find((e) => e.type === "task.error" && e.ts >= again.ts));
+    expect(missing.from.agent_id).toBe("agent:gone-1");
+    expect(String(missing.payload.message)).toContain("agent:gone-1's graph could not be loaded");
+  });
+});
