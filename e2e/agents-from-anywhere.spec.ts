@@ -1,0 +1,98 @@
+/**
+ * Agents from other stacks in one run, in a real browser (docs/adapters.md): a server of its own
+ * on examples/agents-from-anywhere, where planner-1 is a LangGraph graph and travel-1 an A2A agent
+ * (its travel-agent.ts, started here). A person asks in #trips, answers the graph's question from
+ * the run card, approves what it asks to approve, and sees the plan; the run view draws the graph's
+ * subgraph and the A2A agent's subtask under planner-1's task.
+ */
+import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { expect, test, type Page } from "@playwright/test";
+import type { ThreadSummary } from "../lib/api/types";
+import { E2E_ADMIN } from "../playwright.config";
+import { startA2AAgent } from "../examples/agents-from-anywhere/travel-agent";
+import { markdownRendered, messageLog, openChannel, send } from "./helpers";
+
+/** The node button of an agent's task in the run view: "<agent>: <title> — <state>". */
+const taskNode = (page: Page, agent: string, state: string) => page.getByRole("button", { name: new RegExp(`^${agent.replace("/", "\\/")}: .* — ${state}`) });
+
+test("a LangGraph agent and an A2A agent work one request: asked, answered, approved, drawn", async ({ browser }, info) => {
+  test.setTimeout(240_000);
+  const travel = await startA2AAgent();
+  const port = Number(process.env.E2E_PORT ?? 3100) + 19;
+  const db = `clutch_e2e_anywhere_${Date.now()}`;
+  const admin = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL) : null;
+  let url = "";
+  if (admin) {
+    execFileSync("psql", ["-h", admin.hostname, "-p", admin.port || "5432", "-U", admin.username || "postgres", "-d", "postgres", "-qc", `CREATE DATABASE "${db}"`]);
+    admin.pathname = `/${db}`;
+    url = admin.toString();
+  }
+  const server: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      CLUTCH_DATA_DIR: `test-results/anywhere-${Date.now()}`,
+      PORT: String(port),
+      NODE_ENV: "production",
+      LOG_LEVEL: "warn",
+      CLUTCH_WORKSPACE: "examples/agents-from-anywhere",
+      CLUTCH_ADMIN_EMAIL: E2E_ADMIN.email,
+      CLUTCH_ADMIN_PASSWORD: E2E_ADMIN.password,
+      CLUTCH_ADMIN_NAME: E2E_ADMIN.name,
+      TRAVEL_AGENT_CARD_URL: travel.card_url,
+      TRAVEL_AGENT_TOKEN: "e2e-token",
+    },
+    stdio: "ignore",
+  });
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] }, baseURL: `http://localhost:${port}` });
+  try {
+    await expect(async () => {
+      expect(server.exitCode, "the server exited on start").toBeNull();
+      expect((await context.request.get("/api/health")).ok()).toBe(true);
+    }).toPass({ timeout: 120_000 });
+    const signedIn = await context.request.post("/api/auth/sign-in/email", { data: { email: E2E_ADMIN.email, password: E2E_ADMIN.password } });
+    expect(signedIn.ok(), await signedIn.text()).toBe(true);
+    const threads = (await (await context.request.get("/api/threads")).json()).threads as ThreadSummary[];
+    const trips = threads.find((t) => t.name === "trips")!;
+
+    const page = await context.newPage();
+    await openChannel(page, trips, "conversation");
+    await send(page, "trips", "Plan my trip to the Lisbon office");
+    const card = messageLog(page, "trips").getByRole("article", { name: "Run: Plan my trip to the Lisbon office" });
+    // The graph's question, asked by planner-1 after its policy subgraph ran.
+    await expect(card).toContainText("planner-1 asks: Where and when are you travelling?", { timeout: 30_000 });
+    await card.getByRole("button", { name: "Answer" }).click();
+    const box = page.getByRole("combobox", { name: "Message #trips" });
+    await box.fill("Lisbon on Monday");
+    await box.press("Enter");
+    await expect(box).toHaveValue("");
+
+    // travel-1 books over A2A; then the graph asks for an approval, which the person gives.
+    const approval = page.locator("[data-approval-id]").filter({ hasText: "Send the trip plan to finance" });
+    await expect(approval).toBeVisible({ timeout: 30_000 });
+    await expect(approval).toContainText("Flight booked for Monday");
+    await approval.getByRole("button", { name: "Approve", exact: true }).click();
+    await expect(card).toContainText("Succeeded", { timeout: 30_000 });
+    await expect(card).toContainText("Your trip is planned.");
+
+    // The run view: planner-1's task, its subgraph's subtask and travel-1's, all done.
+    const href = await card.getByRole("link", { name: /^Open run/ }).getAttribute("href");
+    await page.goto(href!);
+    await markdownRendered(page);
+    await expect(taskNode(page, "planner-1", "Succeeded")).toBeVisible({ timeout: 15_000 });
+    await expect(taskNode(page, "planner-1/policy", "Succeeded")).toBeVisible();
+    await expect(taskNode(page, "travel-1", "Succeeded")).toBeVisible();
+    const file = info.outputPath("run-langgraph-a2a.png");
+    await page.screenshot({ path: file });
+    await info.attach("run-langgraph-a2a", { path: file, contentType: "image/png" });
+  } finally {
+    await context.close();
+    await travel.close();
+    if (server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((r) => server.once("exit", r));
+      server.kill("SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    }
+    if (admin) execFileSync("psql", ["-h", admin.hostname, "-p", admin.port || "5432", "-U", admin.username || "postgres", "-d", "postgres", "-qc", `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`]);
+  }
+});
