@@ -33,6 +33,7 @@ import { Orchestrator, type ChannelBinding } from "./orchestrator/orchestrator";
 import { DispatchQueue } from "./dispatch/queue";
 import { WebhookDelivery, webhookSecret } from "./adapters/webhook/webhook";
 import { A2AClientDriver } from "./adapters/a2a/client";
+import { RegisteredA2AAgents } from "./adapters/a2a/registered";
 import { LangGraphDriver } from "./adapters/langgraph/graph";
 import { Approvals } from "./policy/approvals";
 import { PolicyKernel } from "./policy/kernel";
@@ -177,6 +178,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   kernel.watch();
   const approvals = new Approvals(store, kernel);
   const tools = new McpToolCaller(hub, artifacts);
+  const a2a = new A2AClientDriver();
   const runner = new AgentRunner({
     store,
     workspace,
@@ -184,7 +186,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     modelFor,
     gate: (g) => approvals.gate(g),
     isRegistered: (id) => registry.has(id),
-    drivers: { a2a: new A2AClientDriver(), langgraph: new LangGraphDriver(workspace.dir) },
+    drivers: { a2a, langgraph: new LangGraphDriver(workspace.dir) },
   });
   for (const a of workspace.agents.values()) registry.upsertWorkspaceAgent(a);
   const stopHeartbeats = await startHeartbeats(
@@ -236,9 +238,23 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
           delayMs: workspace.lifecycle.retry_delay_ms,
         })
       : null;
+  // Registered agents whose card names an A2A endpoint are reached like workspace agents on runtime a2a.
+  const a2aAgents =
+    workspace !== NO_WORKSPACE
+      ? new RegisteredA2AAgents({
+          store,
+          tail,
+          registry,
+          driver: a2a,
+          inScope: (thread_id) => orchestrator.actsIn(thread_id),
+          retry: { attempts: workspace.lifecycle.retry_attempts, delay_ms: workspace.lifecycle.retry_delay_ms },
+          answers: (id) => workspace.agents.get(id)?.manifest.runtime.kind === "model",
+        })
+      : null;
   if (workspace !== NO_WORKSPACE) {
     orchestrator.start();
     webhooks?.start();
+    a2aAgents?.start();
     await orchestrator.recover();
     await queue?.start((job) => orchestrator.dispatchJob(job));
     log.info({ agents: [...workspace.agents.keys()], channels: channels.map((c) => c.name) }, "agents started");
@@ -268,6 +284,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
         await within(queue.stop());
       }
       await within(webhooks?.stop() ?? Promise.resolve());
+      await within(a2aAgents?.stop() ?? Promise.resolve());
       await within(orchestrator.stop());
       await within(runner.stop());
       await hub.close();

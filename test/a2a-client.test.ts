@@ -5,7 +5,8 @@
  * credentials; its status updates become task.progress, input-required a question in the channel
  * whose answer goes back on the same A2A task, artifacts the task.result; a remote failure is a
  * task.error; a Clutch cancel sends CancelTask; an agent that cannot be reached ends the task
- * A2A_UNREACHABLE instead of leaving it waiting.
+ * A2A_UNREACHABLE instead of leaving it waiting. A registered (non-workspace) agent whose card
+ * names an A2A endpoint is reached the same way.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -14,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import { cancelTask } from "@/server/lifecycle/cancel";
+import { registerAgent } from "@/server/router/registration";
 import { answer, say, waitFor } from "./agents";
 import { runRow, taskRow, testClutch } from "./helpers";
 import { startA2AAgent, type ScriptedA2AAgent } from "@/examples/agents-from-anywhere/travel-agent";
@@ -92,6 +94,19 @@ describe("a workspace agent that is an A2A agent", () => {
     await rt.runner.idle();
     const after = await waitFor(rt, thread_id, "the run's events", (evs) => evs.filter((e) => e.task_id === progress.task_id));
     expect(after.filter((e) => e.type === "task.error" || e.type === "task.result")).toEqual([]);
+  });
+
+  it("reaches a registered agent whose AgentCard names an A2A endpoint the same way", async () => {
+    const agent_id = `agent:booker-${newId("task").slice(-6).toLowerCase()}`;
+    const base = remote.card_url.replace("/.well-known/agent-card.json", "");
+    await registerAgent(rt.store, rt.registry, { v: "clutch/0.1", agent_id, display: { name: "Booker" }, capabilities: [{ id: "skill:booking", version: "1.0" }], endpoints: { a2a: { url: base } } });
+    const asked = await say(rt, thread_id, `@${agent_id.slice("agent:".length)} Book a flight to Paris on Friday`);
+    const result = await waitFor(rt, thread_id, "its result", (evs) => evs.find((e) => e.type === "task.result" && e.ts >= asked.ts), 15_000);
+    expect(result.from.agent_id).toBe(agent_id);
+    expect(result.payload.report_markdown).toBe("Flight booked for Friday: Book a flight to Paris on Friday");
+    const accepted = await waitFor(rt, thread_id, "its accept", (evs) => evs.find((e) => e.type === "task.accept" && e.task_id === result.task_id));
+    expect(accepted.from.agent_id).toBe(agent_id);
+    expect((await runRow(rt, result.run_id)).state).toBe("succeeded");
   });
 
   it("ends the task A2A_UNREACHABLE when the agent cannot be reached", async () => {

@@ -118,7 +118,7 @@ const NUDGE = {
 } as const;
 
 /** The newest task.request of `task_id` addressed to `agent_id` (the current attempt), and where it is in `events`. */
-function currentRequest(events: readonly StoredEvent[], task_id: string, agent_id: string): { request: StoredEventOf<"task.request">; index: number } | null {
+export function currentRequest(events: readonly StoredEvent[], task_id: string, agent_id: string): { request: StoredEventOf<"task.request">; index: number } | null {
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;
     if (isEvent(e, "task.request") && e.task_id === task_id && e.to.some((t) => t.agent_id === agent_id)) return { request: e, index: i };

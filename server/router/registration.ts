@@ -105,6 +105,23 @@ export async function announceAgents(store: EventStore, agents: Iterable<{ agent
   }
 }
 
+/** One agent.heartbeat for each of `agents` (busy when `active` > 0), stored in one append. */
+export async function sendHeartbeats(store: EventStore, agents: { agent_id: string; name: string; active: number }[]): Promise<void> {
+  if (!agents.length) return;
+  const at = await registryThread(store);
+  await store.append(
+    agents.map((a) =>
+      makeMessage({
+        type: "agent.heartbeat",
+        ...at,
+        from: { agent_id: a.agent_id, role: "worker", display_name: a.name },
+        to: [],
+        payload: { agent_id: a.agent_id, status: a.active > 0 ? "busy" : "online", active_tasks: a.active },
+      }),
+    ),
+  );
+}
+
 /**
  * Send a heartbeat for each of `agents` now (resolves once it is stored) and every
  * `interval_sec` seconds. `load(id)` gives the tasks it is working on. Returns the stop function.
@@ -119,18 +136,7 @@ export async function startHeartbeats(
   if (!agents.length) return () => {};
   let stopped = false;
   const beat = async () => {
-    const at = await registryThread(store);
-    const events = agents.map((a) => {
-      const active = load(a.agent_id);
-      return makeMessage({
-        type: "agent.heartbeat",
-        ...at,
-        from: { agent_id: a.agent_id, role: "worker", display_name: a.name },
-        to: [],
-        payload: { agent_id: a.agent_id, status: active > 0 ? "busy" : "online", active_tasks: active },
-      });
-    });
-    if (!stopped && events.length) await store.append(events);
+    if (!stopped) await sendHeartbeats(store, agents.map((a) => ({ ...a, active: load(a.agent_id) })));
   };
   const run = () => void beat().catch((err) => log.warn({ err }, "heartbeat failed"));
   await beat();

@@ -69,10 +69,11 @@ function remoteTaskOf(events: readonly StoredEvent[], w: DriverWake): RemoteTask
   return found;
 }
 
-/** The text a task request becomes for an outside agent. */
+/** The text a task request becomes for an outside agent: its instructions without the @mentions that addressed it, and its context. */
 export function requestText(request: DriverWake["request"]): string {
   const p = request.payload;
-  const parts = [p.instructions ?? p.title ?? "", p.context_summary && p.context_summary !== p.instructions ? `Context: ${p.context_summary}` : ""];
+  const instructions = (p.instructions ?? p.title ?? "").replace(/^(\s*@\S+)+\s*/, "");
+  const parts = [instructions, p.context_summary && !p.context_summary.includes(instructions) ? `Context: ${p.context_summary}` : ""];
   return parts.filter(Boolean).join("\n\n");
 }
 
