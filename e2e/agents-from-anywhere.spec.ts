@@ -3,7 +3,8 @@
  * on examples/agents-from-anywhere, where planner-1 is a LangGraph graph and travel-1 an A2A agent
  * (its travel-agent.ts, started here). A person asks in #trips, answers the graph's question from
  * the run card, approves what it asks to approve, and sees the plan; the run view draws the graph's
- * subgraph and the A2A agent's subtask under planner-1's task.
+ * subgraph and the A2A agent's subtask under planner-1's task. An A2A client's message to Clutch
+ * itself then shows in the channel as a run like any other.
  */
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { expect, test, type Page } from "@playwright/test";
@@ -85,6 +86,26 @@ test("a LangGraph agent and an A2A agent work one request: asked, answered, appr
     const file = info.outputPath("run-langgraph-a2a.png");
     await page.screenshot({ path: file });
     await info.attach("run-langgraph-a2a", { path: file, contentType: "image/png" });
+
+    // Clutch as an A2A agent: a v0.3 client's message/send with the person's API key runs in #trips,
+    // where it shows like any other run (here it goes on to travel-1, over A2A again).
+    const made = await context.request.post("/api/keys", { data: { name: "a2a client" } });
+    expect(made.status(), await made.text()).toBe(201);
+    const { key } = (await made.json()) as { key: string };
+    await openChannel(page, trips, "conversation");
+    const sent = await context.request.post("/a2a", {
+      headers: { authorization: `Bearer ${key}` },
+      data: { jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { kind: "message", role: "user", messageId: `m-${Date.now()}`, parts: [{ kind: "text", text: "@travel-1 Book a flight to Oslo on Tuesday" }] } } },
+    });
+    const answer = (await sent.json()) as { result?: { status: { state: string } } };
+    expect(answer.result?.status.state, JSON.stringify(answer)).toBe("completed");
+    const a2aCard = messageLog(page, "trips").getByRole("article", { name: "Run: Book a flight to Oslo on Tuesday" });
+    await expect(a2aCard).toContainText("Succeeded");
+    await expect(a2aCard).toContainText("Flight booked for Tuesday");
+    await markdownRendered(page);
+    const channelShot = info.outputPath("channel-a2a-run.png");
+    await page.screenshot({ path: channelShot });
+    await info.attach("channel-a2a-run", { path: channelShot, contentType: "image/png" });
   } finally {
     await context.close();
     await travel.close();

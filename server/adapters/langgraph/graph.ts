@@ -7,8 +7,9 @@
  *
  *   a subgraph's run (its namespace)      → a subtask of the task, assigned to `<agent>/<node>`,
  *                                           ended with its last message when the node finishes
- *   an AI message of a node               → chat.message in its (sub)task; the graph's last one
- *                                           is the task's result (task.result report_markdown)
+ *   an AI message of a node               → chat.message in its (sub)task, to the graph's agent
+ *                                           (the run's thread); the graph's last one is the
+ *                                           task's result (task.result report_markdown)
  *   a custom stream write (`config.writer`) → task.progress
  *   `interrupt("…")` / `interrupt({ question })` → a question to whoever asked (people, or the
  *                                           delegating agent); resumed with the answer's text
@@ -203,7 +204,8 @@ class GraphRun {
   private async chat(m: BaseMessage, sub?: { task_id: string; agent_id: string }): Promise<void> {
     if (sub && m.id) this.subtaskMessageIds.add(m.id);
     const id = m.id ?? newId("message");
-    await this.w.store.append(this.w.ctx.envelope("chat.message", { text: textOf(m) }, { ...this.at(sub), idempotency_key: this.key(`message:${id}`) }));
+    // The graph's working notes, addressed to the graph's agent: they belong in the run's thread, not the channel.
+    await this.w.store.append(this.w.ctx.envelope("chat.message", { text: textOf(m) }, { ...this.at(sub), to: [{ agent_id: this.w.ctx.agent.agent_id }], idempotency_key: this.key(`message:${id}`) }));
   }
 
   /** The subtask of a subgraph's namespace, created (request + accept) on first sight. */
