@@ -74,7 +74,7 @@ test("a LangGraph agent and an A2A agent work one request: asked, answered, appr
     await expect(approval).toContainText("Flight booked for Monday");
     await approval.getByRole("button", { name: "Approve", exact: true }).click();
     await expect(card).toContainText("Succeeded", { timeout: 30_000 });
-    await expect(card).toContainText("Your trip is planned.");
+    await expect(card).toContainText("Your trip (Lisbon on Monday) is planned: the flight is booked and the plan is with finance.");
 
     // The run view: planner-1's task, its subgraph's subtask and travel-1's, all done.
     const href = await card.getByRole("link", { name: /^Open run/ }).getAttribute("href");

@@ -62,7 +62,7 @@ describe("a LangGraph agent", () => {
 
     const result = await waitFor(rt, thread_id, "the plan", (evs) => evs.find((e) => e.type === "task.result" && e.task_id === sub.parent_task_id));
     expect(result.from.agent_id).toBe("agent:planner-1");
-    expect(result.payload.summary).toBe("Your trip is planned.");
+    expect(result.payload.summary).toBe("Your trip (Lisbon on Monday) is planned: the flight is booked and the plan is with finance.");
     expect(result.payload.report_markdown).toContain("- **Trip**: Lisbon on Monday");
     expect(result.payload.report_markdown).toContain("- **Flight**: Flight booked for Monday");
     expect(result.payload.report_markdown).toContain("- **Finance**: sent for reimbursement.");

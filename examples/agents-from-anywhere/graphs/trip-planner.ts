@@ -40,7 +40,9 @@ export const graph = new StateGraph(MessagesAnnotation)
   })
   .addNode("summarize", async (state) => {
     const lines = ["Policy:", "Trip:", "Flight:", "Finance:"].map((p) => `- **${p.slice(0, -1)}**: ${said(state.messages, p)}`);
-    return { messages: [new AIMessage(`Your trip is planned.\n\n${lines.join("\n")}`)] };
+    const approved = said(state.messages, "Finance:").startsWith("sent");
+    const headline = `Your trip (${said(state.messages, "Trip:")}) is planned: the flight is booked${approved ? " and the plan is with finance" : ""}.`;
+    return { messages: [new AIMessage(`${headline}\n\n${lines.join("\n")}`)] };
   })
   .addEdge(START, "policy")
   .addEdge("policy", "ask")
