@@ -179,6 +179,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const approvals = new Approvals(store, kernel);
   const tools = new McpToolCaller(hub, artifacts);
   const a2a = new A2AClientDriver();
+  const graphs = new LangGraphDriver(workspace.dir);
   const runner = new AgentRunner({
     store,
     workspace,
@@ -186,7 +187,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     modelFor,
     gate: (g) => approvals.gate(g),
     isRegistered: (id) => registry.has(id),
-    drivers: { a2a, langgraph: new LangGraphDriver(workspace.dir) },
+    drivers: { a2a, langgraph: graphs, "langgraph-server": graphs },
   });
   for (const a of workspace.agents.values()) registry.upsertWorkspaceAgent(a);
   const stopHeartbeats = await startHeartbeats(

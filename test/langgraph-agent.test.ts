@@ -5,7 +5,8 @@
  * the graph: its subgraph becomes a subtask with progress and chat, a question interrupt asks the
  * person and resumes with the answer, a delegation interrupt hands travel-1 a subtask and resumes
  * with its result, an approval interrupt waits for a person's decision; the last message is the
- * result. A graph that throws, or a module that does not exist, ends its task with the reason.
+ * result. The same graph served by a LangGraph server runs the same way over the SDK. A graph that
+ * throws, or a module that does not exist, ends its task with the reason.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -16,6 +17,7 @@ import type { Clutch } from "@/server/clutch";
 import { answer, say, waitFor } from "./agents";
 import { approver, runRow, testClutch } from "./helpers";
 import { startA2AAgent, type ScriptedA2AAgent } from "@/examples/agents-from-anywhere/travel-agent";
+import { startLangGraphServer, type TestLangGraphServer } from "./fixtures/langgraph-server";
 
 let rt: Clutch;
 let remote: ScriptedA2AAgent;
@@ -67,6 +69,50 @@ describe("a LangGraph agent", () => {
     expect(result.payload.report_markdown).toContain("- **Flight**: Flight booked for Monday");
     expect(result.payload.report_markdown).toContain("- **Finance**: sent for reimbursement.");
     expect((await runRow(rt, run_id)).state).toBe("succeeded");
+  });
+});
+
+describe("a graph served by a LangGraph server", () => {
+  let served: Clutch;
+  let lgs: TestLangGraphServer;
+  beforeAll(async () => {
+    const { graph } = await import("@/examples/agents-from-anywhere/graphs/trip-planner");
+    lgs = await startLangGraphServer({ "trip-planner": graph });
+    process.env.CLUTCH_TEST_LANGGRAPH_URL = lgs.url;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
+    fs.mkdirSync(path.join(dir, "agents"));
+    const manifest = { system_prompt: "", delegate_rules: {}, overseer: null, mcp_bindings: [] };
+    fs.writeFileSync(
+      path.join(dir, "agents", "remote-planner-1.json"),
+      JSON.stringify({ ...manifest, id: "remote-planner-1", allowed_agents: ["travel-1"], runtime: { kind: "langgraph-server", url: "${CLUTCH_TEST_LANGGRAPH_URL}", assistant_id: "trip-planner", headers: { "x-api-key": "lg-key" } } }),
+    );
+    fs.writeFileSync(path.join(dir, "agents", "travel-1.json"), JSON.stringify({ ...manifest, id: "travel-1", allowed_agents: [], runtime: { kind: "a2a", card_url: remote.card_url } }));
+    fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
+    fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: `lgs-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "remote-planner-1" }] }));
+    served = await testClutch({ workspaceDir: dir, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")), modelFor: () => ({}) as never });
+  });
+  afterAll(async () => {
+    await served?.stop();
+    await lgs?.close();
+  });
+
+  it("runs the same way over @langchain/langgraph-sdk: subtask, question, delegation, approval, result", async () => {
+    const thread_id = served.channels[0]!.thread_id;
+    const asked = await say(served, thread_id, "Plan my trip to the Oslo office");
+    const sub = await waitFor(served, thread_id, "the subgraph's subtask", (evs) => evs.find((e) => e.type === "task.request" && e.to[0]?.agent_id === "agent:remote-planner-1/policy" && e.ts >= asked.ts), 10_000);
+    await waitFor(served, thread_id, "the subtask's result", (evs) => evs.find((e) => e.type === "task.result" && e.task_id === sub.task_id), 10_000);
+    await waitFor(served, thread_id, "the question", (evs) => evs.find((e) => e.type === "chat.message" && e.run_id === sub.run_id && e.payload.expects_reply), 10_000);
+    await answer(served, thread_id, "Oslo on Tuesday");
+    const approval = await waitFor(served, thread_id, "the approval", (evs) => evs.find((e) => e.type === "approval.requested" && e.run_id === sub.run_id), 10_000);
+    expect(approval.payload.preview).toBe("Flight booked for Tuesday: Book a flight: Oslo on Tuesday");
+    await served.approvals.decide(String(approval.payload.approval_id), { decision: "reject", comment: "over budget" }, approver("Lee"));
+    const result = await waitFor(served, thread_id, "the plan", (evs) => evs.find((e) => e.type === "task.result" && e.task_id === sub.parent_task_id), 10_000);
+    expect(result.payload.summary).toBe("Your trip (Oslo on Tuesday) is planned: the flight is booked.");
+    expect(result.payload.report_markdown).toMatch(/- \*\*Finance\*\*: not sent \(rejected by .+: over budget\)\./);
+    // Every call carried the manifest's header; the thread was the server's.
+    const runsCalls = lgs.requests.filter((r) => r.path.endsWith("/runs/stream"));
+    expect(runsCalls.length).toBe(4);
+    expect(runsCalls.every((r) => r.headers["x-api-key"] === "lg-key")).toBe(true);
   });
 });
 

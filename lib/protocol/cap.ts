@@ -78,7 +78,9 @@ export const CapManifestObjectSchema = z.looseObject({
   mcp_bindings: z.array(CapMcpBindingSchema, { error: "mcp_bindings must be an array" }),
 });
 
-const HttpUrl = z.string().regex(/^https?:\/\/\S+$/, "a URL starting with http:// or https://");
+/** A URL, or `${NAME}` of an environment variable holding one. */
+const UrlOrEnv = (field: string) =>
+  z.string().regex(/^(https?:\/\/\S+|\$\{[A-Za-z_][A-Za-z0-9_]*\})$/, `${field} is a URL starting with http:// or https://, or \${NAME} of an environment variable holding one`);
 const Headers = z.record(z.string().regex(/^[A-Za-z0-9-]+$/, "a header name"), z.string()).default({});
 
 /** What does an agent's work (CapManifestSchema `runtime`). */
@@ -89,7 +91,7 @@ export const RuntimeSchema = z.discriminatedUnion(
     z.strictObject({
       kind: z.literal("a2a"),
       /** The agent's AgentCard, e.g. `https://agent.example/.well-known/agent-card.json`, or `${NAME}` of a variable holding it. */
-      card_url: z.string().regex(/^(https?:\/\/\S+|\$\{[A-Za-z_][A-Za-z0-9_]*\})$/, "card_url is a URL starting with http:// or https://, or ${NAME} of an environment variable holding one"),
+      card_url: UrlOrEnv("card_url"),
       /** Sent with every call, e.g. `{ "authorization": "Bearer ${TRAVEL_AGENT_TOKEN}" }`. */
       headers: Headers,
     }),
@@ -102,8 +104,8 @@ export const RuntimeSchema = z.discriminatedUnion(
     }),
     z.strictObject({
       kind: z.literal("langgraph-server"),
-      /** The LangGraph server's URL. */
-      url: HttpUrl,
+      /** The LangGraph server's URL, or `${NAME}` of a variable holding it. */
+      url: UrlOrEnv("url"),
       /** The assistant (or graph id) to run. */
       assistant_id: z.string().min(1),
       headers: Headers,

@@ -1,9 +1,11 @@
 /**
  * LangGraph agents (Clutch Protocol §7, docs/adapters.md "LangGraph"): a workspace agent whose
  * manifest names `runtime: { kind: "langgraph", module, export }` is a compiled LangGraph JS graph
- * (`@langchain/langgraph`) that the module exports. A task runs the graph on a LangGraph thread of
- * its own (`<task id>#<attempt>`) with the request as its first message (`{ messages: [human] }`,
- * the MessagesAnnotation convention), streamed with `subgraphs: true` in `updates` and `custom` modes:
+ * (`@langchain/langgraph`) that the module exports; one with `runtime: { kind: "langgraph-server",
+ * url, assistant_id, headers }` a graph served by a LangGraph server (`@langchain/langgraph-sdk`;
+ * hosts.ts). A task runs the graph on a LangGraph thread of its own (named after `<task id>#<attempt>`)
+ * with the request as its first message (`{ messages: [human] }`, the MessagesAnnotation
+ * convention), streamed with subgraphs in `updates` and `custom` modes:
  *
  *   a subgraph's run (its namespace)      → a subtask of the task, assigned to `<agent>/<node>`,
  *                                           ended with its last message when the node finishes
@@ -20,38 +22,39 @@
  *                                           agent (one of allowed_agents, or routed by
  *                                           capability); resumed with its result or `{ error }`
  *   an exception                          → task.error LANGGRAPH_ERROR
- * A cancel or timeout aborts the graph (its signal). The graph's checkpointer keeps the thread
- * between wakes: the module's own if it compiled one (a persistent one carries interrupted threads
- * across restarts), else an in-memory MemorySaver, with which a restart runs the task again.
+ * A cancel or timeout aborts the graph (its signal; on a server, its run is cancelled). The thread
+ * is kept between wakes by the server, or by the module's checkpointer if it compiled one (a
+ * persistent one carries interrupted threads across restarts), else by an in-memory MemorySaver,
+ * with which a restart runs the task again.
  */
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { Command, MemorySaver, type CompiledStateGraph } from "@langchain/langgraph";
-import { HumanMessage, isAIMessage, type BaseMessage } from "@langchain/core/messages";
+import { isAIMessage, isBaseMessage } from "@langchain/core/messages";
 import { capAgentIdToClutch, isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import { ORCHESTRATOR } from "../../router/router";
-import { answerTo, type DriverWake, type RuntimeDriver } from "../../agents/driver";
+import { answerTo, expandEnv, expandHeaders, type DriverWake, type RuntimeDriver } from "../../agents/driver";
+import { loadGraph, localHost, serverHost, type GraphHost, type Interrupt, type StreamInput } from "./hosts";
 import { requestText } from "../a2a/client";
-
-// The shapes Clutch relies on, whatever the graph's state.
-type Graph = CompiledStateGraph<Record<string, unknown>, Record<string, unknown>, string>;
-interface Interrupt {
-  id?: string;
-  value?: unknown;
-}
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** A message as a graph's state holds it: a LangChain message here, its JSON from a LangGraph server. */
+type GraphMessage = { id?: string; content: unknown };
+
+function isAI(m: unknown): m is GraphMessage {
+  if (isBaseMessage(m)) return isAIMessage(m);
+  return isRecord(m) && (m.type === "ai" || m.type === "AIMessageChunk");
+}
+
 /** The text of a message's content (a string, or content blocks of which the text ones count). */
-function textOf(m: BaseMessage): string {
+function textOf(m: GraphMessage): string {
   if (typeof m.content === "string") return m.content;
+  if (!Array.isArray(m.content)) return "";
   return m.content.map((b) => (isRecord(b) && b.type === "text" && typeof b.text === "string" ? b.text : "")).join("");
 }
 
 /** AI messages with text in a node's update. */
-function aiMessages(update: unknown): BaseMessage[] {
+function aiMessages(update: unknown): GraphMessage[] {
   const messages = isRecord(update) && Array.isArray(update.messages) ? (update.messages as unknown[]) : [];
-  return messages.filter((m): m is BaseMessage => isAIMessage(m as BaseMessage) && textOf(m as BaseMessage).trim() !== "");
+  return messages.filter((m): m is GraphMessage => isAI(m) && textOf(m).trim() !== "");
 }
 
 /** A subtask the graph hands to another agent of the team. */
@@ -84,61 +87,48 @@ function askedFor(value: unknown): { delegate: Delegation } | { approval: { summ
 }
 
 export class LangGraphDriver implements RuntimeDriver {
-  private readonly graphs = new Map<string, Promise<Graph>>();
-
   /** `workspaceDir`: where module paths in manifests start. */
   constructor(private readonly workspaceDir: string | null) {}
 
-  /** The graph a module exports (loaded once); throws when the module or the export is missing. */
-  private graph(module: string, exportName: string): Promise<Graph> {
-    const file = path.resolve(this.workspaceDir ?? process.cwd(), module);
-    const key = `${file}#${exportName}`;
-    let g = this.graphs.get(key);
-    if (!g) {
-      g = import(pathToFileURL(file).href).then((mod: Record<string, unknown>) => {
-        const graph = mod[exportName] as Graph | undefined;
-        if (!graph || typeof (graph as { stream?: unknown }).stream !== "function") throw new Error(`${module} has no compiled LangGraph graph exported as "${exportName}"`);
-        if (!graph.checkpointer) graph.checkpointer = new MemorySaver();
-        return graph;
-      });
-      g.catch(() => this.graphs.delete(key));
-      this.graphs.set(key, g);
-    }
-    return g;
+  /** The host of the agent's graph: its module loaded here, or its LangGraph server. */
+  private async host(w: DriverWake): Promise<GraphHost | null> {
+    const runtime = w.ctx.agent.manifest.runtime;
+    const key = `${w.ctx.task_id}#${w.attempt}`;
+    const clutch = { run_id: w.ctx.run_id, task_id: w.ctx.task_id, thread_id: w.ctx.thread_id };
+    if (runtime.kind === "langgraph-server") return serverHost(expandEnv(runtime.url), expandHeaders(runtime.headers), runtime.assistant_id, key, clutch);
+    if (runtime.kind !== "langgraph") return null;
+    return localHost(await loadGraph(this.workspaceDir ?? process.cwd(), runtime.module, runtime.export), key, clutch);
   }
 
   async wake(w: DriverWake): Promise<void> {
-    const runtime = w.ctx.agent.manifest.runtime;
-    if (runtime.kind !== "langgraph") return;
-    let graph: Graph;
+    let host: GraphHost | null;
     try {
-      graph = await this.graph(runtime.module, runtime.export);
+      host = await this.host(w);
     } catch (err) {
       await this.fail(w, `${w.ctx.agent.agent_id}'s graph could not be loaded: ${(err as Error).message}`);
       return;
     }
-    const config = { configurable: { thread_id: `${w.ctx.task_id}#${w.attempt}`, clutch: { run_id: w.ctx.run_id, task_id: w.ctx.task_id, thread_id: w.ctx.thread_id } } };
+    if (!host) return;
     const run = new GraphRun(w);
     // Each turn: start, resume an answered interrupt, or carry on; until the graph ends or waits.
     for (let turn = 0; turn < 100 && !w.signal.aborted; turn++) {
-      const snapshot = await graph.getState(config);
-      const interrupt = (snapshot.tasks as { interrupts?: Interrupt[] }[]).flatMap((t) => t.interrupts ?? [])[0];
-      let input: unknown;
-      if (interrupt) {
-        const resume = await run.resumeValue(interrupt);
-        if (resume === undefined) return; // asked, and waiting for a person or an agent
-        input = new Command({ resume });
-      } else if (snapshot.next.length) {
-        input = null; // stopped between nodes: carry on
-      } else if (snapshot.metadata) {
-        await run.finish(snapshot.values);
-        return;
-      } else {
-        input = { messages: [new HumanMessage(requestText(w.request))] };
-      }
+      let input: StreamInput;
       try {
-        const stream = await graph.stream(input as never, { ...config, streamMode: ["updates", "custom"], subgraphs: true, signal: w.signal });
-        for await (const chunk of stream as AsyncIterable<[string[], "updates" | "custom", unknown]>) await run.onChunk(...chunk);
+        const state = await host.state();
+        const interrupt = state.interrupts[0];
+        if (interrupt) {
+          const resume = await run.resumeValue(interrupt);
+          if (resume === undefined) return; // asked, and waiting for a person or an agent
+          input = { resume };
+        } else if (state.next.length) {
+          input = null; // stopped between nodes: carry on
+        } else if (state.started) {
+          await run.finish(state.values);
+          return;
+        } else {
+          input = { start: requestText(w.request) };
+        }
+        for await (const chunk of host.stream(input, w.signal)) await run.onChunk(...chunk);
       } catch (err) {
         if (w.signal.aborted) return;
         await run.endSubtasks(`the graph failed: ${(err as Error).message}`);
@@ -160,7 +150,7 @@ class GraphRun {
   /** Open subtasks by namespace head (`<node>:<uuid>`). */
   private readonly subtasks = new Map<string, { task_id: string; node: string; agent_id: string; last: string }>();
   /** The newest top-level AI message, held back: the last one is the result, not a chat message. */
-  private held: BaseMessage | null = null;
+  private held: GraphMessage | null = null;
   private readonly key: (what: string) => string;
 
   constructor(private readonly w: DriverWake) {
@@ -197,11 +187,11 @@ class GraphRun {
   }
 
   private readonly subtaskMessageIds = new Set<string>();
-  private isSubtaskMessage(m: BaseMessage): boolean {
+  private isSubtaskMessage(m: GraphMessage): boolean {
     return Boolean(m.id && this.subtaskMessageIds.has(m.id));
   }
 
-  private async chat(m: BaseMessage, sub?: { task_id: string; agent_id: string }): Promise<void> {
+  private async chat(m: GraphMessage, sub?: { task_id: string; agent_id: string }): Promise<void> {
     if (sub && m.id) this.subtaskMessageIds.add(m.id);
     const id = m.id ?? newId("message");
     // The graph's working notes, addressed to the graph's agent: they belong in the run's thread, not the channel.
@@ -350,8 +340,8 @@ class GraphRun {
   /** The graph ended: its last AI message (or its state) is the task's result. */
   async finish(values: unknown): Promise<void> {
     const { w } = this;
-    const messages = isRecord(values) && Array.isArray(values.messages) ? (values.messages as BaseMessage[]) : [];
-    const last = [...messages].reverse().find((m) => isAIMessage(m) && textOf(m).trim());
+    const messages = isRecord(values) && Array.isArray(values.messages) ? (values.messages as unknown[]) : [];
+    const last = [...messages].reverse().find((m): m is GraphMessage => isAI(m) && textOf(m).trim() !== "");
     if (this.held && last && this.held.id !== last.id) await this.chat(this.held);
     this.held = null;
     const report = last ? textOf(last) : "```json\n" + JSON.stringify(values, null, 2) + "\n```";

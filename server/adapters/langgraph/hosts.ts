@@ -1,0 +1,144 @@
+/**
+ * Where a LangGraph agent's graph runs (docs/adapters.md "LangGraph"): in this process (a compiled
+ * `@langchain/langgraph` graph a workspace module exports), or on a LangGraph server reached with
+ * `@langchain/langgraph-sdk`. Both give the driver (graph.ts) the same two things: the state of the
+ * task's thread, and a stream of `[namespace, mode, data]` chunks (`updates` and `custom` modes,
+ * subgraphs included) for starting, resuming or carrying on the thread.
+ */
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { Command, MemorySaver, type CompiledStateGraph } from "@langchain/langgraph";
+import { HumanMessage } from "@langchain/core/messages";
+import { Client } from "@langchain/langgraph-sdk";
+import { log } from "../../log";
+
+/** An interrupt waiting in the thread: its id and the value the node passed to `interrupt()`. */
+export interface Interrupt {
+  id?: string;
+  value?: unknown;
+}
+
+export interface ThreadState {
+  /** The thread has run (a checkpoint exists). */
+  started: boolean;
+  /** Nodes still to run (a thread stopped between nodes). */
+  next: string[];
+  interrupts: Interrupt[];
+  values: unknown;
+}
+
+/** How a stream begins: the request's text as the first message, a resume value, or carrying on. */
+export type StreamInput = { start: string } | { resume: unknown } | null;
+export type Chunk = [namespace: string[], mode: "updates" | "custom", data: unknown];
+
+export interface GraphHost {
+  state(): Promise<ThreadState>;
+  stream(input: StreamInput, signal: AbortSignal): AsyncIterable<Chunk>;
+}
+
+/** Clutch's ids a graph may read from its config (`configurable.clutch`). */
+export interface ClutchIds {
+  run_id: string;
+  task_id: string;
+  thread_id: string;
+}
+
+type Graph = CompiledStateGraph<Record<string, unknown>, Record<string, unknown>, string>;
+const graphs = new Map<string, Promise<Graph>>();
+
+/**
+ * The graph `module` (relative to `dir`) exports as `exportName`, loaded once per process; without
+ * a checkpointer of its own it gets an in-memory MemorySaver. Rejects when the module or the export
+ * is missing (and is tried again on the next call).
+ */
+export function loadGraph(dir: string, module: string, exportName: string): Promise<Graph> {
+  const file = path.resolve(dir, module);
+  const key = `${file}#${exportName}`;
+  let g = graphs.get(key);
+  if (!g) {
+    g = import(pathToFileURL(file).href).then((mod: Record<string, unknown>) => {
+      const graph = mod[exportName] as Graph | undefined;
+      if (!graph || typeof (graph as { stream?: unknown }).stream !== "function") throw new Error(`${module} has no compiled LangGraph graph exported as "${exportName}"`);
+      if (!graph.checkpointer) graph.checkpointer = new MemorySaver();
+      return graph;
+    });
+    g.catch(() => graphs.delete(key));
+    graphs.set(key, g);
+  }
+  return g;
+}
+
+/** A compiled graph in this process, on LangGraph thread `thread_id`. */
+export function localHost(graph: Graph, thread_id: string, clutch: ClutchIds): GraphHost {
+  const config = { configurable: { thread_id, clutch } };
+  return {
+    async state() {
+      const s = await graph.getState(config);
+      return { started: Boolean(s.metadata), next: [...s.next], interrupts: (s.tasks as { interrupts?: Interrupt[] }[]).flatMap((t) => t.interrupts ?? []), values: s.values };
+    },
+    async *stream(input, signal) {
+      const arg = input === null ? null : "start" in input ? { messages: [new HumanMessage(input.start)] } : new Command({ resume: input.resume });
+      const stream = await graph.stream(arg as never, { ...config, streamMode: ["updates", "custom"], subgraphs: true, signal });
+      yield* stream as AsyncIterable<Chunk>;
+    },
+  };
+}
+
+/** A UUID for `key` (LangGraph servers name threads by UUID): the same key, the same thread. */
+export function threadUuid(key: string): string {
+  const h = createHash("sha256").update(key).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * Assistant `assistant_id` of the LangGraph server at `url` (`headers` sent with every call), on
+ * the thread named after `key`. The thread is created by its first run; a cancelled stream cancels
+ * the server's run.
+ */
+export function serverHost(url: string, headers: Record<string, string>, assistant_id: string, key: string, clutch: ClutchIds): GraphHost {
+  const client = new Client({ apiUrl: url, apiKey: null, defaultHeaders: headers });
+  const thread = threadUuid(key);
+  return {
+    async state() {
+      try {
+        const s = await client.threads.getState(thread);
+        return {
+          started: Boolean(s.checkpoint ?? s.created_at),
+          next: s.next ?? [],
+          interrupts: (s.tasks ?? []).flatMap((t) => (t.interrupts ?? []) as Interrupt[]),
+          values: s.values,
+        };
+      } catch (err) {
+        if ((err as { status?: number }).status === 404) return { started: false, next: [], interrupts: [], values: null };
+        throw err;
+      }
+    },
+    async *stream(input, signal) {
+      let run_id: string | null = null;
+      const stream = client.runs.stream(thread, assistant_id, {
+        ...(input && "start" in input ? { input: { messages: [{ type: "human", content: input.start }] } } : {}),
+        ...(input && "resume" in input ? { command: { resume: input.resume } } : {}),
+        config: { configurable: { clutch } },
+        streamMode: ["updates", "custom"],
+        streamSubgraphs: true,
+        ifNotExists: "create",
+        signal,
+        onRunCreated: (meta) => {
+          run_id = meta.run_id;
+        },
+      });
+      try {
+        for await (const part of stream as AsyncIterable<{ event: string; data: unknown }>) {
+          const [mode, ...ns] = part.event.split("|");
+          if (mode === "error") throw new Error(typeof part.data === "object" && part.data && "message" in part.data ? String(part.data.message) : JSON.stringify(part.data));
+          if (mode === "updates" || mode === "custom") yield [ns, mode, part.data];
+        }
+      } finally {
+        if (signal.aborted && run_id) {
+          await client.runs.cancel(thread, run_id).catch((err: unknown) => log.warn({ err: (err as Error).message, url, run_id }, "LangGraph server: cancelling the run failed"));
+        }
+      }
+    },
+  };
+}
