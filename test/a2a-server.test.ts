@@ -4,7 +4,7 @@
  * The workspace's agent travel-1 is itself an A2A agent (examples/agents-from-anywhere/travel-agent.ts), so a request goes
  * client → Clutch → travel agent and back: the card lists the agents; a streamed message starts a
  * run in the channel, its progress streams back, a question becomes input-required and the
- * caller's answer continues the task to its artifact; tasks/get and tasks/cancel reach the run;
+ * caller's answer continues the task to its artifact; tasks/get, resubscribe and tasks/cancel reach the run;
  * a call without a Clutch key is refused with a message.
  */
 import fs from "node:fs";
@@ -119,17 +119,24 @@ describe("Clutch's A2A server", () => {
     expect(got.result).toMatchObject({ id: sent.result!.id, status: { state: "completed" } });
   });
 
-  it("cancels the run when the client cancels the task", async () => {
+  it("lets a second client resubscribe, and cancels the run when the client cancels the task", async () => {
     let taskId = "";
     let run_id = "";
+    let resubscribed: Promise<StreamResponse[]> | null = null;
     const events = await collect(client.sendMessageStream(message("[slow] Find the cheapest flight anywhere"), asDana()), async (r) => {
       if (r.payload?.$case === "task") {
         taskId = r.payload.value.id;
         run_id = (r.payload.value.metadata as { clutch: { run_id: string } }).clutch.run_id;
       }
-      if (textOf(r) === "travel-1: Searching every airline…") await client.cancelTask({ tenant: "", id: taskId, metadata: {} }, asDana());
+      if (textOf(r) === "travel-1: Searching every airline…") {
+        resubscribed = collect(client.resubscribeTask({ tenant: "", id: taskId }, asDana()));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await client.cancelTask({ tenant: "", id: taskId, metadata: {} }, asDana());
+      }
     });
     expect(stateOf(events.at(-1)!)).toBe(TaskState.TASK_STATE_CANCELED);
+    // The resubscribed stream saw the same end.
+    expect(stateOf((await resubscribed!).at(-1)!)).toBe(TaskState.TASK_STATE_CANCELED);
     expect((await runRow(rt, run_id)).state).toBe("cancelled");
     await expect.poll(() => remote.cancelled.length, { timeout: 10_000 }).toBeGreaterThan(0);
   });
