@@ -6,12 +6,11 @@
  * subgraph and the A2A agent's subtask under planner-1's task. An A2A client's message to Clutch
  * itself then shows in the channel as a run like any other.
  */
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { expect, test, type Page } from "@playwright/test";
 import type { ThreadSummary } from "../lib/api/types";
 import { E2E_ADMIN } from "../playwright.config";
 import { startA2AAgent } from "../examples/agents-from-anywhere/travel-agent";
-import { markdownRendered, messageLog, openChannel, send } from "./helpers";
+import { markdownRendered, messageLog, openChannel, ownServer, send } from "./helpers";
 
 /** The node button of an agent's task in the run view: "<agent>: <title> — <state>". */
 const taskNode = (page: Page, agent: string, state: string) => page.getByRole("button", { name: new RegExp(`^${agent.replace("/", "\\/")}: .* — ${state}`) });
@@ -19,38 +18,16 @@ const taskNode = (page: Page, agent: string, state: string) => page.getByRole("b
 test("a LangGraph agent and an A2A agent work one request: asked, answered, approved, drawn", async ({ browser }, info) => {
   test.setTimeout(240_000);
   const travel = await startA2AAgent();
-  const port = Number(process.env.E2E_PORT ?? 3100) + 19;
-  const db = `clutch_e2e_anywhere_${Date.now()}`;
-  const admin = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL) : null;
-  let url = "";
-  if (admin) {
-    execFileSync("psql", ["-h", admin.hostname, "-p", admin.port || "5432", "-U", admin.username || "postgres", "-d", "postgres", "-qc", `CREATE DATABASE "${db}"`]);
-    admin.pathname = `/${db}`;
-    url = admin.toString();
-  }
-  const server: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      CLUTCH_DATA_DIR: `test-results/anywhere-${Date.now()}`,
-      PORT: String(port),
-      NODE_ENV: "production",
-      LOG_LEVEL: "warn",
-      CLUTCH_WORKSPACE: "examples/agents-from-anywhere",
-      CLUTCH_ADMIN_EMAIL: E2E_ADMIN.email,
-      CLUTCH_ADMIN_PASSWORD: E2E_ADMIN.password,
-      CLUTCH_ADMIN_NAME: E2E_ADMIN.name,
-      TRAVEL_AGENT_CARD_URL: travel.card_url,
-      TRAVEL_AGENT_TOKEN: "e2e-token",
-    },
-    stdio: "ignore",
+  const server = await ownServer("anywhere", 19, {
+    CLUTCH_WORKSPACE: "examples/agents-from-anywhere",
+    CLUTCH_ADMIN_EMAIL: E2E_ADMIN.email,
+    CLUTCH_ADMIN_PASSWORD: E2E_ADMIN.password,
+    CLUTCH_ADMIN_NAME: E2E_ADMIN.name,
+    TRAVEL_AGENT_CARD_URL: travel.card_url,
+    TRAVEL_AGENT_TOKEN: "e2e-token",
   });
-  const context = await browser.newContext({ storageState: { cookies: [], origins: [] }, baseURL: `http://localhost:${port}` });
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] }, baseURL: `http://localhost:${server.port}` });
   try {
-    await expect(async () => {
-      expect(server.exitCode, "the server exited on start").toBeNull();
-      expect((await context.request.get("/api/health")).ok()).toBe(true);
-    }).toPass({ timeout: 120_000 });
     const signedIn = await context.request.post("/api/auth/sign-in/email", { data: { email: E2E_ADMIN.email, password: E2E_ADMIN.password } });
     expect(signedIn.ok(), await signedIn.text()).toBe(true);
     const threads = (await (await context.request.get("/api/threads")).json()).threads as ThreadSummary[];
@@ -109,11 +86,6 @@ test("a LangGraph agent and an A2A agent work one request: asked, answered, appr
   } finally {
     await context.close();
     await travel.close();
-    if (server.exitCode === null && server.signalCode === null) {
-      const exited = new Promise((r) => server.once("exit", r));
-      server.kill("SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-    }
-    if (admin) execFileSync("psql", ["-h", admin.hostname, "-p", admin.port || "5432", "-U", admin.username || "postgres", "-d", "postgres", "-qc", `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`]);
+    await server.stop();
   }
 });

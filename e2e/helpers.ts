@@ -2,8 +2,10 @@
  * Helpers for the UI's end-to-end tests: unique channel names, API calls to create
  * channels and post events, other people (through invites), and a ClutchMessage builder. Tests
  * make their own channels, so they run on a database that holds other data. `request` is the
- * signed-in admin's (playwright.config.ts).
+ * signed-in admin's (playwright.config.ts). A test that needs a server of its own (a first run, another
+ * workspace) starts one with `ownServer`.
  */
+import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { expect, request as apiRequest, type APIRequestContext, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { BASE_URL } from "../playwright.config";
 import type { ThreadSummary } from "../lib/api/types";
@@ -141,4 +143,53 @@ export async function send(page: Page, channel: string, text: string): Promise<v
  */
 export async function markdownRendered(page: Page): Promise<void> {
   await expect(page.locator("[data-markdown-pending]")).toHaveCount(0);
+}
+
+/** A Clutch server of a test's own, on its own database and data folder. */
+export interface OwnServer {
+  port: number;
+  /** Stop the server (SIGTERM, at most 15 s) and drop its database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Start `server.ts` in production mode on port E2E_PORT + `offset`, on a new database of
+ * DATABASE_URL's server (else an embedded one) named `clutch_e2e_<name>_<time>`, with `env` over
+ * the test's environment; resolves once `/api/health` answers (at most 120 s).
+ */
+export async function ownServer(name: string, offset: number, env: Record<string, string>): Promise<OwnServer> {
+  const port = Number(process.env.E2E_PORT ?? 3100) + offset;
+  const db = `clutch_e2e_${name}_${Date.now()}`;
+  const admin = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL) : null;
+  const psql = (sql: string) => execFileSync("psql", ["-h", admin!.hostname, "-p", admin!.port || "5432", "-U", admin!.username || "postgres", "-d", "postgres", "-qc", sql]);
+  let url = "";
+  if (admin) {
+    psql(`CREATE DATABASE "${db}"`);
+    url = new URL(`/${db}`, admin).toString();
+  }
+  const server: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    env: { ...process.env, DATABASE_URL: url, CLUTCH_DATA_DIR: `test-results/${name}-${Date.now()}`, PORT: String(port), NODE_ENV: "production", LOG_LEVEL: "warn", ...env },
+    stdio: "ignore",
+  });
+  const stop = async () => {
+    if (server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((r) => server.once("exit", r));
+      server.kill("SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    }
+    if (admin) psql(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+  };
+  const health = await apiRequest.newContext({ baseURL: `http://localhost:${port}` });
+  try {
+    await expect(async () => {
+      expect(server.exitCode, `the ${name} server exited on start`).toBeNull();
+      expect((await health.get("/api/health")).ok()).toBe(true);
+    }).toPass({ timeout: 120_000 });
+  } catch (err) {
+    await stop();
+    throw err;
+  } finally {
+    await health.dispose();
+  }
+  return { port, stop };
 }

@@ -3,35 +3,18 @@
  * admin; an admin invites a second person, who signs up in a second browser; a private channel is
  * invisible to a person who is not a member; only the named approver is offered Approve.
  */
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { newId } from "../lib/protocol";
 import type { ThreadSummary } from "../lib/api/types";
-import { createChannel, event, messageLog, openChannel, personContext, postEvents, uniqueName } from "./helpers";
+import { createChannel, event, messageLog, openChannel, ownServer, personContext, postEvents, uniqueName } from "./helpers";
 
 test("the first visit to a new workspace sets up its admin, who lands in the app", async ({ browser }) => {
   test.setTimeout(180_000);
   // A server of its own on an empty database: the shared test server already has its admin.
-  const port = Number(process.env.E2E_PORT ?? 3100) + 17;
-  const db = `clutch_e2e_setup_${Date.now()}`;
-  const admin = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL) : null;
-  let url = "";
-  if (admin) {
-    execFileSync("psql", ["-h", admin.hostname, "-p", admin.port || "5432", "-U", admin.username || "postgres", "-d", "postgres", "-qc", `CREATE DATABASE "${db}"`]);
-    admin.pathname = `/${db}`;
-    url = admin.toString();
-  }
-  const server: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
-    env: { ...process.env, DATABASE_URL: url, CLUTCH_DATA_DIR: `test-results/setup-${Date.now()}`, PORT: String(port), NODE_ENV: "production", LOG_LEVEL: "warn", CLUTCH_WORKSPACE: "none", CLUTCH_ADMIN_EMAIL: "", CLUTCH_ADMIN_PASSWORD: "", CLUTCH_ADMIN_NAME: "" },
-    stdio: "ignore",
-  });
-  const context = await browser.newContext({ storageState: { cookies: [], origins: [] }, baseURL: `http://localhost:${port}` });
+  const server = await ownServer("setup", 17, { CLUTCH_WORKSPACE: "none", CLUTCH_ADMIN_EMAIL: "", CLUTCH_ADMIN_PASSWORD: "", CLUTCH_ADMIN_NAME: "" });
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] }, baseURL: `http://localhost:${server.port}` });
   try {
-    await expect(async () => {
-      expect(server.exitCode, "the setup server exited on start").toBeNull();
-      expect((await context.request.get("/api/health")).ok()).toBe(true);
-    }).toPass({ timeout: 120_000 });
     const page = await context.newPage();
     await page.goto("/");
     await expect(page).toHaveURL(/\/setup$/);
@@ -46,19 +29,14 @@ test("the first visit to a new workspace sets up its admin, who lands in the app
     await expect(page.getByRole("button", { name: "Your account (signed in as Ada Admin)" })).toBeVisible({ timeout: 30_000 });
     await expect(page.getByRole("link", { name: "Admin" })).toBeVisible();
     // Setup is done: the page now sends people to sign in.
-    const other = await browser.newContext({ storageState: { cookies: [], origins: [] }, baseURL: `http://localhost:${port}` });
+    const other = await browser.newContext({ storageState: { cookies: [], origins: [] }, baseURL: `http://localhost:${server.port}` });
     const p2 = await other.newPage();
     await p2.goto("/setup");
     await expect(p2).toHaveURL(/\/sign-in$/);
     await other.close();
   } finally {
     await context.close();
-    if (server.exitCode === null && server.signalCode === null) {
-      const exited = new Promise((r) => server.once("exit", r));
-      server.kill("SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-    }
-    if (admin) execFileSync("psql", ["-h", admin.hostname, "-p", admin.port || "5432", "-U", admin.username || "postgres", "-d", "postgres", "-qc", `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`]);
+    await server.stop();
   }
 });
 

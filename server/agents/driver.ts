@@ -69,3 +69,9 @@ export function answerTo(events: readonly StoredEvent[], question_id: string): S
   }
   return null;
 }
+
+/** The summary of a plain-text answer: its first paragraph without a heading mark, at most 300 characters. */
+export function summarize(text: string): string {
+  const first = text.split(/\n\s*\n/)[0]!.replace(/^#+\s*/, "").trim();
+  return first.length > 300 ? `${first.slice(0, 299)}…` : first;
+}

@@ -45,7 +45,8 @@ import { buildConversation, parentsOf, stepMetaOf } from "./conversation";
 import { describeModelError, isPassingModelError, retryNotice, withRetries } from "./retry";
 import { RunLog } from "./run-log";
 import type { Gate, GateResult } from "../policy/approvals";
-import { askerOf, type Drivers } from "./driver";
+import { askerOf, summarize, type Drivers } from "./driver";
+import { Wakes } from "./wakes";
 
 export const MAX_STEPS_PER_WAKE = 24;
 const ENDINGS = new Set(["task.result", "task.error", "task.cancel", "task.timeout"]);
@@ -105,12 +106,6 @@ export function forModel(schema: Record<string, unknown>): Record<string, unknow
   return rest;
 }
 
-/** The summary of a plain-text answer: its first paragraph, at most 300 characters. */
-function summarize(text: string): string {
-  const first = text.split(/\n\s*\n/)[0]!.replace(/^#+\s*/, "").trim();
-  return first.length > 300 ? `${first.slice(0, 299)}…` : first;
-}
-
 /** What a nudge tells a model that ended its turn without a result it may not leave out. */
 const NUDGE = {
   review: "You ended your turn without a decision. This task is a review: call submit_result now with payload_type review.feedback.v1 and data { decision, comments, blocking_issues }.",
@@ -148,25 +143,21 @@ export function awaiting(events: readonly StoredEvent[], task_id: string): strin
 }
 
 export class AgentRunner {
-  private readonly active = new Map<string, Promise<void>>();
-  private readonly controllers = new Map<string, AbortController>();
-  private readonly again = new Set<string>();
+  private readonly wakes = new Wakes();
   private readonly running = new Map<string, number>();
   private readonly waiting = new Map<string, (() => void)[]>();
-  private stopped = false;
 
   /** See RunnerDeps: the store, the workspace's agents, their MCP tools, models and the policy gate. */
   constructor(private readonly deps: RunnerDeps) {}
 
   /** Stop taking new wakes; resolves when the instances that are mid-step have finished it. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await Promise.allSettled([...this.active.values()]);
+  stop(): Promise<void> {
+    return this.wakes.stop();
   }
 
   /** Resolves when no instance is working (tests, benches). */
-  async idle(): Promise<void> {
-    while (this.active.size) await Promise.allSettled([...this.active.values()]);
+  idle(): Promise<void> {
+    return this.wakes.idle();
   }
 
   /** How many of the agent's instances are working now (for its heartbeat). */
@@ -176,32 +167,12 @@ export class AgentRunner {
 
   /** Schedule the agent's instance for `task_id`. Several wakes while it runs coalesce into one more pass. */
   wake(agent_id: string, task_id: string): void {
-    if (this.stopped) return;
     const agent = this.deps.workspace.agents.get(agent_id);
     if (!agent) return;
-    const key = `${agent_id}/${task_id}`;
-    if (this.active.has(key)) {
-      this.again.add(key);
-      return;
-    }
-    const controller = new AbortController();
-    this.controllers.set(key, controller);
-    const job = (async () => {
+    this.wakes.wake(`${agent_id}/${task_id}`, (signal) => this.pass(agent, task_id, signal), { agent_id, task_id }, async () => {
       await this.acquire(agent);
-      try {
-        do {
-          this.again.delete(key);
-          await this.pass(agent, task_id, controller.signal);
-        } while (this.again.has(key) && !this.stopped && !controller.signal.aborted);
-      } catch (err) {
-        if (!controller.signal.aborted) log.error({ err, agent_id, task_id }, "agent pass failed");
-      } finally {
-        this.release(agent);
-        this.active.delete(key);
-        this.controllers.delete(key);
-      }
-    })();
-    this.active.set(key, job);
+      return () => this.release(agent);
+    });
   }
 
   /**
@@ -209,11 +180,8 @@ export class AgentRunner {
    * call and any MCP call in flight are aborted, and the instance takes no further step. Resolves
    * when it has stopped; a no-op when it is not working.
    */
-  async abort(agent_id: string, task_id: string): Promise<void> {
-    const key = `${agent_id}/${task_id}`;
-    this.again.delete(key);
-    this.controllers.get(key)?.abort(new Error(`task ${task_id} ended`));
-    await this.active.get(key)?.catch(() => undefined);
+  abort(agent_id: string, task_id: string): Promise<void> {
+    return this.wakes.abort(`${agent_id}/${task_id}`, new Error(`task ${task_id} ended`));
   }
 
   private async acquire(agent: WorkspaceAgent) {
@@ -318,7 +286,7 @@ export class AgentRunner {
     };
     const turnsBefore = events.slice(0, current.index).reduce((max, e) => Math.max(max, own(e)?.step ?? 0), 0);
 
-    for (let i = 0; i < MAX_STEPS_PER_WAKE && !this.stopped && !signal.aborted; i++) {
+    for (let i = 0; i < MAX_STEPS_PER_WAKE && !this.wakes.isStopped && !signal.aborted; i++) {
       events = await runLog.refresh();
       if (sinceRequest((e) => e.task_id === task_id && ENDINGS.has(e.type))) return;
       const conv = buildConversation(events, { agent_id: agent.agent_id, instance_id: ctx.instance_id, task_id }, systemPrompt(agent, ctx.kind), meta);

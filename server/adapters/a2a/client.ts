@@ -20,7 +20,7 @@ import { Role, TaskState, type Artifact, type Message, type Part, type StreamRes
 import { newId, type StoredEvent } from "@/lib/protocol";
 import { log } from "../../log";
 import { withRetries } from "../../agents/retry";
-import { answerTo, expandEnv, expandHeaders, type DriverWake, type RuntimeDriver } from "../../agents/driver";
+import { answerTo, expandEnv, expandHeaders, summarize, type DriverWake, type RuntimeDriver } from "../../agents/driver";
 
 /** Where the remote task stands, as recorded in the log (meta.a2a of the agent's events). */
 interface RemoteTask {
@@ -256,8 +256,7 @@ export class A2AClientDriver implements RuntimeDriver {
   private async finish(w: DriverWake, text: string, artifacts: { name: string; text: string }[], idempotency_key: string): Promise<void> {
     // The artifacts are the work; the final status message, a remark about it, stands in only when there are none.
     const report = artifacts.length ? artifacts.map((a) => (artifacts.length > 1 ? `### ${a.name}\n\n${a.text}` : a.text)).join("\n\n") : text;
-    const first = report.split(/\n\s*\n/)[0]?.replace(/^#+\s*/, "").trim() ?? "";
-    const summary = first.length > 300 ? `${first.slice(0, 299)}…` : first || "Done.";
+    const summary = summarize(report) || "Done.";
     await w.store.append(
       w.ctx.envelope("task.result", { summary, report_markdown: report || summary, ...(artifacts.length ? { artifacts } : {}) }, { to: [{ agent_id: w.request.from.agent_id }], attempt: w.attempt, idempotency_key }),
     );

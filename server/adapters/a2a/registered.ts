@@ -26,6 +26,7 @@ import type { WorkspaceAgent } from "../../workspace/workspace";
 import { RunLog } from "../../agents/run-log";
 import { log } from "../../log";
 import type { A2AClientDriver } from "./client";
+import { Wakes } from "../../agents/wakes";
 
 /** The A2A agent card URL an AgentCard names (`endpoints.a2a.url`), or null. */
 export function a2aCardUrlOf(card: AgentCard | undefined): string | null {
@@ -64,10 +65,7 @@ export interface RegisteredA2ADeps {
 export class RegisteredA2AAgents {
   private unsubscribe: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
-  private readonly active = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
-  private readonly controllers = new Map<string, AbortController>();
-  private stopped = false;
+  private readonly wakes = new Wakes();
 
   constructor(private readonly deps: RegisteredA2ADeps) {}
 
@@ -82,11 +80,9 @@ export class RegisteredA2AAgents {
 
   /** Stop following; streams in flight are aborted. Resolves when they have stopped. */
   async stop(): Promise<void> {
-    this.stopped = true;
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
-    for (const c of this.controllers.values()) c.abort(new Error("Clutch is stopping"));
-    await Promise.allSettled([...this.active.values()]);
+    await this.wakes.stop(true);
   }
 
   /** The registered agents with an A2A endpoint, and their card URLs. */
@@ -104,9 +100,9 @@ export class RegisteredA2AAgents {
         (r) => r.ok,
         () => false,
       );
-      if (ok) alive.push({ agent_id: a.agent_id, name: a.card.display.name, active: [...this.active.keys()].filter((k) => k.startsWith(`${a.agent_id}/`)).length });
+      if (ok) alive.push({ agent_id: a.agent_id, name: a.card.display.name, active: this.wakes.count(`${a.agent_id}/`) });
     }
-    if (!this.stopped) await sendHeartbeats(this.deps.store, alive);
+    if (!this.wakes.isStopped) await sendHeartbeats(this.deps.store, alive);
   }
 
   private onEvent(ev: StoredEvent): void {
@@ -115,34 +111,15 @@ export class RegisteredA2AAgents {
       const card_url = agent?.source === "external" ? a2aCardUrlOf(agent.card) : null;
       if (!agent || !card_url) continue;
       if (isEvent(ev, "task.request") || (isEvent(ev, "chat.message") && ev.payload.reply_to)) this.wake(asWorkspaceAgent(agent.card, card_url), ev.task_id, ev.thread_id);
-      else if (isEvent(ev, "task.cancel", "task.timeout")) this.controllers.get(`${agent_id}/${ev.task_id}`)?.abort(new Error(`task ${ev.task_id} ended`));
+      else if (isEvent(ev, "task.cancel", "task.timeout")) void this.wakes.abort(`${agent_id}/${ev.task_id}`, new Error(`task ${ev.task_id} ended`));
     }
   }
 
   private wake(agent: WorkspaceAgent, task_id: string, thread_id: string): void {
-    if (this.stopped) return;
-    const key = `${agent.agent_id}/${task_id}`;
-    if (this.active.has(key)) {
-      this.again.add(key);
-      return;
-    }
-    const controller = new AbortController();
-    this.controllers.set(key, controller);
-    const job = (async () => {
-      try {
-        if (!(await this.deps.inScope(thread_id))) return;
-        do {
-          this.again.delete(key);
-          await this.pass(agent, task_id, controller.signal);
-        } while (this.again.has(key) && !this.stopped && !controller.signal.aborted);
-      } catch (err) {
-        if (!controller.signal.aborted) log.error({ err, agent_id: agent.agent_id, task_id }, "A2A agent pass failed");
-      } finally {
-        this.active.delete(key);
-        this.controllers.delete(key);
-      }
-    })();
-    this.active.set(key, job);
+    const pass = async (signal: AbortSignal) => {
+      if (await this.deps.inScope(thread_id)) await this.pass(agent, task_id, signal);
+    };
+    this.wakes.wake(`${agent.agent_id}/${task_id}`, pass, { agent_id: agent.agent_id, task_id });
   }
 
   /** One wake: accept the task if it was not yet, then hand it to the A2A client. */

@@ -30,7 +30,7 @@
 import { isAIMessage, isBaseMessage } from "@langchain/core/messages";
 import { capAgentIdToClutch, isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import { ORCHESTRATOR } from "../../router/router";
-import { answerTo, expandEnv, expandHeaders, type DriverWake, type RuntimeDriver } from "../../agents/driver";
+import { answerTo, expandEnv, expandHeaders, summarize, type DriverWake, type RuntimeDriver } from "../../agents/driver";
 import { loadGraph, localHost, serverHost, type GraphHost, type Interrupt, type StreamInput } from "./hosts";
 import { requestText } from "../a2a/client";
 
@@ -206,18 +206,13 @@ class GraphRun {
     const node = head.split(":")[0]!;
     sub = { task_id: newId("task"), node, agent_id: `${w.ctx.agent.agent_id}/${node}`, last: "" };
     this.subtasks.set(head, sub);
-    const ids = { thread_id: w.ctx.thread_id, run_id: w.ctx.run_id, task_id: sub.task_id, parent_task_id: w.ctx.task_id };
     await w.store.append([
-      makeMessage({
-        type: "task.request",
-        ...ids,
-        from: { agent_id: w.ctx.agent.agent_id, role: "worker" },
-        to: [{ agent_id: sub.agent_id }],
-        payload: { title: node, instructions: `The ${node} subgraph of ${w.ctx.agent.agent_id}'s graph`, context_summary: String(w.request.payload.title ?? "") },
-        meta: { langgraph: { namespace: head } },
-        idempotency_key: this.key(`sub:${head}`),
-      }),
-      makeMessage({ type: "task.accept", ...ids, from: { agent_id: sub.agent_id, role: "worker" }, to: [{ agent_id: w.ctx.agent.agent_id }], payload: { agent_id: sub.agent_id }, idempotency_key: this.key(`sub:${head}:accept`) }),
+      w.ctx.envelope(
+        "task.request",
+        { title: node, instructions: `The ${node} subgraph of ${w.ctx.agent.agent_id}'s graph`, context_summary: String(w.request.payload.title ?? "") },
+        { task_id: sub.task_id, parent_task_id: w.ctx.task_id, to: [{ agent_id: sub.agent_id }], meta: { langgraph: { namespace: head } }, idempotency_key: this.key(`sub:${head}`) },
+      ),
+      w.ctx.envelope("task.accept", { agent_id: sub.agent_id }, { ...this.at(sub), to: [{ agent_id: w.ctx.agent.agent_id }], idempotency_key: this.key(`sub:${head}:accept`) }),
     ]);
     return sub;
   }
@@ -228,37 +223,15 @@ class GraphRun {
     if (!entry) return;
     const [head, sub] = entry;
     this.subtasks.delete(head);
-    const summary = sub.last || `${node} finished`;
-    await this.w.store.append(
-      makeMessage({
-        type: "task.result",
-        thread_id: this.w.ctx.thread_id,
-        run_id: this.w.ctx.run_id,
-        task_id: sub.task_id,
-        parent_task_id: this.w.ctx.task_id,
-        from: { agent_id: sub.agent_id, role: "worker" },
-        to: [{ agent_id: this.w.ctx.agent.agent_id }],
-        payload: { summary: summary.length > 300 ? `${summary.slice(0, 299)}…` : summary, report_markdown: summary },
-        idempotency_key: this.key(`sub:${head}:result`),
-      }),
-    );
+    const report = sub.last || `${node} finished`;
+    await this.w.store.append(this.w.ctx.envelope("task.result", { summary: summarize(report), report_markdown: report }, { ...this.at(sub), to: [{ agent_id: this.w.ctx.agent.agent_id }], idempotency_key: this.key(`sub:${head}:result`) }));
   }
 
   /** End every open subtask with an error (the graph failed). */
   async endSubtasks(message: string): Promise<void> {
     for (const [head, sub] of this.subtasks) {
       await this.w.store.append(
-        makeMessage({
-          type: "task.error",
-          thread_id: this.w.ctx.thread_id,
-          run_id: this.w.ctx.run_id,
-          task_id: sub.task_id,
-          parent_task_id: this.w.ctx.task_id,
-          from: { agent_id: sub.agent_id, role: "worker" },
-          to: [{ agent_id: this.w.ctx.agent.agent_id }],
-          payload: { code: "LANGGRAPH_ERROR", message, retryable: false },
-          idempotency_key: this.key(`sub:${head}:error`),
-        }),
+        this.w.ctx.envelope("task.error", { code: "LANGGRAPH_ERROR", message, retryable: false }, { ...this.at(sub), to: [{ agent_id: this.w.ctx.agent.agent_id }], idempotency_key: this.key(`sub:${head}:error`) }),
       );
     }
     this.subtasks.clear();
@@ -345,11 +318,10 @@ class GraphRun {
     if (this.held && last && this.held.id !== last.id) await this.chat(this.held);
     this.held = null;
     const report = last ? textOf(last) : "```json\n" + JSON.stringify(values, null, 2) + "\n```";
-    const first = report.split(/\n\s*\n/)[0]!.replace(/^#+\s*/, "").trim();
     await w.store.append(
       w.ctx.envelope(
         "task.result",
-        { summary: first.length > 300 ? `${first.slice(0, 299)}…` : first || "Done.", report_markdown: report },
+        { summary: summarize(report) || "Done.", report_markdown: report },
         { to: [{ agent_id: w.request.from.agent_id }], attempt: w.attempt, idempotency_key: this.key("result") },
       ),
     );
