@@ -141,6 +141,22 @@ describe("Clutch's A2A server", () => {
     await expect.poll(() => remote.cancelled.length, { timeout: 10_000 }).toBeGreaterThan(0);
   });
 
+  it("counts calls against the key's writes a minute, like the API's", async () => {
+    const lee = await testPerson(rt, "member", "Lee");
+    process.env.CLUTCH_WRITES_PER_MIN = "2";
+    try {
+      const call = () => fetch(`${base}/a2a`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${lee.key}` }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "nope" } }) });
+      expect((await call()).status).toBe(200);
+      expect((await call()).status).toBe(200);
+      const third = await call();
+      expect(third.status).toBe(429);
+      expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await third.json()).error.message).toContain("at most 2 writes a minute");
+    } finally {
+      delete process.env.CLUTCH_WRITES_PER_MIN;
+    }
+  });
+
   it("refuses a call without a Clutch API key, saying what it needs", async () => {
     const res = await fetch(`${base}/a2a`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: {} }) });
     expect(res.status).toBe(401);

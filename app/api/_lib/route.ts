@@ -14,7 +14,7 @@
  * ClutchErrors; an unreachable database is a 503 database_unavailable; anything else a logged 500.
  */
 import { z } from "zod";
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { countWrite } from "@/server/http/write-limit";
 import { ClutchError, isClutchError } from "@/server/errors";
 import { isDatabaseUnavailable } from "@/server/db/availability";
 import type { Principal } from "@/server/auth/principal";
@@ -48,24 +48,6 @@ export interface RouteContext<A extends Access, P extends z.ZodType, Q extends z
 
 /** Seconds a client is asked to wait before retrying while the database is unreachable. */
 const RETRY_AFTER_SEC = 5;
-
-/** Writes (non-GET requests) each principal may make per minute: CLUTCH_WRITES_PER_MIN, default 3,000. */
-export function writesPerMinute(): number {
-  return Number(process.env.CLUTCH_WRITES_PER_MIN) || 3000;
-}
-
-const KEY = Symbol.for("clutch.write-limiters");
-/**
- * The limiter for `points` writes a minute, one per process (route bundles are separate module
- * graphs, so it lives on globalThis), counted per principal.
- */
-function writeLimiter(points: number): RateLimiterMemory {
-  const g = globalThis as { [KEY]?: Map<number, RateLimiterMemory> };
-  const limiters = (g[KEY] ??= new Map());
-  let limiter = limiters.get(points);
-  if (!limiter) limiters.set(points, (limiter = new RateLimiterMemory({ points, duration: 60 })));
-  return limiter;
-}
 
 const isWrite = (req: Request) => req.method !== "GET" && req.method !== "HEAD";
 
@@ -134,14 +116,8 @@ export function route<A extends Access, P extends z.ZodType = z.ZodUnknown, Q ex
       authorize(spec.auth, principal);
       if (principal && isWrite(req)) {
         if (principal.kind === "person" && principal.via === "session") assertSameSite(req);
-        const points = writesPerMinute();
-        await writeLimiter(points)
-          .consume(principal.agent_id)
-          .catch((r: unknown) => {
-            if (!(r instanceof RateLimiterRes)) throw r;
-            const wait = Math.max(1, Math.ceil(r.msBeforeNext / 1000));
-            throw new ClutchError("rate_limited", `too many writes: at most ${points} a minute; nothing was stored; retry in ${wait} s`, 429, undefined, wait);
-          });
+        const limited = await countWrite(principal.agent_id);
+        if (limited) throw new ClutchError("rate_limited", `too many writes: at most ${limited.per_minute} a minute; nothing was stored; retry in ${limited.wait_sec} s`, 429, undefined, limited.wait_sec);
       }
       const rawParams = ctx.params ? await ctx.params : {};
       const decoded = Object.fromEntries(Object.entries(rawParams).map(([k, v]) => [k, typeof v === "string" ? pathParam(v) : v]));

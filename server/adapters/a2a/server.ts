@@ -10,7 +10,8 @@
  *   POST /a2a/agents/<name>   JSON-RPC to that agent
  *
  * Every call is authenticated with a Clutch API key (`Authorization: Bearer clk_…`, a person's or
- * an agent's; docs/identity.md) that may read the channel. A message starts a run in the channel
+ * an agent's; docs/identity.md) that may read the channel, and counts against the key's writes a
+ * minute (429 with Retry-After beyond; docs/limits.md). A message starts a run in the channel
  * `a2a.channel` of workspace.json names (default: the workspace's first), where people watch it
  * live like any other: the caller is its requester. The run streams back as the A2A task:
  *   task.progress of any of its tasks   → status-update working, "<agent>: <message>"
@@ -34,6 +35,7 @@ import type { Principal } from "../../auth/principal";
 import { cancelRun } from "../../lifecycle/cancel";
 import { ORCHESTRATOR } from "../../router/router";
 import { log } from "../../log";
+import { countWrite } from "../../http/write-limit";
 import { partsText, textPart } from "./client";
 
 /** The caller, as the SDK carries it into the executor. */
@@ -53,6 +55,8 @@ interface RunLink {
   task_id: string;
   thread_id: string;
   question_id: string | null;
+  /** Who started it over A2A: a cancel is theirs. */
+  caller: ReturnType<typeof requester>;
 }
 
 const now = () => new Date().toISOString();
@@ -87,7 +91,7 @@ class RunExecutor implements AgentExecutor {
     const link = this.links.get(taskId);
     if (!link) return;
     const run = await this.clutch.store.queries.run(link.run_id);
-    if (run && !run.ended_at) await cancelRun(this.clutch.store, link.run_id, { agent_id: "agent:orchestrator", role: "orchestrator" }, "cancelled by the A2A client");
+    if (run && !run.ended_at) await cancelRun(this.clutch.store, link.run_id, link.caller, "cancelled over A2A");
     else bus.publish(AgentEvent.statusUpdate({ taskId, contextId: "", status: { state: TaskState.TASK_STATE_CANCELED, timestamp: now(), message: undefined }, metadata: {} }));
   };
 
@@ -114,7 +118,7 @@ class RunExecutor implements AgentExecutor {
         return;
       }
       const started = await this.startRun(principal, text, rc.userMessage.messageId);
-      link = { ...started, question_id: null };
+      link = { run_id: started.run_id, task_id: started.task_id, thread_id: started.thread_id, question_id: null, caller: requester(principal) };
       after = started.after;
       this.links.set(taskId, link);
       bus.publish(
@@ -300,6 +304,11 @@ export function a2aApp(clutch: Clutch, base: string): express.Express {
     const reject = (status: number, message: string) => res.status(status).json({ jsonrpc: "2.0", id: null, error: { code: -32001, message } });
     if (!principal) return reject(401, "A2A calls to Clutch need a Clutch API key: Authorization: Bearer clk_… (docs/identity.md)");
     if (!(await clutch.identity.channels.canRead(principal, channel.thread_id))) return reject(403, `${principal.agent_id} may not use #${channel.name}, where A2A requests run`);
+    const limited = await countWrite(principal.agent_id);
+    if (limited) {
+      res.setHeader("retry-after", String(limited.wait_sec));
+      return reject(429, `too many calls: at most ${limited.per_minute} writes a minute; retry in ${limited.wait_sec} s`);
+    }
     res.locals.principal = principal;
     next();
   };
