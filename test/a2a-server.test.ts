@@ -19,6 +19,7 @@ import { newId } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import { a2aApp } from "@/server/adapters/a2a/server";
 import { runRow, testClutch, testPerson, type TestPrincipal } from "./helpers";
+import { answer } from "./agents";
 import { startA2AAgent, type ScriptedA2AAgent } from "@/examples/agents-from-anywhere/travel-agent";
 
 let rt: Clutch;
@@ -104,6 +105,20 @@ describe("Clutch's A2A server", () => {
     const got = await client.getTask({ tenant: "", id: task.id }, asDana());
     expect(got.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect((await runRow(rt, task.metadata.clutch.run_id)).state).toBe("succeeded");
+  });
+
+  it("gives the caller the outcome when someone answered the question in the channel meanwhile", async () => {
+    const first = await collect(client.sendMessageStream(message("Book me a flight to Madrid"), asDana()));
+    const task = first.find((r) => r.payload?.$case === "task")!.payload!.value as unknown as { id: string; contextId: string; metadata: { clutch: { run_id: string } } };
+    expect(stateOf(first.at(-1)!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    await answer(rt, rt.channels[0]!.thread_id, "Thursday", "Lee");
+    await expect.poll(async () => (await runRow(rt, task.metadata.clutch.run_id)).state, { timeout: 10_000 }).toBe("succeeded");
+    const second = await collect(client.sendMessageStream(message("Thursday", { taskId: task.id, contextId: task.contextId }), asDana()));
+    expect(stateOf(second.at(-1)!)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(JSON.stringify(second)).toContain("Flight booked for Thursday.");
+    // Lee's answer was the one; the caller's did not answer a second time.
+    const answers = (await rt.store.readAll({ run_id: task.metadata.clutch.run_id })).filter((e) => e.type === "chat.message" && (e.payload as { reply_to?: string }).reply_to);
+    expect(answers.map((e) => e.from.display_name)).toEqual(["Lee"]);
   });
 
   it("answers the v0.3 method names (message/send, tasks/get)", async () => {

@@ -164,23 +164,31 @@ class RunExecutor implements AgentExecutor {
     return { run_id: request.run_id, task_id: request.task_id, thread_id: request.thread_id, after: request.seq - (selected ? 2 : 1) };
   }
 
-  /** The caller's answer to the run's question, as a reply in the channel; returns the seq before it. */
+  /**
+   * The caller's answer to the run's question, as a reply in the channel, unless someone answered
+   * it there already. Returns the question's seq: the task follows the run from there, so what
+   * came after an earlier answer (even the run's end) reaches the caller too.
+   */
   private async answer(link: RunLink, p: Principal, text: string): Promise<number> {
-    const question = await this.clutch.store.queries.eventInThread(link.thread_id, link.question_id!);
+    const { store } = this.clutch;
+    const question = await store.queries.eventInThread(link.thread_id, link.question_id!);
     if (!question) throw new Error(`question ${link.question_id} is gone`);
-    const { events } = await this.clutch.store.append(
-      makeMessage({
-        type: "chat.message",
-        thread_id: link.thread_id,
-        run_id: question.run_id,
-        task_id: question.task_id,
-        parent_task_id: question.parent_task_id ?? null,
-        from: requester(p),
-        to: [question.from],
-        payload: { text, reply_to: question.id },
-      }),
-    );
-    return events[0]!.seq - 1;
+    const since = await store.readAll({ run_id: question.run_id }, question.seq);
+    if (!since.some((e) => isEvent(e, "chat.message") && e.payload.reply_to === question.id)) {
+      await store.append(
+        makeMessage({
+          type: "chat.message",
+          thread_id: link.thread_id,
+          run_id: question.run_id,
+          task_id: question.task_id,
+          parent_task_id: question.parent_task_id ?? null,
+          from: requester(p),
+          to: [question.from],
+          payload: { text, reply_to: question.id },
+        }),
+      );
+    }
+    return question.seq;
   }
 
   /** Stream the run's events after `after` as the A2A task's, until its root ends or a question waits for the caller. */
