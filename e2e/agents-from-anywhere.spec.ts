@@ -64,6 +64,10 @@ test("a LangGraph agent and an A2A agent work one request: asked, answered, appr
     await page.screenshot({ path: file });
     await info.attach("run-langgraph-a2a", { path: file, contentType: "image/png" });
 
+    // The directory says where travel-1 is reached: its A2A card, as the manifest names it.
+    await page.goto(`/agents/${encodeURIComponent("agent:travel-1")}`);
+    await expect(page.getByText("${TRAVEL_AGENT_CARD_URL}")).toBeVisible();
+
     // Clutch as an A2A agent: a v0.3 client's message/send with the person's API key runs in #trips,
     // where it shows like any other run (here it goes on to travel-1, over A2A again).
     const made = await context.request.post("/api/keys", { data: { name: "a2a client" } });

@@ -675,10 +675,15 @@ export function manifestToAgentCard(input: unknown, opts: { max_concurrency?: nu
     });
   }
 
+  // An agent elsewhere is reached at its runtime's URL (docs/adapters.md); `${NAME}`s stay as written.
+  const runtime = manifest.runtime;
+  const endpoints = runtime.kind === "a2a" ? { a2a: { url: runtime.card_url } } : runtime.kind === "langgraph-server" ? { langgraph: { url: runtime.url } } : undefined;
+
   return AgentCardSchema.parse({
     v: PROTOCOL_VERSION,
     agent_id: capAgentIdToClutch(manifest.id),
     display: { name, ...(desc !== undefined ? { desc } : {}) },
+    ...(endpoints ? { endpoints } : {}),
     capabilities,
     limits: {
       max_concurrency: opts.max_concurrency ?? DEFAULT_MAX_CONCURRENCY,
