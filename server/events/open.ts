@@ -29,6 +29,8 @@ export async function openEventLog(opts: { databaseUrl?: string; dataDir: string
   const database = await openDatabase(opts);
   const tail = new EventTail(database.db, { onError: (err) => log.error({ err }, "event tail") });
   await tail.start();
+  // Events other nodes append arrive by notification (several nodes on one PostgreSQL: docs/deploy.md).
+  if (database.kind === "postgres" && opts.databaseUrl && !opts.embeddedUrl) await tail.listen(opts.databaseUrl);
   return {
     store: new EventStore(database.db, tail),
     db: database.db,

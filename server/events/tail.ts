@@ -6,14 +6,19 @@
  * but their callbacks may run in any order, so the tail keeps a small reorder buffer and
  * releases events to listeners strictly in seq order, each exactly once. If a seq is missing
  * for longer than `gapWaitMs` (another process wrote it, or a callback was lost), or on the
- * `pollMs` timer, it reads the missing range from the store. Listeners therefore see every
- * committed event in order, whoever wrote it.
+ * `pollMs` timer, it reads the missing range from the store. On PostgreSQL it also listens for
+ * the events table's notifications (`listen`), so events another node wrote arrive at once.
+ * Listeners therefore see every committed event in order, whoever wrote it.
  */
+import pg from "pg";
 import type { StoredEvent } from "@/lib/protocol";
 import type { Db } from "../db/client";
 import { headSeq, readEvents } from "./read";
 
 export type TailListener = (event: StoredEvent) => void;
+
+/** Wait before listening again after the notification connection dropped (ms). */
+const RECONNECT_MS = 1000;
 
 export interface TailOptions {
   /** How long a gap may stay before the tail reads it from the store (ms). */
@@ -30,6 +35,9 @@ export class EventTail {
   private gapTimer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private filling: Promise<void> | null = null;
+  private fillAgain = false;
+  private listener: pg.Client | null = null;
+  private stopped = false;
   private readonly gapWaitMs: number;
   private readonly pollMs: number;
 
@@ -51,9 +59,13 @@ export class EventTail {
   }
 
   stop(): void {
+    this.stopped = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.gapTimer) clearTimeout(this.gapTimer);
     this.pollTimer = this.gapTimer = null;
+    const listener = this.listener;
+    this.listener = null;
+    listener?.end().catch(() => undefined);
   }
 
   /** The highest seq released to listeners. */
@@ -99,15 +111,25 @@ export class EventTail {
     }
   }
 
-  /** Read everything after head from the store and release it. One fill at a time. */
+  /**
+   * Read everything after head from the store and release it. One fill at a time; a fill asked
+   * for while one runs makes it read once more, so a commit that lands mid-read is not left behind.
+   */
   private fill(): Promise<void> {
-    this.filling ??= (async () => {
+    if (this.filling) {
+      this.fillAgain = true;
+      return this.filling;
+    }
+    this.filling = (async () => {
       try {
-        for (;;) {
-          const page = await readEvents(this.db, { all: true }, { after: this.published, limit: 1000 });
-          this.offer(page.events);
-          if (page.next_after === null) break;
-        }
+        do {
+          this.fillAgain = false;
+          for (;;) {
+            const page = await readEvents(this.db, { all: true }, { after: this.published, limit: 1000 });
+            this.offer(page.events);
+            if (page.next_after === null) break;
+          }
+        } while (this.fillAgain);
       } catch (err) {
         this.opts.onError?.(err);
       } finally {
@@ -115,5 +137,35 @@ export class EventTail {
       }
     })();
     return this.filling;
+  }
+
+  /**
+   * Wake on PostgreSQL's notice of new events from any node (channel `clutch_events`, sent at
+   * commit by the events table's trigger): the tail reads them at once, not on the poll timer.
+   * Uses a connection of its own to `connectionString`; when it drops, the tail reconnects after
+   * RECONNECT_MS and reads what it missed. Resolves once listening.
+   */
+  async listen(connectionString: string): Promise<void> {
+    const connect = async () => {
+      const client = new pg.Client({ connectionString });
+      const lost = (err?: unknown) => {
+        if (err) this.opts.onError?.(err);
+        if (this.listener !== client) return;
+        this.listener = null;
+        client.end().catch(() => undefined);
+        if (this.stopped) return;
+        const retry = setTimeout(() => void connect().then(() => this.fill()).catch(lost), RECONNECT_MS);
+        retry.unref();
+      };
+      client.on("notification", (n) => {
+        if (Number(n.payload) > this.published) void this.fill();
+      });
+      client.on("error", lost);
+      client.on("end", () => lost());
+      this.listener = client;
+      await client.connect();
+      await client.query("LISTEN clutch_events");
+    };
+    await connect();
   }
 }
