@@ -17,8 +17,9 @@ import { headSeq, readEvents } from "./read";
 
 export type TailListener = (event: StoredEvent) => void;
 
-/** Wait before listening again after the notification connection dropped (ms). */
+/** Waits before listening again after the notification connection dropped: the first, the longest (ms). */
 const RECONNECT_MS = 1000;
+const MAX_RECONNECT_MS = 30_000;
 
 export interface TailOptions {
   /** How long a gap may stay before the tail reads it from the store (ms). */
@@ -37,6 +38,9 @@ export class EventTail {
   private filling: Promise<void> | null = null;
   private fillAgain = false;
   private listener: pg.Client | null = null;
+  private listenUrl: string | null = null;
+  /** The wait before the next try to listen again (0: listening, or never lost). */
+  private reconnectMs = 0;
   private stopped = false;
   private readonly gapWaitMs: number;
   private readonly pollMs: number;
@@ -142,30 +146,50 @@ export class EventTail {
   /**
    * Wake on PostgreSQL's notice of new events from any node (channel `clutch_events`, sent at
    * commit by the events table's trigger): the tail reads them at once, not on the poll timer.
-   * Uses a connection of its own to `connectionString`; when it drops, the tail reconnects after
-   * RECONNECT_MS and reads what it missed. Resolves once listening.
+   * Uses a connection of its own to `connectionString`. When it drops, the loss is reported once
+   * (`onError`) and the tail tries again after RECONNECT_MS, doubling up to MAX_RECONNECT_MS, then
+   * reads what it missed; the poll timer covers the time between. Resolves once listening; rejects
+   * when the first connection fails.
    */
   async listen(connectionString: string): Promise<void> {
-    const connect = async () => {
-      const client = new pg.Client({ connectionString });
-      const lost = (err?: unknown) => {
-        if (err) this.opts.onError?.(err);
-        if (this.listener !== client) return;
-        this.listener = null;
-        client.end().catch(() => undefined);
-        if (this.stopped) return;
-        const retry = setTimeout(() => void connect().then(() => this.fill()).catch(lost), RECONNECT_MS);
-        retry.unref();
-      };
-      client.on("notification", (n) => {
-        if (Number(n.payload) > this.published) void this.fill();
-      });
-      client.on("error", lost);
-      client.on("end", () => lost());
-      this.listener = client;
+    this.listenUrl = connectionString;
+    await this.connectListener();
+  }
+
+  private async connectListener(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.listenUrl! });
+    client.on("notification", (n) => {
+      if (Number(n.payload) > this.published) void this.fill();
+    });
+    client.on("error", (err) => this.listenerLost(client, err));
+    client.on("end", () => this.listenerLost(client));
+    this.listener = client;
+    try {
       await client.connect();
       await client.query("LISTEN clutch_events");
-    };
-    await connect();
+    } catch (err) {
+      this.listenerLost(client, err);
+      throw err;
+    }
+  }
+
+  /** The notification connection `client` failed or ended: try again later (once per loss). */
+  private listenerLost(client: pg.Client, err?: unknown): void {
+    if (this.listener !== client) return;
+    this.listener = null;
+    client.end().catch(() => undefined);
+    if (this.stopped) return;
+    if (this.reconnectMs === 0) this.opts.onError?.(err ?? new Error("the event notification connection closed; reconnecting"));
+    this.reconnectMs = Math.min(Math.max(RECONNECT_MS, this.reconnectMs * 2), MAX_RECONNECT_MS);
+    const retry = setTimeout(() => {
+      this.connectListener().then(
+        () => {
+          this.reconnectMs = 0;
+          void this.fill();
+        },
+        () => undefined, // listenerLost has planned the next try
+      );
+    }, this.reconnectMs);
+    retry.unref();
   }
 }
