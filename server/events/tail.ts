@@ -41,6 +41,7 @@ export class EventTail {
   private listenUrl: string | null = null;
   /** The wait before the next try to listen again (0: listening, or never lost). */
   private reconnectMs = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly gapWaitMs: number;
   private readonly pollMs: number;
@@ -67,6 +68,8 @@ export class EventTail {
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.gapTimer) clearTimeout(this.gapTimer);
     this.pollTimer = this.gapTimer = null;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
     const listener = this.listener;
     this.listener = null;
     listener?.end().catch(() => undefined);
@@ -153,7 +156,15 @@ export class EventTail {
    */
   async listen(connectionString: string): Promise<void> {
     this.listenUrl = connectionString;
-    await this.connectListener();
+    try {
+      await this.connectListener();
+    } catch (err) {
+      // The caller learns of it; nothing keeps trying behind its back.
+      if (this.retryTimer) clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+      this.reconnectMs = 0;
+      throw err;
+    }
   }
 
   private async connectListener(): Promise<void> {
@@ -181,7 +192,8 @@ export class EventTail {
     if (this.stopped) return;
     if (this.reconnectMs === 0) this.opts.onError?.(err ?? new Error("the event notification connection closed; reconnecting"));
     this.reconnectMs = Math.min(Math.max(RECONNECT_MS, this.reconnectMs * 2), MAX_RECONNECT_MS);
-    const retry = setTimeout(() => {
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
       this.connectListener().then(
         () => {
           this.reconnectMs = 0;
@@ -190,6 +202,6 @@ export class EventTail {
         () => undefined, // listenerLost has planned the next try
       );
     }, this.reconnectMs);
-    retry.unref();
+    this.retryTimer.unref();
   }
 }
