@@ -111,6 +111,10 @@ export interface Clutch {
   stop(opts?: { graceMs?: number }): Promise<void>;
 }
 
+/** How often superseded heartbeats are compacted, and how long all of them are kept (docs/architecture.md). */
+const COMPACTION_MS = 10 * 60 * 1000;
+const HEARTBEATS_KEPT_SEC = 3600;
+
 function readVersion(): string {
   try {
     return JSON.parse(fs.readFileSync(path.resolve("package.json"), "utf8")).version as string;
@@ -163,6 +167,14 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   await registry.load(store.queries);
   const unfollow = tail.subscribe((ev) => void registry.apply(ev));
   registry.start();
+  // Superseded heartbeats leave the log every COMPACTION_MS, on one node at a time (server/events/compaction.ts).
+  const compaction = setInterval(() => {
+    store
+      .compactHeartbeats({ offline_after_sec: registry.offlineAfterSec, keep_recent_sec: HEARTBEATS_KEPT_SEC })
+      .then((n) => n && log.info({ deleted: n }, "heartbeats compacted"))
+      .catch((err) => log.warn({ err }, "heartbeat compaction failed"));
+  }, COMPACTION_MS);
+  compaction.unref();
 
   if (options.defaultChannel) await ensureDefaultChannel(store);
   const channels = await ensureChannels(store, workspace);
@@ -277,6 +289,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     version: readVersion(),
     async stop(opts = {}) {
       stopHeartbeats();
+      clearInterval(compaction);
       kernel.close();
       const grace = opts.graceMs === undefined ? null : new Promise<void>((r) => setTimeout(r, opts.graceMs).unref());
       const within = (p: Promise<void>) => (grace ? Promise.race([p, grace]) : p);

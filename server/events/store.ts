@@ -16,6 +16,7 @@ import { GroupCommitter } from "./group-commit";
 import { Queries } from "./queries";
 import { readAllEvents, readEvents, type Page, type ReadQuery, type Scope } from "./read";
 import type { EventTail } from "./tail";
+import { compactHeartbeats, type CompactionSettings } from "./compaction";
 import { insertThread, NewThreadSchema, toSummary } from "./threads";
 import { validateMessages } from "./validate";
 
@@ -129,6 +130,14 @@ export class EventStore {
   }
 
   private readonly systemThreads = new Map<string, string>();
+
+  /**
+   * Delete superseded agent heartbeats (compaction.ts: each agent's newest and every change of
+   * presence stay). Resolves with how many were deleted; 0 when another node holds the round.
+   */
+  compactHeartbeats(settings: CompactionSettings, now?: Date): Promise<number> {
+    return compactHeartbeats(this.db, settings, now);
+  }
 
   private async findOrCreateSystemThread(name: string, topic: string): Promise<string> {
     const existing = await this.db.thread.findUnique({ where: { name } });
