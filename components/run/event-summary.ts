@@ -71,8 +71,10 @@ export function summarize(ev: StoredEvent): string {
     case "approval.rejected":
     case "approval.expired": {
       const by = str(p.by);
+      // The decider by name: the decision is theirs, so its sender carries their profile name.
+      const who = by ? (ev.from.agent_id === by && ev.from.display_name ? ev.from.display_name : bareId(by)) : null;
       const what = ev.type.slice("approval.".length);
-      return oneLine(`${what}${by ? ` by ${bareId(by)}` : ""}${str(p.reason) ? `: ${str(p.reason)}` : str(p.comment) ? `: ${str(p.comment)}` : ""}`);
+      return oneLine(`${what}${who ? ` by ${who}` : ""}${str(p.reason) ? `: ${str(p.reason)}` : str(p.comment) ? `: ${str(p.comment)}` : ""}`);
     }
     default: {
       // Other types (policy, approvals, adapters): the first telling text field, else the JSON.
