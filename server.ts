@@ -46,7 +46,7 @@ const csp = contentSecurityPolicy(parseImageHosts(process.env.CLUTCH_IMAGE_HOSTS
 const a2a = a2aApp(clutch, config.publicUrl ?? `http://localhost:${config.port}`);
 httpServer.on("request", (req, res) => {
   if (frontDoor(req, res, csp)) return;
-  if (isA2APath(new URL(req.url ?? "/", "http://x").pathname)) a2a(req, res);
+  if (isA2APath((req.url ?? "/").split("?")[0]!)) a2a(req, res);
   else void handle(req, res);
 });
 const gateway = new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity);

@@ -35,6 +35,7 @@ import { WebhookDelivery, webhookSecret } from "./adapters/webhook/webhook";
 import { A2AClientDriver } from "./adapters/a2a/client";
 import { RegisteredA2AAgents } from "./adapters/a2a/registered";
 import { LangGraphDriver } from "./adapters/langgraph/graph";
+import { answersQuestions } from "./agents/driver";
 import { Approvals } from "./policy/approvals";
 import { PolicyKernel } from "./policy/kernel";
 import { announceAgents, startHeartbeats } from "./router/registration";
@@ -261,7 +262,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
           driver: a2a,
           inScope: (thread_id) => orchestrator.actsIn(thread_id),
           retry: { attempts: workspace.lifecycle.retry_attempts, delay_ms: workspace.lifecycle.retry_delay_ms },
-          answers: (id) => workspace.agents.get(id)?.manifest.runtime.kind === "model",
+          answers: answersQuestions(workspace),
         })
       : null;
   if (workspace !== NO_WORKSPACE) {

@@ -11,6 +11,7 @@ import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import type { Runtime } from "@/lib/protocol/cap";
 import type { EventStore } from "../events/store";
 import type { Gate, GateResult } from "../policy/approvals";
+import type { Workspace } from "../workspace/workspace";
 import type { TaskContext } from "./actions";
 
 /** One wake of a task handed to a driver. */
@@ -52,6 +53,11 @@ export function expandHeaders(headers: Record<string, string>, env: NodeJS.Proce
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandEnv(v, env)]));
 }
 
+/** Whether an agent of `workspace` answers questions itself: one on the model loop (askerOf). */
+export function answersQuestions(workspace: Workspace): (agent_id: string) => boolean {
+  return (agent_id) => workspace.agents.get(agent_id)?.manifest.runtime.kind === "model";
+}
+
 /**
  * Who a question of the task goes to: the agent that delegated it when `answers(agent)` says it
  * can answer questions (an agent on the model loop), else the people in the channel (a task a
@@ -74,4 +80,12 @@ export function answerTo(events: readonly StoredEvent[], question_id: string): S
 export function summarize(text: string): string {
   const first = text.split(/\n\s*\n/)[0]!.replace(/^#+\s*/, "").trim();
   return first.length > 300 ? `${first.slice(0, 299)}…` : first;
+}
+
+/** The text a task request becomes for an outside agent: its instructions without the @mentions that addressed it, and its context. */
+export function requestText(request: StoredEventOf<"task.request">): string {
+  const p = request.payload;
+  const instructions = (p.instructions ?? p.title ?? "").replace(/^(\s*@\S+)+\s*/, "");
+  const parts = [instructions, p.context_summary && !p.context_summary.includes(instructions) ? `Context: ${p.context_summary}` : ""];
+  return parts.filter(Boolean).join("\n\n");
 }

@@ -45,7 +45,7 @@ import { buildConversation, parentsOf, stepMetaOf } from "./conversation";
 import { describeModelError, isPassingModelError, retryNotice, withRetries } from "./retry";
 import { RunLog } from "./run-log";
 import type { Gate, GateResult } from "../policy/approvals";
-import { askerOf, summarize, type Drivers } from "./driver";
+import { answersQuestions, askerOf, summarize, type Drivers } from "./driver";
 import { Wakes } from "./wakes";
 
 export const MAX_STEPS_PER_WAKE = 24;
@@ -263,8 +263,7 @@ export class AgentRunner {
         return;
       }
       const { retry_attempts, retry_delay_ms } = this.deps.workspace.lifecycle;
-      const answers = (id: string) => this.deps.workspace.agents.get(id)?.manifest.runtime.kind === "model";
-      await driver.wake({ ctx, request, attempt, asker: askerOf(request, answers), events: () => runLog.refresh(), signal, store: this.deps.store, retry: { attempts: retry_attempts, delay_ms: retry_delay_ms }, ...(this.deps.gate ? { gate: this.deps.gate } : {}) });
+      await driver.wake({ ctx, request, attempt, asker: askerOf(request, answersQuestions(this.deps.workspace)), events: () => runLog.refresh(), signal, store: this.deps.store, retry: { attempts: retry_attempts, delay_ms: retry_delay_ms }, ...(this.deps.gate ? { gate: this.deps.gate } : {}) });
       return;
     }
     const meta: SystemMeta = {

@@ -20,7 +20,7 @@ import { Role, TaskState, type Artifact, type Message, type Part, type StreamRes
 import { newId, type StoredEvent } from "@/lib/protocol";
 import { log } from "../../log";
 import { withRetries } from "../../agents/retry";
-import { answerTo, expandEnv, expandHeaders, summarize, type DriverWake, type RuntimeDriver } from "../../agents/driver";
+import { answerTo, expandEnv, expandHeaders, requestText, summarize, type DriverWake, type RuntimeDriver } from "../../agents/driver";
 
 /** Where the remote task stands, as recorded in the log (meta.a2a of the agent's events). */
 interface RemoteTask {
@@ -67,14 +67,6 @@ function remoteTaskOf(events: readonly StoredEvent[], w: DriverWake): RemoteTask
     if (a2a?.task_id) found = { ...a2a, ...(a2a.state === "input-required" ? { question_id: e.id } : {}) };
   }
   return found;
-}
-
-/** The text a task request becomes for an outside agent: its instructions without the @mentions that addressed it, and its context. */
-export function requestText(request: DriverWake["request"]): string {
-  const p = request.payload;
-  const instructions = (p.instructions ?? p.title ?? "").replace(/^(\s*@\S+)+\s*/, "");
-  const parts = [instructions, p.context_summary && !p.context_summary.includes(instructions) ? `Context: ${p.context_summary}` : ""];
-  return parts.filter(Boolean).join("\n\n");
 }
 
 function artifactsOut(artifacts: Map<string, Artifact>) {

@@ -30,9 +30,8 @@
 import { isAIMessage, isBaseMessage } from "@langchain/core/messages";
 import { capAgentIdToClutch, isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import { ORCHESTRATOR } from "../../router/router";
-import { answerTo, expandEnv, expandHeaders, summarize, type DriverWake, type RuntimeDriver } from "../../agents/driver";
+import { answerTo, expandEnv, expandHeaders, requestText, summarize, type DriverWake, type RuntimeDriver } from "../../agents/driver";
 import { loadGraph, localHost, serverHost, type GraphHost, type Interrupt, type StreamInput } from "./hosts";
-import { requestText } from "../a2a/client";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -151,6 +150,8 @@ class GraphRun {
   private readonly subtasks = new Map<string, { task_id: string; node: string; agent_id: string; last: string }>();
   /** The newest top-level AI message, held back: the last one is the result, not a chat message. */
   private held: GraphMessage | null = null;
+  /** Ids of messages already posted in a subtask: the parent graph's update repeats them. */
+  private readonly subtaskMessageIds = new Set<string>();
   private readonly key: (what: string) => string;
 
   constructor(private readonly w: DriverWake) {
@@ -186,7 +187,6 @@ class GraphRun {
     }
   }
 
-  private readonly subtaskMessageIds = new Set<string>();
   private isSubtaskMessage(m: GraphMessage): boolean {
     return Boolean(m.id && this.subtaskMessageIds.has(m.id));
   }
