@@ -5,7 +5,9 @@
  * approvals, the agent runner, the router and the orchestrator start, the orchestrator carrying
  * on every unfinished run (docs/architecture.md, "Layers" and "From request to socket"). On
  * PostgreSQL, requests reach the workspace's agents through the durable dispatch queue
- * (server/dispatch/queue.ts; docs/lifecycle.md).
+ * (server/dispatch/queue.ts; docs/lifecycle.md), and of the nodes of one deployment only the
+ * elected leader does the agents' work; the others stand by to take it over
+ * (server/cluster/leader.ts; docs/deploy.md "Where agents run").
  *
  * It returns every part, fully built; `stop()` takes them down again. server.ts builds one per
  * process and puts Next.js and the Socket.IO gateway in front of it; tests and benches build
@@ -31,6 +33,7 @@ import { clearClutch, setClutch } from "./instance";
 import { log } from "./log";
 import { Orchestrator, type ChannelBinding } from "./orchestrator/orchestrator";
 import { DispatchQueue } from "./dispatch/queue";
+import { LeaderLease } from "./cluster/leader";
 import { WebhookDelivery, webhookSecret } from "./adapters/webhook/webhook";
 import { A2AClientDriver } from "./adapters/a2a/client";
 import { RegisteredA2AAgents } from "./adapters/a2a/registered";
@@ -69,11 +72,14 @@ export interface ClutchOptions {
   /** The clock of presence and deadlines, ms since the epoch (default Date.now; tests swap it). */
   clock?: () => number;
   /**
-   * The job kind of the durable dispatch queue on PostgreSQL (server/dispatch/queue.ts), the same
-   * on every node of a deployment (default `clutch.dispatch`; tests sharing a database give each
-   * Clutch its own).
+   * The deployment this node belongs to (default `clutch`), the same on every node of it: its
+   * nodes share the durable dispatch queue's jobs (`<deployment>.dispatch`, server/dispatch/queue.ts)
+   * and elect one leader that does the agents' work (server/cluster/leader.ts). Tests sharing a
+   * database give each Clutch its own.
    */
-  dispatchQueue?: string;
+  deployment?: string;
+  /** How often a standby node tries to become the leader, and a leader probes its session, ms (default 2000). */
+  leaseRetryMs?: number;
 }
 
 /** A running Clutch: every part, fully built. */
@@ -100,6 +106,12 @@ export interface Clutch {
   orchestrator: Orchestrator;
   /** The signing secret of an external agent's webhook (server/adapters/webhook/webhook.ts). */
   webhookSecretOf(agent_id: string): string;
+  /**
+   * Where the workspace's agents work, for `GET /api/health`: `here` (the only node, or the
+   * leader of several), `standby` (another node leads; this one takes over if it goes), `none`
+   * (no workspace).
+   */
+  agents(): "here" | "standby" | "none";
   /** Which database Clutch runs on (for `GET /api/health`). */
   databaseKind: "embedded" | "postgres";
   /** Clutch's version (package.json). */
@@ -111,6 +123,9 @@ export interface Clutch {
    */
   stop(opts?: { graceMs?: number }): Promise<void>;
 }
+
+/** How long the agents' steps in flight get when this node's leader session is lost, ms. */
+const LOST_LEASE_GRACE_MS = 3000;
 
 /** How often superseded heartbeats are compacted, and how long all of them are kept (docs/architecture.md). */
 const COMPACTION_MS = 10 * 60 * 1000;
@@ -179,7 +194,6 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
 
   if (options.defaultChannel) await ensureDefaultChannel(store);
   const channels = await ensureChannels(store, workspace);
-  if (channels[0]) await announceAgents(store, workspace.agents.values(), channels[0].thread_id);
 
   const hub = workspace.mcpConfigPath
     ? await McpHub.fromFile(workspace.mcpConfigPath, options.cwd ? { cwd: options.cwd } : {})
@@ -203,12 +217,6 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     drivers: { a2a, langgraph: graphs, "langgraph-server": graphs },
   });
   for (const a of workspace.agents.values()) registry.upsertWorkspaceAgent(a);
-  const stopHeartbeats = await startHeartbeats(
-    store,
-    [...workspace.agents.values()].map((a) => ({ agent_id: a.agent_id, name: a.card.display.name })),
-    registry.config.heartbeat_interval_sec,
-    (id) => runner.load(id),
-  );
   const router = new Router({
     store,
     registry,
@@ -216,10 +224,12 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     kernel,
     allowedAgentsOf: (id) => workspace.agents.get(id)?.allowed_agents ?? null,
   });
+  const onPostgres = Boolean(options.databaseUrl && !options.embeddedUrl);
+  const deployment = options.deployment ?? "clutch";
   // On PostgreSQL a request to a workspace agent commits with its dispatch job (server/dispatch/queue.ts).
   const queue =
-    options.databaseUrl && !options.embeddedUrl && workspace.agents.size
-      ? new DispatchQueue({ connectionString: options.databaseUrl, identifier: options.dispatchQueue ?? "clutch.dispatch", isLocalAgent: (id) => workspace.agents.has(id) })
+    onPostgres && workspace.agents.size
+      ? new DispatchQueue({ connectionString: options.databaseUrl!, identifier: `${deployment}.dispatch`, isLocalAgent: (id) => workspace.agents.has(id) })
       : null;
   if (queue) {
     await queue.migrate();
@@ -265,13 +275,62 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
           answers: answersQuestions(workspace),
         })
       : null;
-  if (workspace !== NO_WORKSPACE) {
-    orchestrator.start();
-    webhooks?.start();
-    a2aAgents?.start();
-    await orchestrator.recover();
-    await queue?.start((job) => orchestrator.dispatchJob(job));
-    log.info({ agents: [...workspace.agents.keys()], channels: channels.map((c) => c.name) }, "agents started");
+
+  // The agents' work: on the only node, or on the leader of several (docs/deploy.md).
+  let working = false;
+  let stopHeartbeats = () => {};
+  const agentWork = {
+    async start(): Promise<void> {
+      working = true;
+      runner.start();
+      if (channels[0]) await announceAgents(store, workspace.agents.values(), channels[0].thread_id);
+      stopHeartbeats = await startHeartbeats(
+        store,
+        [...workspace.agents.values()].map((a) => ({ agent_id: a.agent_id, name: a.card.display.name })),
+        registry.config.heartbeat_interval_sec,
+        (id) => runner.load(id),
+      );
+      orchestrator.start();
+      webhooks?.start();
+      a2aAgents?.start();
+      await orchestrator.recover();
+      if (queue) {
+        const unlocked = await queue.unlockAbandoned();
+        if (unlocked) log.info({ workers: unlocked }, "dispatch jobs of stopped workers unlocked");
+        await queue.start((job) => orchestrator.dispatchJob(job));
+      }
+      log.info({ agents: [...workspace.agents.keys()], channels: channels.map((c) => c.name) }, "agents started");
+    },
+    /** Work in flight gets `graceMs` (none: no limit); `abort` stops the agents' steps at once. */
+    async stop({ graceMs, abort = false }: { graceMs?: number; abort?: boolean }): Promise<void> {
+      if (!working) return;
+      working = false;
+      stopHeartbeats();
+      const grace = graceMs === undefined ? null : new Promise<void>((r) => setTimeout(r, graceMs).unref());
+      const within = (p: Promise<void>) => (grace ? Promise.race([p, grace]) : p);
+      await within(queue?.stop() ?? Promise.resolve());
+      await within(webhooks?.stop() ?? Promise.resolve());
+      await within(a2aAgents?.stop() ?? Promise.resolve());
+      await within(orchestrator.stop());
+      await within(runner.stop({ abort }));
+    },
+  };
+  let stopping: { graceMs?: number } = {};
+  const lease =
+    onPostgres && workspace !== NO_WORKSPACE
+      ? new LeaderLease({
+          connectionString: options.databaseUrl!,
+          name: deployment,
+          retryMs: options.leaseRetryMs,
+          onAcquire: () => agentWork.start(),
+          // A lost session: another node may lead already, so the agents stop at once.
+          onRelease: (lost) => agentWork.stop(lost ? { graceMs: LOST_LEASE_GRACE_MS, abort: true } : stopping),
+        })
+      : null;
+  if (lease) {
+    if (!(await lease.start())) log.info({ deployment }, "another node leads: this one stands by to take the agents' work over");
+  } else if (workspace !== NO_WORKSPACE) {
+    await agentWork.start();
   }
 
   const clutch: Clutch = {
@@ -286,22 +345,17 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     runner,
     orchestrator,
     webhookSecretOf: (agent_id) => webhookSecret(serverSecret, agent_id),
+    agents: () => (workspace === NO_WORKSPACE ? "none" : working ? "here" : "standby"),
     databaseKind: eventLog.databaseKind,
     version: readVersion(),
     async stop(opts = {}) {
-      stopHeartbeats();
       clearInterval(compaction);
       kernel.close();
-      const grace = opts.graceMs === undefined ? null : new Promise<void>((r) => setTimeout(r, opts.graceMs).unref());
-      const within = (p: Promise<void>) => (grace ? Promise.race([p, grace]) : p);
-      if (queue) {
-        store.setInTx(null);
-        await within(queue.stop());
-      }
-      await within(webhooks?.stop() ?? Promise.resolve());
-      await within(a2aAgents?.stop() ?? Promise.resolve());
-      await within(orchestrator.stop());
-      await within(runner.stop());
+      store.setInTx(null);
+      stopping = opts;
+      if (lease) await lease.stop();
+      else await agentWork.stop(opts);
+      await queue?.close();
       await hub.close();
       registry.stop();
       unfollow();

@@ -3,6 +3,7 @@
  * (so test files sharing the database do not see each other's runs), on the built-in model.
  */
 import { personId } from "@/lib/people";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,6 +12,7 @@ import { builtinModel, loadPlaybooks } from "@/server/agents/models";
 import type { Clutch } from "@/server/clutch";
 import { personMessage } from "@/server/events/chat";
 import { indexQuestions } from "@/lib/fold/questions";
+import { expect, inject } from "vitest";
 import { testClutch } from "./helpers";
 
 const EXAMPLE = path.resolve("examples/sales-analysis");
@@ -89,4 +91,60 @@ export async function waitFor<T>(rt: Clutch, thread_id: string, what: string, fi
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Assert that a finished sales run (pm-1 → analyst-1 → qa-1 review) happened once: no agent
+ * action stored twice (one event per instance, step, call and type), every task accepted and
+ * ended once, every tool call with exactly one outcome, and the report reached the person after
+ * qa's approval. `events` are the run's, in seq order.
+ */
+export function expectSalesRunOnce(events: StoredEvent[]): void {
+  const actionKey = (e: StoredEvent) => {
+    const a = e.meta?.agent as { instance_id: string; step: number; call_id?: string } | undefined;
+    return a ? `${e.type}|${a.instance_id}|${a.step}|${a.call_id ?? ""}` : null;
+  };
+  const keys = events.map(actionKey).filter(Boolean);
+  expect(keys.length).toBeGreaterThan(20);
+  expect(new Set(keys).size).toBe(keys.length);
+  for (const type of ["task.accept", "task.result"]) {
+    const tasks = events.filter((e) => e.type === type).map((e) => e.task_id);
+    expect(new Set(tasks).size, type).toBe(tasks.length);
+  }
+  const calls = events.filter((e) => e.type === "tool.call").map((e) => e.payload.call_id);
+  const outcomes = events.filter((e) => e.type === "tool.result" || e.type === "tool.error").map((e) => e.payload.call_id);
+  expect([...outcomes].sort()).toEqual([...calls].sort());
+  expect(events.some((e) => e.type === "task.result" && e.payload_type === "review.feedback.v1" && e.payload.decision === "approved")).toBe(true);
+  expect(events.some((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.to[0]?.agent_id === "user" && /Q4 2017/.test(String(e.payload.text)))).toBe(true);
+}
+
+/** A Clutch node in a process of its own (test/fixtures/agent-process.ts), and where its agents work. */
+export interface AgentNode {
+  process: ChildProcess;
+  agents: "here" | "standby";
+  /** How many model calls its agents have made so far. */
+  modelCalls(): number;
+}
+
+/**
+ * Start a Clutch node with the workspace's agents in a process of its own, in `deployment` (nodes
+ * of one deployment elect one leader), on the test database. Resolves once it has started; the
+ * caller kills it (SIGKILL for a hard stop) and collects it in `children` for the cleanup.
+ */
+export function startAgentNode(workspaceDir: string, deployment: string, children: ChildProcess[]): Promise<AgentNode> {
+  const child = spawn(process.execPath, ["--import", "tsx", "test/fixtures/agent-process.ts", workspaceDir, deployment], {
+    env: { ...process.env, DATABASE_URL: inject("databaseUrl"), LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  children.push(child);
+  let calls = 0;
+  return new Promise((resolve, reject) => {
+    child.stdout!.on("data", (d: Buffer) => {
+      const out = d.toString();
+      calls += out.match(/model call/g)?.length ?? 0;
+      const ready = /ready (here|standby)/.exec(out);
+      if (ready) resolve({ process: child, agents: ready[1] as AgentNode["agents"], modelCalls: () => calls });
+    });
+    child.on("exit", (code) => reject(new Error(`agent process exited with ${code} before it was ready`)));
+  });
 }

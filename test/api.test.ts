@@ -145,10 +145,10 @@ describe("events", () => {
 });
 
 describe("health", () => {
-  it("reports the database and version", async () => {
+  it("reports the database, the version, and where the agents work", async () => {
     const res = await healthRoute.GET(new Request("http://test/api/health"), undefined as never);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ ok: true, version: expect.any(String), database: { ok: true } });
+    expect(await res.json()).toMatchObject({ ok: true, version: expect.any(String), database: { ok: true }, agents: "none" });
   });
 });
 

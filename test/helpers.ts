@@ -16,8 +16,8 @@ import { personId } from "@/lib/people";
  * test/agents.ts `startAgents` for the example's agents on the built-in model).
  */
 export function testClutch(options: Partial<ClutchOptions> = {}): Promise<Clutch> {
-  // Test files share the database: each Clutch takes only its own dispatch jobs.
-  return createClutch({ databaseUrl: inject("databaseUrl"), embeddedUrl: inject("embeddedDatabase"), dataDir: "", workspaceDir: null, dispatchQueue: `test.${newId("task")}`, ...options });
+  // Test files share the database: each Clutch is a deployment of its own (its dispatch jobs, its leader lease).
+  return createClutch({ databaseUrl: inject("databaseUrl"), embeddedUrl: inject("embeddedDatabase"), dataDir: "", workspaceDir: null, deployment: `test.${newId("task")}`, ...options });
 }
 
 /** A signed-in principal for route tests: its API key and the headers that carry it. */

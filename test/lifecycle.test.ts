@@ -413,7 +413,8 @@ describe("a request stored while no Clutch ran", () => {
 describe.skipIf(inject("embeddedDatabase"))("durable dispatch on PostgreSQL", () => {
   it("commits a request with its job; the next Clutch to start takes the job and runs the task once", async () => {
     const { dir, channel } = workspace({});
-    const identifier = `test.${newId("task")}`;
+    const deployment = `test.${newId("task")}`;
+    const identifier = `${deployment}.dispatch`;
     const thread = await rt.store.createThread({ name: channel }, { agent_id: "system", display_name: "Clutch" });
     const at = { thread_id: thread.id, run_id: newId("run"), task_id: newId("task") };
     // A writer whose request commits with its dispatch job, and no node running to take it.
@@ -425,7 +426,7 @@ describe.skipIf(inject("embeddedDatabase"))("durable dispatch on PostgreSQL", ()
     expect(await queue.pending()).toBe(1);
     await writer.stop();
 
-    const node = await withAgents(dir, { dispatchQueue: identifier });
+    const node = await withAgents(dir, { deployment });
     try {
       await waitFor(node, thread.id, "the result", (evs) => evs.find((e) => e.run_id === at.run_id && e.type === "task.result"));
       const deadline = Date.now() + 10_000;
@@ -438,7 +439,7 @@ describe.skipIf(inject("embeddedDatabase"))("durable dispatch on PostgreSQL", ()
       expect(events.filter((e) => e.type === "task.result")).toHaveLength(1);
     } finally {
       await node.stop({ graceMs: 2000 });
-      await queue.stop();
+      await queue.close();
     }
   });
 });

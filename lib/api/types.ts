@@ -60,6 +60,8 @@ export interface Health {
   ok: boolean;
   version: string;
   database: { ok: boolean; kind: "embedded" | "postgres"; error?: string };
+  /** Where the workspace's agents work: on this node, on another (this one stands by to take over), or nowhere (no workspace). */
+  agents: "here" | "standby" | "none";
 }
 
 /** One of an agent's recent tasks (`AgentSummary.recent_tasks`). */

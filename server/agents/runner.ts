@@ -150,9 +150,18 @@ export class AgentRunner {
   /** See RunnerDeps: the store, the workspace's agents, their MCP tools, models and the policy gate. */
   constructor(private readonly deps: RunnerDeps) {}
 
-  /** Stop taking new wakes; resolves when the instances that are mid-step have finished it. */
-  stop(): Promise<void> {
-    return this.wakes.stop();
+  /**
+   * Stop taking new wakes; resolves when the instances that are mid-step have finished it, or,
+   * with `abort`, when they have been stopped at once (this node no longer leads: another carries
+   * them on from the log).
+   */
+  stop(opts: { abort?: boolean } = {}): Promise<void> {
+    return this.wakes.stop(opts.abort);
+  }
+
+  /** Take wakes again after `stop()`. */
+  start(): void {
+    this.wakes.start();
   }
 
   /** Resolves when no instance is working (tests, benches). */

@@ -62,6 +62,11 @@ export class Wakes {
     await Promise.allSettled([...this.active.values()]);
   }
 
+  /** Take wakes again after `stop()` (a node that leads again, docs/deploy.md). */
+  start(): void {
+    this.stopped = false;
+  }
+
   /** Resolves when no instance is working. */
   async idle(): Promise<void> {
     while (this.active.size) await Promise.allSettled([...this.active.values()]);

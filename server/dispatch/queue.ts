@@ -9,15 +9,16 @@
  *   const queue = new DispatchQueue({ connectionString, identifier: "clutch.dispatch", isLocalAgent });
  *   await queue.migrate();                  // the queue's schema, once per database
  *   store.setInTx(queue.enqueueInTx);       // jobs commit with their requests
- *   await queue.start((job) => orchestrator.dispatchJob(job));
- *   await queue.stop();
+ *   await queue.start((job) => orchestrator.dispatchJob(job));   // on the leader only (docs/deploy.md)
+ *   await queue.stop();                     // no longer the leader: stop taking jobs
+ *   await queue.close();
  *
  * A job is `{ run_id, task_id, attempt }`; its handler dispatches the task (the policy gate, then
  * the agent's instance), which is idempotent, and a handler that throws is tried again by the
  * queue with backoff (at most 5 times).
  */
 import { Pool } from "pg";
-import { Logger, run, runMigrations, type Runner } from "graphile-worker";
+import { Logger, makeWorkerUtils, run, runMigrations, type Runner } from "graphile-worker";
 import type { StoredEvent } from "@/lib/protocol";
 import type { Tx } from "../events/append";
 import { log } from "../log";
@@ -96,10 +97,38 @@ export class DispatchQueue {
     });
   }
 
-  /** Stop taking jobs (a job in hand finishes first), then close the queue's connections. */
+  /**
+   * Jobs left locked by workers of this queue that are not running: a node that died or stopped
+   * leading while it held them (graphile-worker would keep them locked for 4 hours). Called by
+   * the leader before it starts taking jobs, when no other worker of this queue runs.
+   */
+  async unlockAbandoned(): Promise<number> {
+    const r = await this.pool.query(
+      `SELECT DISTINCT j.locked_by FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+        WHERE t.identifier = $1 AND j.locked_by IS NOT NULL`,
+      [this.opts.identifier],
+    );
+    const workers = r.rows.map((row: { locked_by: string }) => row.locked_by);
+    if (workers.length) {
+      const utils = await makeWorkerUtils({ pgPool: this.pool, logger });
+      try {
+        await utils.forceUnlockWorkers(workers);
+      } finally {
+        await utils.release();
+      }
+    }
+    return workers.length;
+  }
+
+  /** Stop taking jobs; resolves when the jobs in hand have finished. `start()` may follow. */
   async stop(): Promise<void> {
     await this.runner?.stop();
     this.runner = null;
+  }
+
+  /** Stop taking jobs, then close the queue's connections. */
+  async close(): Promise<void> {
+    await this.stop();
     await this.pool.end();
   }
 

@@ -1,5 +1,5 @@
 /**
- * GET /api/health: 200 { ok, version, database } when the database answers, else 503 with a
+ * GET /api/health: 200 { ok, version, database, agents } when the database answers, else 503 with a
  * plain reason (the driver's own error is logged, never sent: it can name hosts and users).
  */
 import type { Health } from "@/lib/api/types";
@@ -15,10 +15,10 @@ export const GET = route({ auth: "public" }, async () => {
   let health: Health;
   try {
     await rt.store.ping();
-    health = { ok: true, version: rt.version, database: { ok: true, kind: rt.databaseKind } };
+    health = { ok: true, version: rt.version, database: { ok: true, kind: rt.databaseKind }, agents: rt.agents() };
   } catch (err) {
     log.warn({ err }, "health check: the database did not answer");
-    health = { ok: false, version: rt.version, database: { ok: false, kind: rt.databaseKind, error: "the database cannot be reached" } };
+    health = { ok: false, version: rt.version, database: { ok: false, kind: rt.databaseKind, error: "the database cannot be reached" }, agents: rt.agents() };
   }
   return json(health, health.ok ? 200 : 503);
 });
