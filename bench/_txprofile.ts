@@ -1,15 +1,15 @@
 /**
- * Optional profiling for bench/ingest.ts (`--profile`): wraps the event store's Prisma client
- * `$transaction` (interactive form) and times, per transaction, the wait for a connection and
- * BEGIN, each statement issued on the transaction client, and COMMIT. A statement whose SQL
- * takes `pg_advisory_xact_lock` is the wait for the append lock; from its return until COMMIT
- * returns the transaction holds the lock, i.e. is the serialized part of the append path.
+ * Optional profiling for bench/ingest.ts (`--profile`): wraps the event store's append
+ * transactor (`appendsOf(store)`, server/events/sql.ts) and times, per transaction, the wait for
+ * a connection and BEGIN, each statement, and COMMIT. A statement whose SQL takes
+ * `pg_advisory_xact_lock` is the wait for the append lock; from its return until COMMIT returns
+ * the transaction holds the lock, i.e. is the serialized part of the append path.
  *
- * It relies only on the append path using `db.$transaction(async (tx) => …)`; when nothing
- * is observed the report says so. Wrapping adds a few microseconds per statement.
+ * Wrapping adds a few microseconds per statement.
  */
 import type { Dist } from "./_lib";
 import { summarize } from "./_lib";
+import type { Sql, Transactor } from "@/server/events/sql";
 
 const now = () => performance.now();
 
@@ -25,7 +25,7 @@ interface TxRecord {
 
 export interface TxProfile {
   transactions: number;
-  /** Per transaction (ms): from $transaction() to the callback starting (pool wait + BEGIN). */
+  /** Per transaction (ms): from transaction() to the callback starting (pool wait + BEGIN). */
   begin: Dist;
   lock_wait: Dist;
   /** From acquiring the append lock to COMMIT returning (ms): the serialized section. */
@@ -38,22 +38,18 @@ export interface TxProfile {
   note?: string;
 }
 
-function labelOf(sqlOrTemplate: unknown): string {
-  const text = Array.isArray(sqlOrTemplate) ? (sqlOrTemplate as string[]).join("?") : String(sqlOrTemplate);
+function labelOf(text: string): string {
   return text.replace(/\s+/g, " ").trim().slice(0, 48);
 }
 
-type AnyFn = (...args: unknown[]) => unknown;
-
-/** Start recording transactions on `db`. */
-export function profileTransactions(db: object) {
+/** Start recording the transactions of `transactor`. */
+export function profileTransactions(transactor: Transactor) {
   const records: TxRecord[] = [];
-  const target = db as { $transaction: AnyFn };
-  const original = target.$transaction.bind(db) as AnyFn;
+  const original = transactor.transaction.bind(transactor);
 
-  const timed = (rec: TxRecord, label: string, run: () => unknown) => {
+  const timed = <T>(rec: TxRecord, label: string, run: () => Promise<T>): Promise<T> => {
     const s = now();
-    return Promise.resolve(run()).then((r) => {
+    return run().then((r) => {
       const ms = now() - s;
       if (label.includes("pg_advisory")) {
         rec.lockWait += ms;
@@ -63,38 +59,16 @@ export function profileTransactions(db: object) {
     });
   };
 
-  const wrapTx = (tx: object, rec: TxRecord): object =>
-    new Proxy(tx, {
-      get(t, prop) {
-        const v = Reflect.get(t, prop, t) as unknown;
-        if (typeof prop !== "string") return v;
-        if (typeof v === "function" && /^\$(execute|query)Raw/.test(prop)) {
-          return (...args: unknown[]) => timed(rec, labelOf(args[0]), () => (v as AnyFn).apply(t, args));
-        }
-        if (v && typeof v === "object" && !prop.startsWith("$")) {
-          return new Proxy(v, {
-            get(dt, m) {
-              const f = Reflect.get(dt, m, dt) as unknown;
-              if (typeof f !== "function") return f;
-              return (...args: unknown[]) => timed(rec, `${prop}.${String(m)}`, () => (f as AnyFn).apply(dt, args));
-            },
-          });
-        }
-        return v;
-      },
-    });
-
-  target.$transaction = (arg: unknown, opts?: unknown) => {
-    if (typeof arg !== "function") return original(arg, opts);
+  transactor.transaction = <T>(fn: (sql: Sql) => Promise<T>) => {
     const rec: TxRecord = { call: now(), start: 0, lockAcquired: null, lockWait: 0, cbEnd: 0, done: 0, statements: [] };
-    const p = original(async (tx: object) => {
+    const p = original(async (sql) => {
       rec.start = now();
       try {
-        return await (arg as AnyFn)(wrapTx(tx, rec));
+        return await fn({ query: (text, params) => timed(rec, labelOf(text), () => sql.query(text, params)) });
       } finally {
         rec.cbEnd = now();
       }
-    }, opts) as Promise<unknown>;
+    });
     return p.finally(() => {
       rec.done = now();
       records.push(rec);
@@ -106,7 +80,7 @@ export function profileTransactions(db: object) {
       records.length = 0;
     },
     stop() {
-      target.$transaction = original;
+      transactor.transaction = original;
     },
     report(wallMs: number): TxProfile {
       const withLock = records.filter((r) => r.lockAcquired !== null);

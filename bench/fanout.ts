@@ -34,7 +34,7 @@ import { Worker } from "node:worker_threads";
 import type { ClutchMessage } from "@/lib/protocol";
 import { RealtimeGateway } from "@/server/realtime/gateway";
 import { createClutch, type Clutch } from "@/server/clutch";
-import { databaseOf } from "@/server/events/testing";
+import { appendsOf } from "@/server/events/testing";
 import { ClientGroup, type DeliveryReport } from "./_clients";
 import { profileTransactions } from "./_txprofile";
 import { arg, benchDatabase, createThreads, flag, gitState, load, machine, numArg, ROOT, safeUrl, sleep, summarize, wallMs, Workload, writeResults } from "./_lib";
@@ -153,7 +153,7 @@ async function main() {
     const lag: number[] = [];
     const appendMs: number[] = [];
     const elDelay = monitorEventLoopDelay({ resolution: 1 });
-    const profiler = PROFILE ? profileTransactions(databaseOf(rt.store)) : undefined;
+    const profiler = PROFILE ? profileTransactions(appendsOf(rt.store)) : undefined;
     const total = WARMUP + SECONDS;
     const t0 = wallMs();
     const measureFrom = t0 + WARMUP * 1000;

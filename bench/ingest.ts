@@ -31,7 +31,7 @@ import http from "node:http";
 import path from "node:path";
 import type { ClutchMessage } from "@/lib/protocol";
 import { createClutch, type Clutch } from "@/server/clutch";
-import { databaseOf } from "@/server/events/testing";
+import { appendsOf, databaseOf } from "@/server/events/testing";
 import { arg, benchDatabase, createThreads, flag, gitState, listArg, load, machine, numArg, ROOT, safeUrl, sleep, summarize, Workload, writeResults, type Dist } from "./_lib";
 import { profileTransactions, type TxProfile } from "./_txprofile";
 
@@ -288,7 +288,7 @@ async function main() {
       if (mode === "inproc") {
         const store = rt.store;
         append = async (b) => void (await store.append(b));
-        profiler = PROFILE ? profileTransactions(databaseOf(rt.store)) : undefined;
+        profiler = PROFILE ? profileTransactions(appendsOf(rt.store)) : undefined;
       } else {
         // This process does not append in this mode; stop its tail so it does not read the server's events.
         rt.tail.stop();

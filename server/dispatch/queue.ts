@@ -20,7 +20,7 @@
 import { Pool } from "pg";
 import { Logger, makeWorkerUtils, run, runMigrations, type Runner } from "graphile-worker";
 import type { StoredEvent } from "@/lib/protocol";
-import type { Tx } from "../events/append";
+import type { Sql } from "../events/sql";
 import { log } from "../log";
 import { needsRouting } from "../router/router";
 
@@ -78,12 +78,13 @@ export class DispatchQueue {
   }
 
   /** The append transaction's hook: one job for each new request to a local agent. */
-  readonly enqueueInTx = async (tx: Tx, fresh: StoredEvent[]): Promise<void> => {
+  readonly enqueueInTx = async (sql: Sql, fresh: StoredEvent[]): Promise<void> => {
     for (const ev of fresh) {
       const job = dispatchJobOf(ev, this.opts.isLocalAgent);
-      if (job) await tx.$executeRawUnsafe(`SELECT graphile_worker.add_job($1, $2::json, max_attempts => 5)`, this.opts.identifier, JSON.stringify(job));
+      if (job) await sql.query(`SELECT 1 FROM graphile_worker.add_job($1, $2::json, max_attempts => 5)`, [this.opts.identifier, JSON.stringify(job)]);
     }
   };
+
 
   /** Take jobs (a LISTEN wakes the worker as a job is added; it also polls every 2 s) and hand each to `handle`. */
   async start(handle: (job: DispatchJob) => Promise<void>): Promise<void> {

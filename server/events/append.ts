@@ -1,7 +1,7 @@
 /**
  * The one append path (docs/architecture.md "The append path"; Clutch Protocol §5, §8.1).
  *
- * `appendInTx(tx, messages)` deduplicates, assigns `seq`, inserts and updates the projections
+ * `appendInTx(sql, messages)` deduplicates, assigns `seq`, inserts and updates the projections
  * (threads, tasks, runs) inside the caller's transaction; `EventStore.append` wraps it in a
  * transaction and publishes only after commit.
  *
@@ -28,13 +28,10 @@ import { affectsTask, foldTask, TERMINAL_STATES, type OpenQuestion, type TaskSta
 import { runStateOf } from "@/lib/fold/run-state";
 import { approvalIdOf, foldApproval, type ApprovalView, type Approvers } from "@/lib/fold/approvals";
 import { countsAsUnread } from "@/lib/unread";
-import type { Prisma } from "../db/generated/client";
-import type { Event as EventRow, Task as TaskRow } from "../db/generated/client";
+import type { Approval as ApprovalRow, Event as EventRow, Task as TaskRow } from "../db/generated/client";
 import { ClutchError } from "../errors";
 import { eventColumns, fromRow, normalise, toRow } from "./codec";
-
-/** A Prisma interactive-transaction client. */
-export type Tx = Prisma.TransactionClient;
+import type { Sql } from "./sql";
 
 /** Arbitrary constant naming the append lock (pg advisory lock key space is global per db). */
 const APPEND_LOCK_KEY = 0x436c7574; // "Clut"
@@ -50,17 +47,17 @@ export interface AppendResult {
  * Work that must commit with the events or not at all, run last in the append transaction with
  * the newly stored events (the durable dispatch queue, server/dispatch/queue.ts).
  */
-export type InTxHook = (tx: Tx, fresh: StoredEvent[]) => Promise<void>;
+export type InTxHook = (sql: Sql, fresh: StoredEvent[]) => Promise<void>;
 
 const pairKey = (run_id: string, id: string) => `${run_id}\u0000${id}`;
 
 /**
- * Append validated messages inside `tx` as one unit. Throws ClutchError `unknown_thread` (422)
+ * Append validated messages inside the transaction `sql` (server/events/sql.ts) as one unit. Throws ClutchError `unknown_thread` (422)
  * when a message names a thread that does not exist. The caller commits, then publishes the
  * events whose `created` is true.
  */
-export async function appendInTx(tx: Tx, messages: ClutchMessage[]): Promise<AppendResult> {
-  const [result] = await appendGroupInTx(tx, [messages]);
+export async function appendInTx(sql: Sql, messages: ClutchMessage[]): Promise<AppendResult> {
+  const [result] = await appendGroupInTx(sql, [messages]);
   if (result instanceof ClutchError) throw result;
   return result!;
 }
@@ -71,11 +68,11 @@ export async function appendInTx(tx: Tx, messages: ClutchMessage[]): Promise<App
  * nothing, while the others are appended. Results are in the order of `batches`. `inTx` runs
  * last, in the same transaction, with the events stored by it.
  */
-export async function appendGroupInTx(tx: Tx, batches: ClutchMessage[][], inTx?: InTxHook): Promise<(AppendResult | ClutchError)[]> {
-  await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`);
+export async function appendGroupInTx(sql: Sql, batches: ClutchMessage[][], inTx?: InTxHook): Promise<(AppendResult | ClutchError)[]> {
+  await sql.query(`SELECT 1 FROM pg_advisory_xact_lock(${APPEND_LOCK_KEY})`);
   const results: (AppendResult | ClutchError)[] = new Array(batches.length);
-  const known = await knownThreads(tx, [...new Set(batches.flat().map((m) => m.thread_id))]);
-  const taskRun = await taskRuns(tx, [...new Set(batches.flat().map((m) => m.task_id))]);
+  const head = await logHead(sql, batches.flat());
+  const { known, taskRun } = head;
   const accepted: { index: number; messages: ClutchMessage[] }[] = [];
   batches.forEach((batch, index) => {
     const missing = [...new Set(batch.filter((m) => !known.has(m.thread_id)).map((m) => m.thread_id))];
@@ -100,9 +97,8 @@ export async function appendGroupInTx(tx: Tx, batches: ClutchMessage[][], inTx?:
   const all = accepted.flatMap((a) => a.messages);
   if (!all.length) return results;
 
-  const stored = await findStored(tx, all);
-  const maxRow = await tx.$queryRawUnsafe<{ max: bigint | null }[]>(`SELECT max(seq) AS max FROM events`);
-  let seq = Number(maxRow[0]?.max ?? 0n);
+  const stored = await findStored(sql, all);
+  let seq = head.maxSeq;
 
   const fresh: StoredEvent[] = [];
   const byPair = new Map<string, StoredEvent>();
@@ -132,19 +128,29 @@ export async function appendGroupInTx(tx: Tx, batches: ClutchMessage[][], inTx?:
   }
 
   if (fresh.length) {
-    await insertEvents(tx, fresh);
-    await projectThreads(tx, fresh);
-    const taskRuns = await projectTasks(tx, fresh);
-    await projectRuns(tx, fresh, taskRuns);
-    await projectApprovals(tx, fresh);
-    if (inTx) await inTx(tx, fresh);
+    await insertEvents(sql, fresh);
+    await projectThreads(sql, fresh);
+    const taskRuns = await projectTasks(sql, fresh);
+    await projectRuns(sql, fresh, taskRuns);
+    await projectApprovals(sql, fresh);
+    if (inTx) await inTx(sql, fresh);
   }
   return results;
 }
 
-async function knownThreads(tx: Tx, threadIds: string[]): Promise<Set<string>> {
-  const found = await tx.thread.findMany({ where: { id: { in: threadIds } }, select: { id: true } });
-  return new Set(found.map((t) => t.id));
+/**
+ * What the group needs to know of the log before it appends, in one round trip read under the
+ * append lock: which of its threads exist, the run each of its task ids already belongs to (Clutch
+ * Protocol §1.1: a task_id names one task of one run), and the highest seq.
+ */
+async function logHead(sql: Sql, messages: ClutchMessage[]): Promise<{ known: Set<string>; taskRun: Map<string, string>; maxSeq: number }> {
+  const [row] = await sql.query<{ max_seq: bigint | null; threads: string[]; tasks: [string, string][] }>(
+    `SELECT (SELECT max(seq) FROM events) AS max_seq,
+            ARRAY(SELECT id FROM threads WHERE id = ANY($1::text[])) AS threads,
+            (SELECT coalesce(json_agg(json_build_array(id, run_id)), '[]'::json) FROM tasks WHERE id = ANY($2::text[])) AS tasks`,
+    [[...new Set(messages.map((m) => m.thread_id))], [...new Set(messages.map((m) => m.task_id))]],
+  );
+  return { known: new Set(row!.threads), taskRun: new Map(row!.tasks), maxSeq: Number(row!.max_seq ?? 0n) };
 }
 
 /** The first message of `batch` whose task_id belongs to another run (stored, or earlier in the batch), with that run. */
@@ -158,25 +164,17 @@ function foreignTask(batch: ClutchMessage[], owners: ReadonlyMap<string, string>
   return undefined;
 }
 
-/** The run each of `taskIds` that is a stored task belongs to (Clutch Protocol §1.1: a task_id names one task of one run). */
-async function taskRuns(tx: Tx, taskIds: string[]): Promise<Map<string, string>> {
-  const found = await tx.task.findMany({ where: { id: { in: taskIds } }, select: { id: true, run_id: true } });
-  return new Map(found.map((t) => [t.id, t.run_id]));
-}
-
 /**
  * Stored events with the same `(run_id, id)` or `idempotency_key` as any message: two lookups
  * joined with UNION so each uses its unique index (an OR would scan the whole log).
  */
-async function findStored(tx: Tx, messages: ClutchMessage[]) {
+async function findStored(sql: Sql, messages: ClutchMessage[]) {
   const keys = messages.flatMap((m) => (m.idempotency_key ? [m.idempotency_key] : []));
-  const rows = await tx.$queryRawUnsafe<EventRow[]>(
+  const rows = await sql.query<EventRow>(
     `SELECT ${eventColumns("e")} FROM unnest($1::text[], $2::text[]) AS k(run_id, id) JOIN events e ON e.run_id = k.run_id AND e.id = k.id
      UNION
      SELECT ${eventColumns("e")} FROM events e WHERE e.idempotency_key = ANY($3::text[])`,
-    messages.map((m) => m.run_id),
-    messages.map((m) => m.id),
-    keys,
+    [messages.map((m) => m.run_id), messages.map((m) => m.id), keys],
   );
   const byPair = new Map<string, StoredEvent>();
   const byKey = new Map<string, StoredEvent>();
@@ -189,22 +187,22 @@ async function findStored(tx: Tx, messages: ClutchMessage[]) {
 }
 
 /** Insert the new events in one statement (jsonb_to_recordset: one parameter, any batch size). */
-async function insertEvents(tx: Tx, fresh: StoredEvent[]): Promise<void> {
+async function insertEvents(sql: Sql, fresh: StoredEvent[]): Promise<void> {
   const rows = fresh.map((ev) => {
     const r = toRow(ev, ev.seq);
     return { ...r, seq: ev.seq, ts: ev.ts };
   });
-  await tx.$executeRawUnsafe(
+  await sql.query(
     `INSERT INTO events (seq, id, run_id, thread_id, task_id, parent_task_id, type, from_agent_id, ts, idempotency_key, payload, rest)
      SELECT seq, id, run_id, thread_id, task_id, parent_task_id, type, from_agent_id, ts, idempotency_key, payload, rest
        FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, id text, run_id text, thread_id text, task_id text, parent_task_id text,
             type text, from_agent_id text, ts timestamptz, idempotency_key text, payload jsonb, rest jsonb)`,
-    JSON.stringify(rows),
+    [JSON.stringify(rows)],
   );
 }
 
 /** threads: last_seq, last_event_at and message_count (lib/unread.ts) per thread. */
-async function projectThreads(tx: Tx, fresh: StoredEvent[]): Promise<void> {
+async function projectThreads(sql: Sql, fresh: StoredEvent[]): Promise<void> {
   const per = new Map<string, { id: string; last_seq: number; last_event_at: string; n: number }>();
   for (const ev of fresh) {
     const t = per.get(ev.thread_id) ?? { id: ev.thread_id, last_seq: 0, last_event_at: ev.ts, n: 0 };
@@ -213,12 +211,12 @@ async function projectThreads(tx: Tx, fresh: StoredEvent[]): Promise<void> {
     if (countsAsUnread(ev)) t.n++;
     per.set(ev.thread_id, t);
   }
-  await tx.$executeRawUnsafe(
+  await sql.query(
     `UPDATE threads t
         SET last_seq = x.last_seq, last_event_at = x.last_event_at, message_count = t.message_count + x.n
        FROM jsonb_to_recordset($1::jsonb) AS x(id text, last_seq bigint, last_event_at timestamptz, n int)
       WHERE t.id = x.id`,
-    JSON.stringify([...per.values()]),
+    [JSON.stringify([...per.values()])],
   );
 }
 
@@ -255,12 +253,12 @@ interface RunDelta {
  * tasks: fold each event that affects a task (task.*, questions and answers;
  * lib/fold/task-state.ts) and upsert. Returns per-run deltas.
  */
-async function projectTasks(tx: Tx, fresh: StoredEvent[]): Promise<Map<string, RunDelta>> {
+async function projectTasks(sql: Sql, fresh: StoredEvent[]): Promise<Map<string, RunDelta>> {
   const taskEvents = fresh.filter(affectsTask);
   const runs = new Map<string, RunDelta>();
   if (!taskEvents.length) return runs;
   const ids = [...new Set(taskEvents.map((ev) => ev.task_id))];
-  const before = new Map((await tx.task.findMany({ where: { id: { in: ids } } })).map((r) => [r.id, taskViewOf(r)]));
+  const before = new Map((await sql.query<TaskRow>(`SELECT * FROM tasks WHERE id = ANY($1::text[])`, [ids])).map((r) => [r.id, taskViewOf(r)]));
   const after = new Map(before);
   for (const ev of taskEvents) {
     const task = foldTask(after.get(ev.task_id), ev);
@@ -276,7 +274,7 @@ async function projectTasks(tx: Tx, fresh: StoredEvent[]): Promise<Map<string, R
     delta.done_delta += Number(isDone) - Number(wasDone);
     runs.set(task.run_id, delta);
   }
-  await tx.$executeRawUnsafe(
+  await sql.query(
     `INSERT INTO tasks (id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts,
                         created_at, updated_at, started_at, ended_at, error, open_questions, open_approvals, last_seq)
      SELECT task_id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts,
@@ -289,7 +287,7 @@ async function projectTasks(tx: Tx, fresh: StoredEvent[]): Promise<Map<string, R
             attempts = EXCLUDED.attempts, updated_at = EXCLUDED.updated_at, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at,
             error = EXCLUDED.error, open_questions = EXCLUDED.open_questions, open_approvals = EXCLUDED.open_approvals,
             last_seq = EXCLUDED.last_seq`,
-    JSON.stringify([...after.values()].filter((t) => t !== before.get(t.task_id))),
+    [JSON.stringify([...after.values()].filter((t) => t !== before.get(t.task_id)))],
   );
   return runs;
 }
@@ -299,7 +297,7 @@ async function projectTasks(tx: Tx, fresh: StoredEvent[]): Promise<Map<string, R
  * `meta.forked_from`); every event of a known run bumps its counters; its state follows its
  * root tasks (lib/fold/run-state.ts).
  */
-async function projectRuns(tx: Tx, fresh: StoredEvent[], taskRuns: Map<string, RunDelta>): Promise<void> {
+async function projectRuns(sql: Sql, fresh: StoredEvent[], taskRuns: Map<string, RunDelta>): Promise<void> {
   const per = new Map<string, { id: string; n: number; last_seq: number; updated_at: string }>();
   for (const ev of fresh) {
     const r = per.get(ev.run_id) ?? { id: ev.run_id, n: 0, last_seq: 0, updated_at: ev.ts };
@@ -310,10 +308,7 @@ async function projectRuns(tx: Tx, fresh: StoredEvent[], taskRuns: Map<string, R
   }
   if (taskRuns.size) {
     const runIds = [...taskRuns.keys()];
-    const roots = await tx.task.findMany({
-      where: { run_id: { in: runIds }, parent_task_id: null },
-      select: { run_id: true, state: true },
-    });
+    const roots = await sql.query<{ run_id: string; state: string }>(`SELECT run_id, state FROM tasks WHERE run_id = ANY($1::text[]) AND parent_task_id IS NULL`, [runIds]);
     const rows = runIds.map((id) => {
       const d = taskRuns.get(id)!;
       const p = per.get(id)!;
@@ -328,7 +323,7 @@ async function projectRuns(tx: Tx, fresh: StoredEvent[], taskRuns: Map<string, R
         forked_at_seq: fork?.at_seq ?? null,
       };
     });
-    await tx.$executeRawUnsafe(
+    await sql.query(
       `INSERT INTO runs (id, thread_id, state, started_at, updated_at, ended_at, task_total, task_done, event_count, last_seq,
                          forked_from_run_id, forked_at_seq)
        SELECT id, thread_id, state, started_at, updated_at, ended_at, tasks_added, done_delta, n, last_seq,
@@ -340,16 +335,16 @@ async function projectRuns(tx: Tx, fresh: StoredEvent[], taskRuns: Map<string, R
               ended_at = EXCLUDED.ended_at, task_total = runs.task_total + EXCLUDED.task_total,
               task_done = runs.task_done + EXCLUDED.task_done, event_count = runs.event_count + EXCLUDED.event_count,
               last_seq = EXCLUDED.last_seq`,
-      JSON.stringify(rows),
+      [JSON.stringify(rows)],
     );
   }
   const others = [...per.values()].filter((r) => !taskRuns.has(r.id));
   if (others.length) {
-    await tx.$executeRawUnsafe(
+    await sql.query(
       `UPDATE runs r SET event_count = r.event_count + x.n, last_seq = x.last_seq, updated_at = x.updated_at
          FROM jsonb_to_recordset($1::jsonb) AS x(id text, n int, last_seq bigint, updated_at timestamptz)
         WHERE r.id = x.id`,
-      JSON.stringify(others),
+      [JSON.stringify(others)],
     );
   }
 }
@@ -358,22 +353,43 @@ async function projectRuns(tx: Tx, fresh: StoredEvent[], taskRuns: Map<string, R
  * approvals: each approval event folded into its approval's row with the browser's transition
  * (lib/fold/approvals.ts `foldApproval`), starting from the row as stored. Only pending
  * approvals change, so only pending rows are read; a request whose approval_id or gate is
- * already stored is not inserted again (`skipDuplicates`).
+ * already stored is not inserted again (ON CONFLICT DO NOTHING). One statement inserts the new
+ * rows, one updates the decided ones.
  */
-async function projectApprovals(tx: Tx, fresh: StoredEvent[]): Promise<void> {
+async function projectApprovals(sql: Sql, fresh: StoredEvent[]): Promise<void> {
   const ids = [...new Set(fresh.map(approvalIdOf).filter((id) => id !== null))];
   if (!ids.length) return;
-  const before = await pendingApprovals(tx, ids);
+  const before = await pendingApprovals(sql, ids);
   const after = new Map(before);
   for (const ev of fresh) {
     const id = approvalIdOf(ev);
     const next = id ? foldApproval(after.get(id), ev) : undefined;
     if (next) after.set(next.approval_id, next);
   }
-  for (const [id, approval] of after) {
-    const prev = before.get(id);
-    if (!prev) await tx.approval.createMany({ data: [approvalRow(approval)], skipDuplicates: true });
-    else if (approval !== prev) await tx.approval.update({ where: { id }, data: decisionOf(approval) });
+  const created = [...after].filter(([id]) => !before.has(id)).map(([, a]) => approvalRow(a));
+  const decided = [...after].filter(([id, a]) => before.has(id) && a !== before.get(id)).map(([id, a]) => ({ id, ...decisionOf(a) }));
+  const decisionColumns = `state text, approvers jsonb, expires_at timestamptz, decided_at timestamptz, decided_by text, comment text, decided_arguments jsonb`;
+  if (created.length) {
+    await sql.query(
+      `INSERT INTO approvals (id, run_id, thread_id, task_id, agent_id, kind, summary, subject, arguments, preview, recommendation, rule,
+                             requested_at, request_seq, gate_key, state, approvers, expires_at, decided_at, decided_by, comment, decided_arguments)
+       SELECT id, run_id, thread_id, task_id, agent_id, kind, summary, subject, arguments, preview, recommendation, rule,
+              requested_at, request_seq, gate_key, state, approvers, expires_at, decided_at, decided_by, comment, decided_arguments
+         FROM jsonb_to_recordset($1::jsonb) AS x(id text, run_id text, thread_id text, task_id text, agent_id text, kind text, summary text,
+              subject jsonb, arguments jsonb, preview text, recommendation jsonb, rule text, requested_at timestamptz, request_seq bigint,
+              gate_key text, ${decisionColumns})
+       ON CONFLICT DO NOTHING`,
+      [JSON.stringify(created)],
+    );
+  }
+  if (decided.length) {
+    await sql.query(
+      `UPDATE approvals a SET state = x.state, approvers = x.approvers, expires_at = x.expires_at, decided_at = x.decided_at,
+              decided_by = x.decided_by, comment = x.comment, decided_arguments = x.decided_arguments
+         FROM jsonb_to_recordset($1::jsonb) AS x(id text, ${decisionColumns})
+        WHERE a.id = x.id`,
+      [JSON.stringify(decided)],
+    );
   }
 }
 
@@ -382,10 +398,10 @@ async function projectApprovals(tx: Tx, fresh: StoredEvent[]): Promise<void> {
  * log by `request_seq`) folded, with the approvers and deadline the row holds now (an
  * escalation may have changed them). `history` and `escalation` start empty: no column needs them.
  */
-async function pendingApprovals(tx: Tx, ids: string[]): Promise<Map<string, ApprovalView>> {
-  const rows = await tx.approval.findMany({ where: { id: { in: ids }, state: "pending" } });
+async function pendingApprovals(sql: Sql, ids: string[]): Promise<Map<string, ApprovalView>> {
+  const rows = await sql.query<ApprovalRow>(`SELECT * FROM approvals WHERE id = ANY($1::text[]) AND state = 'pending'`, [ids]);
   if (!rows.length) return new Map();
-  const requests = await tx.event.findMany({ where: { seq: { in: rows.map((r) => r.request_seq) } } });
+  const requests = await sql.query<EventRow>(`SELECT ${eventColumns()} FROM events WHERE seq = ANY($1::bigint[])`, [rows.map((r) => String(r.request_seq))]);
   const bySeq = new Map(requests.map((r) => [r.seq, fromRow(r)]));
   const out = new Map<string, ApprovalView>();
   for (const row of rows) {
@@ -396,23 +412,23 @@ async function pendingApprovals(tx: Tx, ids: string[]): Promise<Map<string, Appr
   return out;
 }
 
-/** The columns an approval's state and decision fill (who decided, when, with what comment and arguments). */
+/** The columns an approval's state and decision fill (who decided, when, with what comment and arguments), as JSON. */
 function decisionOf(a: ApprovalView) {
   const o = a.outcome;
   const decision = o && o.type !== "approval.expired" ? o : null;
   return {
     state: a.state,
-    approvers: a.approvers as Prisma.InputJsonValue,
-    expires_at: new Date(a.expires_at),
-    decided_at: o ? new Date(o.ts) : null,
+    approvers: a.approvers,
+    expires_at: a.expires_at,
+    decided_at: o?.ts ?? null,
     decided_by: decision?.payload.by ?? null,
     comment: decision?.payload.comment ?? null,
-    decided_arguments: (decision?.type === "approval.granted" ? decision.payload.arguments : undefined) as Prisma.InputJsonValue | undefined,
+    decided_arguments: (decision?.type === "approval.granted" ? decision.payload.arguments : undefined) ?? null,
   };
 }
 
-/** A new `approvals` row. */
-function approvalRow(a: ApprovalView): Prisma.ApprovalCreateManyInput {
+/** A new `approvals` row, as JSON. */
+function approvalRow(a: ApprovalView) {
   const { request, payload: p } = a;
   return {
     id: a.approval_id,
@@ -422,13 +438,13 @@ function approvalRow(a: ApprovalView): Prisma.ApprovalCreateManyInput {
     agent_id: p.subject.agent,
     kind: p.subject.kind,
     summary: p.summary,
-    subject: p.subject as Prisma.InputJsonValue,
-    arguments: p.arguments as Prisma.InputJsonValue | undefined,
+    subject: p.subject,
+    arguments: p.arguments ?? null,
     preview: p.preview ?? null,
-    recommendation: p.recommendation as Prisma.InputJsonValue | undefined,
+    recommendation: p.recommendation ?? null,
     rule: p.rule ?? null,
-    requested_at: new Date(request.ts),
-    request_seq: BigInt(request.seq),
+    requested_at: request.ts,
+    request_seq: request.seq,
     gate_key: String(request.meta?.gate ?? a.approval_id),
     ...decisionOf(a),
   };

@@ -9,11 +9,9 @@
  * batch cannot fail the others. Events are handed to `onCommitted` only after commit.
  */
 import type { ClutchMessage, StoredEvent } from "@/lib/protocol";
-import type { Db } from "../db/client";
 import { isClutchError } from "../errors";
 import { appendGroupInTx, type AppendResult, type InTxHook } from "./append";
-
-const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
+import type { Transactor } from "./sql";
 
 interface Pending {
   messages: ClutchMessage[];
@@ -28,7 +26,7 @@ export class GroupCommitter {
   inTx: InTxHook | undefined;
 
   constructor(
-    private readonly db: Db,
+    private readonly transactor: Transactor,
     private readonly onCommitted: (events: StoredEvent[]) => void,
     /** Messages per group transaction: beyond a few hundred the cost per event stops falling, and the lock is held longer. */
     private readonly maxMessages = 500,
@@ -63,7 +61,7 @@ export class GroupCommitter {
   private async commit(group: Pending[]): Promise<void> {
     let results;
     try {
-      results = await this.db.$transaction((tx) => appendGroupInTx(tx, group.map((p) => p.messages), this.inTx), TX_OPTIONS);
+      results = await this.transactor.transaction((sql) => appendGroupInTx(sql, group.map((p) => p.messages), this.inTx));
     } catch (err) {
       if (group.length === 1) return group[0]!.reject(err);
       for (const p of group) await this.commit([p]);

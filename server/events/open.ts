@@ -8,6 +8,7 @@ import { openDatabase } from "../db/open";
 import { log } from "../log";
 import { EventStore } from "./store";
 import { EventTail } from "./tail";
+import { pgTransactor, prismaTransactor } from "./sql";
 
 export interface EventLog {
   store: EventStore;
@@ -29,15 +30,19 @@ export async function openEventLog(opts: { databaseUrl?: string; dataDir: string
   const database = await openDatabase(opts);
   const tail = new EventTail(database.db, { onError: (err) => log.error({ err }, "event tail") });
   await tail.start();
+  const ownConnections = database.kind === "postgres" && opts.databaseUrl && !opts.embeddedUrl ? opts.databaseUrl : null;
   // Events other nodes append arrive by notification (several nodes on one PostgreSQL: docs/deploy.md).
-  if (database.kind === "postgres" && opts.databaseUrl && !opts.embeddedUrl) await tail.listen(opts.databaseUrl);
+  if (ownConnections) await tail.listen(ownConnections);
+  // Appends go through a pg pool of their own, with no ORM in the serialized section (sql.ts).
+  const appends = ownConnections ? pgTransactor(ownConnections) : prismaTransactor(database.db);
   return {
-    store: new EventStore(database.db, tail),
+    store: new EventStore(database.db, tail, appends),
     db: database.db,
     tail,
     databaseKind: database.kind,
     async close() {
       tail.stop();
+      await appends.close();
       await database.close();
     },
   };

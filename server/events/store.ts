@@ -19,6 +19,7 @@ import type { EventTail } from "./tail";
 import { compactHeartbeats, type CompactionSettings } from "./compaction";
 import { insertThread, NewThreadSchema, toSummary } from "./threads";
 import { validateMessages } from "./validate";
+import { prismaSql, type Transactor } from "./sql";
 
 const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 
@@ -35,12 +36,16 @@ export class EventStore {
   /** Named reads of the log and its projections (queries.ts). */
   readonly queries: Queries;
 
-  /** `db` is the store's own client (server/db/client.ts); `tail` gets every event after commit. */
+  /**
+   * `db` is the store's own client (server/db/client.ts); `appends` runs the append transactions
+   * (server/events/sql.ts: its own `pg` pool on PostgreSQL); `tail` gets every event after commit.
+   */
   constructor(
     private readonly db: Db,
     private readonly tail: EventTail,
+    appends: Transactor,
   ) {
-    this.writer = new GroupCommitter(db, (events) => tail.offer(events));
+    this.writer = new GroupCommitter(appends, (events) => tail.offer(events));
     this.queries = new Queries(db);
   }
 
@@ -104,7 +109,7 @@ export class EventStore {
     try {
       const { row, result } = await this.db.$transaction(async (tx) => {
         const { row, announce } = await insertThread(tx, parsed.data, by);
-        const result = await appendInTx(tx, [announce]);
+        const result = await appendInTx(prismaSql(tx), [announce]);
         return { row, result };
       }, TX_OPTIONS);
       this.tail.offer(result.events);
@@ -145,7 +150,7 @@ export class EventStore {
     try {
       const { row, result } = await this.db.$transaction(async (tx) => {
         const { row, announce } = await insertThread(tx, { name, topic }, { agent_id: "system", display_name: "Clutch" });
-        return { row, result: await appendInTx(tx, [announce]) };
+        return { row, result: await appendInTx(prismaSql(tx), [announce]) };
       }, TX_OPTIONS);
       this.tail.offer(result.events);
       return row.id;

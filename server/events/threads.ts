@@ -8,7 +8,7 @@ import { makeMessage, newId, type ClutchMessage } from "@/lib/protocol";
 import type { ThreadSummary } from "@/lib/api/types";
 import { THREAD_CREATED } from "@/lib/unread";
 import type { Thread as ThreadRow } from "../db/generated/client";
-import type { Tx } from "./append";
+import type { Prisma } from "../db/client";
 
 /** `POST /api/threads` body. Names are Slack-style: lowercase letters, digits, - and _. */
 export const NewThreadSchema = z.strictObject({
@@ -51,7 +51,7 @@ export function conversationIds(thread_id: string): { run_id: string; task_id: s
  * Insert the thread row and return the chat.system message that announces it. Its creator
  * (a person `user:<id>` or an agent `agent:<id>`) becomes its first member.
  */
-export async function insertThread(tx: Tx, input: NewThread, by: { agent_id: string; display_name?: string }) {
+export async function insertThread(tx: Prisma.TransactionClient, input: NewThread, by: { agent_id: string; display_name?: string }) {
   const row = await tx.thread.create({ data: { id: newId("thread"), name: input.name, topic: input.topic ?? "", visibility: input.visibility ?? "public" } });
   if (/^(user|agent):/.test(by.agent_id)) await tx.threadMember.create({ data: { thread_id: row.id, member: by.agent_id, added_by: by.agent_id } });
   const announce: ClutchMessage = makeMessage({
