@@ -19,6 +19,10 @@
  *   --profile              time the append transactions (bench/_txprofile.ts), in-process only
  *   --probe=1              after each mode's matrix, batch 1 × 1 writer for 5 s again on the
  *                          grown log (0 to skip)
+ *   --paced=200            after each mode's matrix, single-event appends at this rate for 10 s:
+ *                          the latency one agent's event sees (0 to skip)
+ *   --anchor=8             seconds of raw COPY of the same rows (bench/_copy-anchor.ts) at the
+ *                          start; every figure is also printed as a ratio to it (0 to skip)
  *   --name=ingest          results go to bench/results/<name>.json
  *
  * Database: BENCH_DATABASE_URL, or for each mode a fresh `clutch_bench_<ts>` created on the
@@ -34,6 +38,7 @@ import { createClutch, type Clutch } from "@/server/clutch";
 import { appendsOf, databaseOf } from "@/server/events/testing";
 import { arg, benchDatabase, createThreads, flag, gitState, listArg, load, machine, numArg, ROOT, safeUrl, sleep, summarize, Workload, writeResults, type Dist } from "./_lib";
 import { profileTransactions, type TxProfile } from "./_txprofile";
+import { measureRawCopy, type CopyAnchor } from "./_copy-anchor";
 
 const EVENTS = numArg("events", 100_000);
 const CAP_S = numArg("cap", 15);
@@ -45,6 +50,8 @@ const THREADS = numArg("threads", 8);
 const PROFILE = flag("profile");
 const NAME = arg("name", "ingest");
 const PROBE = arg("probe", "1") !== "0";
+const PACED = numArg("paced", 200);
+const ANCHOR_S = numArg("anchor", 8);
 
 type Append = (batch: ClutchMessage[]) => Promise<void>;
 
@@ -64,8 +71,10 @@ interface ConfigResult {
   log_size_before: number;
   loadavg_after: number[];
   profile?: TxProfile;
-  /** "log-size": batch 1 × 1 for 5 s again after the matrix, on the grown log. */
+  /** "log-size": batch 1 × 1 for 5 s again after the matrix, on the grown log; "paced": single events at --paced/s. */
   probe?: string;
+  /** events_per_s over the raw COPY anchor's rows/s. */
+  ratio_to_copy?: number;
 }
 
 const now = () => performance.now();
@@ -129,6 +138,44 @@ async function runConfig(
     log_size_before: before,
     loadavg_after: load(),
     ...(profile ? { profile } : {}),
+  };
+}
+
+/**
+ * Single-event appends at `rate` per second for `seconds`, each started on schedule whatever the
+ * others are doing (as independent agents would): the latency of one append at a steady rate.
+ */
+async function runPaced(rt: Clutch, mode: string, append: Append, threads: string[], rate: number, seconds: number): Promise<ConfigResult> {
+  const before = await logSize(rt);
+  const wl = new Workload(threads, { seed: 77, openRuns: 12 });
+  const latencies: number[] = [];
+  const inflight: Promise<void>[] = [];
+  const t0 = now();
+  for (let i = 0; i < rate * seconds; i++) {
+    const due = t0 + (i * 1000) / rate;
+    if (due > now()) await sleep(due - now());
+    const msg = wl.batch(1);
+    const s = now();
+    inflight.push(append(msg).then(() => void latencies.push(now() - s)));
+  }
+  await Promise.all(inflight);
+  const elapsed = now() - t0;
+  const appended = latencies.length;
+  if ((await logSize(rt)) - before !== appended) throw new Error(`${mode} paced: the log did not grow by ${appended}`);
+  return {
+    mode,
+    batch: 1,
+    writers: 0,
+    events: appended,
+    seconds: Math.round(elapsed) / 1000,
+    events_per_s: Math.round((appended / elapsed) * 1000),
+    appends: appended,
+    append_ms: summarize(latencies),
+    generate_ms: 0,
+    stopped_by: "events",
+    log_size_before: before,
+    loadavg_after: load(),
+    probe: "paced",
   };
 }
 
@@ -207,7 +254,7 @@ const CLUTCH_ONLY = new Set(["routing.decision", "routing.failure", "policy.deci
 function asHttpAgent(m: ClutchMessage): ClutchMessage {
   const who = { ...m.from, agent_id: HTTP_AGENT };
   const type = CLUTCH_ONLY.has(m.type) ? "chat.message" : m.type;
-  const payload = type === m.type ? m.payload : { text: JSON.stringify(m.payload) };
+  const payload = type !== m.type ? { text: JSON.stringify(m.payload) } : m.type === "agent.heartbeat" ? { ...m.payload, agent_id: HTTP_AGENT } : m.payload;
   return { ...m, type, payload, from: who, to: m.to.map((p) => ({ ...p, agent_id: HTTP_AGENT })) } as ClutchMessage;
 }
 
@@ -236,6 +283,10 @@ function httpAppender(port: number, agent: http.Agent, key: string): Append {
 // ---------------------------------------------------------------------------------------------
 
 function printRow(r: ConfigResult) {
+  if (r.probe === "paced") {
+    console.log(`${r.mode.padEnd(7)} single events at ${PACED}/s: append p50 ${r.append_ms.p50} ms p95 ${r.append_ms.p95} ms p99 ${r.append_ms.p99} ms max ${r.append_ms.max} ms (${r.events} events, log ${r.log_size_before})`);
+    return;
+  }
   const p = r.profile;
   const prof = p
     ? `  | lock held p50 ${p.lock_held.p50} ms, serialized ${Math.round(p.serialized_fraction * 100)}% of wall, lock wait p50 ${p.lock_wait.p50} ms`
@@ -243,7 +294,8 @@ function printRow(r: ConfigResult) {
   console.log(
     `${r.mode.padEnd(7)} batch ${String(r.batch).padStart(4)} × ${String(r.writers).padStart(2)} writers: ` +
       `${String(r.events_per_s).padStart(7)} events/s  (${r.events} events in ${r.seconds.toFixed(1)} s, ${r.stopped_by === "cap" ? "capped" : "done"}; ` +
-      `append p50 ${r.append_ms.p50} ms p99 ${r.append_ms.p99} ms; log ${r.log_size_before})${r.probe ? "  [log-size probe]" : ""}${prof}`,
+      `append p50 ${r.append_ms.p50} ms p99 ${r.append_ms.p99} ms; log ${r.log_size_before})` +
+      `${r.ratio_to_copy !== undefined ? `  ${r.ratio_to_copy.toFixed(2)} × raw COPY` : ""}${r.probe ? "  [log-size probe]" : ""}${prof}`,
   );
 }
 
@@ -255,6 +307,7 @@ async function main() {
   console.log(`        ${EVENTS} events per configuration, cap ${CAP_S} s; batches ${BATCHES.join(",")}; writers ${WRITERS.join(",")}`);
   const results: ConfigResult[] = [];
   let httpKind: string | null = null;
+  let anchor: CopyAnchor | null = null;
   const file = () =>
     writeResults(NAME, {
       bench: "ingest",
@@ -262,11 +315,13 @@ async function main() {
       finished_at: new Date().toISOString(),
       machine: { ...m0, loadavg_start: m0.loadavg, loadavg_end: load() },
       git,
-      options: { events: EVENTS, cap_s: CAP_S, batches: BATCHES, writers: WRITERS, modes: MODES, threads: THREADS, profile: PROFILE, probe: PROBE },
+      options: { events: EVENTS, cap_s: CAP_S, batches: BATCHES, writers: WRITERS, modes: MODES, threads: THREADS, profile: PROFILE, probe: PROBE, paced: PACED, anchor_s: ANCHOR_S },
       http_target: httpKind,
+      raw_copy: anchor,
       results,
     });
   const record = (r: ConfigResult) => {
+    if (anchor && r.probe !== "paced") r.ratio_to_copy = Math.round((r.events_per_s / anchor.rows_per_s) * 100) / 100;
     printRow(r);
     results.push(r);
     file();
@@ -283,6 +338,10 @@ async function main() {
     try {
       rt = await createClutch({ databaseUrl: db.url, dataDir: "", workspaceDir: null });
       const threads = await createThreads(rt.store, THREADS, "ingest");
+      if (!anchor && ANCHOR_S > 0) {
+        anchor = await measureRawCopy(db.url, threads, { seconds: ANCHOR_S, group: 1000 });
+        console.log(`raw COPY anchor: ${anchor.rows_per_s} rows/s (${anchor.rows} rows in groups of ${anchor.group}, same columns and indexes as events)`);
+      }
       let append: Append;
       let profiler: ReturnType<typeof profileTransactions> | undefined;
       if (mode === "inproc") {
@@ -295,7 +354,8 @@ async function main() {
         target = await startHttpTarget(db.url);
         httpKind = target.kind;
         console.log(`      measuring ${target.kind === "next-server" ? "the real server (server.ts, production build)" : "the route handler app/api/events/route.ts POST on a minimal node:http server (bench/_http-server.ts; no `next build` found)"}, port ${target.port}, its own process`);
-        agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(...WRITERS) });
+        // Enough sockets for the paced single events too, which do not wait for each other.
+        agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(...WRITERS, 64) });
         const { key } = await rt.identity.keys.create(HTTP_AGENT, "ingest bench", "system");
         append = httpAppender(target.port, agent, key);
       }
@@ -306,6 +366,7 @@ async function main() {
       }
       // The same small configuration again on the grown log: shows what log size costs.
       if (PROBE) record({ ...(await runConfig(rt, mode, append, threads, 1, 1, seed++, profiler, 5)), probe: "log-size" });
+      if (PACED > 0) record(await runPaced(rt, mode, append, threads, PACED, 10));
       profiler?.stop();
     } finally {
       agent?.destroy();
