@@ -7,7 +7,8 @@
  * releases events to listeners strictly in seq order, each exactly once. If a seq is missing
  * for longer than `gapWaitMs` (another process wrote it, or a callback was lost), or on the
  * `pollMs` timer, it reads the missing range from the store. On PostgreSQL it also listens for
- * the events table's notifications (`listen`), so events another node wrote arrive at once.
+ * the events table's notifications (`listen`), so events another node wrote arrive within a few
+ * milliseconds (`noticeWaitMs`, the time this process's own appends get to hand theirs over).
  * Listeners therefore see every committed event in order, whoever wrote it.
  */
 import pg from "pg";
@@ -26,6 +27,11 @@ export interface TailOptions {
   gapWaitMs?: number;
   /** How often to look for events written by other processes (ms); 0 disables. */
   pollMs?: number;
+  /**
+   * How long a notified head may stay ahead before the tail reads up to it (ms): the appends of
+   * this process usually hand their events over within it, so they are not read back.
+   */
+  noticeWaitMs?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -34,6 +40,9 @@ export class EventTail {
   private readonly pending = new Map<number, StoredEvent>();
   private readonly listeners = new Set<TailListener>();
   private gapTimer: NodeJS.Timeout | null = null;
+  /** The highest seq a notification announced, and the timer that reads up to it if no offer does. */
+  private announced = 0;
+  private noticeTimer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private filling: Promise<void> | null = null;
   private fillAgain = false;
@@ -45,6 +54,7 @@ export class EventTail {
   private stopped = false;
   private readonly gapWaitMs: number;
   private readonly pollMs: number;
+  private readonly noticeWaitMs: number;
 
   constructor(
     private readonly db: Db,
@@ -52,6 +62,7 @@ export class EventTail {
   ) {
     this.gapWaitMs = opts.gapWaitMs ?? 25;
     this.pollMs = opts.pollMs ?? 1000;
+    this.noticeWaitMs = opts.noticeWaitMs ?? 5;
   }
 
   /** Start from the current head of the log: only events committed from now on are published. */
@@ -67,7 +78,8 @@ export class EventTail {
     this.stopped = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.gapTimer) clearTimeout(this.gapTimer);
-    this.pollTimer = this.gapTimer = null;
+    if (this.noticeTimer) clearTimeout(this.noticeTimer);
+    this.pollTimer = this.gapTimer = this.noticeTimer = null;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
     const listener = this.listener;
@@ -105,6 +117,10 @@ export class EventTail {
         }
       }
       next = this.pending.get(this.published + 1);
+    }
+    if (this.noticeTimer && this.published >= this.announced) {
+      clearTimeout(this.noticeTimer);
+      this.noticeTimer = null;
     }
     if (this.pending.size && !this.gapTimer) {
       this.gapTimer = setTimeout(() => {
@@ -169,9 +185,7 @@ export class EventTail {
 
   private async connectListener(): Promise<void> {
     const client = new pg.Client({ connectionString: this.listenUrl! });
-    client.on("notification", (n) => {
-      if (Number(n.payload) > this.published) void this.fill();
-    });
+    client.on("notification", (n) => this.notified(Number(n.payload)));
     client.on("error", (err) => this.listenerLost(client, err));
     client.on("end", () => this.listenerLost(client));
     this.listener = client;
@@ -182,6 +196,21 @@ export class EventTail {
       this.listenerLost(client, err);
       throw err;
     }
+  }
+
+  /**
+   * A commit made `head` the log's head: read up to it unless this process's own append hands the
+   * events over within noticeWaitMs (another node's events wait that long at most).
+   */
+  private notified(head: number): void {
+    if (!(head > this.published)) return;
+    this.announced = Math.max(this.announced, head);
+    if (this.noticeTimer) return;
+    this.noticeTimer = setTimeout(() => {
+      this.noticeTimer = null;
+      if (this.published < this.announced) void this.fill();
+    }, this.noticeWaitMs);
+    this.noticeTimer.unref();
   }
 
   /** The notification connection `client` failed or ended: try again later (once per loss). */
