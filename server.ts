@@ -14,6 +14,7 @@ import { RealtimeGateway } from "./server/realtime/gateway";
 import { contentSecurityPolicy, frontDoor } from "./server/http/front-door";
 import { parseImageHosts } from "./lib/image-hosts";
 import { a2aApp, isA2APath } from "./server/adapters/a2a/server";
+import { startRealtimeProcess } from "./server/realtime/process";
 
 nextEnv.loadEnvConfig(process.cwd());
 const config = loadConfig();
@@ -44,16 +45,21 @@ await app.prepare();
 const csp = contentSecurityPolicy(parseImageHosts(process.env.CLUTCH_IMAGE_HOSTS));
 // Clutch's A2A endpoints (server/adapters/a2a/server.ts) beside the app.
 const a2a = a2aApp(clutch, config.publicUrl ?? `http://localhost:${config.port}`);
+// Socket.IO: in a process of its own on PostgreSQL, so fan-out does not share this event loop
+// (server/realtime/process.ts), else here.
+const realtime = config.realtime === "process" ? await startRealtimeProcess({ env: process.env }) : null;
 httpServer.on("request", (req, res) => {
   if (frontDoor(req, res, csp)) return;
-  if (isA2APath((req.url ?? "/").split("?")[0]!)) a2a(req, res);
+  if (realtime?.isSocketPath(req.url)) realtime.proxy(req, res);
+  else if (isA2APath((req.url ?? "/").split("?")[0]!)) a2a(req, res);
   else void handle(req, res);
 });
-const gateway = new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity);
-const stopAgentsFeed = startAgentsFeed(gateway.io, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail });
+if (realtime) httpServer.on("upgrade", (req, socket, head) => realtime.isSocketPath(req.url) && realtime.upgrade(req, socket, head));
+const gateway = realtime ? null : new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity);
+const stopAgentsFeed = gateway ? startAgentsFeed(gateway.io, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail }) : () => {};
 
 httpServer.listen(config.port, config.host, () => {
-  log.info({ url: `http://localhost:${config.port}`, database: clutch.databaseKind, dev: config.dev }, "Clutch is running");
+  log.info({ url: `http://localhost:${config.port}`, database: clutch.databaseKind, dev: config.dev, realtime: config.realtime }, "Clutch is running");
 });
 
 /**
@@ -79,7 +85,7 @@ async function shutdown(signal: string) {
   const httpClosed = new Promise((r) => httpServer.close(() => r(null)));
   httpServer.closeIdleConnections();
   const drained = setTimeout(() => httpServer.closeAllConnections(), DRAIN_MS);
-  await Promise.all([gateway.close().catch(() => {}), httpClosed]);
+  await Promise.all([gateway?.close().catch(() => {}), realtime?.close().catch(() => {}), httpClosed]);
   clearTimeout(drained);
   await clutch.stop({ graceMs: AGENTS_GRACE_MS }).catch((err) => log.error({ err }, "stopping Clutch failed"));
   await app.close?.().catch(() => {});

@@ -15,6 +15,9 @@
  *   --max-inflight=2000  append calls in flight at most (the schedule waits beyond; reported)
  *   --client-threads=0   0: clients in the main thread with the server (one event loop);
  *                        N: clients in N worker threads of this process
+ *   --realtime=process   where Socket.IO runs: process (a process of its own behind this one's
+ *                        port, as the server runs it on PostgreSQL: server/realtime/process.ts)
+ *                        or inline (in this process, sharing the append path's event loop)
  *   --profile            time the append transactions during measurement (bench/_txprofile.ts)
  *   --name=fanout        results go to bench/results/<name>.json
  *
@@ -32,7 +35,7 @@ import { pathToFileURL } from "node:url";
 import { monitorEventLoopDelay, performance as nodePerformance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import type { ClutchMessage } from "@/lib/protocol";
-import { RealtimeGateway } from "@/server/realtime/gateway";
+import { serveSockets, type BenchSockets } from "./_sockets";
 import { createClutch, type Clutch } from "@/server/clutch";
 import { appendsOf } from "@/server/events/testing";
 import { ClientGroup, type DeliveryReport } from "./_clients";
@@ -48,6 +51,7 @@ const BATCH = numArg("batch", 1);
 const MAX_INFLIGHT = numArg("max-inflight", 2000);
 const CLIENT_THREADS = numArg("client-threads", 0);
 const NAME = arg("name", "fanout");
+const REALTIME = arg("realtime", "process");
 const PROFILE = flag("profile");
 
 /** The clients, in this thread or in workers, behind one interface. */
@@ -120,17 +124,17 @@ async function main() {
   const m0 = machine();
   const git = gitState();
   console.log(`fanout: ${m0.cpus} cpus, node ${m0.node}, postgres ${m0.postgres}, load ${m0.loadavg.join(" ")}`);
-  console.log(`        ${THREADS} threads × ${PER_THREAD} clients, ${RATE} events/s for ${SECONDS} s (+${WARMUP} s warm-up), batch ${BATCH}, clients in ${CLIENT_THREADS ? `${CLIENT_THREADS} worker thread(s)` : "the main thread"}`);
+  console.log(`        ${THREADS} threads × ${PER_THREAD} clients, ${RATE} events/s for ${SECONDS} s (+${WARMUP} s warm-up), batch ${BATCH}, Socket.IO ${REALTIME === "process" ? "in a process of its own" : "in this process"}, clients in ${CLIENT_THREADS ? `${CLIENT_THREADS} worker thread(s)` : "the main thread"}`);
   const db = await benchDatabase();
   console.log(`        database ${safeUrl(db.url)}${db.created ? " (fresh, dropped at the end)" : ""}`);
   let rt: Clutch | undefined;
-  let gateway: RealtimeGateway | undefined;
+  let sockets: BenchSockets | undefined;
   let clients: Clients | undefined;
   const httpServer = createServer();
   try {
     rt = await createClutch({ databaseUrl: db.url, dataDir: "", workspaceDir: null });
     const threads = await createThreads(rt.store, THREADS, "fanout");
-    gateway = new RealtimeGateway(httpServer, rt.store, rt.tail, rt.identity);
+    sockets = await serveSockets(REALTIME, rt, db.url, httpServer);
     // The clients read as an external agent: every bench channel is public (docs/identity.md).
     const { key: token } = await rt.identity.keys.create("agent:bench-reader", "fanout bench", "system");
     await new Promise<void>((r) => httpServer.listen(0, "127.0.0.1", r));
@@ -264,7 +268,7 @@ async function main() {
     if (!ok) process.exitCode = 1;
   } finally {
     await clients?.close();
-    await gateway?.close();
+    await sockets?.close();
     httpServer.close();
     await rt?.stop();
     await db.drop();

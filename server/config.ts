@@ -17,6 +17,9 @@
  *   CLUTCH_PUBLIC_URL  the URL people open (https://clutch.example.com), for sign-in's origin
  *                   checks behind a proxy; unset: taken from each request
  *   CLUTCH_AUTH_SECRET  signs session cookies; unset: generated once into <data dir>/auth-secret
+ *   CLUTCH_REALTIME  where Socket.IO runs: "process" (a process of its own, the default on
+ *                   PostgreSQL; server/realtime/process.ts) or "inline" (in the server's process,
+ *                   the only choice on the embedded database)
  *
  * Throws a ZodError-derived Error with a readable message when a value is invalid.
  */
@@ -41,6 +44,7 @@ const ConfigSchema = z.object({
   CLUTCH_ADMIN_PASSWORD: z.string().min(10, "CLUTCH_ADMIN_PASSWORD must be at least 10 characters").optional().or(z.literal("").transform(() => undefined)),
   CLUTCH_ADMIN_NAME: z.string().trim().max(80, "CLUTCH_ADMIN_NAME is at most 80 characters").optional().transform((v) => v || undefined),
   CLUTCH_PUBLIC_URL: z.url("CLUTCH_PUBLIC_URL must be a URL").optional().or(z.literal("").transform(() => undefined)),
+  CLUTCH_REALTIME: z.enum(["process", "inline"], "CLUTCH_REALTIME must be process or inline").optional(),
 }).refine((c) => Boolean(c.CLUTCH_ADMIN_EMAIL) === Boolean(c.CLUTCH_ADMIN_PASSWORD), {
   path: ["CLUTCH_ADMIN_PASSWORD"],
   message: "set both CLUTCH_ADMIN_EMAIL and CLUTCH_ADMIN_PASSWORD, or neither",
@@ -60,6 +64,8 @@ export interface ClutchConfig {
   /** The admin to create on first start, if any. */
   admin: { email: string; password: string; name?: string } | undefined;
   publicUrl: string | undefined;
+  /** Socket.IO in a process of its own (PostgreSQL only) or in the server's. */
+  realtime: "process" | "inline";
 }
 
 /** The configuration read from `env` (defaults to process.env). */
@@ -84,5 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ClutchConfig {
     },
     admin: c.CLUTCH_ADMIN_EMAIL && c.CLUTCH_ADMIN_PASSWORD ? { email: c.CLUTCH_ADMIN_EMAIL, password: c.CLUTCH_ADMIN_PASSWORD, ...(c.CLUTCH_ADMIN_NAME ? { name: c.CLUTCH_ADMIN_NAME } : {}) } : undefined,
     publicUrl: c.CLUTCH_PUBLIC_URL,
+    // The embedded database serves one process.
+    realtime: c.DATABASE_URL ? (c.CLUTCH_REALTIME ?? "process") : "inline",
   };
 }

@@ -83,6 +83,7 @@ export const ERROR_STATUS = {
   // 5xx: not the client's fault; nothing was stored
   internal: [500],
   database_unavailable: [503],
+  realtime_unavailable: [503],
 } as const satisfies Record<string, readonly number[]>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -10,6 +10,7 @@ import { newId, type StoredEvent } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import { createDb, type Db } from "@/server/db/client";
 import { EventTail } from "@/server/events/tail";
+import { prismaSql } from "@/server/events/sql";
 import { chat, newThread, testClutch } from "./helpers";
 
 describe.skipIf(inject("embeddedDatabase"))("two nodes on one database", () => {
@@ -22,7 +23,7 @@ describe.skipIf(inject("embeddedDatabase"))("two nodes on one database", () => {
     nodeA = await testClutch();
     // Node B's tail never polls: only the notifications can bring it node A's events.
     db = createDb(inject("databaseUrl"), { max: 2 });
-    tailB = new EventTail(db, { pollMs: 0 });
+    tailB = new EventTail(prismaSql(db), { pollMs: 0 });
     await tailB.start();
     await tailB.listen(inject("databaseUrl"));
     tailB.subscribe((ev) => seen.push(ev));

@@ -32,6 +32,11 @@ export class GroupCommitter {
     private readonly maxMessages = 500,
   ) {}
 
+  /** Whether a group is being committed or waits to be (its events are not yet handed over). */
+  get busy(): boolean {
+    return this.running || this.queue.length > 0;
+  }
+
   /** Append one validated batch; resolves after its transaction has committed. */
   submit(messages: ClutchMessage[]): Promise<AppendResult> {
     return new Promise((resolve, reject) => {

@@ -28,13 +28,13 @@ export interface EventLog {
  */
 export async function openEventLog(opts: { databaseUrl?: string; dataDir: string; embeddedUrl?: boolean }): Promise<EventLog> {
   const database = await openDatabase(opts);
-  const tail = new EventTail(database.db, { onError: (err) => log.error({ err }, "event tail") });
-  await tail.start();
   const ownConnections = database.kind === "postgres" && opts.databaseUrl && !opts.embeddedUrl ? opts.databaseUrl : null;
+  // Appends (and the tail's reads) go through a pg pool of their own, with no ORM in the serialized section (sql.ts).
+  const appends = ownConnections ? pgTransactor(ownConnections) : prismaTransactor(database.db);
+  const tail = new EventTail(appends, { onError: (err) => log.error({ err }, "event tail") });
+  await tail.start();
   // Events other nodes append arrive by notification (several nodes on one PostgreSQL: docs/deploy.md).
   if (ownConnections) await tail.listen(ownConnections);
-  // Appends go through a pg pool of their own, with no ORM in the serialized section (sql.ts).
-  const appends = ownConnections ? pgTransactor(ownConnections) : prismaTransactor(database.db);
   return {
     store: new EventStore(database.db, tail, appends),
     db: database.db,

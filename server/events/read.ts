@@ -6,9 +6,9 @@
  * at MAX_PAGE.
  */
 import type { StoredEvent } from "@/lib/protocol";
-import type { Db } from "../db/client";
-import type { Prisma } from "../db/generated/client";
-import { fromRow } from "./codec";
+import type { Event as EventRow } from "../db/generated/client";
+import type { Sql } from "./sql";
+import { eventColumns, fromRow } from "./codec";
 
 export const DEFAULT_PAGE = 200;
 export const MAX_PAGE = 5000;
@@ -30,42 +30,48 @@ export interface Page {
   has_more_before?: boolean;
 }
 
-function whereOf(scope: Scope): Prisma.EventWhereInput {
-  if ("thread_id" in scope) return { thread_id: scope.thread_id };
-  if ("run_id" in scope) return { run_id: scope.run_id };
-  if ("to_agent" in scope) return { rest: { path: ["to"], array_contains: [{ agent_id: scope.to_agent }] } };
-  return {};
+/** The SQL condition of `scope`, its parameter placed at `$1`. */
+function whereOf(scope: Scope): { sql: string; params: unknown[] } {
+  if ("thread_id" in scope) return { sql: "thread_id = $1", params: [scope.thread_id] };
+  if ("run_id" in scope) return { sql: "run_id = $1", params: [scope.run_id] };
+  if ("to_agent" in scope) return { sql: "rest->'to' @> $1::jsonb", params: [JSON.stringify([{ agent_id: scope.to_agent }])] };
+  return { sql: "$1::int = 1", params: [1] };
 }
 
-/** A page of events in `scope`. */
-export async function readEvents(db: Db | Prisma.TransactionClient, scope: Scope, q: ReadQuery = {}): Promise<Page> {
+/**
+ * A page of events in `scope`: one raw statement on the `(scope, seq)` indexes, no query
+ * compilation (the tail, the socket gateway and the API read through here all the time).
+ */
+export async function readEvents(sql: Sql, scope: Scope, q: ReadQuery = {}): Promise<Page> {
   const limit = Math.min(Math.max(q.limit ?? DEFAULT_PAGE, 1), MAX_PAGE);
   const where = whereOf(scope);
+  const columns = eventColumns();
   if (q.before !== undefined) {
-    const rows = await db.event.findMany({
-      where: q.before === "end" ? where : { ...where, seq: { lt: BigInt(q.before) } },
-      orderBy: { seq: "desc" },
-      take: limit + 1,
-    });
+    const bound = q.before === "end" ? "" : ` AND seq < $3::bigint`;
+    const rows = await sql.query<EventRow>(`SELECT ${columns} FROM events WHERE ${where.sql}${bound} ORDER BY seq DESC LIMIT $2`, [
+      ...where.params,
+      limit + 1,
+      ...(q.before === "end" ? [] : [q.before]),
+    ]);
     const hasMore = rows.length > limit;
     const events = rows.slice(0, limit).reverse().map(fromRow);
     return { events, next_after: null, has_more_before: hasMore };
   }
-  const rows = await db.event.findMany({
-    where: { ...where, seq: { gt: BigInt(q.after ?? 0) } },
-    orderBy: { seq: "asc" },
-    take: limit + 1,
-  });
+  const rows = await sql.query<EventRow>(`SELECT ${columns} FROM events WHERE ${where.sql} AND seq > $3::bigint ORDER BY seq ASC LIMIT $2`, [
+    ...where.params,
+    limit + 1,
+    q.after ?? 0,
+  ]);
   const more = rows.length > limit;
   const events = rows.slice(0, limit).map(fromRow);
   return { events, next_after: more ? events[events.length - 1]!.seq : null };
 }
 
 /** Every event in `scope` with seq > `after`, in seq order, read MAX_PAGE at a time. */
-export async function readAllEvents(db: Db, scope: Scope, after = 0): Promise<StoredEvent[]> {
+export async function readAllEvents(sql: Sql, scope: Scope, after = 0): Promise<StoredEvent[]> {
   const out: StoredEvent[] = [];
   for (;;) {
-    const page = await readEvents(db, scope, { after, limit: MAX_PAGE });
+    const page = await readEvents(sql, scope, { after, limit: MAX_PAGE });
     out.push(...page.events);
     if (page.next_after === null) return out;
     after = page.next_after;
@@ -73,7 +79,7 @@ export async function readAllEvents(db: Db, scope: Scope, after = 0): Promise<St
 }
 
 /** The newest seq in the whole log (0 when empty). */
-export async function headSeq(db: Db): Promise<number> {
-  const r = await db.event.aggregate({ _max: { seq: true } });
-  return Number(r._max.seq ?? 0n);
+export async function headSeq(sql: Sql): Promise<number> {
+  const [r] = await sql.query<{ max: bigint | null }>(`SELECT max(seq) AS max FROM events`);
+  return Number(r?.max ?? 0n);
 }

@@ -5,7 +5,7 @@
  *
  * - `pgTransactor(url)`: a `pg` pool of its own, with no ORM between the append and PostgreSQL
  *   (the serialized section pays one driver round trip per statement and nothing else). Used on
- *   PostgreSQL.
+ *   PostgreSQL, also by the tail, which reads the log on every commit of another node.
  * - `prismaTransactor(db)`: the Prisma client's interactive transactions, for the embedded
  *   database, which serves one connection only (server/db/open.ts), and for appends that commit
  *   with Prisma writes (`prismaSql`, a channel's row with its announcement).
@@ -23,8 +23,8 @@ export interface Sql {
   query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
 }
 
-/** Runs functions in transactions. */
-export interface Transactor {
+/** Runs functions in transactions, and single statements (`query`) outside any. */
+export interface Transactor extends Sql {
   transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
   /** Close the transactor's own connections (none for Prisma's). */
   close(): Promise<void>;
@@ -32,14 +32,15 @@ export interface Transactor {
 
 const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 
-/** `tx` (a Prisma interactive transaction) as Sql. */
-export function prismaSql(tx: Prisma.TransactionClient): Sql {
+/** `tx` (a Prisma client or interactive transaction) as Sql. */
+export function prismaSql(tx: Db | Prisma.TransactionClient): Sql {
   return { query: <R>(text: string, params: unknown[] = []) => tx.$queryRawUnsafe<R[]>(text, ...params) };
 }
 
 /** Transactions of the Prisma client `db` (see the module doc). */
 export function prismaTransactor(db: Db): Transactor {
   return {
+    ...prismaSql(db),
     transaction: (fn) => db.$transaction((tx) => fn(prismaSql(tx)), TX_OPTIONS),
     close: async () => {},
   };
@@ -57,6 +58,7 @@ export function pgTransactor(url: string, max = 2): Transactor {
   // An idle connection that drops is replaced on the next checkout; the error must not go unhandled.
   pool.on("error", () => undefined);
   return {
+    query: async (text, params) => (await pool.query(text, params)).rows,
     async transaction(fn) {
       const client = await pool.connect();
       let broken: Error | undefined;

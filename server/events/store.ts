@@ -45,7 +45,8 @@ export class EventStore {
     private readonly tail: EventTail,
     appends: Transactor,
   ) {
-    this.writer = new GroupCommitter(appends, (events) => tail.offer(events));
+    const writer = (this.writer = new GroupCommitter(appends, (events) => tail.offer(events)));
+    tail.appendsInFlight = () => writer.busy;
     this.queries = new Queries(db);
   }
 
@@ -180,11 +181,11 @@ export class EventStore {
 
   /** A page of events; see server/events/read.ts. */
   read(scope: Scope, q: ReadQuery = {}): Promise<Page> {
-    return readEvents(this.db, scope, q);
+    return readEvents(prismaSql(this.db), scope, q);
   }
 
   /** Every event in `scope` with seq > `after` (default 0), in seq order, read page by page. */
   readAll(scope: Scope, after = 0): Promise<StoredEvent[]> {
-    return readAllEvents(this.db, scope, after);
+    return readAllEvents(prismaSql(this.db), scope, after);
   }
 }

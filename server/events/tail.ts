@@ -7,14 +7,14 @@
  * releases events to listeners strictly in seq order, each exactly once. If a seq is missing
  * for longer than `gapWaitMs` (another process wrote it, or a callback was lost), or on the
  * `pollMs` timer, it reads the missing range from the store. On PostgreSQL it also listens for
- * the events table's notifications (`listen`), so events another node wrote arrive within a few
- * milliseconds (`noticeWaitMs`, the time this process's own appends get to hand theirs over).
+ * the events table's notifications (`listen`), so events another node wrote arrive at once (or,
+ * while this process's own appends are in flight, within `noticeWaitMs`).
  * Listeners therefore see every committed event in order, whoever wrote it.
  */
 import pg from "pg";
 import type { StoredEvent } from "@/lib/protocol";
-import type { Db } from "../db/client";
 import { headSeq, readEvents } from "./read";
+import type { Sql } from "./sql";
 
 export type TailListener = (event: StoredEvent) => void;
 
@@ -28,8 +28,9 @@ export interface TailOptions {
   /** How often to look for events written by other processes (ms); 0 disables. */
   pollMs?: number;
   /**
-   * How long a notified head may stay ahead before the tail reads up to it (ms): the appends of
-   * this process usually hand their events over within it, so they are not read back.
+   * How long a notified head may stay ahead, while this process has appends in flight
+   * (`appendsInFlight`), before the tail reads up to it (ms): those appends usually hand their
+   * events over within it, so they are not read back.
    */
   noticeWaitMs?: number;
   onError?: (err: unknown) => void;
@@ -55,9 +56,12 @@ export class EventTail {
   private readonly gapWaitMs: number;
   private readonly pollMs: number;
   private readonly noticeWaitMs: number;
+  /** Whether this process's own appends are in flight (set by the event store). */
+  appendsInFlight: () => boolean = () => false;
 
+  /** `sql` reads the log (on PostgreSQL the append path's own pool: no ORM on every commit). */
   constructor(
-    private readonly db: Db,
+    private readonly sql: Sql,
     private readonly opts: TailOptions = {},
   ) {
     this.gapWaitMs = opts.gapWaitMs ?? 25;
@@ -67,7 +71,7 @@ export class EventTail {
 
   /** Start from the current head of the log: only events committed from now on are published. */
   async start(): Promise<void> {
-    this.published = await headSeq(this.db);
+    this.published = await headSeq(this.sql);
     if (this.pollMs > 0) {
       this.pollTimer = setInterval(() => void this.fill(), this.pollMs);
       this.pollTimer.unref();
@@ -148,7 +152,7 @@ export class EventTail {
         do {
           this.fillAgain = false;
           for (;;) {
-            const page = await readEvents(this.db, { all: true }, { after: this.published, limit: 1000 });
+            const page = await readEvents(this.sql, { all: true }, { after: this.published, limit: 1000 });
             this.offer(page.events);
             if (page.next_after === null) break;
           }
@@ -199,12 +203,13 @@ export class EventTail {
   }
 
   /**
-   * A commit made `head` the log's head: read up to it unless this process's own append hands the
-   * events over within noticeWaitMs (another node's events wait that long at most).
+   * A commit made `head` the log's head: read up to it at once, or, while this process has appends
+   * in flight, unless they hand the events over within noticeWaitMs.
    */
   private notified(head: number): void {
     if (!(head > this.published)) return;
     this.announced = Math.max(this.announced, head);
+    if (!this.appendsInFlight()) return void this.fill();
     if (this.noticeTimer) return;
     this.noticeTimer = setTimeout(() => {
       this.noticeTimer = null;
