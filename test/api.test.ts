@@ -94,7 +94,7 @@ describe("events", () => {
     expect(orphan.status).toBe(422);
   });
 
-  it("pages a thread and a run by cursor, oldest first, and the newest page with before=end", async () => {
+  it("pages a thread and a run by cursor, oldest first, the newest page with before=end, and a slice between two cursors", async () => {
     const { id: thread_id } = await newChannel();
     const run_id = newId("run");
     await rt.store.append(Array.from({ length: 7 }, (_, i) => chat(`m${i}`, { thread_id, run_id })));
@@ -116,6 +116,17 @@ describe("events", () => {
 
     const run = (await (await runEventsRoute.GET(get("?after=0"), params({ run_id }))).json()) as typeof page1;
     expect(run.events).toHaveLength(7);
+
+    // A slice between two cursors, paged forward: how a long run loads in parallel.
+    const seqs = run.events.map((e) => e.seq);
+    const slice = (await (await runEventsRoute.GET(get(`?after=${seqs[1]}&before=${seqs[5]}&limit=2`), params({ run_id }))).json()) as typeof page1;
+    expect(slice.events.map((e) => e.payload.text)).toEqual(["m2", "m3"]);
+    const rest = (await (await runEventsRoute.GET(get(`?after=${slice.next_after}&before=${seqs[5]}&limit=2`), params({ run_id }))).json()) as typeof page1;
+    expect(rest.events.map((e) => e.payload.text)).toEqual(["m4"]);
+    expect(rest.next_after).toBeNull();
+    const empty = await runEventsRoute.GET(get(`?after=${seqs[3]}&before=${seqs[3]! + 1}`), params({ run_id }));
+    expect(empty.status).toBe(400);
+    expect(((await empty.json()) as { error: { message: string } }).error.message).toMatch(/must be greater than after \+ 1/);
 
     const bad = await threadEventsRoute.GET(get("?after=-1"), params({ thread_id }));
     expect(bad.status).toBe(400);

@@ -38,9 +38,16 @@ export function fetchRunDetail(runId: string): Promise<RunDetailResponse> {
 /** Largest page the server serves. */
 export const EVENT_PAGE = 5000;
 
-/** `GET /api/runs/:id/events?after=&limit=`: events with seq > after, ascending. */
-export function fetchRunEvents(runId: string, after: number, limit = EVENT_PAGE, signal?: AbortSignal): Promise<EventPage> {
-  return apiRequest<EventPage>(`/api/runs/${enc(runId)}/events?after=${after}&limit=${limit}`, { signal });
+/**
+ * `GET /api/runs/:id/events?after=&limit=`: events with seq > after, ascending; with `before`
+ * (a seq, or "end" for the newest page) also below it (`after` and a numeric `before`: the
+ * slice between them, paged forward).
+ */
+export function fetchRunEvents(runId: string, after: number | null, limit = EVENT_PAGE, signal?: AbortSignal, before?: number | "end"): Promise<EventPage> {
+  const q = new URLSearchParams({ limit: String(limit) });
+  if (after !== null) q.set("after", String(after));
+  if (before !== undefined) q.set("before", String(before));
+  return apiRequest<EventPage>(`/api/runs/${enc(runId)}/events?${q}`, { signal });
 }
 
 /** `POST /api/runs/:id/fork { at_seq }` → the new run. */

@@ -2,8 +2,9 @@
  * `RunEventsStore`: every event of one run in the browser, folded (lib/fold/run-graph.ts
  * `RunTimeline`) and kept live as events arrive, for running and finished runs alike.
  *
- * - Loads the run's events page by page (`GET /api/runs/:id/events?after=&limit=5000`), adding
- *   each page to the timeline as it arrives, so a large run is usable before it is all loaded.
+ * - Loads the run's first page (`GET /api/runs/:id/events?after=&limit=5000`), then the rest of a
+ *   large run as a few seq slices fetched at once (`after` and `before`), adding each to the
+ *   timeline in order as soon as it can, so a large run is usable before it is all loaded.
  * - Then subscribes to the run over Socket.IO (`subscribe { run_id, after: last seq held }`):
  *   the server sends what was missed, then live events. Re-subscribes the same way after every
  *   reconnect, so nothing is missed or doubled (the timeline skips seqs it holds).
@@ -24,6 +25,20 @@ export interface LoadStatus {
   error: string | null;
   /** 404: the run does not exist (yet). */
   missing: boolean;
+}
+
+/** Seq ranges a long run's events load in at once, after its first page. */
+const SLICES = 4;
+
+/**
+ * (after, newest] cut into `n` ranges `[after_i, before_i]` meaning after_i < seq < before_i,
+ * in order, together covering it; fewer when it is narrow.
+ */
+export function sliceRange(after: number, newest: number, n: number): [number, number][] {
+  const width = Math.max(1, Math.ceil((newest - after) / n));
+  const out: [number, number][] = [];
+  for (let lo = after; lo < newest; lo += width) out.push([lo, Math.min(lo + width, newest) + 1]);
+  return out;
 }
 
 export class RunEventsStore {
@@ -80,29 +95,23 @@ export class RunEventsStore {
 
   private pageSize = EVENT_PAGE;
 
+  /**
+   * The first page; then, for a run longer than a page, the rest in SLICES seq ranges fetched at
+   * once (`after` and `before`), each folded as soon as every slice before it is in.
+   */
   private async load(signal: AbortSignal): Promise<void> {
-    const get = (after: number) => fetchRunEvents(this.runId, after, this.pageSize, signal);
     try {
-      let request = get(this.timeline.lastSeq);
-      for (;;) {
-        let page;
-        try {
-          page = await request;
-        } catch (err) {
-          // A server with a smaller page limit: ask again with its classic 1000.
-          if (err instanceof ApiRequestError && err.code === "invalid_query" && this.pageSize > 1000) {
-            this.pageSize = 1000;
-            request = get(this.timeline.lastSeq);
-            continue;
-          }
-          throw err;
+      const first = await this.firstPage(signal);
+      if (signal.aborted) return;
+      if (this.timeline.append(first.events)) this.notify();
+      if (first.next_after !== null && first.events.length) {
+        const newest = (await fetchRunEvents(this.runId, null, 1, signal, "end")).events[0]?.seq ?? first.next_after;
+        const slices = sliceRange(first.next_after, newest, SLICES).map(([after, before]) => this.loadSlice(after, before, signal));
+        for (const slice of slices) {
+          const events = await slice;
+          if (signal.aborted) return;
+          if (this.timeline.append(events)) this.notify();
         }
-        if (signal.aborted) return;
-        const more = page.next_after !== null && page.events.length > 0;
-        // Ask for the next page before folding this one: the server works while the browser folds.
-        if (more) request = get(page.next_after!);
-        if (this.timeline.append(page.events)) this.notify();
-        if (!more) break;
       }
       this.status = { done: true, error: null, missing: false };
       this.notify();
@@ -113,6 +122,28 @@ export class RunEventsStore {
       this.status = { done: false, error: err instanceof Error ? err.message : String(err), missing };
       this.notify();
     }
+  }
+
+  /** The first page after what the timeline holds; a server with a smaller page limit is asked again with its classic 1000. */
+  private async firstPage(signal: AbortSignal) {
+    try {
+      return await fetchRunEvents(this.runId, this.timeline.lastSeq, this.pageSize, signal);
+    } catch (err) {
+      if (!(err instanceof ApiRequestError && err.code === "invalid_query" && this.pageSize > 1000)) throw err;
+      this.pageSize = 1000;
+      return fetchRunEvents(this.runId, this.timeline.lastSeq, this.pageSize, signal);
+    }
+  }
+
+  /** Every event with after < seq < before, page by page. */
+  private async loadSlice(after: number, before: number, signal: AbortSignal): Promise<StoredEvent[]> {
+    const out: StoredEvent[] = [];
+    for (let cursor: number | null = after; cursor !== null; ) {
+      const page = await fetchRunEvents(this.runId, cursor, this.pageSize, signal, before);
+      out.push(...page.events);
+      cursor = page.events.length ? page.next_after : null;
+    }
+    return out;
   }
 
   private follow(signal: AbortSignal): void {

@@ -2,8 +2,9 @@
  * Reading the log: events of a thread, a run or an agent's inbox in seq order, by cursor.
  *
  * `after`: events with seq > after, oldest first. `before`: the `limit` events just before
- * that seq (or the newest when `before` is "end"), returned oldest first. `limit` is capped
- * at MAX_PAGE.
+ * that seq (or the newest when `before` is "end"), returned oldest first. Both: the events with
+ * after < seq < before, oldest first, paged forward (a slice of a long run, so a client can load
+ * several slices at once). `limit` is capped at MAX_PAGE.
  */
 import type { StoredEvent } from "@/lib/protocol";
 import type { Event as EventRow } from "../db/generated/client";
@@ -46,7 +47,7 @@ export async function readEvents(sql: Sql, scope: Scope, q: ReadQuery = {}): Pro
   const limit = Math.min(Math.max(q.limit ?? DEFAULT_PAGE, 1), MAX_PAGE);
   const where = whereOf(scope);
   const columns = eventColumns();
-  if (q.before !== undefined) {
+  if (q.before !== undefined && q.after === undefined) {
     const bound = q.before === "end" ? "" : ` AND seq < $3::bigint`;
     const rows = await sql.query<EventRow>(`SELECT ${columns} FROM events WHERE ${where.sql}${bound} ORDER BY seq DESC LIMIT $2`, [
       ...where.params,
@@ -57,11 +58,11 @@ export async function readEvents(sql: Sql, scope: Scope, q: ReadQuery = {}): Pro
     const events = rows.slice(0, limit).reverse().map(fromRow);
     return { events, next_after: null, has_more_before: hasMore };
   }
-  const rows = await sql.query<EventRow>(`SELECT ${columns} FROM events WHERE ${where.sql} AND seq > $3::bigint ORDER BY seq ASC LIMIT $2`, [
-    ...where.params,
-    limit + 1,
-    q.after ?? 0,
-  ]);
+  const upTo = typeof q.before === "number" ? q.before : null;
+  const rows = await sql.query<EventRow>(
+    `SELECT ${columns} FROM events WHERE ${where.sql} AND seq > $3::bigint${upTo === null ? "" : " AND seq < $4::bigint"} ORDER BY seq ASC LIMIT $2`,
+    [...where.params, limit + 1, q.after ?? 0, ...(upTo === null ? [] : [upTo])],
+  );
   const more = rows.length > limit;
   const events = rows.slice(0, limit).map(fromRow);
   return { events, next_after: more ? events[events.length - 1]!.seq : null };

@@ -84,7 +84,10 @@ const PageQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(5000).optional(),
 });
 
-/** `?after=&before=&limit=` from a URL. Throws ClutchError invalid_query (400). */
+/**
+ * `?after=&before=&limit=` from a URL (server/events/read.ts: after, before, or both for the
+ * events between them). Throws ClutchError invalid_query (400).
+ */
 export function pageQuery(url: string) {
   const params = Object.fromEntries(new URL(url).searchParams);
   const r = PageQuery.safeParse(params);
@@ -92,8 +95,9 @@ export function pageQuery(url: string) {
     const i = r.error.issues[0]!;
     throw new ClutchError("invalid_query", `${i.path.join(".") || "query"}: ${i.message}`, 400, r.error.issues);
   }
-  if (r.data.after !== undefined && r.data.before !== undefined) {
-    throw new ClutchError("invalid_query", "use either after or before, not both");
+  const { after, before } = r.data;
+  if (after !== undefined && typeof before === "number" && before <= after + 1) {
+    throw new ClutchError("invalid_query", `before (${before}) must be greater than after + 1 (${after + 1}): no event lies between them`);
   }
   return r.data;
 }
