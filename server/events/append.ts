@@ -220,6 +220,10 @@ async function projectThreads(sql: Sql, fresh: StoredEvent[]): Promise<void> {
   );
 }
 
+/** The task columns the fold starts from (named: a prepared statement must not change shape when a column is added). */
+const TASK_COLUMNS =
+  "id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts, created_at, updated_at, started_at, ended_at, error, open_questions, open_approvals, last_seq";
+
 function taskViewOf(row: TaskRow): TaskView {
   return {
     task_id: row.id,
@@ -258,7 +262,8 @@ async function projectTasks(sql: Sql, fresh: StoredEvent[]): Promise<Map<string,
   const runs = new Map<string, RunDelta>();
   if (!taskEvents.length) return runs;
   const ids = [...new Set(taskEvents.map((ev) => ev.task_id))];
-  const before = new Map((await sql.query<TaskRow>(`SELECT * FROM tasks WHERE id = ANY($1::text[])`, [ids])).map((r) => [r.id, taskViewOf(r)]));
+  const rows = await sql.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = ANY($1::text[])`, [ids]);
+  const before = new Map(rows.map((r) => [r.id, taskViewOf(r)]));
   const after = new Map(before);
   for (const ev of taskEvents) {
     const task = foldTask(after.get(ev.task_id), ev);
@@ -399,7 +404,10 @@ async function projectApprovals(sql: Sql, fresh: StoredEvent[]): Promise<void> {
  * escalation may have changed them). `history` and `escalation` start empty: no column needs them.
  */
 async function pendingApprovals(sql: Sql, ids: string[]): Promise<Map<string, ApprovalView>> {
-  const rows = await sql.query<ApprovalRow>(`SELECT * FROM approvals WHERE id = ANY($1::text[]) AND state = 'pending'`, [ids]);
+  const rows = await sql.query<Pick<ApprovalRow, "id" | "approvers" | "expires_at" | "request_seq">>(
+    `SELECT id, approvers, expires_at, request_seq FROM approvals WHERE id = ANY($1::text[]) AND state = 'pending'`,
+    [ids],
+  );
   if (!rows.length) return new Map();
   const requests = await sql.query<EventRow>(`SELECT ${eventColumns()} FROM events WHERE seq = ANY($1::bigint[])`, [rows.map((r) => String(r.request_seq))]);
   const bySeq = new Map(requests.map((r) => [r.seq, fromRow(r)]));

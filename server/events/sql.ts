@@ -12,7 +12,9 @@
  *
  * A transaction commits when `fn` resolves and rolls back when it throws; its error is thrown
  * as is (server/db/availability.ts tells an outage apart). A connection waits at most 10 s for
- * the pool, a statement runs at most 30 s.
+ * the pool, a statement runs at most 30 s. Statements are not prepared: PostgreSQL's generic
+ * plans for them (after five runs) scan the log where the custom plans use its indexes; measured
+ * with bench/ingest, appends slowed down as the log grew.
  */
 import pg from "pg";
 import type { Db, Prisma } from "../db/client";
