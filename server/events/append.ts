@@ -129,7 +129,6 @@ export async function appendGroupInTx(sql: Sql, batches: ClutchMessage[][], inTx
 
   if (fresh.length) {
     await insertEvents(sql, fresh);
-    await projectThreads(sql, fresh);
     const taskRuns = await projectTasks(sql, fresh);
     await projectRuns(sql, fresh, taskRuns);
     await projectApprovals(sql, fresh);
@@ -186,41 +185,42 @@ async function findStored(sql: Sql, messages: ClutchMessage[]) {
   return { byPair, byKey };
 }
 
-/** Insert the new events in one statement (jsonb_to_recordset: one parameter, any batch size). */
+/**
+ * Insert the new events and update their threads' activity (last_seq, last_event_at and
+ * message_count, lib/unread.ts) in one statement: two data-modifying parts of one WITH, each
+ * fed by one jsonb parameter (jsonb_to_recordset: any batch size).
+ */
 async function insertEvents(sql: Sql, fresh: StoredEvent[]): Promise<void> {
   const rows = fresh.map((ev) => {
     const r = toRow(ev, ev.seq);
     return { ...r, seq: ev.seq, ts: ev.ts };
   });
-  await sql.query(
-    `INSERT INTO events (seq, id, run_id, thread_id, task_id, parent_task_id, type, from_agent_id, ts, idempotency_key, payload, rest)
-     SELECT seq, id, run_id, thread_id, task_id, parent_task_id, type, from_agent_id, ts, idempotency_key, payload, rest
-       FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, id text, run_id text, thread_id text, task_id text, parent_task_id text,
-            type text, from_agent_id text, ts timestamptz, idempotency_key text, payload jsonb, rest jsonb)`,
-    [JSON.stringify(rows)],
-  );
-}
-
-/** threads: last_seq, last_event_at and message_count (lib/unread.ts) per thread. */
-async function projectThreads(sql: Sql, fresh: StoredEvent[]): Promise<void> {
-  const per = new Map<string, { id: string; last_seq: number; last_event_at: string; n: number }>();
+  const threads = new Map<string, { id: string; last_seq: number; last_event_at: string; n: number }>();
   for (const ev of fresh) {
-    const t = per.get(ev.thread_id) ?? { id: ev.thread_id, last_seq: 0, last_event_at: ev.ts, n: 0 };
+    const t = threads.get(ev.thread_id) ?? { id: ev.thread_id, last_seq: 0, last_event_at: ev.ts, n: 0 };
     t.last_seq = ev.seq;
     t.last_event_at = ev.ts;
     if (countsAsUnread(ev)) t.n++;
-    per.set(ev.thread_id, t);
+    threads.set(ev.thread_id, t);
   }
   await sql.query(
-    `UPDATE threads t
-        SET last_seq = x.last_seq, last_event_at = x.last_event_at, message_count = t.message_count + x.n
-       FROM jsonb_to_recordset($1::jsonb) AS x(id text, last_seq bigint, last_event_at timestamptz, n int)
-      WHERE t.id = x.id`,
-    [JSON.stringify([...per.values()])],
+    `WITH inserted AS (
+       INSERT INTO events (seq, id, run_id, thread_id, task_id, parent_task_id, type, from_agent_id, ts, idempotency_key, payload, rest)
+       SELECT seq, id, run_id, thread_id, task_id, parent_task_id, type, from_agent_id, ts, idempotency_key, payload, rest
+         FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, id text, run_id text, thread_id text, task_id text, parent_task_id text,
+              type text, from_agent_id text, ts timestamptz, idempotency_key text, payload jsonb, rest jsonb)
+     ), activity AS (
+       UPDATE threads t
+          SET last_seq = x.last_seq, last_event_at = x.last_event_at, message_count = t.message_count + x.n
+         FROM jsonb_to_recordset($2::jsonb) AS x(id text, last_seq bigint, last_event_at timestamptz, n int)
+        WHERE t.id = x.id
+     )
+     SELECT 1`,
+    [JSON.stringify(rows), JSON.stringify([...threads.values()])],
   );
 }
 
-/** The task columns the fold starts from (named: a prepared statement must not change shape when a column is added). */
+/** The task columns the fold starts from. */
 const TASK_COLUMNS =
   "id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts, created_at, updated_at, started_at, ended_at, error, open_questions, open_approvals, last_seq";
 
@@ -311,10 +311,12 @@ async function projectRuns(sql: Sql, fresh: StoredEvent[], taskRuns: Map<string,
     r.updated_at = ev.ts;
     per.set(ev.run_id, r);
   }
+  // Runs with task changes are upserted (their state follows their roots); the others only count events.
+  let upserts: Record<string, unknown>[] = [];
   if (taskRuns.size) {
     const runIds = [...taskRuns.keys()];
     const roots = await sql.query<{ run_id: string; state: string }>(`SELECT run_id, state FROM tasks WHERE run_id = ANY($1::text[]) AND parent_task_id IS NULL`, [runIds]);
-    const rows = runIds.map((id) => {
+    upserts = runIds.map((id) => {
       const d = taskRuns.get(id)!;
       const p = per.get(id)!;
       const state = runStateOf(roots.filter((r) => r.run_id === id).map((r) => r.state as TaskState));
@@ -328,8 +330,12 @@ async function projectRuns(sql: Sql, fresh: StoredEvent[], taskRuns: Map<string,
         forked_at_seq: fork?.at_seq ?? null,
       };
     });
-    await sql.query(
-      `INSERT INTO runs (id, thread_id, state, started_at, updated_at, ended_at, task_total, task_done, event_count, last_seq,
+  }
+  const others = [...per.values()].filter((r) => !taskRuns.has(r.id));
+  // One statement for both (the two sets of runs are disjoint).
+  await sql.query(
+    `WITH upserted AS (
+       INSERT INTO runs (id, thread_id, state, started_at, updated_at, ended_at, task_total, task_done, event_count, last_seq,
                          forked_from_run_id, forked_at_seq)
        SELECT id, thread_id, state, started_at, updated_at, ended_at, tasks_added, done_delta, n, last_seq,
               forked_from_run_id, forked_at_seq
@@ -339,19 +345,15 @@ async function projectRuns(sql: Sql, fresh: StoredEvent[], taskRuns: Map<string,
        ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, updated_at = EXCLUDED.updated_at,
               ended_at = EXCLUDED.ended_at, task_total = runs.task_total + EXCLUDED.task_total,
               task_done = runs.task_done + EXCLUDED.task_done, event_count = runs.event_count + EXCLUDED.event_count,
-              last_seq = EXCLUDED.last_seq`,
-      [JSON.stringify(rows)],
-    );
-  }
-  const others = [...per.values()].filter((r) => !taskRuns.has(r.id));
-  if (others.length) {
-    await sql.query(
-      `UPDATE runs r SET event_count = r.event_count + x.n, last_seq = x.last_seq, updated_at = x.updated_at
-         FROM jsonb_to_recordset($1::jsonb) AS x(id text, n int, last_seq bigint, updated_at timestamptz)
-        WHERE r.id = x.id`,
-      [JSON.stringify(others)],
-    );
-  }
+              last_seq = EXCLUDED.last_seq
+     ), counted AS (
+       UPDATE runs r SET event_count = r.event_count + x.n, last_seq = x.last_seq, updated_at = x.updated_at
+         FROM jsonb_to_recordset($2::jsonb) AS x(id text, n int, last_seq bigint, updated_at timestamptz)
+        WHERE r.id = x.id
+     )
+     SELECT 1`,
+    [JSON.stringify(upserts), JSON.stringify(others)],
+  );
 }
 
 /**
