@@ -113,7 +113,7 @@ export class LeaderLease {
       await this.pause(this.opts.retryMs ?? 2000);
       if (this.stopped) return;
       const next = await this.attempt();
-      if (next.error) log.warn({ err: next.error, deployment: this.opts.name }, "could not try for the leader's lock");
+      if (next.error) log.warn({ err: next.error, deployment: this.opts.name }, "could not become the leader; trying again");
       client = next.client;
     }
   }
