@@ -17,9 +17,9 @@
  *   CLUTCH_PUBLIC_URL  the URL people open (https://clutch.example.com), for sign-in's origin
  *                   checks behind a proxy; unset: taken from each request
  *   CLUTCH_AUTH_SECRET  signs session cookies; unset: generated once into <data dir>/auth-secret
- *   CLUTCH_REALTIME  where Socket.IO runs: "process" (a process of its own, the default on
- *                   PostgreSQL; server/realtime/process.ts) or "inline" (in the server's process,
- *                   the only choice on the embedded database)
+ *   CLUTCH_REALTIME  where Socket.IO runs: "inline" (in the server's process, the default, and
+ *                   the only choice on the embedded database) or "process" (a process of its own,
+ *                   PostgreSQL only; server/realtime/process.ts)
  *
  * Throws a ZodError-derived Error with a readable message when a value is invalid.
  */
@@ -91,6 +91,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ClutchConfig {
     admin: c.CLUTCH_ADMIN_EMAIL && c.CLUTCH_ADMIN_PASSWORD ? { email: c.CLUTCH_ADMIN_EMAIL, password: c.CLUTCH_ADMIN_PASSWORD, ...(c.CLUTCH_ADMIN_NAME ? { name: c.CLUTCH_ADMIN_NAME } : {}) } : undefined,
     publicUrl: c.CLUTCH_PUBLIC_URL,
     // The embedded database serves one process.
-    realtime: c.DATABASE_URL ? (c.CLUTCH_REALTIME ?? "process") : "inline",
+    realtime: c.DATABASE_URL ? (c.CLUTCH_REALTIME ?? "inline") : "inline",
   };
 }
