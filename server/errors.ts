@@ -54,6 +54,7 @@ export const ERROR_STATUS = {
   not_found: [404],
   unknown_thread: [404, 422],
   unknown_run: [404],
+  unknown_schema: [404],
   unknown_task: [404],
   unknown_agent: [404],
   unknown_approval: [404],

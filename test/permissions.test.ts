@@ -46,7 +46,7 @@ interface Fixtures {
 }
 interface Call {
   url: string;
-  params?: Record<string, string>;
+  params?: Record<string, string | string[]>;
   body?: unknown;
   /** A raw body (JSON Lines). */
   text?: string;
@@ -71,6 +71,8 @@ const MATRIX: Record<string, { call: (f: Fixtures) => Call; expect: Expect }> = 
   "GET /api/threads": { call: () => ({ url: "/api/threads" }), expect: signedIn(200) },
   "GET /api/workspace": { call: () => ({ url: "/api/workspace" }), expect: signedIn(200) },
   "GET /api/search": { call: () => ({ url: "/api/search?q=hello" }), expect: signedIn(200) },
+  "GET /api/schemas": { call: () => ({ url: "/api/schemas" }), expect: signedIn(200) },
+  "GET /api/schemas/[...ref]": { call: () => ({ url: "/api/schemas/clutch/research/summary@1", params: { ref: ["clutch", "research", "summary@1"] } }), expect: signedIn(200) },
   "POST /api/threads": { call: () => ({ url: "/api/threads", body: { name: `m-${newId("thread").slice(-10).toLowerCase()}` } }), expect: people(201, { guest: 403 }) },
   "GET /api/threads/[thread_id]": { call: (f) => ({ url: `/api/threads/${f.pub}`, params: { thread_id: f.pub } }), expect: signedIn(200, { guest: 404 }) },
   "PATCH /api/threads/[thread_id]": { call: (f) => ({ url: `/api/threads/${f.pub}`, params: { thread_id: f.pub }, body: { visibility: "public" } }), expect: people(200, { guest: 404 }) },

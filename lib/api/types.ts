@@ -288,3 +288,22 @@ export interface InviteSummary {
   state: "open" | "accepted" | "expired" | "revoked";
   accepted_by: string | null;
 }
+
+/** A schema of the registry as `GET /api/schemas` lists it (docs/schemas.md). */
+export interface SchemaSummary {
+  /** `schema://<name>@<version>` */
+  ref: string;
+  name: string;
+  version: number;
+  /** The payload type it defines (Clutch Protocol §3.3). */
+  payload_type?: string;
+  /** The message type whose payload it defines (§2). */
+  message_type?: string;
+  description: string;
+  source: "builtin";
+}
+
+/** One schema with its JSON Schema (draft 2020-12), `GET /api/schemas/<name>@<version>`. */
+export interface SchemaDetail extends SchemaSummary {
+  json_schema: Record<string, unknown>;
+}
