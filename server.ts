@@ -54,7 +54,7 @@ httpServer.on("request", (req, res) => {
   else if (isA2APath((req.url ?? "/").split("?")[0]!)) a2a(req, res);
   else void handle(req, res);
 });
-if (realtime) httpServer.on("upgrade", (req, socket, head) => realtime.isSocketPath(req.url) && realtime.upgrade(req, socket, head));
+realtime?.acceptUpgrades(httpServer);
 const gateway = realtime ? null : new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity);
 const stopAgentsFeed = gateway ? startAgentsFeed(gateway.io, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail }) : () => {};
 

@@ -26,6 +26,6 @@ export async function serveSockets(mode: string, rt: Clutch, databaseUrl: string
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-bench-"));
   const realtime = await startRealtimeProcess({ env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", CLUTCH_DATA_DIR: dataDir } });
   httpServer.on("request", (req, res) => (realtime.isSocketPath(req.url) ? realtime.proxy(req, res) : res.writeHead(404).end()));
-  httpServer.on("upgrade", (req, socket, head) => realtime.isSocketPath(req.url) && realtime.upgrade(req, socket, head));
+  realtime.acceptUpgrades(httpServer);
   return { realtime, close: () => realtime.close() };
 }

@@ -43,7 +43,7 @@ describe.skipIf(inject("embeddedDatabase"))("realtime process", () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-realtime-"));
     realtime = await startRealtimeProcess({ env: { ...process.env, DATABASE_URL: inject("databaseUrl"), CLUTCH_DATA_DIR: dataDir, LOG_LEVEL: "warn" } });
     server = createServer((req, res) => (realtime.isSocketPath(req.url) ? realtime.proxy(req, res) : res.writeHead(404).end()));
-    server.on("upgrade", (req, socket, head) => realtime.isSocketPath(req.url) && realtime.upgrade(req, socket, head));
+    realtime.acceptUpgrades(server);
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }, 90_000);

@@ -128,7 +128,7 @@ export async function appendGroupInTx(sql: Sql, batches: ClutchMessage[][], inTx
   }
 
   if (fresh.length) {
-    await insertEvents(sql, fresh);
+    await insertEventsAndActivity(sql, fresh);
     const taskRuns = await projectTasks(sql, fresh);
     await projectRuns(sql, fresh, taskRuns);
     await projectApprovals(sql, fresh);
@@ -190,7 +190,7 @@ async function findStored(sql: Sql, messages: ClutchMessage[]) {
  * message_count, lib/unread.ts) in one statement: two data-modifying parts of one WITH, each
  * fed by one jsonb parameter (jsonb_to_recordset: any batch size).
  */
-async function insertEvents(sql: Sql, fresh: StoredEvent[]): Promise<void> {
+async function insertEventsAndActivity(sql: Sql, fresh: StoredEvent[]): Promise<void> {
   const rows = fresh.map((ev) => {
     const r = toRow(ev, ev.seq);
     return { ...r, seq: ev.seq, ts: ev.ts };

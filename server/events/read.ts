@@ -31,12 +31,13 @@ export interface Page {
   has_more_before?: boolean;
 }
 
-/** The SQL condition of `scope`, its parameter placed at `$1`. */
-function whereOf(scope: Scope): { sql: string; params: unknown[] } {
-  if ("thread_id" in scope) return { sql: "thread_id = $1", params: [scope.thread_id] };
-  if ("run_id" in scope) return { sql: "run_id = $1", params: [scope.run_id] };
-  if ("to_agent" in scope) return { sql: "rest->'to' @> $1::jsonb", params: [JSON.stringify([{ agent_id: scope.to_agent }])] };
-  return { sql: "$1::int = 1", params: [1] };
+/** The SQL conditions of `scope`, each value pushed to `params` and named by its `$n`. */
+function whereOf(scope: Scope, params: unknown[]): string[] {
+  const p = (v: unknown) => `$${params.push(v)}`;
+  if ("thread_id" in scope) return [`thread_id = ${p(scope.thread_id)}`];
+  if ("run_id" in scope) return [`run_id = ${p(scope.run_id)}`];
+  if ("to_agent" in scope) return [`rest->'to' @> ${p(JSON.stringify([{ agent_id: scope.to_agent }]))}::jsonb`];
+  return [];
 }
 
 /**
@@ -45,25 +46,18 @@ function whereOf(scope: Scope): { sql: string; params: unknown[] } {
  */
 export async function readEvents(sql: Sql, scope: Scope, q: ReadQuery = {}): Promise<Page> {
   const limit = Math.min(Math.max(q.limit ?? DEFAULT_PAGE, 1), MAX_PAGE);
-  const where = whereOf(scope);
-  const columns = eventColumns();
-  if (q.before !== undefined && q.after === undefined) {
-    const bound = q.before === "end" ? "" : ` AND seq < $3::bigint`;
-    const rows = await sql.query<EventRow>(`SELECT ${columns} FROM events WHERE ${where.sql}${bound} ORDER BY seq DESC LIMIT $2`, [
-      ...where.params,
-      limit + 1,
-      ...(q.before === "end" ? [] : [q.before]),
-    ]);
-    const hasMore = rows.length > limit;
-    const events = rows.slice(0, limit).reverse().map(fromRow);
-    return { events, next_after: null, has_more_before: hasMore };
-  }
-  const upTo = typeof q.before === "number" ? q.before : null;
+  const params: unknown[] = [];
+  const where = whereOf(scope, params);
+  const p = (v: unknown) => `$${params.push(v)}`;
+  const backwards = q.before !== undefined && q.after === undefined;
+  if (!backwards) where.push(`seq > ${p(q.after ?? 0)}::bigint`);
+  if (typeof q.before === "number") where.push(`seq < ${p(q.before)}::bigint`);
   const rows = await sql.query<EventRow>(
-    `SELECT ${columns} FROM events WHERE ${where.sql} AND seq > $3::bigint${upTo === null ? "" : " AND seq < $4::bigint"} ORDER BY seq ASC LIMIT $2`,
-    [...where.params, limit + 1, q.after ?? 0, ...(upTo === null ? [] : [upTo])],
+    `SELECT ${eventColumns()} FROM events ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq ${backwards ? "DESC" : "ASC"} LIMIT ${p(limit + 1)}`,
+    params,
   );
   const more = rows.length > limit;
+  if (backwards) return { events: rows.slice(0, limit).reverse().map(fromRow), next_after: null, has_more_before: more };
   const events = rows.slice(0, limit).map(fromRow);
   return { events, next_after: more ? events[events.length - 1]!.seq : null };
 }

@@ -32,7 +32,8 @@ export interface Transactor extends Sql {
   close(): Promise<void>;
 }
 
-const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
+/** A transaction waits at most 10 s for a connection and runs at most 30 s (Prisma's interactive transactions). */
+export const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 
 /** `tx` (a Prisma client or interactive transaction) as Sql. */
 export function prismaSql(tx: Db | Prisma.TransactionClient): Sql {

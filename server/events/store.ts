@@ -19,9 +19,8 @@ import type { EventTail } from "./tail";
 import { compactHeartbeats, type CompactionSettings } from "./compaction";
 import { insertThread, NewThreadSchema, toSummary } from "./threads";
 import { validateMessages } from "./validate";
-import { prismaSql, type Transactor } from "./sql";
+import { prismaSql, TX_OPTIONS, type Sql, type Transactor } from "./sql";
 
-const TX_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 
 /** Most messages `appendAll` takes (a run's import or fork). */
 export const MAX_APPEND_ALL = 200_000;
@@ -35,6 +34,8 @@ export class EventStore {
   private readonly writer: GroupCommitter;
   /** Named reads of the log and its projections (queries.ts). */
   readonly queries: Queries;
+  /** Pages of events (read.ts), through the store's own client. */
+  private readonly reads: Sql;
 
   /**
    * `db` is the store's own client (server/db/client.ts); `appends` runs the append transactions
@@ -48,6 +49,7 @@ export class EventStore {
     const writer = (this.writer = new GroupCommitter(appends, (events) => tail.offer(events)));
     tail.appendsInFlight = () => writer.busy;
     this.queries = new Queries(db);
+    this.reads = prismaSql(db);
   }
 
   /**
@@ -181,11 +183,11 @@ export class EventStore {
 
   /** A page of events; see server/events/read.ts. */
   read(scope: Scope, q: ReadQuery = {}): Promise<Page> {
-    return readEvents(prismaSql(this.db), scope, q);
+    return readEvents(this.reads, scope, q);
   }
 
   /** Every event in `scope` with seq > `after` (default 0), in seq order, read page by page. */
   readAll(scope: Scope, after = 0): Promise<StoredEvent[]> {
-    return readAllEvents(prismaSql(this.db), scope, after);
+    return readAllEvents(this.reads, scope, after);
   }
 }

@@ -11,7 +11,7 @@
  * private port on 127.0.0.1.
  *
  *   const realtime = await startRealtimeProcess({ env });
- *   httpServer.on("upgrade", (req, socket, head) => realtime.isSocketPath(req.url) && realtime.upgrade(req, socket, head));
+ *   realtime.acceptUpgrades(httpServer);
  *   httpServer.on("request", (req, res) => realtime.isSocketPath(req.url) ? realtime.proxy(req, res) : …);
  *   await realtime.close();
  *
@@ -20,7 +20,7 @@
  * start within 60 s.
  */
 import { fork, type ChildProcess } from "node:child_process";
-import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import http, { type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Socket } from "node:net";
 import path from "node:path";
@@ -49,6 +49,8 @@ export interface MemoryMessage {
   usage?: NodeJS.MemoryUsage;
 }
 
+const isSocketPath = (url: string | undefined) => (url ?? "").startsWith("/socket.io/");
+
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "child.ts");
 /** The child is TypeScript, run as the server is: through tsx. */
 const EXEC_ARGV = process.execArgv.some((a) => a.includes("tsx")) ? process.execArgv : [...process.execArgv, "--import", "tsx"];
@@ -58,8 +60,8 @@ const STOP_TIMEOUT_MS = 5_000;
 export interface RealtimeProcess {
   /** Whether `url` is Socket.IO's (`/socket.io/…`). */
   isSocketPath(url: string | undefined): boolean;
-  /** Hand a WebSocket upgrade and its connection to the child. */
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Hand the WebSocket upgrades `server` gets on `/socket.io/` to the child, with their connections. */
+  acceptUpgrades(server: Server): void;
   /** Proxy a long-polling request to the child; 503 while it is not serving. */
   proxy(req: IncomingMessage, res: ServerResponse): void;
   /** Stop the child (its gateway closes every connection). */
@@ -124,11 +126,14 @@ export async function startRealtimeProcess(opts: { env: NodeJS.ProcessEnv }): Pr
         c.send({ type: "memory" } satisfies MemoryMessage);
       });
     },
-    isSocketPath: (url) => (url ?? "").startsWith("/socket.io/"),
-    upgrade(req, socket, head) {
-      if (!child?.connected) return void socket.destroy();
-      const message: UpgradeMessage = { type: "upgrade", method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, head: head.toString("base64") };
-      child.send(message, socket as Socket, (err) => err && socket.destroy());
+    isSocketPath,
+    acceptUpgrades(server) {
+      server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        if (!isSocketPath(req.url)) return;
+        if (!child?.connected) return void socket.destroy();
+        const message: UpgradeMessage = { type: "upgrade", method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, head: head.toString("base64") };
+        child.send(message, socket as Socket, (err) => err && socket.destroy());
+      });
     },
     proxy(req, res) {
       if (!port) {
