@@ -474,7 +474,7 @@ function RecentTasks({ tasks, now }: { tasks: AgentTaskSummary[]; now: number })
 
 function DetailSkeleton() {
   return (
-    <div className="mx-auto max-w-3xl px-4 pt-5 sm:px-6" aria-busy="true" aria-label="Loading the agent">
+    <div className="mx-auto max-w-3xl px-4 pt-5 sm:px-6" role="status" aria-busy="true" aria-label="Loading the agent">
       <div className="flex gap-3.5">
         <span className="h-12 w-12 animate-pulse rounded-[9px] bg-fg-muted/12" />
         <span className="flex-1 space-y-2 pt-1">

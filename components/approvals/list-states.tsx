@@ -46,7 +46,7 @@ export function EmptyList({ tab, filtered, hidden, onClear }: { tab: InboxTab; f
 /** Grey rows while the list loads. */
 export function ListSkeleton() {
   return (
-    <div className="mx-auto max-w-4xl space-y-2 px-3 py-3 sm:px-5" aria-busy="true" aria-label="Loading approvals">
+    <div className="mx-auto max-w-4xl space-y-2 px-3 py-3 sm:px-5" role="status" aria-busy="true" aria-label="Loading approvals">
       {[0.7, 0.5, 0.6].map((w, i) => (
         <div key={i} className="animate-pulse rounded-lg border border-line px-4 py-3">
           <div className="h-3.5 rounded bg-fg-muted/15" style={{ width: `${w * 100}%` }} />

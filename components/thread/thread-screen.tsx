@@ -325,7 +325,7 @@ function ConnectionBanner() {
 
 function ListSkeleton() {
   return (
-    <div className="flex flex-1 flex-col justify-end gap-4 overflow-hidden px-5 pb-4" aria-busy="true" aria-label="Loading messages">
+    <div className="flex flex-1 flex-col justify-end gap-4 overflow-hidden px-5 pb-4" role="status" aria-busy="true" aria-label="Loading messages">
       {[0.7, 0.45, 0.85, 0.55].map((w, i) => (
         <div key={i} className="flex animate-pulse gap-2.5">
           <div className="h-9 w-9 rounded-lg bg-fg-muted/12" />
