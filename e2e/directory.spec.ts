@@ -18,7 +18,8 @@
  * assertions look at that agent's row only. Screenshots of the directory and the card (1280×800
  * and 390×844) go to the test's output folder.
  */
-import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import { screenshots } from "./helpers";
 
 /** The directory's list of agents. */
 function directory(page: Page): Locator {
@@ -33,20 +34,6 @@ function row(page: Page, agentId: string): Locator {
 /** The status word of a row or card: "Online", "Busy" or "Offline". */
 function statusOf(scope: Locator, word: "Online" | "Busy" | "Offline"): Locator {
   return scope.getByText(word, { exact: true }).first();
-}
-
-async function shoot(page: Page, info: TestInfo, stage: string) {
-  for (const size of [
-    { name: "desktop", width: 1280, height: 800 },
-    { name: "phone", width: 390, height: 844 },
-  ]) {
-    await page.setViewportSize({ width: size.width, height: size.height });
-    await page.mouse.move(size.width - 5, 5);
-    const path = info.outputPath(`${stage}-${size.name}.png`);
-    await page.screenshot({ path });
-    await info.attach(`${stage}-${size.name}`, { path, contentType: "image/png" });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
 }
 
 test("the directory lists the workspace's agents live, and analyst-1's card shows its capabilities and CAP delegation", async ({ page }, info) => {
@@ -106,7 +93,7 @@ test("the directory lists the workspace's agents live, and analyst-1's card show
   await card.getByRole("button", { name: "Raw AgentCard (JSON)" }).click();
   await expect(card.getByLabel("AgentCard JSON")).toContainText('"agent_id": "agent:analyst-1"');
 
-  await shoot(page, info, "analyst-1-card");
+  await screenshots(page, info, "analyst-1-card");
 
   // The deep link survives a reload; the overseer link opens qa-1.
   await page.reload();
@@ -171,7 +158,7 @@ test("an external agent registered by POST /api/agents appears live, goes offlin
   await expect(statusOf(r, "Offline")).toBeVisible({ timeout: 8_000 });
   await expect(statusOf(card, "Offline")).toBeVisible();
   await expect(r).toContainText(/seen \d+ s ago/);
-  await shoot(page, info, "external-offline");
+  await screenshots(page, info, "external-offline");
 
   // One heartbeat: online again.
   const beat = await request.post(`/api/agents/${encodeURIComponent(agentId)}/heartbeat`, { data: {} });

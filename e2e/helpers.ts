@@ -6,7 +6,7 @@
  * workspace) starts one with `ownServer`.
  */
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
-import { expect, request as apiRequest, type APIRequestContext, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { expect, request as apiRequest, type APIRequestContext, type Browser, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
 import { BASE_URL } from "../playwright.config";
 import type { ThreadSummary } from "../lib/api/types";
 import { makeMessage, type MessageType, type PayloadOf, type StoredEvent, type ClutchMessage } from "../lib/protocol";
@@ -192,4 +192,23 @@ export async function ownServer(name: string, offset: number, env: Record<string
     await health.dispose();
   }
   return { port, stop };
+}
+
+/**
+ * Screenshots of the page as it is at 1280×800 and 390×844 (the mouse out of the way), written
+ * to the test's output folder as `<stage>-desktop.png` / `<stage>-phone.png` and attached to the
+ * report; the page is left at 1280×800.
+ */
+export async function screenshots(page: Page, info: TestInfo, stage: string): Promise<void> {
+  for (const size of [
+    { name: "desktop", width: 1280, height: 800 },
+    { name: "phone", width: 390, height: 844 },
+  ]) {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await page.mouse.move(size.width - 5, 5);
+    const path = info.outputPath(`${stage}-${size.name}.png`);
+    await page.screenshot({ path });
+    await info.attach(`${stage}-${size.name}`, { path, contentType: "image/png" });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
 }

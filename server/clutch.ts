@@ -44,6 +44,7 @@ import { PolicyKernel } from "./policy/kernel";
 import { announceAgents, startHeartbeats } from "./router/registration";
 import { AgentRegistry, type RegistryConfig } from "./router/registry";
 import { Router } from "./router/router";
+import { SchemaRegistry } from "./schemas/registry";
 import { loadWorkspace, NO_WORKSPACE, type Workspace, type WorkspaceAgent } from "./workspace/workspace";
 
 export interface ClutchOptions {
@@ -98,6 +99,8 @@ export interface Clutch {
   channels: ChannelBinding[];
   /** The policy gate and the approvals people decide. */
   approvals: Approvals;
+  /** Every payload type's schema, built in and added (Clutch Protocol §3; docs/schemas.md). */
+  schemas: SchemaRegistry;
   /** Where large tool results are kept (`<dataDir>/artifacts`). */
   artifacts: ArtifactStore;
   /** The agent loop of the workspace's agents. */
@@ -175,6 +178,10 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
 
   const eventLog = await openEventLog(options);
   const { store, tail } = eventLog;
+  // Payload types are checked against the schema registry on every append (docs/schemas.md).
+  const schemas = new SchemaRegistry(eventLog.db);
+  await schemas.refresh();
+  store.setPayloadCheck((messages) => schemas.checkMessages(messages));
   const registry = new AgentRegistry({ config: { ...workspace.registry, ...options.registry }, ...(options.clock ? { now: options.clock } : {}) });
   const serverSecret = authSecret(options.dataDir);
   const auth = createAuth(eventLog.db, { secret: serverSecret, baseURL: options.publicUrl });
@@ -214,6 +221,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     modelFor,
     gate: (g) => approvals.gate(g),
     isRegistered: (id) => registry.has(id),
+    schemas,
     drivers: { a2a, langgraph: graphs, "langgraph-server": graphs },
   });
   for (const a of workspace.agents.values()) registry.upsertWorkspaceAgent(a);
@@ -341,6 +349,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     workspace,
     channels,
     approvals,
+    schemas,
     artifacts,
     runner,
     orchestrator,

@@ -33,6 +33,7 @@ export const ERROR_STATUS = {
   invalid_arguments: [400],
   invalid_fork: [400],
   invalid_ref: [400],
+  invalid_schema: [400],
   invalid_sign_up: [400],
   multiple_runs: [400],
   // 401 / 403: who is asking, and what they may do
@@ -62,6 +63,8 @@ export const ERROR_STATUS = {
   unknown_key: [404],
   unknown_user: [404],
   invalid_invite: [404, 410],
+  // 405: the path exists, the method does not
+  method_not_allowed: [405],
   // 409: it conflicts with what is stored
   name_taken: [409],
   task_id_taken: [409],
@@ -75,6 +78,7 @@ export const ERROR_STATUS = {
   task_ended: [409],
   task_not_retryable: [409],
   parent_ended: [409],
+  schema_exists: [409],
   // 413 / 422 / 429: too much, or a reference that does not resolve
   body_too_large: [413],
   batch_too_large: [413],

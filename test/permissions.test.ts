@@ -26,6 +26,9 @@ type Expect = Record<Who, number>;
 
 /** Everyone gets `n`. */
 const all = (n: number): Expect => ({ none: n, guest: n, member: n, admin: n, agentA: n, agentB: n, revoked: n });
+/** Each call of POST /api/schemas adds a payload type of its own. */
+let schemaCount = 0;
+
 /** Any signed-in principal gets `ok`; nobody and a revoked key 401. */
 const signedIn = (ok: number, over: Partial<Expect> = {}): Expect => ({ ...all(ok), none: 401, revoked: 401, ...over });
 /** People get `ok` (or what `over` says); agent keys 403; nobody and a revoked key 401. */
@@ -50,6 +53,8 @@ interface Call {
   body?: unknown;
   /** A raw body (JSON Lines). */
   text?: string;
+  /** Headers besides the JSON content type and the origin. */
+  headers?: Record<string, string>;
 }
 
 /** One row per route file and method: how to call it, and what each principal gets. */
@@ -71,7 +76,11 @@ const MATRIX: Record<string, { call: (f: Fixtures) => Call; expect: Expect }> = 
   "GET /api/threads": { call: () => ({ url: "/api/threads" }), expect: signedIn(200) },
   "GET /api/workspace": { call: () => ({ url: "/api/workspace" }), expect: signedIn(200) },
   "GET /api/search": { call: () => ({ url: "/api/search?q=hello" }), expect: signedIn(200) },
+  "POST /api/acp": { call: () => ({ url: "/api/acp", body: { jsonrpc: "2.0", id: 1, method: "ping" }, headers: { accept: "application/json, text/event-stream" } }), expect: signedIn(200) },
+  "GET /api/acp": { call: () => ({ url: "/api/acp" }), expect: signedIn(405) },
+  "DELETE /api/acp": { call: () => ({ url: "/api/acp" }), expect: signedIn(405) },
   "GET /api/schemas": { call: () => ({ url: "/api/schemas" }), expect: signedIn(200) },
+  "POST /api/schemas": { call: () => ({ url: "/api/schemas", body: { payload_type: `perms.added${++schemaCount}.v1`, json_schema: { type: "object" } } }), expect: signedIn(201) },
   "GET /api/schemas/[...ref]": { call: () => ({ url: "/api/schemas/clutch/research/summary@1", params: { ref: ["clutch", "research", "summary@1"] } }), expect: signedIn(200) },
   "POST /api/threads": { call: () => ({ url: "/api/threads", body: { name: `m-${newId("thread").slice(-10).toLowerCase()}` } }), expect: people(201, { guest: 403 }) },
   "GET /api/threads/[thread_id]": { call: (f) => ({ url: `/api/threads/${f.pub}`, params: { thread_id: f.pub } }), expect: signedIn(200, { guest: 404 }) },
@@ -192,7 +201,7 @@ describe("the permission matrix", () => {
         const init: RequestInit = { method };
         if (c.text !== undefined) init.body = c.text;
         else if (c.body !== undefined) init.body = JSON.stringify(c.body);
-        const req = requestAs(as[who], `http://localhost:3000${c.url}`, { ...init, headers: { "content-type": "application/json", origin: "http://localhost:3000" } });
+        const req = requestAs(as[who], `http://localhost:3000${c.url}`, { ...init, headers: { "content-type": "application/json", origin: "http://localhost:3000", ...c.headers } });
         const res = await mod[method]!(req, { params: Promise.resolve(c.params ?? {}) });
         got[who] = res.status;
         if (res.status >= 400 && res.headers.get("content-type")?.includes("json")) {

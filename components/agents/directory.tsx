@@ -23,7 +23,7 @@ import { Avatar } from "@/components/ui/avatar";
 import { inputClass } from "@/components/ui/button";
 import { BotIcon, SearchIcon } from "@/components/ui/icons";
 import { useNow } from "@/components/ui/use-now";
-import { isTextField } from "@/components/ui/use-hotkeys";
+import { useHotkeys } from "@/components/ui/use-hotkeys";
 import { formatFull } from "@/components/ui/time";
 import { PageHeader } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
@@ -71,16 +71,11 @@ export function AgentDirectory({ children }: { children: ReactNode }) {
   }, [selectedId]);
 
   // "/" focuses the search box when no field has the focus.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "/" || e.metaKey || e.ctrlKey || e.altKey || e.defaultPrevented) return;
-      if (isTextField(e.target) || document.querySelector("dialog[open]")) return;
-      e.preventDefault();
-      searchRef.current?.focus();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  useHotkeys((e) => {
+    if (e.key !== "/") return;
+    e.preventDefault();
+    searchRef.current?.focus();
+  });
 
   useEffect(() => {
     document.title = selectedId ? `${bareId(selectedId)} · Agents · Clutch` : "Agents · Clutch";

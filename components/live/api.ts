@@ -2,7 +2,7 @@
  * Typed fetch helpers for the HTTP API (shapes in lib/api/types.ts). Every non-2xx answer becomes
  * an `ApiRequestError` carrying the server's `{ error: { code, message, issues? } }`.
  */
-import type { AgentSummary, ApiError, EventPage, RunSummary, ThreadSummary } from "@/lib/api/types";
+import type { AgentSummary, ApiError, EventPage, RunSummary, SchemaDetail, SchemaSummary, ThreadSummary } from "@/lib/api/types";
 import type { StoredEvent } from "@/lib/protocol";
 
 /** An HTTP error from the API, or a network failure (`code: "network"`). `body` is the whole answer. */
@@ -105,4 +105,20 @@ export async function fetchThreadRuns(threadId: string): Promise<RunSummary[]> {
 /** Where the whole of a truncated tool result can be read (`GET /api/artifacts/:ref`). */
 export function artifactUrl(ref: string): string {
   return `/api/artifacts/${encodeURIComponent(ref)}`;
+}
+
+/** Every schema of the registry (`GET /api/schemas`), by name then version. */
+export async function fetchSchemas(): Promise<SchemaSummary[]> {
+  return (await apiRequest<{ schemas: SchemaSummary[] }>("/api/schemas")).schemas;
+}
+
+/** One schema with its JSON Schema and every version of its name; throws unknown_schema (404). */
+export async function fetchSchema(ref: string): Promise<{ schema: SchemaDetail; versions: SchemaSummary[] }> {
+  const path = ref.replace(/^schema:\/\//, "").split("/").map(encodeURIComponent).join("/");
+  return apiRequest(`/api/schemas/${path}`);
+}
+
+/** Adds a payload type's schema; throws invalid_body / invalid_schema (400) or schema_exists (409) with a message to show. */
+export async function addSchema(input: { payload_type: string; description: string; json_schema: unknown }): Promise<SchemaDetail> {
+  return (await apiRequest<{ schema: SchemaDetail }>("/api/schemas", { method: "POST", body: JSON.stringify(input) })).schema;
 }

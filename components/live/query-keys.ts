@@ -6,6 +6,10 @@ export const queryKeys = {
   agents: ["agents"] as const,
   /** `GET /api/threads/:id/runs` (the channel's run headers). */
   threadRuns: (threadId: string) => ["thread-runs", threadId] as const,
+  /** `GET /api/schemas` (the /schemas page). */
+  schemas: ["schemas"] as const,
+  /** `GET /api/schemas/<name>@<version>`. */
+  schema: (ref: string) => ["schemas", ref] as const,
 };
 
 /** The cached shape of one channel's events: ascending by seq, unique by seq. */

@@ -13,7 +13,7 @@ import { useMe } from "@/components/identity/me";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { hueFor } from "@/components/events/participant";
 import { Avatar } from "@/components/ui/avatar";
-import { CloseIcon, HashIcon, InboxCheckIcon, LockIcon, PlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon } from "@/components/ui/icons";
+import { BracesIcon, CloseIcon, HashIcon, InboxCheckIcon, LockIcon, PlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon } from "@/components/ui/icons";
 import { AgentList } from "./agent-list";
 import { ROLE_LABEL } from "./settings-dialog";
 import { ThemeToggle } from "./theme-toggle";
@@ -155,7 +155,7 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
   );
 }
 
-/** "Approvals" with the number of pending approvals, live; "Admin" for admins. */
+/** "Approvals" with the number of pending approvals, live; "Schemas"; "Admin" for admins. */
 function ApprovalsLink({ onNavigate }: { onNavigate: () => void }) {
   const pathname = usePathname();
   const active = pathname === "/approvals";
@@ -190,6 +190,17 @@ function ApprovalsLink({ onNavigate }: { onNavigate: () => void }) {
             {count > 99 ? "99+" : count}
           </span>
         )}
+      </Link>
+      <Link
+        href="/schemas"
+        onClick={onNavigate}
+        aria-current={pathname.startsWith("/schemas") ? "page" : undefined}
+        className={`mt-0.5 flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
+          pathname.startsWith("/schemas") ? "bg-sidebar-active font-semibold text-sidebar-active-fg" : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
+        }`}
+      >
+        <BracesIcon size={14} className="shrink-0 opacity-80" />
+        <span className="min-w-0 flex-1 truncate">Schemas</span>
       </Link>
       {me.role === "admin" && (
         <Link

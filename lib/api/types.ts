@@ -300,7 +300,14 @@ export interface SchemaSummary {
   /** The message type whose payload it defines (§2). */
   message_type?: string;
   description: string;
-  source: "builtin";
+  /** `builtin`: Clutch's own; `added`: a person or an agent added it (`POST /api/schemas`). */
+  source: "builtin" | "added";
+  /** Who added it (`user:…`, `agent:…`) and when (ISO 8601); absent for built-ins. */
+  created_by?: string;
+  created_at?: string;
+  /** Agents whose AgentCard produces / consumes its payload type (agent ids). */
+  producers: string[];
+  consumers: string[];
 }
 
 /** One schema with its JSON Schema (draft 2020-12), `GET /api/schemas/<name>@<version>`. */

@@ -31,6 +31,13 @@ export const AgentCardSchema = z.looseObject({
   display: z.looseObject({ name: z.string().min(1), desc: z.string().optional() }),
   endpoints: z.record(z.string(), z.looseObject({ url: z.string() })).optional(),
   capabilities: z.array(CapabilitySchema),
+  /**
+   * Clutch extension (§3, docs/schemas.md): the payload types (§3.2, e.g. `research.summary.v1`)
+   * the agent's results have, and those it takes as a task's `input`. The router prefers agents
+   * that produce what a request `expects` and passes over those that declare other types only.
+   */
+  produces: z.array(z.string().min(1)).optional(),
+  consumes: z.array(z.string().min(1)).optional(),
   limits: z
     .looseObject({
       max_concurrency: z.number().int().positive().optional(),

@@ -25,6 +25,7 @@ import { z } from "zod";
 import { AgentCardSchema, CapabilitySchema, type AgentCard, type Capability } from "./agent-card";
 import { ClutchMessageSchema, PROTOCOL_VERSION, type Attachment, type ClutchMessage, type Participant } from "./envelope";
 import { newId, RESERVED_PREFIX } from "./ids";
+import { PAYLOAD_TYPE_PATTERN } from "./payloads";
 
 // ---------------------------------------------------------------------------------------------
 // Manifest (seed 000, "JSON schema for agent definitions")
@@ -127,6 +128,9 @@ export const CapManifestSchema = CapManifestObjectSchema.extend({
    * `skill:<role>` derived from the prompt.
    */
   capabilities: z.array(CapabilitySchema, { error: "capabilities must be an array of capabilities (id, version?, tags?, ...)" }).optional(),
+  /** Clutch extension (docs/schemas.md): the payload types of its results and of the inputs it takes; they go on the AgentCard. */
+  produces: z.array(z.string().regex(PAYLOAD_TYPE_PATTERN, "a payload type is <domain>.<name>.v<version>, e.g. sales.forecast.v1"), { error: "produces must be an array of payload types" }).optional(),
+  consumes: z.array(z.string().regex(PAYLOAD_TYPE_PATTERN, "a payload type is <domain>.<name>.v<version>, e.g. sales.forecast.v1"), { error: "consumes must be an array of payload types" }).optional(),
   /**
    * Clutch extension: the agent's own limits (docs/lifecycle.md), over the workspace's
    * `lifecycle` defaults. `max_runtime_sec` goes on the AgentCard (§1.4 limits).
@@ -645,6 +649,7 @@ function mcpRef(serverId: string): string {
  *   `{ id: "skill:<role>", tools: ["mcp:<server_id>"…], trust_level: "sandbox" }`; and, when there are MCP bindings, `{ id: "tool:mcp", servers: ["mcp:<server_id>"…],
  *   mcp_bindings: [{ server: "mcp:<server_id>", scopes, allowed_tools, description? }] }` so the
  *   router's tool-allowlist filter (§4.2) can see what each server may be used for;
+ * - `produces`, `consumes`: the manifest's payload types (Clutch extension), when it names any;
  * - `limits: { max_concurrency, max_runtime_sec? }` (the manifest's own `limits.max_runtime_sec`),
  *   `security: { sandbox: true }` (§6 "sandbox by default").
  * Delegation fields (`allowed_agents`, `delegate_rules`, `overseer`) stay in the manifest; the
@@ -685,6 +690,8 @@ export function manifestToAgentCard(input: unknown, opts: { max_concurrency?: nu
     display: { name, ...(desc !== undefined ? { desc } : {}) },
     ...(endpoints ? { endpoints } : {}),
     capabilities,
+    ...(manifest.produces?.length ? { produces: manifest.produces } : {}),
+    ...(manifest.consumes?.length ? { consumes: manifest.consumes } : {}),
     limits: {
       max_concurrency: opts.max_concurrency ?? DEFAULT_MAX_CONCURRENCY,
       ...(manifest.limits?.max_runtime_sec ? { max_runtime_sec: manifest.limits.max_runtime_sec } : {}),

@@ -18,6 +18,19 @@ export const TaskRequestPayload = z.looseObject({
   /** CAP delegation_notice.context_summary: what has been done and what remains. */
   context_summary: text.optional(),
   input: z.unknown().optional(),
+  /** The payload type (§3.2) of `input`; the schema registry checks `input` against it on ingest. */
+  input_type: z.string().min(1).optional(),
+  /**
+   * What the result must be (§3.4 `expects`): its `payload_type`, checked against the schema
+   * registry when the agent submits it; the router prefers agents whose AgentCard produces it.
+   */
+  expects: z
+    .looseObject({
+      type: z.literal("task.result").optional(),
+      payload_type: z.string().min(1, "expects.payload_type names the payload type the result must have"),
+      required: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
 /** §2.1 task.accept. */
 export const TaskAcceptPayload = z.looseObject({
@@ -114,7 +127,8 @@ export const AgentHeartbeatPayload = z.looseObject({
 
 /**
  * Which §4.2 step removed an agent: a hard filter (`offline`, `policy`, `security`,
- * `tool_allowlist`, `concurrency`, `network`, CAP `allowed_agents`), `requires` (a required
+ * `tool_allowlist`, `concurrency`, `network`, CAP `allowed_agents`, the payload types a card
+ * `produces` and `consumes`), `requires` (a required
  * capability missing or outside the version range), or `entry_agent` (a channel's new request).
  */
 export const RoutingFilter = z.string().min(1);
@@ -303,6 +317,9 @@ export const MESSAGE_TYPES = Object.keys(PAYLOAD_BY_TYPE) as MessageType[];
 
 /** The payload type of a message type, e.g. `PayloadOf<"chat.message">`. */
 export type PayloadOf<T extends MessageType> = z.infer<(typeof PAYLOAD_BY_TYPE)[T]>;
+
+/** A payload type (§3.2): `<domain>.<name>.v<version>` in lowercase, e.g. `research.summary.v1`. */
+export const PAYLOAD_TYPE_PATTERN = /^([a-z0-9_-]+)\.([a-z0-9_-]+(?:\.[a-z0-9_-]+)*)\.v([1-9][0-9]*)$/;
 
 // §3.3 built-in payload types.
 export const ResearchSummaryV1 = z.looseObject({ findings: z.array(z.unknown()), citations: z.array(z.unknown()) });

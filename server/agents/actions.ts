@@ -7,6 +7,7 @@
  * instance, step and call id, so a call carried out twice (after a restart) is stored once.
  */
 import { makeMessage, type ClutchMessage, type MessageDraft, type MessageType, type PayloadOf, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import type { SchemaRegistry } from "../schemas/registry";
 import type { EventStore } from "../events/store";
 import type { Gate, GateResult } from "../policy/approvals";
 import type { Subject } from "../policy/rules";
@@ -93,6 +94,8 @@ export interface ActionDeps {
   signal?: AbortSignal;
   /** Whether an agent is known (the workspace's, or registered over the API); absent: everyone is. */
   isRegistered?: (agent_id: string) => boolean;
+  /** The schema registry: a submitted result is checked against its payload type's schema (docs/schemas.md). */
+  schemas?: SchemaRegistry;
 }
 
 /** What a call is, for the policy gate: its subject, a sentence for people, a preview. */

@@ -30,6 +30,7 @@
  *   tool       their outputs (MCP results as JSON; acknowledgements for ask/reply/delegate)
  */
 import { z } from "zod";
+import { PAYLOAD_TYPE_PATTERN } from "@/lib/protocol/payloads";
 
 export const MCP_TOOL_SEPARATOR = "__";
 
@@ -90,6 +91,7 @@ export const DelegateInput = z
     context_summary: z.string().min(1).describe("what has been done and what remains"),
     instructions: z.string().optional(),
     attachments: z.array(Attachment).optional(),
+    expects: z.string().regex(PAYLOAD_TYPE_PATTERN).optional().describe("the payload type the subtask's result must have, e.g. research.summary.v1 (checked against the schema registry)"),
   })
   .refine((d) => Boolean(d.agent_id) !== Boolean(d.requires?.length), { message: "give either agent_id or requires (not both, not neither)", path: ["agent_id"] });
 export type DelegateInput = z.infer<typeof DelegateInput>;
@@ -106,6 +108,11 @@ export const SubmitResultInput = z.object({
   data: z.record(z.string(), z.unknown()).optional(),
 });
 export type SubmitResultInput = z.infer<typeof SubmitResultInput>;
+
+/** The payload type a task's result must have: its request's `expects.payload_type` (Clutch §3.4), or null. */
+export function expectedPayloadType(request: { payload: { expects?: { payload_type: string } } }): string | null {
+  return request.payload.expects?.payload_type ?? null;
+}
 
 export const BUILTIN_TOOLS = {
   ask: AskInput,

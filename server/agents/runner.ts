@@ -40,12 +40,13 @@ import type { EventStore } from "../events/store";
 import type { Workspace, WorkspaceAgent } from "../workspace/workspace";
 import { log } from "../log";
 import { perform, taskContext, type ActionDeps, type TaskContext, type ToolCaller } from "./actions";
-import { BUILTIN_TOOLS, mcpToolName, type SystemMeta } from "./contract";
+import { BUILTIN_TOOLS, expectedPayloadType, mcpToolName, type SystemMeta } from "./contract";
 import { buildConversation, parentsOf, stepMetaOf } from "./conversation";
 import { describeModelError, isPassingModelError, retryNotice, withRetries } from "./retry";
 import { RunLog } from "./run-log";
 import type { Gate, GateResult } from "../policy/approvals";
 import { answersQuestions, askerOf, summarize, type Drivers } from "./driver";
+import type { SchemaRegistry } from "../schemas/registry";
 import { Wakes } from "./wakes";
 
 export const MAX_STEPS_PER_WAKE = 24;
@@ -71,6 +72,8 @@ export interface RunnerDeps {
   isRegistered?: (agent_id: string) => boolean;
   /** What works for agents whose manifest names another runtime than `model` (driver.ts). */
   drivers?: Drivers;
+  /** The schema registry: results are checked against their payload type, and a task that `expects` one shows its schema. */
+  schemas?: SchemaRegistry;
 }
 
 const BUILTIN_DESCRIPTIONS: Record<keyof typeof BUILTIN_TOOLS, string> = {
@@ -80,7 +83,11 @@ const BUILTIN_DESCRIPTIONS: Record<keyof typeof BUILTIN_TOOLS, string> = {
   submit_result: "Finish your task with its result: a summary, a markdown report for people, and the data behind it. A review task submits payload_type review.feedback.v1 with data { decision, comments, blocking_issues }.",
 };
 
-function systemPrompt(agent: WorkspaceAgent, kind: "work" | "review"): string {
+/**
+ * The system prompt of a task: the manifest's prompt, then Clutch's rules for the agent, and,
+ * when the request `expects` a payload type (§3.4), the result it must submit and its schema.
+ */
+function systemPrompt(agent: WorkspaceAgent, kind: "work" | "review", expects: string | null): string {
   const rules = [
     `You are ${agent.agent_id} in Clutch, working in a team of agents and people in a chat channel.`,
     agent.allowed_agents.length
@@ -93,6 +100,7 @@ function systemPrompt(agent: WorkspaceAgent, kind: "work" | "review"): string {
       ? "This task is a review: verify the work under review (recompute figures with your tools), ask its author if something is unclear, then submit_result with payload_type review.feedback.v1."
       : "Use your tools; ask when the request is ambiguous; when you are waiting for an answer or a subtask, end your turn with a short note. Finish with submit_result.",
     "Never invent figures: state only numbers that your tools returned.",
+    expects ?? "",
   ];
   return `${agent.manifest.system_prompt}\n\n${rules.filter(Boolean).join("\n")}`;
 }
@@ -244,6 +252,7 @@ export class AgentRunner {
       runEvents: () => runLog.refresh(),
       signal,
       ...(this.deps.isRegistered ? { isRegistered: this.deps.isRegistered } : {}),
+      ...(this.deps.schemas ? { schemas: this.deps.schemas } : {}),
     };
     /** Whether an event of the current attempt (from its request on) matches. */
     const sinceRequest = (match: (e: StoredEvent) => boolean | undefined) => {
@@ -297,7 +306,7 @@ export class AgentRunner {
     for (let i = 0; i < MAX_STEPS_PER_WAKE && !this.wakes.isStopped && !signal.aborted; i++) {
       events = await runLog.refresh();
       if (sinceRequest((e) => e.task_id === task_id && ENDINGS.has(e.type))) return;
-      const conv = buildConversation(events, { agent_id: agent.agent_id, instance_id: ctx.instance_id, task_id }, systemPrompt(agent, ctx.kind), meta);
+      const conv = buildConversation(events, { agent_id: agent.agent_id, instance_id: ctx.instance_id, task_id }, systemPrompt(agent, ctx.kind, this.expectation(request)), meta);
       if (conv.pending.length) {
         let waiting = false;
         for (const call of conv.pending) waiting = (await perform(ctx, call, actionDeps)) === "waiting" || waiting;
@@ -398,6 +407,20 @@ export class AgentRunner {
       ),
     );
     return null;
+  }
+
+  /**
+   * What the system prompt says of a request that `expects` a payload type (§3.4): submit the
+   * result as that type, with the registered JSON Schema when there is one. Null otherwise.
+   */
+  private expectation(request: StoredEventOf<"task.request">): string | null {
+    const expected = expectedPayloadType(request);
+    if (!expected) return null;
+    const schema = this.deps.schemas?.forPayloadType(expected);
+    const required = request.payload.expects?.required?.length ? ` It must have ${request.payload.expects.required.map((f) => `data.${f}`).join(", ")}.` : "";
+    return schema
+      ? `This task expects a result of payload_type ${expected}: call submit_result with payload_type ${expected} and data matching this JSON Schema (${schema.ref}): ${JSON.stringify(forModel(schema.json_schema))}.${required}`
+      : `This task expects a result of payload_type ${expected}: call submit_result with payload_type ${expected}.${required}`;
   }
 
   private async toolSet(agent: WorkspaceAgent): Promise<ToolSet> {

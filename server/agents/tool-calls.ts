@@ -23,7 +23,7 @@ import { newId, ReviewFeedbackV1 } from "@/lib/protocol";
 import type { z } from "zod";
 import { ORCHESTRATOR } from "../router/router";
 import type { ActionDeps, TaskContext, ToolCall, ToolCaller } from "./actions";
-import { AskInput, DelegateInput, parseMcpToolName, ReplyInput, SubmitResultInput } from "./contract";
+import { AskInput, DelegateInput, expectedPayloadType, parseMcpToolName, ReplyInput, SubmitResultInput } from "./contract";
 import { retryNotice, withRetries } from "./retry";
 import { parentsOf, type AgentStepMeta } from "./conversation";
 
@@ -228,7 +228,12 @@ async function delegate({ ctx, call, deps, key, meta, fail }: CallScope): Promis
     return;
   }
   const subtask = { task_id: newId("task"), parent_task_id: ctx.task_id };
-  const request = { title: r.data.title, context_summary: r.data.context_summary, ...(r.data.instructions ? { instructions: r.data.instructions } : {}) };
+  const request = {
+    title: r.data.title,
+    context_summary: r.data.context_summary,
+    ...(r.data.instructions ? { instructions: r.data.instructions } : {}),
+    ...(r.data.expects ? { expects: { type: "task.result" as const, payload_type: r.data.expects } } : {}),
+  };
   const attachments = r.data.attachments?.length ? { attachments: r.data.attachments } : {};
   if (r.data.requires) {
     await deps.store.append(
@@ -288,11 +293,32 @@ async function delegate({ ctx, call, deps, key, meta, fail }: CallScope): Promis
   ]);
 }
 
+/**
+ * Why `result` does not meet payload type `payload_type` (its registered schema, and the
+ * request's `expects.required` fields), as a sentence the model can act on; null when it does.
+ * The pointer is into the result: `data`'s fields sit at its top level.
+ */
+async function contractProblem(deps: ActionDeps, payload_type: string, result: Record<string, unknown>, required: readonly string[]): Promise<string | null> {
+  const missing = required.filter((f) => result[f] === undefined);
+  if (missing.length) return `the result of this task must have ${missing.map((f) => `data.${f}`).join(", ")} (expects.required of ${payload_type}); add them and submit again`;
+  const v = await deps.schemas?.check(payload_type, result);
+  return v ? `the result does not match ${payload_type} (${v.ref}): at ${v.pointer || "/"} (data${v.pointer.replaceAll("/", ".")}) it ${v.message}; fix it and submit again` : null;
+}
+
 async function submitResult({ ctx, call, deps, key, meta, fail }: CallScope): Promise<void> {
   const r = SubmitResultInput.safeParse(call.input);
   if (!r.success) return fail(issuesOf(r.error));
-  const { summary, report_markdown, data, payload_type } = r.data;
+  const { summary, report_markdown, data } = r.data;
   const result = { summary, ...(report_markdown ? { report_markdown } : {}), ...(data ?? {}) };
+  const expected = ctx.kind === "review" ? null : expectedPayloadType(ctx.request);
+  if (expected && r.data.payload_type && r.data.payload_type !== expected) {
+    return fail(`this task expects a result of payload_type ${expected}, not ${r.data.payload_type}: submit it as ${expected}`);
+  }
+  const payload_type = r.data.payload_type ?? expected ?? undefined;
+  if (payload_type && ctx.kind !== "review") {
+    const problem = await contractProblem(deps, payload_type, result, ctx.request.payload.expects?.required ?? []);
+    if (problem) return fail(problem);
+  }
 
   if (ctx.kind === "review") {
     const feedback = ReviewFeedbackV1.safeParse(data ?? {});

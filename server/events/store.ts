@@ -36,6 +36,7 @@ export class EventStore {
   readonly queries: Queries;
   /** Pages of events (read.ts), through the store's own client. */
   private readonly reads: Sql;
+  private payloadCheck: ((messages: ClutchMessage[]) => Promise<void>) | null = null;
 
   /**
    * `db` is the store's own client (server/db/client.ts); `appends` runs the append transactions
@@ -60,6 +61,15 @@ export class EventStore {
     this.writer.inTx = hook ?? undefined;
   }
 
+  /**
+   * Ingest validation beyond the envelope: the schema registry's check of payload types
+   * (server/schemas/registry.ts `checkMessages`), run on every append's validated messages before
+   * anything is stored; what it throws refuses the whole batch. One check; null removes it.
+   */
+  setPayloadCheck(check: ((messages: ClutchMessage[]) => Promise<void>) | null): void {
+    this.payloadCheck = check;
+  }
+
   /** Resolves when the database answers; throws its error otherwise (for `GET /api/health`). */
   async ping(): Promise<void> {
     await this.db.$queryRawUnsafe("SELECT 1");
@@ -69,12 +79,13 @@ export class EventStore {
    * Validate and append one message or a batch (one transaction), then publish the new ones.
    * `opts.authorize` runs on the validated messages before anything is stored: the API passes
    * the principal's check (server/auth/authorize-append.ts) and its refusal stores nothing.
-   * Throws ClutchError: invalid_event (400), batch_too_large (413), unknown_thread (422), and
+   * Throws ClutchError: invalid_event (400, also for a payload that does not match its registered schema), batch_too_large (413), unknown_thread (422), and
    * whatever `authorize` throws.
    */
   async append(input: unknown, opts: { authorize?: (messages: ClutchMessage[]) => Promise<void> } = {}): Promise<AppendResult> {
     const messages = validateMessages(input);
     if (opts.authorize) await opts.authorize(messages);
+    if (this.payloadCheck) await this.payloadCheck(messages);
     return this.writer.submit(messages);
   }
 
@@ -88,6 +99,7 @@ export class EventStore {
    */
   async appendAll(input: unknown[]): Promise<AppendResult> {
     const messages = validateMessages(input, { maxBatch: MAX_APPEND_ALL });
+    if (this.payloadCheck) await this.payloadCheck(messages);
     const out: AppendResult = { events: [], created: [] };
     for (let i = 0; i < messages.length; i += APPEND_ALL_GROUP) {
       const r = await this.writer.submit(messages.slice(i, i + APPEND_ALL_GROUP));

@@ -171,6 +171,35 @@ describe("§4.2 step 3: preference score", () => {
   });
 });
 
+describe("§3 payload types: what a card produces and consumes", () => {
+  const typed = (name: string, card: Pick<AgentCard, "produces" | "consumes">): AgentView => {
+    const a = agent(name, [research()]);
+    return { ...a, card: { ...a.card, ...card } };
+  };
+  const summarizer = typed("summarizer", { produces: ["research.summary.v1"] });
+  const coder = typed("coder", { produces: ["code.output.v1"], consumes: ["code.review.v1"] });
+  const plain = agent("plain", [research()]);
+
+  it("a request that expects a payload type passes over agents that declare only other types, and prefers one that produces it", () => {
+    const r = req({ requires: ["skill:research"], expects: "research.summary.v1" });
+    expect(selected(r, [plain, coder, summarizer])).toBe("agent:summarizer");
+    expect(rejection(r, [plain, coder, summarizer], "agent:coder")).toEqual({ agent_id: "agent:coder", filter: "produces", reason: "produces [code.output.v1], not research.summary.v1" });
+    const out = route(r, [plain, summarizer]);
+    expect(out.ok && out.payload.ranked?.map((c) => [c.agent_id, c.score, c.matched])).toEqual([
+      ["agent:summarizer", 1, ["produces:research.summary.v1"]],
+      ["agent:plain", 0, []],
+    ]);
+    // A card that declares nothing may still take it.
+    expect(selected(r, [plain, coder])).toBe("agent:plain");
+  });
+
+  it("a request whose input has a payload type passes over agents that consume only other types", () => {
+    const r = req({ requires: ["skill:research"], input_type: "research.sources.v1" });
+    expect(rejection(r, [coder, plain], "agent:coder")).toMatchObject({ filter: "consumes", reason: "consumes [code.review.v1], not research.sources.v1" });
+    expect(selected(req({ requires: ["skill:research"], input_type: "code.review.v1" }), [coder])).toBe("agent:coder");
+  });
+});
+
 describe("§4.2 step 4: tie-breakers", () => {
   it("least loaded first (share of max_concurrency)", () => {
     const out = route(req({ requires: ["skill:research"] }), [agent("ken", [research()], { load: 1, max: 2 }), agent("rita", [research()], { load: 1, max: 4 })]);

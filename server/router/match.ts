@@ -7,6 +7,9 @@
  *      to the most passing one, and an agent is reported with the first it fails:
  *        requires        every required capability (AND), by id, within its version range
  *        allowed_agents  CAP: the delegator may only delegate to these
+ *        produces        the request `expects` a payload type (§3.4) and the agent's card declares
+ *                        the types it produces, without that one (a card that declares none passes)
+ *        consumes        likewise for the request's `input_type` and the card's `consumes`
  *        policy          the policy kernel would deny the dispatch
  *        security        the task asks for a sandbox and the agent runs outside one
  *        tool_allowlist  the agent's tools for this task are not all on the task's allowlist
@@ -15,7 +18,9 @@
  *        concurrency     its tasks in progress reached limits.max_concurrency
  *   2. preference score in 0..1: the weighted share of prefers[] (and the envelope's domain)
  *      it matches: `tool:x`/`mcp:x` against its tools, `domain:x`/`tag:x` against capability
- *      tags, `cost:low` against cost hints, anything else as a capability (with optional range).
+ *      tags, `cost:low` against cost hints, anything else as a capability (with optional range);
+ *      a request that `expects` a payload type prefers agents whose card produces it
+ *      (`produces:<type>`, weighted as a capability).
  *   3. tie-breakers among the best score: least loaded (tasks / max_concurrency), then recent
  *      success rate (Laplace-smoothed, so a new agent counts as 50 %), then round robin.
  *
@@ -53,6 +58,10 @@ export interface RouteRequest {
   allowed_agents?: readonly string[] | null;
   /** Who asks, for the explanation. */
   delegator?: string | null;
+  /** The payload type the result must have (task.request `expects.payload_type`, §3.4). */
+  expects?: string | null;
+  /** The payload type of the request's input (task.request `input_type`). */
+  input_type?: string | null;
 }
 
 /** Weights of the preference kinds (§4.2 "weighted match on tags, tools, domain"). */
@@ -126,6 +135,9 @@ function lastingFilter(agent: AgentView, req: RouteRequest, required: Requiremen
   if (req.allowed_agents && !req.allowed_agents.includes(agent.agent_id)) {
     return reject("allowed_agents", `${req.delegator ?? "the delegator"} may delegate only to [${req.allowed_agents.join(", ") || "nobody"}]`);
   }
+  const { produces, consumes } = agent.card;
+  if (req.expects && produces?.length && !produces.includes(req.expects)) return reject("produces", `produces [${produces.join(", ")}], not ${req.expects}`);
+  if (req.input_type && consumes?.length && !consumes.includes(req.input_type)) return reject("consumes", `consumes [${consumes.join(", ")}], not ${req.input_type}`);
   if (agent.denied) return reject("policy", agent.denied);
   const sec = req.security ?? {};
   if (sec.sandbox === true && agent.card.security?.sandbox === false) return reject("security", "the task needs a sandbox and the agent runs outside one");
@@ -167,6 +179,9 @@ function preference(card: AgentCard, prefs: readonly string[], w: PreferenceWeig
     } else if (kind === "domain" || kind === "tag") {
       weight = kind === "domain" ? w.domain : w.tag;
       hit = caps.some((c) => c.tags?.some((t) => t.toLowerCase() === value));
+    } else if (kind === "produces") {
+      weight = w.capability;
+      hit = Boolean(card.produces?.includes(value));
     } else if (kind === "cost") {
       weight = w.cost;
       hit = caps.some((c) => c.cost_hint === value);
@@ -196,7 +211,8 @@ function preference(card: AgentCard, prefs: readonly string[], w: PreferenceWeig
 export function route(req: RouteRequest, agents: readonly AgentView[] | AgentPool, opts: { weights?: PreferenceWeights; rr?: RoundRobin } = {}): RouteOutcome {
   const pool = "byCapability" in agents ? agents : poolOf(agents);
   const weights = opts.weights ?? DEFAULT_WEIGHTS;
-  const prefs = req.domain && !req.prefers.includes(`domain:${req.domain}`) ? [...req.prefers, `domain:${req.domain}`] : req.prefers;
+  const implied = [...(req.domain ? [`domain:${req.domain}`] : []), ...(req.expects ? [`produces:${req.expects}`] : [])];
+  const prefs = [...req.prefers, ...implied.filter((p) => !req.prefers.includes(p))];
   const echo = { requires: [...req.requires], prefers: [...req.prefers] };
   let required: Requirement[];
   try {

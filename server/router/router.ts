@@ -109,6 +109,8 @@ export class Router {
         domain: ev.domain ?? null,
         security: policy ?? null,
         allowed_agents: this.deps.allowedAgentsOf(ev.from.agent_id),
+        expects: ev.payload.expects?.payload_type ?? null,
+        input_type: ev.payload.input_type ?? null,
         delegator: ev.from.agent_id,
       },
       this.withPolicy(ev, views ?? (await this.snapshot())),

@@ -1,18 +1,28 @@
 /**
- * The schema registry's built-in schemas (Clutch Protocol §3; docs/schemas.md): every payload
- * Clutch itself defines has a versioned JSON Schema, generated from its zod schema (zod's JSON
- * Schema output, draft 2020-12, as input: what a sender may send):
+ * The schema registry (Clutch Protocol §3; docs/schemas.md): every payload type has a versioned
+ * JSON Schema (draft 2020-12), named `schema://<name>@<version>`.
  *
- * - the built-in payload types (§3.3): `research.summary.v1` is `schema://clutch/research/summary@1`
- *   (the seed's own example of §3.2);
- * - the payload of every message type (§2): `task.request` is `schema://clutch/message/task.request@1`.
+ * - Built-ins, generated from Clutch's zod schemas (zod's JSON Schema output, as input: what a
+ *   sender may send), so the two cannot disagree:
+ *   - the built-in payload types (§3.3): `research.summary.v1` is `schema://clutch/research/summary@1`
+ *     (the seed's own example of §3.2);
+ *   - the payload of every message type (§2): `task.request` is `schema://clutch/message/task.request@1`.
+ * - Added ones: people and agents add payload types (`POST /api/schemas`), stored one row per
+ *   version in the `schemas` table. A version never changes (a trigger refuses it); a new shape is
+ *   a new version, and versions live side by side (`sales.forecast.v1` and `.v2`).
  *
- * Schemas are compiled once with Ajv (JSON Schema 2020-12) and cached; `validate` answers the
- * JSON pointer (RFC 6901) of the first failing field.
+ * Every node keeps the added schemas in memory and reads the table again when it meets a payload
+ * type it does not know (at most once a second), so a schema added on one node is enforced on
+ * every node from its first use. Schemas are compiled once with Ajv (2020-12, with the standard
+ * formats) and cached; a violation names the failing field by JSON pointer (RFC 6901).
  */
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { z } from "zod";
-import { BUILTIN_PAYLOAD_TYPES, MESSAGE_TYPES, PAYLOAD_BY_TYPE, type MessageType } from "@/lib/protocol/payloads";
+import type { ClutchMessage } from "@/lib/protocol";
+import { BUILTIN_PAYLOAD_TYPES, MESSAGE_TYPES, PAYLOAD_BY_TYPE, PAYLOAD_TYPE_PATTERN, type MessageType } from "@/lib/protocol/payloads";
+import type { Db } from "../db/client";
+import { ClutchError } from "../errors";
 
 /** One schema of the registry. */
 export interface RegisteredSchema {
@@ -30,17 +40,33 @@ export interface RegisteredSchema {
   description: string;
   /** JSON Schema 2020-12. */
   json_schema: Record<string, unknown>;
-  /** Where it comes from: Clutch's own zod schemas. */
-  source: "builtin";
+  /** `builtin`: Clutch's own zod schemas; `added`: a person or an agent added it. */
+  source: "builtin" | "added";
+  /** Who added it (`user:…`, `agent:…`); absent for built-ins. */
+  created_by?: string;
+  /** When it was added (ISO 8601); absent for built-ins. */
+  created_at?: string;
 }
 
-/** A validation failure: where (a JSON pointer into the payload) and why. */
+/** A validation failure: where (a JSON pointer into the value checked) and why. */
 export interface SchemaViolation {
   pointer: string;
   message: string;
 }
 
+
+/** What `POST /api/schemas` takes. */
+export const NewSchemaInput = z.strictObject({
+  payload_type: z.string().regex(PAYLOAD_TYPE_PATTERN, "a payload type is <domain>.<name>.v<version> in lowercase, e.g. sales.forecast.v1"),
+  description: z.string().trim().max(500, "a description is limited to 500 characters").default(""),
+  json_schema: z.record(z.string(), z.unknown(), { error: "json_schema must be a JSON Schema object" }),
+});
+export type NewSchema = z.input<typeof NewSchemaInput>;
+
 const REF = /^schema:\/\/([a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*)*)@([1-9][0-9]*)$/;
+
+/** Reads of the table again for an unknown payload type are at least this far apart (ms). */
+const REFRESH_MS = 1000;
 
 /** `schema://<name>@<version>` → its name and version; null when it is not one. */
 export function parseSchemaRef(ref: string): { name: string; version: number } | null {
@@ -50,8 +76,21 @@ export function parseSchemaRef(ref: string): { name: string; version: number } |
 
 /** The ref of payload type `<domain>.<name>.v<N>` (§3.2): `schema://clutch/<domain>/<name>@<N>`; null for another shape. */
 export function payloadTypeRef(payload_type: string): string | null {
-  const m = /^([a-z0-9_-]+)\.([a-z0-9_.-]+)\.v([1-9][0-9]*)$/.exec(payload_type);
+  const m = PAYLOAD_TYPE_PATTERN.exec(payload_type);
   return m ? `schema://clutch/${m[1]}/${m[2]!.replaceAll(".", "/")}@${m[3]}` : null;
+}
+
+/** RFC 6901: `~` → `~0`, `/` → `~1`. */
+const escapePointer = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "~1");
+
+/** A JSON pointer's segment as a path element: an array index as a number, like zod's paths. */
+const segmentOf = (s: string): string | number => (/^(0|[1-9][0-9]*)$/.test(s) ? Number(s) : s.replaceAll("~1", "/").replaceAll("~0", "~"));
+
+/** The pointer of Ajv's first error: for a missing field, the field itself. */
+function violationOf(e: ErrorObject): SchemaViolation {
+  const missing = e.keyword === "required" ? `/${escapePointer(String((e.params as { missingProperty: string }).missingProperty))}` : "";
+  const extra = e.keyword === "additionalProperties" ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})` : "";
+  return { pointer: `${e.instancePath}${missing}`, message: `${e.message ?? "does not match its schema"}${extra}` };
 }
 
 function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -77,19 +116,51 @@ function builtins(): RegisteredSchema[] {
       source: "builtin",
     });
   }
-  return out.sort((a, b) => a.ref.localeCompare(b.ref));
+  return out;
 }
 
-/** The registry of built-in schemas, with their compiled validators. */
-export class SchemaRegistry {
-  private readonly schemas = builtins();
-  private readonly byRef = new Map(this.schemas.map((s) => [s.ref, s]));
-  private readonly compiled = new Map<string, ValidateFunction>();
-  private readonly ajv = new Ajv2020({ allErrors: false, strict: false });
+const byRef = (a: RegisteredSchema, b: RegisteredSchema) => a.name.localeCompare(b.name) || a.version - b.version;
 
-  /** Every schema, by ref. */
+/** A new Ajv for JSON Schema 2020-12 with the standard formats (date-time, email, uri, …). */
+function newAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: false, strict: false });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+/** The registry: built-ins plus the schemas added to `db` (none without a database). */
+export class SchemaRegistry {
+  private readonly builtin = builtins();
+  private added = new Map<string, RegisteredSchema>();
+  private all: RegisteredSchema[] = [...this.builtin].sort(byRef);
+  private readonly byRef = new Map(this.builtin.map((s) => [s.ref, s]));
+  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly ajv = newAjv();
+  private refreshedAt = -Infinity;
+  private refreshing: Promise<void> | null = null;
+
+  constructor(private readonly db: Db | null = null) {}
+
+  /** Read the added schemas again (every one: the table holds few rows). */
+  async refresh(): Promise<void> {
+    if (!this.db) return;
+    this.refreshing ??= (async () => {
+      try {
+        const rows = await this.db!.schemaVersion.findMany();
+        this.added = new Map(rows.map((r) => [r.ref, { ref: r.ref, name: r.name, version: r.version, payload_type: r.payload_type, description: r.description, json_schema: r.json_schema as Record<string, unknown>, source: "added" as const, created_by: r.created_by, created_at: r.created_at.toISOString() }]));
+        for (const s of this.added.values()) this.byRef.set(s.ref, s);
+        this.all = [...this.builtin, ...this.added.values()].sort(byRef);
+        this.refreshedAt = Date.now();
+      } finally {
+        this.refreshing = null;
+      }
+    })();
+    return this.refreshing;
+  }
+
+  /** Every schema, by name then version. */
   list(): RegisteredSchema[] {
-    return this.schemas;
+    return this.all;
   }
 
   /** The schema `ref` names, or undefined. */
@@ -97,10 +168,23 @@ export class SchemaRegistry {
     return this.byRef.get(ref);
   }
 
-  /** The schema of payload type `payload_type` (§3.2), or undefined. */
+  /** Every version of schema `name`, oldest first. */
+  versionsOf(name: string): RegisteredSchema[] {
+    return this.all.filter((s) => s.name === name);
+  }
+
+  /** The schema of payload type `payload_type` (§3.2) as known now, or undefined. */
   forPayloadType(payload_type: string): RegisteredSchema | undefined {
     const ref = payloadTypeRef(payload_type);
     return ref ? this.byRef.get(ref) : undefined;
+  }
+
+  /** The schema of `payload_type`, reading the table again when it is not known yet (at most once a second). */
+  async lookup(payload_type: string): Promise<RegisteredSchema | undefined> {
+    const known = this.forPayloadType(payload_type);
+    if (known || !this.db || Date.now() - this.refreshedAt < REFRESH_MS) return known;
+    await this.refresh();
+    return this.forPayloadType(payload_type);
   }
 
   /** The schema of message type `type`'s payload. */
@@ -114,18 +198,101 @@ export class SchemaRegistry {
     if (!check) {
       const schema = this.byRef.get(ref);
       if (!schema) throw new Error(`unknown schema ${ref}`);
-      this.compiled.set(ref, (check = this.ajv.compile(schema.json_schema)));
+      this.compiled.set(ref, (check = this.ajv.compile({ ...schema.json_schema, $id: ref })));
     }
-    if (check(value)) return null;
-    const e = check.errors![0]!;
-    const missing = e.keyword === "required" ? `/${String((e.params as { missingProperty: string }).missingProperty).replaceAll("~", "~0").replaceAll("/", "~1")}` : "";
-    return { pointer: `${e.instancePath}${missing}`, message: e.message ?? "does not match its schema" };
+    return check(value) ? null : violationOf(check.errors![0]!);
+  }
+
+  /**
+   * Check `payload` against the schema of `payload_type` when the registry has one. Null when it
+   * conforms or the type is not registered (the registry is open: an unregistered type is the
+   * sender's own contract); else the violation with the schema's ref.
+   */
+  async check(payload_type: string, payload: unknown): Promise<(SchemaViolation & { ref: string }) | null> {
+    const schema = await this.lookup(payload_type);
+    if (!schema) return null;
+    const v = this.validate(schema.ref, payload);
+    return v && { ...v, ref: schema.ref };
+  }
+
+  /**
+   * Ingest validation: every message that names a registered `payload_type` must match its
+   * schema, and a task.request's `input` must match its `input_type`'s. Throws ClutchError
+   * invalid_event (400) naming the message, the field by JSON pointer and the schema; nothing of
+   * the batch is stored. Built-in payload types were checked with the envelope (lib/protocol/envelope.ts).
+   */
+  async checkMessages(messages: readonly ClutchMessage[]): Promise<void> {
+    const issues: { path: (string | number)[]; pointer: string; message: string; schema: string }[] = [];
+    for (const [index, msg] of messages.entries()) {
+      const at = messages.length > 1 ? [index] : [];
+      const checks: [string, unknown, string[]][] = [];
+      if (msg.payload_type && !(msg.payload_type in BUILTIN_PAYLOAD_TYPES)) checks.push([msg.payload_type, msg.payload, ["payload"]]);
+      const input_type = msg.type === "task.request" ? (msg.payload as { input_type?: unknown }).input_type : undefined;
+      if (typeof input_type === "string") checks.push([input_type, (msg.payload as { input?: unknown }).input, ["payload", "input"]]);
+      for (const [type, value, base] of checks) {
+        const v = await this.check(type, value);
+        if (!v) continue;
+        const path = [...at, ...base, ...v.pointer.split("/").slice(1).map(segmentOf)];
+        const pointer = `/${base.join("/")}${v.pointer}`;
+        issues.push({ path, pointer, message: `${type} (${v.ref}): ${pointer} ${v.message}`, schema: v.ref });
+      }
+    }
+    if (!issues.length) return;
+    const first = issues[0]!;
+    const which = messages.length > 1 ? `message ${String(first.path[0])}: ` : "";
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
+    throw new ClutchError("invalid_event", `${which}${first.message}${more}; nothing was stored`, 400, issues as never);
+  }
+
+  /**
+   * Add a payload type's schema (`POST /api/schemas`) on behalf of `by` (a principal id).
+   * Throws ClutchError invalid_body (not a NewSchema), invalid_schema (400: not a valid JSON
+   * Schema 2020-12 for an object, with the pointer into it; or a reserved domain) and
+   * schema_exists (409: that version exists; a new shape is a new version).
+   */
+  async add(input: NewSchema, by: string): Promise<RegisteredSchema> {
+    if (!this.db) throw new Error("SchemaRegistry.add needs a database");
+    const parsed = NewSchemaInput.safeParse(input);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0]!;
+      throw new ClutchError("invalid_body", `${first.path.join(".") || "body"}: ${first.message}`, 400, parsed.error.issues);
+    }
+    const { payload_type, description, json_schema } = parsed.data;
+    const ref = payloadTypeRef(payload_type)!;
+    const { name, version } = parseSchemaRef(ref)!;
+    if (name.startsWith("clutch/message/")) throw new ClutchError("invalid_schema", `the domain "message" is Clutch's own (the payloads of its message types); choose another domain than ${payload_type}`);
+    this.assertValidSchema(json_schema);
+    await this.refresh();
+    const existing = this.byRef.get(ref);
+    if (existing) throw new ClutchError("schema_exists", `${payload_type} exists (${ref}${existing.source === "builtin" ? ", built in" : ""}); a version never changes: add ${nextVersion(payload_type, this.versionsOf(name))} instead`);
+    try {
+      await this.db.schemaVersion.create({ data: { ref, name, version, payload_type, description, json_schema: json_schema as object, created_by: by } });
+    } catch (err) {
+      if ((err as { code?: string }).code === "P2002") throw new ClutchError("schema_exists", `${payload_type} was just added by someone else; a version never changes: add ${nextVersion(payload_type, this.versionsOf(name))} instead`);
+      throw err;
+    }
+    await this.refresh();
+    return this.byRef.get(ref)!;
+  }
+
+  /** Throws invalid_schema unless `json_schema` is a JSON Schema 2020-12 that compiles and describes an object. */
+  private assertValidSchema(json_schema: Record<string, unknown>): void {
+    const probe = newAjv();
+    if (!probe.validateSchema(json_schema)) {
+      const e = probe.errors![0]!;
+      throw new ClutchError("invalid_schema", `json_schema${e.instancePath || ""}: ${e.message ?? "is not valid"} (JSON Schema 2020-12)`, 400);
+    }
+    if (json_schema.type !== "object") throw new ClutchError("invalid_schema", `json_schema/type: a payload is a JSON object, so the schema's type must be "object"`, 400);
+    try {
+      probe.compile({ ...json_schema, $id: "schema://probe@1" });
+    } catch (err) {
+      throw new ClutchError("invalid_schema", `json_schema: ${(err as Error).message}`, 400);
+    }
   }
 }
 
-let builtin: SchemaRegistry | null = null;
-
-/** The registry (built on first use: generating and sorting the built-ins takes a few ms). */
-export function schemaRegistry(): SchemaRegistry {
-  return (builtin ??= new SchemaRegistry());
+/** The payload type of the version after the newest of `versions` (e.g. `sales.forecast.v3`). */
+function nextVersion(payload_type: string, versions: readonly RegisteredSchema[]): string {
+  const newest = Math.max(0, ...versions.map((v) => v.version));
+  return payload_type.replace(/\.v[0-9]+$/, `.v${newest + 1}`);
 }

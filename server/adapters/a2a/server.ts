@@ -28,12 +28,11 @@ import { Role, TaskState, type AgentCard, type AgentSkill, type Message, type Ta
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext, type User } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express";
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3";
-import { isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
-import { parseMentions } from "@/lib/mentions";
+import { isEvent, makeMessage, newId } from "@/lib/protocol";
 import type { Clutch } from "../../clutch";
 import type { Principal } from "../../auth/principal";
 import { cancelRun } from "../../lifecycle/cancel";
-import { ORCHESTRATOR } from "../../router/router";
+import { followRun, requester, startRemoteRun } from "../../runs/remote";
 import { log } from "../../log";
 import { countWrite } from "../../http/write-limit";
 import { partsText, textPart } from "./client";
@@ -70,11 +69,6 @@ const agentText = (text: string, taskId: string, contextId: string): Message => 
   extensions: [],
   referenceTaskIds: [],
 });
-
-/** Who the caller is in Clutch's events: a person (role human) or an agent. */
-function requester(p: Principal): { agent_id: string; role: "human" | "worker"; display_name?: string } {
-  return p.kind === "person" ? { agent_id: p.agent_id, role: "human", display_name: p.name } : { agent_id: p.agent_id, role: "worker" };
-}
 
 /** Carries an A2A message into a Clutch run and the run's events back as the A2A task. */
 class RunExecutor implements AgentExecutor {
@@ -117,7 +111,7 @@ class RunExecutor implements AgentExecutor {
         bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_REJECTED, "The message has no text part; say what you need."), artifacts: [], history: [rc.userMessage], metadata: {} }));
         return;
       }
-      const started = await this.startRun(principal, text, rc.userMessage.messageId);
+      const started = await startRemoteRun(this.clutch, { principal, channel: this.channel, target: this.target, text, via: "a2a", key: rc.userMessage.messageId });
       link = { run_id: started.run_id, task_id: started.task_id, thread_id: started.thread_id, question_id: null, caller: requester(principal) };
       after = started.after;
       this.links.set(taskId, link);
@@ -126,42 +120,6 @@ class RunExecutor implements AgentExecutor {
       );
     }
     await this.follow(link, after, { taskId, contextId }, bus, update);
-  }
-
-  /** Open the run: a routing.decision and the root task.request from the caller; returns its ids and the request's seq. */
-  private async startRun(p: Principal, text: string, message_id: string) {
-    const { store, registry, workspace } = this.clutch;
-    const run_id = newId("run");
-    const task_id = newId("task");
-    const at = { thread_id: this.channel.thread_id, run_id, task_id, parent_task_id: null };
-    const from = requester(p);
-    const who = from.display_name ?? from.agent_id;
-    const firstLine = text.split("\n")[0]!.replace(/^(\s*@\S+)+\s*/, "").trim() || text.split("\n")[0]!;
-    const payload = {
-      title: firstLine.length > 120 ? `${firstLine.slice(0, 119)}…` : firstLine,
-      instructions: text,
-      context_summary: `Request from ${who} over A2A in #${this.channel.name}: ${text}`,
-      input: { from, via: "a2a" },
-    };
-    const mentions = parseMentions(text, (id) => workspace.agents.has(id) || registry.has(id));
-    const selected = this.target ?? mentions.agents[0] ?? (mentions.capabilities.length ? null : this.channel.entry_agent);
-    const key = `a2a:${p.agent_id}:${message_id}`;
-    const events = selected
-      ? [
-          makeMessage({
-            type: "routing.decision",
-            ...at,
-            from: ORCHESTRATOR,
-            to: [],
-            payload: { selected, candidates: [selected], reason: `${who} asked ${selected} over A2A`, scores: { [selected]: 1 }, mode: "fixed" },
-            idempotency_key: `${key}:routing`,
-          }),
-          makeMessage({ type: "task.request", ...at, from: ORCHESTRATOR, to: [{ agent_id: selected }], payload, idempotency_key: key }),
-        ]
-      : [makeMessage({ type: "task.request", ...at, from, to: [ORCHESTRATOR], requires: mentions.capabilities, payload, idempotency_key: key })];
-    const { events: stored } = await store.append(events);
-    const request = stored.at(-1)!;
-    return { run_id: request.run_id, task_id: request.task_id, thread_id: request.thread_id, after: request.seq - (selected ? 2 : 1) };
   }
 
   /**
@@ -193,28 +151,15 @@ class RunExecutor implements AgentExecutor {
 
   /** Stream the run's events after `after` as the A2A task's, until its root ends or a question waits for the caller. */
   private follow(link: RunLink, after: number, ids: { taskId: string; contextId: string }, bus: ExecutionEventBus, update: (s: TaskState, m?: string) => void): Promise<void> {
-    const { store, tail } = this.clutch;
-    return new Promise<void>((resolve) => {
-      let last = after;
-      let done = false;
-      const queue: StoredEvent[] = [];
-      let draining = false;
-      const finish = () => {
-        done = true;
-        unsubscribe();
-        resolve();
-      };
-      const handle = (ev: StoredEvent): void => {
-        if (done || ev.seq <= last || ev.run_id !== link.run_id) return;
-        last = ev.seq;
-        const root = ev.task_id === link.task_id;
-        if (isEvent(ev, "task.progress") && ev.payload.message) {
-          update(TaskState.TASK_STATE_WORKING, `${ev.from.agent_id.replace(/^agent:/, "")}: ${ev.payload.message}`);
-        } else if (isEvent(ev, "chat.message") && ev.payload.expects_reply && ev.to.some((t) => t.agent_id === "user")) {
-          link.question_id = ev.id;
-          update(TaskState.TASK_STATE_INPUT_REQUIRED, ev.payload.text);
-          finish();
-        } else if (root && isEvent(ev, "task.result")) {
+    return followRun(this.clutch, link, after, {
+      progress: (ev) => update(TaskState.TASK_STATE_WORKING, `${ev.from.agent_id.replace(/^agent:/, "")}: ${ev.payload.message}`),
+      question: (ev) => {
+        link.question_id = ev.id;
+        update(TaskState.TASK_STATE_INPUT_REQUIRED, ev.payload.text);
+        return true;
+      },
+      ended: (ev) => {
+        if (isEvent(ev, "task.result")) {
           const p = ev.payload as Record<string, unknown>;
           const report = typeof p.report_markdown === "string" ? p.report_markdown : typeof p.summary === "string" ? p.summary : "Done.";
           bus.publish(
@@ -227,37 +172,13 @@ class RunExecutor implements AgentExecutor {
             }),
           );
           update(TaskState.TASK_STATE_COMPLETED, typeof p.summary === "string" ? p.summary : undefined);
-          finish();
-        } else if (root && isEvent(ev, "task.error", "task.timeout")) {
-          update(TaskState.TASK_STATE_FAILED, isEvent(ev, "task.error") ? `${ev.payload.code}: ${ev.payload.message}` : "The task timed out");
-          finish();
-        } else if (root && isEvent(ev, "task.cancel")) {
-          update(TaskState.TASK_STATE_CANCELED, ev.payload.reason ?? "Cancelled");
-          finish();
-        }
-      };
-      const drain = () => {
-        for (const ev of queue.splice(0)) handle(ev);
-      };
-      // Live events queue up while the backlog is read, so nothing falls between the two.
-      const unsubscribe = tail.subscribe((ev) => {
-        if (ev.run_id !== link.run_id) return;
-        queue.push(ev);
-        if (!draining) drain();
-      });
-      draining = true;
-      store
-        .readAll({ run_id: link.run_id }, after)
-        .then((backlog) => {
-          for (const ev of backlog) handle(ev);
-          draining = false;
-          drain();
-        })
-        .catch((err) => {
-          log.error({ err, run_id: link.run_id }, "A2A: reading the run failed");
-          update(TaskState.TASK_STATE_FAILED, "Clutch could not read the run");
-          finish();
-        });
+        } else if (isEvent(ev, "task.cancel")) update(TaskState.TASK_STATE_CANCELED, ev.payload.reason ?? "Cancelled");
+        else update(TaskState.TASK_STATE_FAILED, isEvent(ev, "task.error") ? `${ev.payload.code}: ${ev.payload.message}` : "The task timed out");
+      },
+      failed: (err) => {
+        log.error({ err, run_id: link.run_id }, "A2A: reading the run failed");
+        update(TaskState.TASK_STATE_FAILED, "Clutch could not read the run");
+      },
     });
   }
 }
