@@ -8,7 +8,8 @@
  *    two: the diff shows the field v2 added. Both versions are listed side by side.
  * 3. Adding a version that exists, or a JSON Schema that is not one, is refused in the form with
  *    the server's reason, and nothing is added.
- * 4. A message naming the new type is refused on ingest with the pointer of the failing field.
+ * 4. A message naming the new type is refused on ingest (a run's import) with the pointer of the
+ *    failing field.
  * axe-core finds no serious violation on the list, the schema, the diff and the form.
  *
  * Every e2e test shares one database, so the payload types have a domain unique to the run.
@@ -94,10 +95,10 @@ test("people browse the registry, add a payload type and a second version, and c
   await again.getByRole("button", { name: "Cancel" }).click();
   expect((await request.get(`/api/schemas/clutch/${domain}/broken@1`)).status()).toBe(404);
 
-  // On ingest, a message naming the type must match it.
+  // On ingest (here a run's import), a message naming the type must match it.
   const channel = await createChannel(request, uniqueName("schemas"));
   const bad = event(channel.id, "chat.message", { text: "forecast" }, { run_id: newId("run"), payload_type: `${domain}.forecast.v2` });
-  const refused = await request.post("/api/events", { data: { ...bad, payload: { text: "forecast", region: "EMEA", amount: "lots", currency: "EUR" } } });
+  const refused = await request.post("/api/runs/import", { data: JSON.stringify({ ...bad, payload: { text: "forecast", region: "EMEA", amount: "lots", currency: "EUR" } }), headers: { "content-type": "application/x-ndjson" } });
   expect(refused.status()).toBe(400);
   expect((await refused.json()).error.message).toContain("/payload/amount must be number");
 });

@@ -56,13 +56,14 @@ export function SchemaBrowser({ selectedRef }: { selectedRef: string | null }) {
             Schemas
           </h1>
           {schemas.data && (
-            <span className="truncate text-[12.5px] font-medium text-fg-muted">
+            <span className="truncate text-[12.5px] font-medium text-fg-muted max-sm:hidden">
               {groups.filter((g) => g.kind === "payload").length} payload types · {added} added
             </span>
           )}
         </div>
-        <Button variant="primary" onClick={() => setAdding({})}>
-          <PlusIcon size={14} /> New payload type
+        <Button variant="primary" onClick={() => setAdding({})} aria-label="New payload type">
+          <PlusIcon size={14} /> <span className="max-sm:hidden">New payload type</span>
+          <span className="sm:hidden">New</span>
         </Button>
         <ThemeToggle />
       </PageHeader>

@@ -148,8 +148,8 @@ function Compare({ schema, versions }: { schema: SchemaDetail; versions: SchemaS
   return (
     <section aria-labelledby="schema-json" className="mt-6">
       <div className="mb-2 flex flex-wrap items-center gap-2">
-        <h3 id="schema-json" className="flex flex-1 items-center gap-1.5 text-[14px] font-semibold">
-          <BracesIcon size={14} className="text-fg-muted" /> JSON Schema <Chip>draft 2020-12</Chip>
+        <h3 id="schema-json" className="flex min-w-0 flex-1 items-center gap-1.5 whitespace-nowrap text-[14px] font-semibold">
+          <BracesIcon size={14} className="text-fg-muted" /> JSON Schema <Chip className="max-sm:hidden">draft 2020-12</Chip>
         </h3>
         {others.length > 0 && (
           <>

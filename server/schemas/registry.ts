@@ -97,12 +97,22 @@ function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
 }
 
+/** What each built-in payload type holds (Clutch Protocol §3.3's required fields, in words). */
+const BUILTIN_DESCRIPTIONS: Record<keyof typeof BUILTIN_PAYLOAD_TYPES, string> = {
+  "research.summary.v1": "Research findings and the citations behind them.",
+  "research.sources.v1": "Sources found for a question, with their relevance scores.",
+  "code.output.v1": "Code written: its files, their language, and whether the tests passed.",
+  "code.review.v1": "A code review: its findings, their severity, and a patch when there is one.",
+  "review.feedback.v1": "An overseer's verdict on work under review: the decision, comments and blocking issues.",
+};
+
 function builtins(): RegisteredSchema[] {
   const out: RegisteredSchema[] = [];
   for (const [payload_type, schema] of Object.entries(BUILTIN_PAYLOAD_TYPES)) {
     const ref = payloadTypeRef(payload_type)!;
     const { name, version } = parseSchemaRef(ref)!;
-    out.push({ ref, name, version, payload_type, description: `The built-in payload type ${payload_type} (Clutch Protocol §3.3).`, json_schema: jsonSchemaOf(schema), source: "builtin" });
+    const description = BUILTIN_DESCRIPTIONS[payload_type as keyof typeof BUILTIN_PAYLOAD_TYPES];
+    out.push({ ref, name, version, payload_type, description, json_schema: jsonSchemaOf(schema), source: "builtin" });
   }
   for (const message_type of MESSAGE_TYPES) {
     const name = `clutch/message/${message_type}`;

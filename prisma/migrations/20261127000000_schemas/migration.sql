@@ -1,12 +1,13 @@
 -- The schema registry (Clutch Protocol section 3, docs/schemas.md): the schemas people and agents
 -- add, one row per version. A version never changes once added: a new shape is a new version.
+-- The JSON Schema is JSON, not JSONB, so it keeps the key order its author wrote.
 CREATE TABLE "schemas" (
     "ref" TEXT NOT NULL,
     "name" TEXT NOT NULL,
     "version" INTEGER NOT NULL,
     "payload_type" TEXT NOT NULL,
     "description" TEXT NOT NULL DEFAULT '',
-    "json_schema" JSONB NOT NULL,
+    "json_schema" JSON NOT NULL,
     "created_by" TEXT NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
