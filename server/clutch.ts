@@ -44,8 +44,11 @@ import { PolicyKernel } from "./policy/kernel";
 import { announceAgents, startHeartbeats } from "./router/registration";
 import { AgentRegistry, type RegistryConfig } from "./router/registry";
 import { Router } from "./router/router";
+import { ClutchError } from "./errors";
 import { SchemaRegistry } from "./schemas/registry";
-import { loadWorkspace, NO_WORKSPACE, type Workspace, type WorkspaceAgent } from "./workspace/workspace";
+import { PackImports } from "./workspace/imports";
+import { packToTeam } from "./workspace/promptpack";
+import { addTeam, loadWorkspace, NO_WORKSPACE, teamAgents, type Workspace, type WorkspaceAgent } from "./workspace/workspace";
 
 export interface ClutchOptions {
   /** The PostgreSQL to use; unset: the embedded PGlite under `<dataDir>/pgdata`. */
@@ -101,6 +104,13 @@ export interface Clutch {
   approvals: Approvals;
   /** Every payload type's schema, built in and added (Clutch Protocol §3; docs/schemas.md). */
   schemas: SchemaRegistry;
+  /**
+   * Import a PromptPack as a team (RFC 0007, docs/promptpacks.md): its agents join the workspace
+   * and start working at once (on this node when it leads), in a new channel named after the pack.
+   * Throws ClutchError no_workspace (409), invalid_pack (400, issues with JSONPaths),
+   * pack_exists / pack_conflict (409).
+   */
+  importPack(input: { pack: unknown; variables?: Record<string, string> }, by: string): Promise<PackImportResult>;
   /** Where large tool results are kept (`<dataDir>/artifacts`). */
   artifacts: ArtifactStore;
   /** The agent loop of the workspace's agents. */
@@ -125,6 +135,18 @@ export interface Clutch {
    * append is atomic and every reaction idempotent, so nothing is half done (docs/architecture.md).
    */
   stop(opts?: { graceMs?: number }): Promise<void>;
+}
+
+/** What `importPack` made. */
+export interface PackImportResult {
+  pack: { id: string; name: string; version: string | null };
+  channel: ChannelBinding;
+  /** The new agents' ids, entry first. */
+  agents: string[];
+  /** What the pack names that Clutch left out (tools without an implementation). */
+  warnings: string[];
+  /** How tools that are not prompt keys were read as the team's agents. */
+  notes: string[];
 }
 
 /** How long the agents' steps in flight get when this node's leader session is lost, ms. */
@@ -158,6 +180,21 @@ async function ensureChannels(store: EventStore, workspace: Workspace): Promise<
   return out;
 }
 
+/**
+ * Add every imported PromptPack's team to `workspace` (docs/promptpacks.md). A pack that no
+ * longer fits (its agents or channel now in the workspace folder) is logged and left out.
+ */
+async function addImportedTeams(workspace: Workspace, packs: PackImports): Promise<void> {
+  for (const stored of await packs.list()) {
+    try {
+      const team = packToTeam(stored.pack, stored.variables);
+      addTeam(workspace, teamAgents(workspace, team), team.channel);
+    } catch (err) {
+      log.error({ err, pack: stored.id }, "an imported PromptPack no longer fits the workspace; its team is left out");
+    }
+  }
+}
+
 /** The model of each agent: `options.modelFor`, which a workspace with agents cannot do without. */
 function modelsFor(options: ClutchOptions, workspace: Workspace): (agent: WorkspaceAgent) => LanguageModel {
   if (options.modelFor) return options.modelFor;
@@ -174,10 +211,13 @@ function modelsFor(options: ClutchOptions, workspace: Workspace): (agent: Worksp
  */
 export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const workspace = options.workspaceDir ? loadWorkspace(options.workspaceDir) : NO_WORKSPACE;
-  const modelFor = modelsFor(options, workspace);
 
   const eventLog = await openEventLog(options);
   const { store, tail } = eventLog;
+  // Imported PromptPacks are part of the workspace (docs/promptpacks.md).
+  const packs = new PackImports(eventLog.db);
+  if (workspace !== NO_WORKSPACE) await addImportedTeams(workspace, packs);
+  const modelFor = modelsFor(options, workspace);
   // Payload types are checked against the schema registry on every append (docs/schemas.md).
   const schemas = new SchemaRegistry(eventLog.db);
   await schemas.refresh();
@@ -292,12 +332,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       working = true;
       runner.start();
       if (channels[0]) await announceAgents(store, workspace.agents.values(), channels[0].thread_id);
-      stopHeartbeats = await startHeartbeats(
-        store,
-        [...workspace.agents.values()].map((a) => ({ agent_id: a.agent_id, name: a.card.display.name })),
-        registry.config.heartbeat_interval_sec,
-        (id) => runner.load(id),
-      );
+      await agentWork.beat();
       orchestrator.start();
       webhooks?.start();
       a2aAgents?.start();
@@ -308,6 +343,16 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
         await queue.start((job) => orchestrator.dispatchJob(job));
       }
       log.info({ agents: [...workspace.agents.keys()], channels: channels.map((c) => c.name) }, "agents started");
+    },
+    /** Heartbeats for every agent of the workspace, those added since the last call included. */
+    async beat(): Promise<void> {
+      stopHeartbeats();
+      stopHeartbeats = await startHeartbeats(
+        store,
+        [...workspace.agents.values()].map((a) => ({ agent_id: a.agent_id, name: a.card.display.name })),
+        registry.config.heartbeat_interval_sec,
+        (id) => runner.load(id),
+      );
     },
     /** Work in flight gets `graceMs` (none: no limit); `abort` stops the agents' steps at once. */
     async stop({ graceMs, abort = false }: { graceMs?: number; abort?: boolean }): Promise<void> {
@@ -353,6 +398,20 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     artifacts,
     runner,
     orchestrator,
+    async importPack(input, by) {
+      if (workspace === NO_WORKSPACE) throw new ClutchError("no_workspace", "this Clutch runs without a workspace (CLUTCH_WORKSPACE=none), so it has no agents to add a team to");
+      const { team, agents } = await packs.importTeam(workspace, input, by);
+      addTeam(workspace, agents, team.channel);
+      for (const a of agents) registry.upsertWorkspaceAgent(a);
+      const [binding] = await ensureChannels(store, { ...workspace, channels: workspace.channels.slice(-1) });
+      channels.push(binding!);
+      if (working) {
+        await announceAgents(store, agents, binding!.thread_id);
+        await agentWork.beat();
+      }
+      log.info({ pack: team.pack.id, agents: agents.map((a) => a.agent_id), by }, "PromptPack imported");
+      return { pack: team.pack, channel: binding!, agents: agents.map((a) => a.agent_id), warnings: team.warnings, notes: team.notes };
+    },
     webhookSecretOf: (agent_id) => webhookSecret(serverSecret, agent_id),
     agents: () => (workspace === NO_WORKSPACE ? "none" : working ? "here" : "standby"),
     databaseKind: eventLog.databaseKind,

@@ -34,6 +34,7 @@ export const ERROR_STATUS = {
   invalid_fork: [400],
   invalid_ref: [400],
   invalid_schema: [400],
+  invalid_pack: [400],
   invalid_sign_up: [400],
   multiple_runs: [400],
   // 401 / 403: who is asking, and what they may do
@@ -79,6 +80,9 @@ export const ERROR_STATUS = {
   task_not_retryable: [409],
   parent_ended: [409],
   schema_exists: [409],
+  pack_exists: [409],
+  pack_conflict: [409],
+  no_workspace: [409],
   // 413 / 422 / 429: too much, or a reference that does not resolve
   body_too_large: [413],
   batch_too_large: [413],

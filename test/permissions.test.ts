@@ -79,6 +79,7 @@ const MATRIX: Record<string, { call: (f: Fixtures) => Call; expect: Expect }> = 
   "POST /api/acp": { call: () => ({ url: "/api/acp", body: { jsonrpc: "2.0", id: 1, method: "ping" }, headers: { accept: "application/json, text/event-stream" } }), expect: signedIn(200) },
   "GET /api/acp": { call: () => ({ url: "/api/acp" }), expect: signedIn(405) },
   "DELETE /api/acp": { call: () => ({ url: "/api/acp" }), expect: signedIn(405) },
+  "POST /api/workspace/import": { call: () => ({ url: "/api/workspace/import", body: { pack: { id: "perms", name: "Perms", prompts: {}, agents: { entry: "nobody" } } } }), expect: admins(409) },
   "GET /api/schemas": { call: () => ({ url: "/api/schemas" }), expect: signedIn(200) },
   "POST /api/schemas": { call: () => ({ url: "/api/schemas", body: { payload_type: `perms.added${++schemaCount}.v1`, json_schema: { type: "object" } } }), expect: signedIn(201) },
   "GET /api/schemas/[...ref]": { call: () => ({ url: "/api/schemas/clutch/research/summary@1", params: { ref: ["clutch", "research", "summary@1"] } }), expect: signedIn(200) },

@@ -12,6 +12,7 @@
  *   From 1024 px up the list and the card sit side by side; below, the page shows the list, or
  *   the selected card with a way back.
  * - Keys: ↑/↓ move between agents in the list, Enter opens one.
+ * - Admins import a team from a PromptPack ("Import a team…", ./import-pack-dialog.tsx).
  */
 import Link from "next/link";
 import { useParams } from "next/navigation";
@@ -20,8 +21,9 @@ import type { AgentSummary } from "@/lib/api/types";
 import { useAgents } from "@/components/live/use-agents";
 import { bareId, hueFor } from "@/components/events/participant";
 import { Avatar } from "@/components/ui/avatar";
-import { inputClass } from "@/components/ui/button";
-import { BotIcon, SearchIcon } from "@/components/ui/icons";
+import { useMe } from "@/components/identity/me";
+import { Button, inputClass } from "@/components/ui/button";
+import { BotIcon, SearchIcon, UploadIcon } from "@/components/ui/icons";
 import { useNow } from "@/components/ui/use-now";
 import { useHotkeys } from "@/components/ui/use-hotkeys";
 import { formatFull } from "@/components/ui/time";
@@ -29,6 +31,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { agentHref, seenText, successText } from "@/components/workspace/agent-status";
+import { ImportPackDialog } from "./import-pack-dialog";
 import { countByStatus, filterAgents, type StatusFilter } from "./model";
 import { CapabilityChips, LoadMeter, PresenceDot, SourceBadge, StatusWord } from "./parts";
 
@@ -49,6 +52,8 @@ export function AgentDirectory({ children }: { children: ReactNode }) {
   const [text, setText] = useState("");
   const [status, setStatus] = useState<StatusFilter>("all");
   const searchRef = useRef<HTMLInputElement>(null);
+  const me = useMe();
+  const [importing, setImporting] = useState(false);
   const scroller = useRef<HTMLDivElement>(null);
   const detail = useRef<HTMLDivElement>(null);
 
@@ -96,8 +101,14 @@ export function AgentDirectory({ children }: { children: ReactNode }) {
             </span>
           )}
         </div>
+        {me.role === "admin" && (
+          <Button onClick={() => setImporting(true)} aria-label="Import a team">
+            <UploadIcon size={14} /> <span className="max-sm:hidden">Import a team…</span>
+          </Button>
+        )}
         <ThemeToggle />
       </PageHeader>
+      <ImportPackDialog open={importing} onClose={() => setImporting(false)} />
 
       <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto lg:flex lg:overflow-hidden">
         <section

@@ -2,7 +2,7 @@
  * Typed fetch helpers for the HTTP API (shapes in lib/api/types.ts). Every non-2xx answer becomes
  * an `ApiRequestError` carrying the server's `{ error: { code, message, issues? } }`.
  */
-import type { AgentSummary, ApiError, EventPage, RunSummary, SchemaDetail, SchemaSummary, ThreadSummary } from "@/lib/api/types";
+import type { AgentSummary, ApiError, EventPage, PackImport, RunSummary, SchemaDetail, SchemaSummary, ThreadSummary } from "@/lib/api/types";
 import type { StoredEvent } from "@/lib/protocol";
 
 /** An HTTP error from the API, or a network failure (`code: "network"`). `body` is the whole answer. */
@@ -121,4 +121,9 @@ export async function fetchSchema(ref: string): Promise<{ schema: SchemaDetail; 
 /** Adds a payload type's schema; throws invalid_body / invalid_schema (400) or schema_exists (409) with a message to show. */
 export async function addSchema(input: { payload_type: string; description: string; json_schema: unknown }): Promise<SchemaDetail> {
   return (await apiRequest<{ schema: SchemaDetail }>("/api/schemas", { method: "POST", body: JSON.stringify(input) })).schema;
+}
+
+/** Imports a PromptPack (its JSON or YAML text) as a team; throws invalid_pack (400, issues with JSONPaths) or a 409. */
+export async function importPack(pack: string, variables: Record<string, string>): Promise<PackImport> {
+  return apiRequest<PackImport>("/api/workspace/import", { method: "POST", body: JSON.stringify({ pack, variables }) });
 }

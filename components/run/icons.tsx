@@ -49,11 +49,6 @@ export const DownloadIcon = (p: IconProps) => (
     <path d="M12 3v12m0 0-4-4m4 4 4-4M4 17v2a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-2" />
   </Svg>
 );
-export const UploadIcon = (p: IconProps) => (
-  <Svg {...p}>
-    <path d="M12 21V9m0 0-4 4m4-4 4 4M4 7V5a2 2 0 0 1 2-2h12a2 2 0 0 1 2 2v2" />
-  </Svg>
-);
 export const CircleDashedIcon = (p: IconProps) => (
   <Svg {...p}>
     <circle cx="12" cy="12" r="9" strokeDasharray="3.5 3" />

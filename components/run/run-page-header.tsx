@@ -20,7 +20,8 @@ import { formatDuration } from "@/components/ui/time";
 import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { fetchRunDetail, exportUrl, type RunDetailResponse } from "./api";
 import { ListIcon } from "@/components/ui/icons";
-import { DownloadIcon, ForkIcon, UploadIcon } from "./icons";
+import { UploadIcon } from "@/components/ui/icons";
+import { DownloadIcon, ForkIcon } from "./icons";
 import { RunStateBadge } from "./run-state-badge";
 import { CancelWork } from "./work-controls";
 

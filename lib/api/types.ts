@@ -314,3 +314,16 @@ export interface SchemaSummary {
 export interface SchemaDetail extends SchemaSummary {
   json_schema: Record<string, unknown>;
 }
+
+/** What `POST /api/workspace/import` made of a PromptPack (docs/promptpacks.md). */
+export interface PackImport {
+  pack: { id: string; name: string; version: string | null };
+  /** The team's new channel. */
+  channel: { thread_id: string; name: string };
+  /** The new agents' ids, the entry agent first. */
+  agents: string[];
+  /** What the pack names that Clutch left out (tools without an implementation). */
+  warnings: string[];
+  /** How tools that are not prompt keys were read as the team's agents. */
+  notes: string[];
+}

@@ -128,6 +128,8 @@ export const CapManifestSchema = CapManifestObjectSchema.extend({
    * `skill:<role>` derived from the prompt.
    */
   capabilities: z.array(CapabilitySchema, { error: "capabilities must be an array of capabilities (id, version?, tags?, ...)" }).optional(),
+  /** Clutch extension: the AgentCard's display name and description, instead of those read from `system_prompt` (a PromptPack's prompt name, docs/promptpacks.md). */
+  display: z.strictObject({ name: z.string().min(1).max(100), desc: z.string().max(500).optional() }).optional(),
   /** Clutch extension (docs/schemas.md): the payload types of its results and of the inputs it takes; they go on the AgentCard. */
   produces: z.array(z.string().regex(PAYLOAD_TYPE_PATTERN, "a payload type is <domain>.<name>.v<version>, e.g. sales.forecast.v1"), { error: "produces must be an array of payload types" }).optional(),
   consumes: z.array(z.string().regex(PAYLOAD_TYPE_PATTERN, "a payload type is <domain>.<name>.v<version>, e.g. sales.forecast.v1"), { error: "consumes must be an array of payload types" }).optional(),
@@ -643,7 +645,8 @@ function mcpRef(serverId: string): string {
  * Input: any value, parsed with {@link CapManifestSchema}; `opts.max_concurrency` (default
  * {@link DEFAULT_MAX_CONCURRENCY}). Output (validated with `AgentCardSchema`):
  * - `agent_id`: `agent:<id>` ({@link capAgentIdToClutch});
- * - `display`: name and desc from `system_prompt` ({@link describeCapAgent});
+ * - `display`: the manifest's own `display` (Clutch extension), else name and desc from
+ *   `system_prompt` ({@link describeCapAgent});
  * - `capabilities`: the manifest's own `capabilities` (Clutch extension; each gets the bound
  *   MCP servers as `tools` and `trust_level: "sandbox"` unless it says otherwise), else
  *   `{ id: "skill:<role>", tools: ["mcp:<server_id>"…], trust_level: "sandbox" }`; and, when there are MCP bindings, `{ id: "tool:mcp", servers: ["mcp:<server_id>"…],
@@ -660,7 +663,9 @@ function mcpRef(serverId: string): string {
  */
 export function manifestToAgentCard(input: unknown, opts: { max_concurrency?: number } = {}): AgentCard {
   const manifest = CapManifestSchema.parse(input);
-  const { name, desc, role } = describeCapAgent(manifest.id, manifest.system_prompt);
+  const described = describeCapAgent(manifest.id, manifest.system_prompt);
+  const { role } = described;
+  const { name, desc } = manifest.display ? { name: manifest.display.name, desc: manifest.display.desc ?? described.desc } : described;
   const servers = [...new Set(manifest.mcp_bindings.map((b) => mcpRef(b.server_id)))];
 
   const declared = manifest.capabilities?.map((c) => ({ ...(servers.length > 0 ? { tools: servers } : {}), trust_level: "sandbox" as const, ...c }));

@@ -144,6 +144,8 @@ export interface Workspace {
   routing: RoutingSettings;
   lifecycle: LifecycleSettings;
   a2a: A2ASettings;
+  /** Concurrent tasks per agent, on every AgentCard of the workspace. */
+  max_concurrency: number;
 }
 
 const DEFAULTS = WorkspaceFileSchema.parse({});
@@ -162,6 +164,7 @@ export const NO_WORKSPACE: Workspace = Object.freeze({
   routing: DEFAULTS.routing,
   lifecycle: DEFAULTS.lifecycle,
   a2a: DEFAULTS.a2a,
+  max_concurrency: DEFAULTS.max_concurrency,
 });
 
 function readJson(file: string): unknown {
@@ -193,13 +196,7 @@ export function loadWorkspace(dir: string): Workspace {
     const manifest = parsed.data;
     const agent_id = capAgentIdToClutch(manifest.id);
     if (agents.has(agent_id)) throw new WorkspaceError(`${file}: agent id ${manifest.id} is defined twice`);
-    agents.set(agent_id, {
-      agent_id,
-      manifest,
-      card: manifestToAgentCard(manifest, { max_concurrency: ws.data.max_concurrency }),
-      allowed_agents: manifest.allowed_agents.map(capAgentIdToClutch),
-      overseer: manifest.overseer ? capAgentIdToClutch(manifest.overseer) : null,
-    });
+    agents.set(agent_id, workspaceAgent(manifest, ws.data.max_concurrency));
   }
   // allowed_agents may also name agents that register over the API (external agents, checked
   // when delegated to); an overseer reviews in-process, so it must be one of the manifests.
@@ -215,5 +212,41 @@ export function loadWorkspace(dir: string): Workspace {
   for (const c of channels) {
     if (!agents.has(c.entry_agent)) throw new WorkspaceError(`${wsFile}: channel #${c.name} has entry_agent ${c.entry_agent}, which is not defined`);
   }
-  return { dir: root, agents, channels, mcpConfigPath: path.resolve(root, ws.data.mcp), policyPath: path.resolve(root, ws.data.policy), registry: ws.data.registry, routing: ws.data.routing, lifecycle: ws.data.lifecycle, a2a: ws.data.a2a };
+  return { dir: root, agents, channels, mcpConfigPath: path.resolve(root, ws.data.mcp), policyPath: path.resolve(root, ws.data.policy), registry: ws.data.registry, routing: ws.data.routing, lifecycle: ws.data.lifecycle, a2a: ws.data.a2a, max_concurrency: ws.data.max_concurrency };
+}
+
+/** A workspace agent from its manifest (the card derived with the workspace's max_concurrency). */
+function workspaceAgent(manifest: CapManifest, max_concurrency: number): WorkspaceAgent {
+  return {
+    agent_id: capAgentIdToClutch(manifest.id),
+    manifest,
+    card: manifestToAgentCard(manifest, { max_concurrency }),
+    allowed_agents: manifest.allowed_agents.map(capAgentIdToClutch),
+    overseer: manifest.overseer ? capAgentIdToClutch(manifest.overseer) : null,
+  };
+}
+
+/** Agents and a channel to add to a workspace at run time (an imported PromptPack, server/workspace/promptpack.ts). */
+export interface Team {
+  manifests: CapManifest[];
+  channel: { name: string; topic: string; entry_agent: string };
+}
+
+/**
+ * The agents of `team` as `workspace` would hold them, checked against it: none may have the id
+ * of one it has, nor its channel the name of one of its channels. Throws WorkspaceError saying
+ * which. Changes nothing (see `addTeam`).
+ */
+export function teamAgents(workspace: Workspace, team: Team): WorkspaceAgent[] {
+  const agents = team.manifests.map((m) => workspaceAgent(m, workspace.max_concurrency));
+  const taken = agents.filter((a) => workspace.agents.has(a.agent_id)).map((a) => a.agent_id);
+  if (taken.length) throw new WorkspaceError(`the workspace already has ${taken.join(", ")}`);
+  if (workspace.channels.some((c) => c.name === team.channel.name)) throw new WorkspaceError(`the workspace already has a channel #${team.channel.name}`);
+  return agents;
+}
+
+/** Add `agents` (from `teamAgents`) and the team's channel to `workspace`, in place: the runner, router and orchestrator see them at once. */
+export function addTeam(workspace: Workspace, agents: readonly WorkspaceAgent[], channel: Team["channel"]): void {
+  for (const a of agents) workspace.agents.set(a.agent_id, a);
+  workspace.channels.push({ ...channel, entry_agent: capAgentIdToClutch(channel.entry_agent), suggestions: [] });
 }
