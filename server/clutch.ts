@@ -47,6 +47,8 @@ import { Router } from "./router/router";
 import { ClutchError } from "./errors";
 import { SchemaRegistry } from "./schemas/registry";
 import { PackImports } from "./workspace/imports";
+import { WorkflowRunner } from "./workflows/runner";
+import { WorkflowStore } from "./workflows/store";
 import { packToTeam } from "./workspace/promptpack";
 import { addTeam, loadWorkspace, NO_WORKSPACE, teamAgents, type Workspace, type WorkspaceAgent } from "./workspace/workspace";
 
@@ -78,8 +80,8 @@ export interface ClutchOptions {
   /**
    * The deployment this node belongs to (default `clutch`), the same on every node of it: its
    * nodes share the durable dispatch queue's jobs (`<deployment>.dispatch`, server/dispatch/queue.ts)
-   * and elect one leader that does the agents' work (server/cluster/leader.ts). Tests sharing a
-   * database give each Clutch its own.
+   * and elect one leader that does the agents' work (server/cluster/leader.ts); its imported
+   * PromptPacks and its workflows are its workspace's. Tests sharing a database give each Clutch its own.
    */
   deployment?: string;
   /** How often a standby node tries to become the leader, and a leader probes its session, ms (default 2000). */
@@ -104,6 +106,8 @@ export interface Clutch {
   approvals: Approvals;
   /** Every payload type's schema, built in and added (Clutch Protocol §3; docs/schemas.md). */
   schemas: SchemaRegistry;
+  /** The workflows (Clutch Protocol §3.4; docs/workflows.md), from the workspace folder and edited since. */
+  workflows: WorkflowStore;
   /**
    * Import a PromptPack as a team (RFC 0007, docs/promptpacks.md): its agents join the workspace
    * and start working at once (on this node when it leads), in a new channel named after the pack.
@@ -215,8 +219,11 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const eventLog = await openEventLog(options);
   const { store, tail } = eventLog;
   // Imported PromptPacks are part of the workspace (docs/promptpacks.md).
-  const packs = new PackImports(eventLog.db);
+  const deployment = options.deployment ?? "clutch";
+  const packs = new PackImports(eventLog.db, deployment);
   if (workspace !== NO_WORKSPACE) await addImportedTeams(workspace, packs);
+  const workflows = new WorkflowStore(eventLog.db, deployment);
+  await workflows.seedFrom(workspace.dir);
   const modelFor = modelsFor(options, workspace);
   // Payload types are checked against the schema registry on every append (docs/schemas.md).
   const schemas = new SchemaRegistry(eventLog.db);
@@ -273,7 +280,6 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     allowedAgentsOf: (id) => workspace.agents.get(id)?.allowed_agents ?? null,
   });
   const onPostgres = Boolean(options.databaseUrl && !options.embeddedUrl);
-  const deployment = options.deployment ?? "clutch";
   // On PostgreSQL a request to a workspace agent commits with its dispatch job (server/dispatch/queue.ts).
   const queue =
     onPostgres && workspace.agents.size
@@ -324,6 +330,9 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
         })
       : null;
 
+  // Workflow runs advance where the agents work (server/workflows/runner.ts).
+  const workflowRunner = new WorkflowRunner({ store, tail, schemas });
+
   // The agents' work: on the only node, or on the leader of several (docs/deploy.md).
   let working = false;
   let stopHeartbeats = () => {};
@@ -334,6 +343,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       if (channels[0]) await announceAgents(store, workspace.agents.values(), channels[0].thread_id);
       await agentWork.beat();
       orchestrator.start();
+      await workflowRunner.start();
       webhooks?.start();
       a2aAgents?.start();
       await orchestrator.recover();
@@ -364,6 +374,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       await within(queue?.stop() ?? Promise.resolve());
       await within(webhooks?.stop() ?? Promise.resolve());
       await within(a2aAgents?.stop() ?? Promise.resolve());
+      await within(workflowRunner.stop());
       await within(orchestrator.stop());
       await within(runner.stop({ abort }));
     },
@@ -395,6 +406,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     channels,
     approvals,
     schemas,
+    workflows,
     artifacts,
     runner,
     orchestrator,

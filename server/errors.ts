@@ -35,6 +35,7 @@ export const ERROR_STATUS = {
   invalid_ref: [400],
   invalid_schema: [400],
   invalid_pack: [400],
+  invalid_workflow: [400],
   invalid_sign_up: [400],
   multiple_runs: [400],
   // 401 / 403: who is asking, and what they may do
@@ -57,6 +58,7 @@ export const ERROR_STATUS = {
   unknown_thread: [404, 422],
   unknown_run: [404],
   unknown_schema: [404],
+  unknown_workflow: [404],
   unknown_task: [404],
   unknown_agent: [404],
   unknown_approval: [404],
@@ -83,6 +85,7 @@ export const ERROR_STATUS = {
   pack_exists: [409],
   pack_conflict: [409],
   no_workspace: [409],
+  workflow_changed: [409],
   // 413 / 422 / 429: too much, or a reference that does not resolve
   body_too_large: [413],
   batch_too_large: [413],

@@ -327,3 +327,20 @@ export interface PackImport {
   /** How tools that are not prompt keys were read as the team's agents. */
   notes: string[];
 }
+
+/** A workflow as `GET /api/workflows` lists it (docs/workflows.md). */
+export interface WorkflowSummary {
+  name: string;
+  /** Counted up at every save. */
+  version: number;
+  description: string;
+  steps: import("@/lib/workflows/definition").WorkflowShape["steps"];
+  /** Who saved it last (`user:…`, or `workspace` for the workspace folder's) and when (ISO 8601). */
+  updated_by: string;
+  updated_at: string;
+}
+
+/** One workflow with its YAML or JSON as written, `GET /api/workflows/<name>`. */
+export interface WorkflowDetail extends WorkflowSummary {
+  source: string;
+}

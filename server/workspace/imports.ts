@@ -1,5 +1,5 @@
 /**
- * Imported PromptPacks (docs/promptpacks.md): each pack is stored once, in the `promptpacks` table,
+ * Imported PromptPacks (docs/promptpacks.md): each pack is stored once per deployment, in the `promptpacks` table,
  * with the values its variables were given, and made into its agents and channel again at every
  * start (server/clutch.ts). `importTeam` is the whole import: read and map the pack
  * (promptpack.ts), check it against the workspace, store it.
@@ -17,11 +17,15 @@ export interface StoredPack {
 }
 
 export class PackImports {
-  constructor(private readonly db: Db) {}
+  /** The imports of `deployment`'s workspace (each deployment has a workspace of its own). */
+  constructor(
+    private readonly db: Db,
+    private readonly deployment: string,
+  ) {}
 
   /** Every imported pack, oldest first. */
   async list(): Promise<StoredPack[]> {
-    const rows = await this.db.promptPackImport.findMany({ orderBy: { imported_at: "asc" } });
+    const rows = await this.db.promptPackImport.findMany({ where: { deployment: this.deployment }, orderBy: { imported_at: "asc" } });
     return rows.map((r) => ({ id: r.id, pack: r.pack, variables: r.variables as Record<string, string> }));
   }
 
@@ -44,7 +48,7 @@ export class PackImports {
       const more = err.issues.length > 1 ? ` (and ${err.issues.length - 1} more)` : "";
       throw new ClutchError("invalid_pack", `the pack cannot be imported: ${first!.path}: ${first!.message}${more}; nothing was imported`, 400, err.issues as never);
     }
-    if (await this.db.promptPackImport.findUnique({ where: { id: team.pack.id } })) {
+    if (await this.db.promptPackImport.findUnique({ where: { deployment_id: { deployment: this.deployment, id: team.pack.id } } })) {
       throw new ClutchError("pack_exists", `a pack with id ${team.pack.id} was imported already (its channel is #${team.pack.id}); give this one another id`);
     }
     let agents: WorkspaceAgent[];
@@ -55,7 +59,7 @@ export class PackImports {
       throw new ClutchError("pack_conflict", `${err.message}; rename the pack's prompts or its id; nothing was imported`);
     }
     try {
-      await this.db.promptPackImport.create({ data: { id: team.pack.id, name: team.pack.name, version: team.pack.version, pack: pack as object, variables, imported_by: by } });
+      await this.db.promptPackImport.create({ data: { deployment: this.deployment, id: team.pack.id, name: team.pack.name, version: team.pack.version, pack: pack as object, variables, imported_by: by } });
     } catch (err) {
       if ((err as { code?: string }).code === "P2002") throw new ClutchError("pack_exists", `a pack with id ${team.pack.id} was just imported by someone else`);
       throw err;
