@@ -27,7 +27,7 @@ import { BotIcon, SearchIcon, UploadIcon } from "@/components/ui/icons";
 import { useNow } from "@/components/ui/use-now";
 import { useHotkeys } from "@/components/ui/use-hotkeys";
 import { formatFull } from "@/components/ui/time";
-import { PageHeader } from "@/components/ui/page-header";
+import { PageHeader, PageTitle } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { agentHref, seenText, successText } from "@/components/workspace/agent-status";
@@ -90,17 +90,7 @@ export function AgentDirectory({ children }: { children: ReactNode }) {
     <div className="flex h-full min-h-0 flex-col">
       <PageHeader>
         <DrawerToggle />
-        <div className="flex min-w-0 flex-1 items-center gap-3">
-          <h1 className="flex items-center gap-1.5 text-[15px] font-bold">
-            <BotIcon size={16} className="shrink-0 text-fg-muted" />
-            Agents
-          </h1>
-          {agents.data && (
-            <span className="truncate text-[12.5px] font-medium text-fg-muted">
-              {counts.online + counts.busy} of {all.length} online
-            </span>
-          )}
-        </div>
+        <PageTitle icon={<BotIcon size={16} className="shrink-0 text-fg-muted" />} title="Agents" detail={agents.data ? `${counts.online + counts.busy} of ${all.length} online` : null} />
         {me.role === "admin" && (
           <Button onClick={() => setImporting(true)} aria-label="Import a team">
             <UploadIcon size={14} /> <span className="max-sm:hidden">Import a team…</span>

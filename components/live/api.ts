@@ -2,7 +2,7 @@
  * Typed fetch helpers for the HTTP API (shapes in lib/api/types.ts). Every non-2xx answer becomes
  * an `ApiRequestError` carrying the server's `{ error: { code, message, issues? } }`.
  */
-import type { AgentSummary, ApiError, EventPage, PackImport, RunSummary, SchemaDetail, SchemaSummary, ThreadSummary } from "@/lib/api/types";
+import type { AgentSummary, ApiError, EventPage, PackImport, RunSummary, SchemaDetail, SchemaSummary, ThreadSummary, WorkflowDetail, WorkflowSummary } from "@/lib/api/types";
 import type { StoredEvent } from "@/lib/protocol";
 
 /** An HTTP error from the API, or a network failure (`code: "network"`). `body` is the whole answer. */
@@ -126,4 +126,24 @@ export async function addSchema(input: { payload_type: string; description: stri
 /** Imports a PromptPack (its JSON or YAML text) as a team; throws invalid_pack (400, issues with JSONPaths) or a 409. */
 export async function importPack(pack: string, variables: Record<string, string>): Promise<PackImport> {
   return apiRequest<PackImport>("/api/workspace/import", { method: "POST", body: JSON.stringify({ pack, variables }) });
+}
+
+/** Every workflow (`GET /api/workflows`), by name. */
+export async function fetchWorkflows(): Promise<WorkflowSummary[]> {
+  return (await apiRequest<{ workflows: WorkflowSummary[] }>("/api/workflows")).workflows;
+}
+
+/** One workflow with its source; throws unknown_workflow (404). */
+export async function fetchWorkflow(name: string): Promise<WorkflowDetail> {
+  return (await apiRequest<{ workflow: WorkflowDetail }>(`/api/workflows/${encodeURIComponent(name)}`)).workflow;
+}
+
+/** Saves a workflow's source; `version` is the one the editor started from (none for a new one). Throws invalid_workflow (400, issues with paths) or workflow_changed (409). */
+export async function saveWorkflow(source: string, version?: number): Promise<WorkflowDetail> {
+  return (await apiRequest<{ workflow: WorkflowDetail }>("/api/workflows", { method: "POST", body: JSON.stringify({ source, ...(version !== undefined ? { version } : {}) }) })).workflow;
+}
+
+/** Starts a run of workflow `name` in channel `thread_id` with `text` as its request. */
+export async function runWorkflow(name: string, text: string, thread_id?: string): Promise<{ run_id: string; thread_id: string }> {
+  return apiRequest(`/api/workflows/${encodeURIComponent(name)}/runs`, { method: "POST", body: JSON.stringify({ text, ...(thread_id ? { thread_id } : {}) }) });
 }

@@ -8,6 +8,9 @@ export const queryKeys = {
   threadRuns: (threadId: string) => ["thread-runs", threadId] as const,
   /** `GET /api/schemas` (the /schemas page). */
   schemas: ["schemas"] as const,
+  /** `GET /api/workflows` and one workflow. */
+  workflows: ["workflows"] as const,
+  workflow: (name: string) => ["workflows", name] as const,
   /** `GET /api/schemas/<name>@<version>`. */
   schema: (ref: string) => ["schemas", ref] as const,
 };

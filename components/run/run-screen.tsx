@@ -31,6 +31,8 @@ import { RunGraph } from "./run-graph";
 import { RunEventsStore } from "./run-events-store";
 import { RunPageHeader } from "./run-page-header";
 import { TaskPanel } from "./task-panel";
+import { WorkflowSteps } from "./workflow-steps";
+import { workflowProgress } from "@/lib/fold/workflow";
 import { usePlayback, type Speed } from "./use-playback";
 
 /** Where the replay stands: following the newest event, at n events, or at a seq still loading. */
@@ -154,6 +156,8 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
     return layout.version;
   }, [structure, expand, layout]);
   const shown = useProjection && !replaying ? projection : timeline.seek(position);
+  // A workflow run's steps, at the same position as the graph.
+  const workflow = useMemo(() => workflowProgress(timeline.events, position), [timeline.events, position]);
 
   const title = detail?.run.title ?? "Run";
   const input = useMemo<FrameInput>(() => ({ title, selected, onSelect, onToggle, onOpenMore }), [title, selected, onSelect, onToggle, onOpenMore]);
@@ -240,6 +244,7 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
           </button>
         </div>
       )}
+      {workflow && <WorkflowSteps progress={workflow} onSelectTask={setSelected} />}
       <div className="relative flex min-h-0 flex-1">
         <div className="relative min-w-0 flex-1" data-graph-at={shown.last_seq} data-graph-count={shown.count}>
           {graphReady ? (

@@ -17,7 +17,7 @@ import { fetchSchemas } from "@/components/live/api";
 import { queryKeys } from "@/components/live/query-keys";
 import { Button, inputClass } from "@/components/ui/button";
 import { BracesIcon, PlusIcon, SearchIcon } from "@/components/ui/icons";
-import { PageHeader } from "@/components/ui/page-header";
+import { PageHeader, PageTitle } from "@/components/ui/page-header";
 import { useHotkeys } from "@/components/ui/use-hotkeys";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import { ThemeToggle } from "@/components/workspace/theme-toggle";
@@ -50,17 +50,11 @@ export function SchemaBrowser({ selectedRef }: { selectedRef: string | null }) {
     <div className="flex h-full min-h-0 flex-col">
       <PageHeader>
         <DrawerToggle />
-        <div className="flex min-w-0 flex-1 items-center gap-3">
-          <h1 className="flex items-center gap-1.5 text-[15px] font-bold">
-            <BracesIcon size={16} className="shrink-0 text-fg-muted" />
-            Schemas
-          </h1>
-          {schemas.data && (
-            <span className="truncate text-[12.5px] font-medium text-fg-muted max-sm:hidden">
-              {groups.filter((g) => g.kind === "payload").length} payload types · {added} added
-            </span>
-          )}
-        </div>
+        <PageTitle
+          icon={<BracesIcon size={16} className="shrink-0 text-fg-muted" />}
+          title="Schemas"
+          detail={schemas.data ? `${groups.filter((g) => g.kind === "payload").length} payload types · ${added} added` : null}
+        />
         <Button variant="primary" onClick={() => setAdding({})} aria-label="New payload type">
           <PlusIcon size={14} /> <span className="max-sm:hidden">New payload type</span>
           <span className="sm:hidden">New</span>

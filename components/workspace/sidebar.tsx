@@ -6,6 +6,7 @@
  * inbox with a live count of pending approvals.
  */
 import Link from "next/link";
+import type { ReactNode } from "react";
 import { usePathname } from "next/navigation";
 import { usePendingApprovals } from "@/components/live/approvals";
 import { useThreads } from "@/components/live/use-threads";
@@ -13,7 +14,7 @@ import { useMe } from "@/components/identity/me";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { hueFor } from "@/components/events/participant";
 import { Avatar } from "@/components/ui/avatar";
-import { BracesIcon, CloseIcon, HashIcon, InboxCheckIcon, LockIcon, PlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon } from "@/components/ui/icons";
+import { BracesIcon, CloseIcon, ListIcon, HashIcon, InboxCheckIcon, LockIcon, PlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon } from "@/components/ui/icons";
 import { AgentList } from "./agent-list";
 import { ROLE_LABEL } from "./settings-dialog";
 import { ThemeToggle } from "./theme-toggle";
@@ -155,7 +156,24 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
   );
 }
 
-/** "Approvals" with the number of pending approvals, live; "Schemas"; "Admin" for admins. */
+/** One link of the Views list: an icon and a label, marked as the current page when `active`. */
+function ViewLink({ href, label, icon, active, onNavigate }: { href: string; label: string; icon: ReactNode; active: boolean; onNavigate: () => void }) {
+  return (
+    <Link
+      href={href}
+      onClick={onNavigate}
+      aria-current={active ? "page" : undefined}
+      className={`mt-0.5 flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
+        active ? "bg-sidebar-active font-semibold text-sidebar-active-fg" : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
+      }`}
+    >
+      {icon}
+      <span className="min-w-0 flex-1 truncate">{label}</span>
+    </Link>
+  );
+}
+
+/** "Approvals" with the number of pending approvals, live; "Workflows", "Schemas"; "Admin" for admins. */
 function ApprovalsLink({ onNavigate }: { onNavigate: () => void }) {
   const pathname = usePathname();
   const active = pathname === "/approvals";
@@ -191,30 +209,9 @@ function ApprovalsLink({ onNavigate }: { onNavigate: () => void }) {
           </span>
         )}
       </Link>
-      <Link
-        href="/schemas"
-        onClick={onNavigate}
-        aria-current={pathname.startsWith("/schemas") ? "page" : undefined}
-        className={`mt-0.5 flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
-          pathname.startsWith("/schemas") ? "bg-sidebar-active font-semibold text-sidebar-active-fg" : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
-        }`}
-      >
-        <BracesIcon size={14} className="shrink-0 opacity-80" />
-        <span className="min-w-0 flex-1 truncate">Schemas</span>
-      </Link>
-      {me.role === "admin" && (
-        <Link
-          href="/admin"
-          onClick={onNavigate}
-          aria-current={pathname === "/admin" ? "page" : undefined}
-          className={`mt-0.5 flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
-            pathname === "/admin" ? "bg-sidebar-active font-semibold text-sidebar-active-fg" : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
-          }`}
-        >
-          <ShieldCheckIcon size={14} className="shrink-0 opacity-80" />
-          <span className="min-w-0 flex-1 truncate">Admin</span>
-        </Link>
-      )}
+      <ViewLink href="/workflows" label="Workflows" icon={<ListIcon size={14} className="shrink-0 opacity-80" />} active={pathname.startsWith("/workflows")} onNavigate={onNavigate} />
+      <ViewLink href="/schemas" label="Schemas" icon={<BracesIcon size={14} className="shrink-0 opacity-80" />} active={pathname.startsWith("/schemas")} onNavigate={onNavigate} />
+      {me.role === "admin" && <ViewLink href="/admin" label="Admin" icon={<ShieldCheckIcon size={14} className="shrink-0 opacity-80" />} active={pathname === "/admin"} onNavigate={onNavigate} />}
     </nav>
   );
 }
