@@ -33,7 +33,7 @@ export function WorkflowSteps({ progress, onSelectTask }: { progress: WorkflowPr
             const body = (
               <>
                 <span className="text-[11px] font-bold tabular-nums text-fg-subtle">{i + 1}</span>
-                <span className="truncate text-[12.5px] font-medium">{s.title}</span>
+                <span className="max-w-[12rem] shrink-0 truncate text-[12.5px] font-medium">{s.title}</span>
                 <StatusBadge tone={status.tone} label={`Step ${i + 1}: ${status.word}`}>
                   {status.word}
                 </StatusBadge>
@@ -52,12 +52,12 @@ export function WorkflowSteps({ progress, onSelectTask }: { progress: WorkflowPr
                     type="button"
                     onClick={() => onSelectTask(s.task_id!)}
                     title={`${s.capability}${s.payload_type ? `, expects ${s.payload_type}` : ""}`}
-                    className="flex min-w-0 max-w-[22rem] items-center gap-1.5 rounded-md border border-line bg-canvas px-2 py-1 hover:bg-hover"
+                    className="flex min-w-0 max-w-[26rem] items-center gap-1.5 rounded-md border border-line bg-canvas px-2 py-1 hover:bg-hover"
                   >
                     {body}
                   </button>
                 ) : (
-                  <span title={`${s.capability}${s.payload_type ? `, expects ${s.payload_type}` : ""}`} className="flex min-w-0 max-w-[22rem] items-center gap-1.5 rounded-md border border-dashed border-line px-2 py-1 text-fg-muted">
+                  <span title={`${s.capability}${s.payload_type ? `, expects ${s.payload_type}` : ""}`} className="flex min-w-0 max-w-[26rem] items-center gap-1.5 rounded-md border border-dashed border-line px-2 py-1 text-fg-muted">
                     {body}
                   </span>
                 )}

@@ -157,7 +157,7 @@ export function SourceEditor({ initial, version }: { initial: string; version?: 
   const issues = save.error instanceof ApiRequestError && Array.isArray(save.error.issues) ? (save.error.issues as { path?: string; message?: string }[]) : [];
   const changed = text !== initial;
   return (
-    <section aria-labelledby={ids.area}>
+    <section aria-labelledby={`${ids.area}-label`}>
       <div className="mb-1 flex items-baseline justify-between gap-2">
         <label id={`${ids.area}-label`} htmlFor={ids.area} className="text-[14px] font-semibold">
           Definition <span className="font-normal text-fg-muted">(YAML or JSON)</span>
