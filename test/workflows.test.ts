@@ -22,19 +22,22 @@ import { threadEvents, waitFor } from "./agents";
 import { requestAs, runRow, testClutch, testPerson, type TestPrincipal } from "./helpers";
 import { completion, startScriptedModel, toolCall, type ChatRequest } from "./scripted-openai";
 
+/** Capabilities of this file's own: the test database is shared, and its log's agents are every test's. */
+const RESEARCH = `skill:research-${newId("task").slice(-6).toLowerCase()}`;
+const REVIEW = `skill:review-${newId("task").slice(-6).toLowerCase()}`;
 const SOURCE = `workflow: product-research
 description: Research a question, then have the findings reviewed
 steps:
   - id: research
     title: Research the question
-    capability: skill:research
+    capability: ${RESEARCH}
     expects:
       type: task.result
       payload_type: research.summary.v1
       required: [findings, citations]
   - id: review
     title: Review the findings
-    capability: skill:review
+    capability: ${REVIEW}
     expects:
       payload_type: review.feedback.v1
 `;
@@ -61,8 +64,8 @@ beforeAll(async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
   fs.mkdirSync(path.join(dir, "agents"));
   fs.mkdirSync(path.join(dir, "workflows"));
-  fs.writeFileSync(path.join(dir, "agents", "researcher-1.json"), JSON.stringify(manifest("researcher-1", "skill:research", { produces: ["research.summary.v1"] })));
-  fs.writeFileSync(path.join(dir, "agents", "reviewer-1.json"), JSON.stringify(manifest("reviewer-1", "skill:review", { consumes: ["research.summary.v1"], produces: ["review.feedback.v1"] })));
+  fs.writeFileSync(path.join(dir, "agents", "researcher-1.json"), JSON.stringify(manifest("researcher-1", RESEARCH, { produces: ["research.summary.v1"] })));
+  fs.writeFileSync(path.join(dir, "agents", "reviewer-1.json"), JSON.stringify(manifest("reviewer-1", REVIEW, { consumes: ["research.summary.v1"], produces: ["review.feedback.v1"] })));
   fs.writeFileSync(path.join(dir, "workflows", "product-research.yaml"), SOURCE);
   fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
   fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: `wf-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "researcher-1" }] }));
@@ -81,17 +84,17 @@ describe("workflows", () => {
     const started = await post<{ run_id: string; thread_id: string }>(runsRoute.POST, "/api/workflows/product-research/runs", { text: "What is new in batteries?" }, { name: "product-research" });
     expect(started.status).toBe(201);
     const { run_id, thread_id } = started.body;
-    const end = await waitFor(rt, thread_id, "the workflow's result", rootEnding(run_id));
+    const end = await waitFor(rt, thread_id, "the workflow's result", rootEnding(run_id), 40_000);
     expect(end).toMatchObject({ type: "task.result", payload_type: "review.feedback.v1", payload: { decision: "approved" } });
 
     const events = (await threadEvents(rt, thread_id)).filter((e) => e.run_id === run_id);
     const root = events.find((e) => isEvent(e, "task.request") && !e.parent_task_id)!;
-    expect(root.meta?.workflow).toMatchObject({ name: "product-research", version: 1, steps: [{ id: "research", capability: "skill:research", payload_type: "research.summary.v1" }, { id: "review" }] });
+    expect(root.meta?.workflow).toMatchObject({ name: "product-research", version: 1, steps: [{ id: "research", capability: RESEARCH, payload_type: "research.summary.v1" }, { id: "review" }] });
     // Each step as the workflow asked it (the router then addresses a copy to the agent it chose).
     const steps = events.filter((e) => isEvent(e, "task.request") && e.parent_task_id === root.task_id && e.to[0]?.agent_id === "agent:orchestrator");
     expect(steps.map((e) => [e.meta?.workflow_step, e.requires])).toEqual([
-      ["research", ["skill:research"]],
-      ["review", ["skill:review"]],
+      ["research", [RESEARCH]],
+      ["review", [REVIEW]],
     ]);
     expect(steps[0]!.payload).toMatchObject({ input: { text: "What is new in batteries?" }, expects: { payload_type: "research.summary.v1", required: ["findings", "citations"] } });
     expect(steps[1]!.payload).toMatchObject({ input_type: "research.summary.v1", input: { findings: ["Solid-state cells ship in 2027", "Prices fell 12%"] } });
