@@ -412,7 +412,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     orchestrator,
     async importPack(input, by) {
       if (workspace === NO_WORKSPACE) throw new ClutchError("no_workspace", "this Clutch runs without a workspace (CLUTCH_WORKSPACE=none), so it has no agents to add a team to");
-      const { team, agents } = await packs.importTeam(workspace, input, by);
+      const { team, agents } = await packs.importTeam(workspace, input, by, async (name) => Boolean(await store.queries.threadByName(name)));
       addTeam(workspace, agents, team.channel);
       for (const a of agents) registry.upsertWorkspaceAgent(a);
       const [binding] = await ensureChannels(store, { ...workspace, channels: workspace.channels.slice(-1) });

@@ -3,7 +3,8 @@
  * (examples/promptpacks/research-team.pack.yaml) becomes a team whose coordinator delegates to
  * its two specialists; problems are refused with their JSONPath; through the API an admin
  * imports it into a running Clutch, a person asks in the new channel and the team (on a scripted
- * model) answers; the team is there again after a restart.
+ * model, called with each prompt's temperature and max_tokens) answers; the team is there again
+ * after a restart.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -39,6 +40,7 @@ describe("PromptPack → team", () => {
     expect(Object.keys(byId)).toEqual(["coordinator", "researcher", "analyst"]);
     expect(byId.coordinator).toMatchObject({ allowed_agents: ["researcher", "analyst"], display: { name: "Research Coordinator" }, delegate_rules: { researcher: { when_to_delegate: "Searches academic papers and web sources for information" } } });
     expect(byId.coordinator!.system_prompt).toMatch(/^You are a research coordinator/);
+    expect(byId.coordinator).toMatchObject({ model_parameters: { temperature: 0.3, max_tokens: 2000 } });
     expect(byId.researcher).toMatchObject({ capabilities: [{ id: "skill:researcher", version: "1.0.0", tags: ["research", "web", "academic"] }], allowed_agents: [], promptpack: { pack: "research-team", parameters: { temperature: 0.7 } } });
     expect(team.notes).toEqual(["coordinator: the tool research is the agent researcher (by its tag)", "coordinator: the tool analyze is the agent analyst (by the same word)"]);
     expect(team.warnings).toEqual([
@@ -131,6 +133,10 @@ describe("POST /api/workspace/import", () => {
     expect(done.payload.summary).toBe("Batteries: 500 Wh/kg solid-state cells, energy density up 40%.");
     const events = (await threadEvents(rt, out.channel.thread_id)).filter((e) => e.run_id === done.run_id);
     expect(events.filter((e) => e.type === "task.result").map((e) => e.from.agent_id)).toEqual(["agent:researcher", "agent:analyst", "agent:coordinator"]);
+    // Each agent's model calls use its prompt's parameters.
+    const sent = (m: string) => model.requests.find((r) => r.model === m) as unknown as { temperature?: number; max_tokens?: number };
+    expect(sent("coordinator")).toMatchObject({ temperature: 0.3, max_tokens: 2000 });
+    expect(sent("analyst")).toMatchObject({ temperature: 0.2, max_tokens: 3000 });
   });
 
   it("refuses the same pack again, and a pack with problems, with their JSONPaths; nothing of either is imported", async () => {
@@ -148,6 +154,11 @@ describe("POST /api/workspace/import", () => {
     const clash = await post(admin, { pack: { id: "clash", name: "Clash", prompts: { "helper-1": { name: "H", system_template: "x" } }, agents: { entry: "helper-1" } } });
     expect(clash.status).toBe(409);
     expect(((await clash.json()) as { error: { message: string } }).error.message).toMatch(/already has agent:helper-1/);
+    // A channel people made is not taken over by a team.
+    await rt.store.createThread({ name: "lunch" }, { agent_id: admin.agent_id });
+    const taken = await post(admin, { pack: { id: "lunch", name: "Lunch", prompts: { chef: { name: "Chef", system_template: "x" } }, agents: { entry: "chef" } } });
+    expect(taken.status).toBe(409);
+    expect(((await taken.json()) as { error: { message: string } }).error.message).toMatch(/a channel #lunch exists already/);
     expect(rt.channels.map((c) => c.name)).toEqual(["helpdesk", "research-team"]);
   });
 

@@ -134,6 +134,18 @@ export const CapManifestSchema = CapManifestObjectSchema.extend({
   produces: z.array(z.string().regex(PAYLOAD_TYPE_PATTERN, "a payload type is <domain>.<name>.v<version>, e.g. sales.forecast.v1"), { error: "produces must be an array of payload types" }).optional(),
   consumes: z.array(z.string().regex(PAYLOAD_TYPE_PATTERN, "a payload type is <domain>.<name>.v<version>, e.g. sales.forecast.v1"), { error: "consumes must be an array of payload types" }).optional(),
   /**
+   * Clutch extension: the sampling settings of the agent's model calls (a PromptPack prompt's
+   * `parameters`, docs/promptpacks.md): `temperature` 0–2, `max_tokens` (the most output tokens a
+   * call may produce), `top_p` 0–1. Absent: the provider's defaults.
+   */
+  model_parameters: z
+    .strictObject({
+      temperature: z.number().min(0).max(2).optional(),
+      max_tokens: z.number().int().positive().max(1_000_000).optional(),
+      top_p: z.number().min(0).max(1).optional(),
+    })
+    .optional(),
+  /**
    * Clutch extension: the agent's own limits (docs/lifecycle.md), over the workspace's
    * `lifecycle` defaults. `max_runtime_sec` goes on the AgentCard (§1.4 limits).
    */

@@ -105,6 +105,16 @@ function systemPrompt(agent: WorkspaceAgent, kind: "work" | "review", expects: s
   return `${agent.manifest.system_prompt}\n\n${rules.filter(Boolean).join("\n")}`;
 }
 
+/** The manifest's `model_parameters` as the AI SDK's call settings (none set: the provider's defaults). */
+function samplingOf(agent: WorkspaceAgent): { temperature?: number; maxOutputTokens?: number; topP?: number } {
+  const p = agent.manifest.model_parameters;
+  return {
+    ...(p?.temperature !== undefined ? { temperature: p.temperature } : {}),
+    ...(p?.max_tokens !== undefined ? { maxOutputTokens: p.max_tokens } : {}),
+    ...(p?.top_p !== undefined ? { topP: p.top_p } : {}),
+  };
+}
+
 /**
  * A tool's JSON Schema as model APIs take it: without the `$schema` key, which some
  * OpenAI-compatible servers refuse (MCP servers and zod put it at the root).
@@ -378,7 +388,7 @@ export class AgentRunner {
       { attempts: retry_attempts, first_ms: retry_delay_ms, signal },
       async () => {
         try {
-          return { outcome: { result: await generateText({ model: this.deps.modelFor(ctx.agent), ...prompt, maxRetries: 0, abortSignal: signal }) }, again: false };
+          return { outcome: { result: await generateText({ model: this.deps.modelFor(ctx.agent), ...prompt, ...samplingOf(ctx.agent), maxRetries: 0, abortSignal: signal }) }, again: false };
         } catch (err) {
           const passing = isPassingModelError(err);
           return { outcome: { error: describeModelError(err), passing }, again: passing };

@@ -30,12 +30,18 @@ export class PackImports {
   }
 
   /**
-   * Read, map and check `input.pack` against `workspace`, then store it for `by`. Returns the team
-   * and its agents, not yet added to the workspace. Throws ClutchError invalid_pack (400, with
-   * each problem's JSONPath in `issues`), pack_conflict (409: an agent or the channel exists) or
-   * pack_exists (409: a pack with its id was imported).
+   * Read, map and check `input.pack` against `workspace` and the channels that exist
+   * (`channelExists`), then store it for `by`. Returns the team and its agents, not yet added to
+   * the workspace. Throws ClutchError invalid_pack (400, with each problem's JSONPath in
+   * `issues`), pack_conflict (409: an agent or the channel exists) or pack_exists (409: a pack
+   * with its id was imported).
    */
-  async importTeam(workspace: Workspace, input: { pack: unknown; variables?: Record<string, string> }, by: string): Promise<{ team: ImportedTeam; agents: WorkspaceAgent[] }> {
+  async importTeam(
+    workspace: Workspace,
+    input: { pack: unknown; variables?: Record<string, string> },
+    by: string,
+    channelExists: (name: string) => Promise<boolean>,
+  ): Promise<{ team: ImportedTeam; agents: WorkspaceAgent[] }> {
     const variables = input.variables ?? {};
     let pack: unknown;
     let team: ImportedTeam;
@@ -57,6 +63,9 @@ export class PackImports {
     } catch (err) {
       if (!(err instanceof WorkspaceError)) throw err;
       throw new ClutchError("pack_conflict", `${err.message}; rename the pack's prompts or its id; nothing was imported`);
+    }
+    if (await channelExists(team.channel.name)) {
+      throw new ClutchError("pack_conflict", `a channel #${team.channel.name} exists already, and the pack's id names its team's channel; give the pack another id; nothing was imported`);
     }
     try {
       await this.db.promptPackImport.create({ data: { deployment: this.deployment, id: team.pack.id, name: team.pack.name, version: team.pack.version, pack: pack as object, variables, imported_by: by } });

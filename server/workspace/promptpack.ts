@@ -17,7 +17,8 @@
  *                                  member matches; each such match is reported in `notes`
  *   other tools                  → reported as warnings: a pack tool is a description without an
  *                                  implementation; bind an MCP server to give it one
- *   parameters                   → kept on the manifest (`promptpack.parameters`)
+ *   parameters                   → `model_parameters` (temperature, max_tokens, top_p: the agent's
+ *                                  model calls use them); all of them are kept under `promptpack`
  *   the pack                     → a channel named after its id, with the entry agent as its
  *                                  entry agent and the pack's name as its topic
  *
@@ -177,6 +178,7 @@ export function packToTeam(input: unknown, variables: Record<string, string> = {
       overseer: null,
       mcp_bindings: [],
       display: { name: prompt.name, ...(description ? { desc: description } : {}) },
+      ...(sampling(prompt.parameters) ? { model_parameters: sampling(prompt.parameters) } : {}),
       capabilities: [{ id: `skill:${key}`, ...(prompt.version ?? pack.version ? { version: prompt.version ?? pack.version } : {}), ...(def.tags?.length ? { tags: def.tags } : {}) }],
       promptpack: { pack: pack.id, prompt: key, ...(prompt.parameters ? { parameters: prompt.parameters } : {}), ...(def.input_modes ? { input_modes: def.input_modes } : {}), ...(def.output_modes ? { output_modes: def.output_modes } : {}) },
     };
@@ -192,6 +194,12 @@ export function packToTeam(input: unknown, variables: Record<string, string> = {
     warnings,
     notes,
   };
+}
+
+/** The sampling settings among a prompt's `parameters` (temperature, max_tokens, top_p), or undefined when it names none. */
+function sampling(parameters: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const picked = Object.fromEntries(["temperature", "max_tokens", "top_p"].filter((k) => parameters?.[k] !== undefined).map((k) => [k, parameters![k]]));
+  return Object.keys(picked).length ? picked : undefined;
 }
 
 /** `template` with each `{{name}}` of `declared` filled from `values`, else its default; a required one without either is an issue. */
