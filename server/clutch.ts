@@ -174,10 +174,10 @@ async function ensureDefaultChannel(store: EventStore): Promise<void> {
   await store.createThread({ name: "general", topic: "Talk to the team, people and agents" }, { agent_id: "system", display_name: "Clutch" });
 }
 
-/** Create the workspace's channels that do not exist yet; returns their bindings. */
-async function ensureChannels(store: EventStore, workspace: Workspace): Promise<ChannelBinding[]> {
+/** Create the channels (the workspace's) that do not exist yet; returns their bindings. */
+async function ensureChannels(store: EventStore, channels: Workspace["channels"]): Promise<ChannelBinding[]> {
   const out: ChannelBinding[] = [];
-  for (const c of workspace.channels) {
+  for (const c of channels) {
     const thread = (await store.queries.threadByName(c.name)) ?? (await store.createThread({ name: c.name, topic: c.topic }, { agent_id: "system", display_name: "Clutch" }));
     out.push({ thread_id: thread.id, name: c.name, entry_agent: c.entry_agent, suggestions: c.suggestions });
   }
@@ -247,7 +247,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   compaction.unref();
 
   if (options.defaultChannel) await ensureDefaultChannel(store);
-  const channels = await ensureChannels(store, workspace);
+  const channels = await ensureChannels(store, workspace.channels);
 
   const hub = workspace.mcpConfigPath
     ? await McpHub.fromFile(workspace.mcpConfigPath, options.cwd ? { cwd: options.cwd } : {})
@@ -415,7 +415,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       const { team, agents } = await packs.importTeam(workspace, input, by, async (name) => Boolean(await store.queries.threadByName(name)));
       addTeam(workspace, agents, team.channel);
       for (const a of agents) registry.upsertWorkspaceAgent(a);
-      const [binding] = await ensureChannels(store, { ...workspace, channels: workspace.channels.slice(-1) });
+      const [binding] = await ensureChannels(store, [workspace.channels.at(-1)!]);
       channels.push(binding!);
       if (working) {
         await announceAgents(store, agents, binding!.thread_id);

@@ -9,11 +9,13 @@ import Link from "next/link";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import type { PackImport } from "@/lib/api/types";
-import { ApiRequestError, importPack } from "@/components/live/api";
+import { importPack } from "@/components/live/api";
+import { ProblemsAlert } from "@/components/live/problems-alert";
 import { queryKeys } from "@/components/live/query-keys";
 import { bareId } from "@/components/events/participant";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
+import { FileChoice } from "@/components/ui/file-choice";
 
 /** `name=value` lines → variables; blank lines and lines without `=` are skipped. */
 export function parseVariables(text: string): Record<string, string> {
@@ -42,7 +44,7 @@ function ImportPackForm({ onClose }: { onClose: () => void }) {
   const [text, setText] = useState("");
   const [vars, setVars] = useState("");
   const [fileName, setFileName] = useState<string | null>(null);
-  const ids = { pack: useId(), file: useId(), vars: useId(), err: useId() };
+  const ids = { pack: useId(), vars: useId(), err: useId() };
   const mutation = useMutation({
     mutationFn: () => importPack(text, parseVariables(vars)),
     onSuccess: () => {
@@ -52,7 +54,6 @@ function ImportPackForm({ onClose }: { onClose: () => void }) {
   });
   if (mutation.data) return <Imported result={mutation.data} onClose={onClose} />;
   const error = mutation.error;
-  const issues = error instanceof ApiRequestError && Array.isArray(error.issues) ? (error.issues as { path?: string; message?: string }[]).filter((i) => i.path && i.message) : [];
 
   return (
     <form
@@ -67,25 +68,15 @@ function ImportPackForm({ onClose }: { onClose: () => void }) {
           <label htmlFor={ids.pack} className="text-[13px] font-semibold">
             PromptPack
           </label>
-          <span className="text-[12px] text-fg-muted">
-            <label htmlFor={ids.file} className="cursor-pointer font-medium text-accent hover:underline">
-              Choose a file…
-            </label>
-            <input
-              id={ids.file}
-              type="file"
-              accept=".yaml,.yml,.json,application/json,application/yaml,text/yaml,text/plain"
-              className="sr-only"
-              onChange={async (e) => {
-                const f = e.target.files?.[0];
-                if (!f) return;
-                setText(await f.text());
-                setFileName(f.name);
-                mutation.reset();
-              }}
-            />
-            {fileName && <span className="ml-1.5 text-fg-subtle">{fileName}</span>}
-          </span>
+          <FileChoice
+            accept=".yaml,.yml,.json,application/json,application/yaml,text/yaml,text/plain"
+            fileName={fileName}
+            onFile={(text, name) => {
+              setText(text);
+              setFileName(name);
+              mutation.reset();
+            }}
+          />
         </div>
         <textarea
           id={ids.pack}
@@ -109,20 +100,7 @@ function ImportPackForm({ onClose }: { onClose: () => void }) {
         </label>
         <textarea id={ids.vars} value={vars} onChange={(e) => setVars(e.target.value)} rows={2} spellCheck={false} placeholder="company=Acme" className={areaClass} />
       </div>
-      {error && (
-        <div id={ids.err} role="alert" className="rounded-md bg-danger/10 px-3 py-2 text-[13px] text-danger">
-          <p>{issues.length > 1 ? `The pack cannot be imported (${issues.length} problems); nothing was imported:` : error.message}</p>
-          {issues.length > 1 && (
-            <ul className="mt-1 list-disc space-y-0.5 pl-5">
-              {issues.map((i) => (
-                <li key={`${i.path}:${i.message}`}>
-                  <code className="font-mono text-[12px]">{i.path}</code>: {i.message}
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
-      )}
+      {error && <ProblemsAlert id={ids.err} error={error} summary={(n) => `The pack cannot be imported (${n} problems); nothing was imported:`} />}
       <div className="flex justify-end gap-2 pt-1">
         <Button onClick={onClose}>Cancel</Button>
         <Button type="submit" variant="primary" disabled={!text.trim() || mutation.isPending}>

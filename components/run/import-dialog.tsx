@@ -12,6 +12,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useThreads } from "@/components/live/use-threads";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
+import { FileChoice } from "@/components/ui/file-choice";
 import { importIssues, importRun } from "./api";
 
 /** The dialog (see the file comment). */
@@ -31,7 +32,6 @@ function ImportForm({ onClose, defaultThreadId }: { onClose: () => void; default
   const [threadId, setThreadId] = useState(defaultThreadId ?? "");
   const [newRun, setNewRun] = useState(true);
   const textId = useId();
-  const fileId = useId();
   const chanId = useId();
   const errId = useId();
   const mutation = useMutation({
@@ -57,25 +57,15 @@ function ImportForm({ onClose, defaultThreadId }: { onClose: () => void; default
         <label htmlFor={textId} className="text-[13px] font-semibold">
           Events
         </label>
-        <span className="text-[12px] text-fg-muted">
-          <label htmlFor={fileId} className="cursor-pointer font-medium text-accent hover:underline">
-            Choose a file…
-          </label>
-          <input
-            id={fileId}
-            type="file"
-            accept=".jsonl,.ndjson,.json,application/x-ndjson,application/json,text/plain"
-            className="sr-only"
-            onChange={async (e) => {
-              const f = e.target.files?.[0];
-              if (!f) return;
-              setText(await f.text());
-              setFileName(f.name);
-              mutation.reset();
-            }}
-          />
-          {fileName && <span className="ml-1.5 text-fg-subtle">{fileName}</span>}
-        </span>
+        <FileChoice
+          accept=".jsonl,.ndjson,.json,application/x-ndjson,application/json,text/plain"
+          fileName={fileName}
+          onFile={(text, name) => {
+            setText(text);
+            setFileName(name);
+            mutation.reset();
+          }}
+        />
       </div>
       <textarea
         id={textId}

@@ -10,7 +10,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import type { WorkflowDetail } from "@/lib/api/types";
-import { ApiRequestError, fetchWorkflow, runWorkflow, saveWorkflow } from "@/components/live/api";
+import { fetchWorkflow, runWorkflow, saveWorkflow } from "@/components/live/api";
+import { ProblemsAlert } from "@/components/live/problems-alert";
 import { queryKeys } from "@/components/live/query-keys";
 import { useThreads } from "@/components/live/use-threads";
 import { usePersonLabel } from "@/components/identity/names";
@@ -154,7 +155,6 @@ export function SourceEditor({ initial, version }: { initial: string; version?: 
       router.push(`/workflows/${encodeURIComponent(wf.name)}`);
     },
   });
-  const issues = save.error instanceof ApiRequestError && Array.isArray(save.error.issues) ? (save.error.issues as { path?: string; message?: string }[]) : [];
   const changed = text !== initial;
   return (
     <section aria-labelledby={`${ids.area}-label`}>
@@ -181,26 +181,7 @@ export function SourceEditor({ initial, version }: { initial: string; version?: 
         aria-describedby={save.isError ? ids.err : undefined}
         className={areaClass}
       />
-      {save.isError && (
-        <div id={ids.err} role="alert" className="mt-2 rounded-md bg-danger/10 px-3 py-2 text-[13px] text-danger">
-          {issues.length > 1 ? (
-            <>
-              <p>Not saved: {issues.length} problems.</p>
-              <ul className="mt-1 list-disc pl-5">
-                {issues.map((i) => (
-                  <li key={`${i.path}:${i.message}`}>
-                    {i.path && <code className="font-mono text-[12px]">{i.path}</code>}
-                    {i.path ? ": " : ""}
-                    {i.message}
-                  </li>
-                ))}
-              </ul>
-            </>
-          ) : (
-            <p>{save.error.message}</p>
-          )}
-        </div>
-      )}
+      {save.isError && <ProblemsAlert id={ids.err} error={save.error} summary={(n) => `Not saved: ${n} problems.`} className="mt-2" />}
       <div className="mt-2 flex justify-end">
         <Button variant="primary" onClick={() => save.mutate()} disabled={!text.trim() || save.isPending || (version !== undefined && !changed)}>
           {save.isPending ? "Saving…" : version === undefined ? "Create workflow" : `Save as v${version + 1}`}

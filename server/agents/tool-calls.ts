@@ -25,6 +25,7 @@ import { ORCHESTRATOR } from "../router/router";
 import type { ActionDeps, TaskContext, ToolCall, ToolCaller } from "./actions";
 import { AskInput, DelegateInput, expectedPayloadType, parseMcpToolName, ReplyInput, SubmitResultInput } from "./contract";
 import { retryNotice, withRetries } from "./retry";
+import { unmetExpectation } from "../schemas/registry";
 import { parentsOf, type AgentStepMeta } from "./conversation";
 
 /** One tool call being carried out: where it happens, and the parts every event of it shares. */
@@ -299,10 +300,11 @@ async function delegate({ ctx, call, deps, key, meta, fail }: CallScope): Promis
  * The pointer is into the result: `data`'s fields sit at its top level.
  */
 async function contractProblem(deps: ActionDeps, payload_type: string, result: Record<string, unknown>, required: readonly string[]): Promise<string | null> {
-  const missing = required.filter((f) => result[f] === undefined);
-  if (missing.length) return `the result of this task must have ${missing.map((f) => `data.${f}`).join(", ")} (expects.required of ${payload_type}); add them and submit again`;
-  const v = await deps.schemas?.check(payload_type, result);
-  return v ? `the result does not match ${payload_type} (${v.ref}): at ${v.pointer || "/"} (data${v.pointer.replaceAll("/", ".")}) it ${v.message}; fix it and submit again` : null;
+  await deps.schemas?.lookup(payload_type);
+  const unmet = unmetExpectation(deps.schemas, { payload_type, required }, result);
+  if (!unmet) return null;
+  if ("missing" in unmet) return `the result of this task must have ${unmet.missing.map((f) => `data.${f}`).join(", ")} (expects.required of ${payload_type}); add them and submit again`;
+  return `the result does not match ${payload_type} (${unmet.ref}): at ${unmet.pointer || "/"} (data${unmet.pointer.replaceAll("/", ".")}) it ${unmet.message}; fix it and submit again`;
 }
 
 async function submitResult({ ctx, call, deps, key, meta, fail }: CallScope): Promise<void> {

@@ -301,6 +301,23 @@ export class SchemaRegistry {
   }
 }
 
+/** What a payload lacks against an expectation (Clutch §3.4 `expects`): required fields, or its payload type's schema. */
+export type Unmet = { missing: string[] } | (SchemaViolation & { ref: string });
+
+/**
+ * Whether `payload` meets an expectation: every `required` field present, then the schema of
+ * `payload_type` as `schemas` knows it now (call `lookup` first for one added elsewhere). Null
+ * when it does. The one check of a task's result, at `submit_result` (server/agents/tool-calls.ts)
+ * and for a workflow's step (server/workflows/runner.ts), each phrased for its reader.
+ */
+export function unmetExpectation(schemas: SchemaRegistry | undefined, expects: { payload_type: string | null; required: readonly string[] }, payload: Record<string, unknown>): Unmet | null {
+  const missing = expects.required.filter((f) => payload[f] === undefined);
+  if (missing.length) return { missing };
+  const schema = expects.payload_type ? schemas?.forPayloadType(expects.payload_type) : undefined;
+  const v = schema ? schemas!.validate(schema.ref, payload) : null;
+  return v && { ...v, ref: schema!.ref };
+}
+
 /** The payload type of the version after the newest of `versions` (e.g. `sales.forecast.v3`). */
 function nextVersion(payload_type: string, versions: readonly RegisteredSchema[]): string {
   const newest = Math.max(0, ...versions.map((v) => v.version));

@@ -26,7 +26,7 @@ import type { EventStore } from "../events/store";
 import type { EventTail } from "../events/tail";
 import { log } from "../log";
 import { ORCHESTRATOR } from "../router/router";
-import type { SchemaRegistry } from "../schemas/registry";
+import { unmetExpectation, type SchemaRegistry } from "../schemas/registry";
 import type { StoredWorkflow } from "./store";
 
 /** Who runs workflows in the log: the assignee of every workflow run's root task. */
@@ -80,13 +80,11 @@ export function nextStep(root: Request, shape: WorkflowShape, events: readonly S
 /** The check of a step's result against its expectation and the registry's schema of its payload type. */
 export function resultCheck(schemas: SchemaRegistry): ResultCheck {
   return (step, result) => {
-    const payload = result.payload as Record<string, unknown>;
     if (step.payload_type && result.payload_type !== step.payload_type) return `its result is ${result.payload_type ? `a ${result.payload_type}` : "untyped"}, and the step expects a ${step.payload_type}`;
-    const missing = step.required.filter((f) => payload[f] === undefined);
-    if (missing.length) return `its result lacks ${missing.join(", ")}, which the step requires`;
-    const schema = step.payload_type ? schemas.forPayloadType(step.payload_type) : undefined;
-    const v = schema ? schemas.validate(schema.ref, payload) : null;
-    return v ? `its result does not match ${step.payload_type} (${schema!.ref}): ${v.pointer || "/"} ${v.message}` : null;
+    const unmet = unmetExpectation(schemas, step, result.payload as Record<string, unknown>);
+    if (!unmet) return null;
+    if ("missing" in unmet) return `its result lacks ${unmet.missing.join(", ")}, which the step requires`;
+    return `its result does not match ${step.payload_type} (${unmet.ref}): ${unmet.pointer || "/"} ${unmet.message}`;
   };
 }
 
@@ -112,7 +110,7 @@ export class WorkflowRunner {
    * The root request of a run of `wf` for `from` in `thread_id`: append it (from any node) and
    * the runner on the leader takes it from there. Returns the run's and root task's ids.
    */
-  static async start(store: EventStore, wf: StoredWorkflow, req: { thread_id: string; from: { agent_id: string; role: string; display_name?: string }; text: string; key?: string }): Promise<{ run_id: string; task_id: string }> {
+  static async startRun(store: EventStore, wf: StoredWorkflow, req: { thread_id: string; from: { agent_id: string; role: string; display_name?: string }; text: string }): Promise<{ run_id: string; task_id: string }> {
     const run_id = newId("run");
     const task_id = newId("task");
     const shape = shapeOf(wf.workflow, wf.version);
@@ -128,7 +126,6 @@ export class WorkflowRunner {
         to: [{ agent_id: WORKFLOW_AGENT.agent_id }],
         payload: { title: `${wf.name}: ${first.length > 100 ? `${first.slice(0, 99)}…` : first}`, instructions: req.text, input: { text: req.text } },
         meta: { workflow: shape },
-        ...(req.key ? { idempotency_key: `workflow-run:${req.from.agent_id}:${req.key}` } : {}),
       }),
     );
     return { run_id: events[0]!.run_id, task_id: events[0]!.task_id };

@@ -53,6 +53,16 @@ export function checkWorkflow(source: string): Workflow {
   return parsed.workflow;
 }
 
+/** A row as a StoredWorkflow; null (and logged) when its source no longer parses. */
+function storedOf(r: { name: string; version: number; source: string; updated_by: string; updated_at: Date }): StoredWorkflow | null {
+  const parsed = parseWorkflow(r.source);
+  if (!parsed.ok) {
+    log.warn({ workflow: r.name, issues: parsed.issues }, "a stored workflow no longer parses");
+    return null;
+  }
+  return { name: r.name, version: r.version, source: r.source, workflow: parsed.workflow, updated_by: r.updated_by, updated_at: r.updated_at.toISOString() };
+}
+
 export class WorkflowStore {
   /** The workflows of `deployment`'s workspace (each deployment has a workspace of its own). */
   constructor(
@@ -63,19 +73,13 @@ export class WorkflowStore {
   /** Every workflow, by name. A stored source that no longer parses is left out (and logged). */
   async list(): Promise<StoredWorkflow[]> {
     const rows = await this.db.workflowDefinition.findMany({ where: { deployment: this.deployment }, orderBy: { name: "asc" } });
-    return rows.flatMap((r) => {
-      const parsed = parseWorkflow(r.source);
-      if (!parsed.ok) {
-        log.warn({ workflow: r.name, issues: parsed.issues }, "a stored workflow no longer parses");
-        return [];
-      }
-      return [{ name: r.name, version: r.version, source: r.source, workflow: parsed.workflow, updated_by: r.updated_by, updated_at: r.updated_at.toISOString() }];
-    });
+    return rows.flatMap((r) => storedOf(r) ?? []);
   }
 
   /** The workflow `name`, or null. */
   async get(name: string): Promise<StoredWorkflow | null> {
-    return (await this.list()).find((w) => w.name === name) ?? null;
+    const row = await this.db.workflowDefinition.findUnique({ where: { deployment_name: { deployment: this.deployment, name } } });
+    return row ? storedOf(row) : null;
   }
 
   /**

@@ -23,7 +23,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { isEvent, makeMessage, type StoredEvent } from "@/lib/protocol";
+import { isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import type { AcpDelta } from "@/lib/acp/delta";
 import type { Clutch } from "../../clutch";
 import type { Principal } from "../../auth/principal";
@@ -119,7 +119,7 @@ function acpServer(clutch: Clutch, principal: Principal): Server {
       run = resumed;
       after = resumed.after;
     } else {
-      const started = await startRemoteRun(clutch, { principal, channel: { ...channel, entry_agent: channel.entry_agent ?? null }, target: agent.agent_id, text: input.text, via: "acp", key: String(extra.requestId) + ":" + input.text.slice(0, 200) });
+      const started = await startRemoteRun(clutch, { principal, channel, target: agent.agent_id, text: input.text, via: "acp", key: newId("message") });
       run = started;
       after = started.after;
     }

@@ -28,6 +28,6 @@ export const POST = route({ auth: "signed-in", params: z.object({ name: z.string
   if (!thread_id || !(await clutch.store.getThreads([thread_id])).length || !(await clutch.identity.channels.canRead(principal, thread_id))) {
     throw new ClutchError("unknown_thread", body.thread_id ? `no channel ${body.thread_id} that you may use` : "this Clutch has no channel to run in; name one with thread_id", 404);
   }
-  const started = await WorkflowRunner.start(clutch.store, wf, { thread_id, from: requester(principal), text: body.text });
+  const started = await WorkflowRunner.startRun(clutch.store, wf, { thread_id, from: requester(principal), text: body.text });
   return json({ ...started, thread_id }, 201);
 });
