@@ -86,6 +86,7 @@ export const ERROR_STATUS = {
   pack_conflict: [409],
   no_workspace: [409],
   workflow_changed: [409],
+  already_answered: [409],
   // 413 / 422 / 429: too much, or a reference that does not resolve
   body_too_large: [413],
   batch_too_large: [413],

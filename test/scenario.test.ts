@@ -11,6 +11,7 @@ import type { AgentSummary, RunSummary, TaskSummary } from "@/lib/api/types";
 import * as agentsRoute from "@/app/api/agents/route";
 import * as runRoute from "@/app/api/runs/[run_id]/route";
 import * as threadRunsRoute from "@/app/api/threads/[thread_id]/runs/route";
+import * as messagesRoute from "@/app/api/threads/[thread_id]/messages/route";
 import { personMessage } from "@/server/events/chat";
 import { asAdmin, taskRow } from "./helpers";
 import { say, scratchWorkspace, startAgents, threadEvents, waitFor, answer } from "./agents";
@@ -127,6 +128,57 @@ describe("sales analysis scenario", () => {
       // Other test files may be running these agents right now: online or busy, never offline.
       expect(listed.agents.find((a) => a.agent_id === id)).toMatchObject({ status: expect.stringMatching(/^(online|busy)$/), max_concurrency: 4 });
     }
+  });
+
+  it("carries on when the person replies to the report: a follow-up task of the same run, answered for the agreed period with figures equal to the CSV", async () => {
+    const events = await threadEvents(rt, thread_id);
+    const report = events.findLast((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.to[0]?.agent_id === "user")!;
+    const run_id = report.run_id;
+    const first = byType(events, "task.request").find((e) => e.run_id === run_id && !e.parent_task_id)!;
+
+    const res = await messagesRoute.POST(
+      await asAdmin(`http://t/api/threads/${thread_id}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "Now break it down by customer segment", reply_to: report.id }) }),
+      { params: Promise.resolve({ thread_id }) },
+    );
+    expect(res.status).toBe(201);
+    const { event: followUp } = (await res.json()) as { event: StoredEvent };
+    expect(followUp).toMatchObject({ run_id, parent_task_id: null, to: [{ agent_id: "agent:pm-1" }], payload: { reply_to: report.id }, meta: { follows: report.id } });
+    expect(followUp.task_id).not.toBe(first.task_id);
+
+    const result = await waitFor(rt, thread_id, "pm-1's follow-up result", (evs) => evs.find((e) => e.type === "task.result" && e.task_id === followUp.task_id));
+    const all = (await threadEvents(rt, thread_id)).filter((e) => e.run_id === run_id);
+    const request = all.find((e) => e.type === "task.request" && e.task_id === followUp.task_id)!;
+    expect(request).toMatchObject({ parent_task_id: null, to: [{ agent_id: "agent:pm-1" }], meta: { follows: report.id, follow_up_message: followUp.id } });
+
+    // pm-1 answered in the channel for Q4 2017, the period agreed above, with the CSV's figures per segment.
+    const answerText = String(all.findLast((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.task_id === followUp.task_id)!.payload.text);
+    expect(answerText).toContain("Q4 2017 by customer segment");
+    const f = figures(loadOrders());
+    expect(f.bySegment.map((s) => s.segment)).toEqual(["Consumer", "Corporate", "Home Office"]);
+    for (const s of f.bySegment) {
+      const row = answerText.split("\n").find((l) => l.startsWith(`| ${s.segment} |`) && l.includes(money(s.sales_q4_2017)));
+      expect(row, `sales row of ${s.segment}`).toBeDefined();
+      for (const v of [s.sales_q4_2017, s.sales_q4_2016, s.sales_q3_2017]) expect(row).toContain(`$${money(v)}`);
+      expect(answerText).toContain(`${s.profit_q4_2017 < 0 ? "-" : ""}$${money(s.profit_q4_2017)}`);
+    }
+    expect(answerText).toContain(`$${money(f.total_q4_2017)}`);
+    expect(result.payload.dimension).toBe("segment");
+
+    // The run went on: one more root task, succeeded; the card's outcome is the follow-up's.
+    await runFinished(rt, run_id);
+    const listed = (await (await threadRunsRoute.GET(await asAdmin("http://t"), { params: Promise.resolve({ thread_id }) })).json()) as { runs: RunSummary[] };
+    const run = listed.runs.find((r) => r.run_id === run_id)!;
+    expect(run).toMatchObject({ state: "succeeded", status: "succeeded", waiting_on: [], task_total: 4, task_done: 4, title: "Analyze last quarter's sales trends" });
+    expect(run.outcome?.task_id).toBe(followUp.task_id);
+
+    // A question already answered cannot be answered again.
+    const question = all.find((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.payload.expects_reply)!;
+    const again = await messagesRoute.POST(
+      await asAdmin(`http://t/api/threads/${thread_id}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "Actually, by region", reply_to: question.id }) }),
+      { params: Promise.resolve({ thread_id }) },
+    );
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "already_answered", message: expect.stringContaining("Dana already answered") });
   });
 });
 

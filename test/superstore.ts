@@ -10,6 +10,7 @@ export interface Order {
   order_date: string;
   customer_id: string;
   region: string;
+  segment: string;
   product_id: string;
   sales: number;
   profit: number;
@@ -60,6 +61,7 @@ export function loadOrders(): Order[] {
     order_date: r["Order Date"]!,
     customer_id: r["Customer ID"]!,
     region: r["Region"]!,
+    segment: r["Segment"]!,
     product_id: r["Product ID"]!,
     sales: Number(r["Sales"]),
     profit: Number(r["Profit"]),
@@ -85,6 +87,17 @@ export function figures(orders: Order[]) {
       profit_q4_2017: sum(of(2017, 4).map((o) => o.profit)),
     };
   });
+  const segments = [...new Set(orders.map((o) => o.segment))].sort();
+  const bySegment = segments.map((segment) => {
+    const of = (y: number, q: number) => orders.filter((o) => o.segment === segment && inQuarter(o, y, q));
+    return {
+      segment,
+      sales_q4_2017: sum(of(2017, 4).map((o) => o.sales)),
+      sales_q3_2017: sum(of(2017, 3).map((o) => o.sales)),
+      sales_q4_2016: sum(of(2016, 4).map((o) => o.sales)),
+      profit_q4_2017: sum(of(2017, 4).map((o) => o.profit)),
+    };
+  });
   const change = new Map<string, number>();
   for (const o of orders) {
     const sign = inQuarter(o, 2017, 4) ? 1 : inQuarter(o, 2016, 4) ? -1 : 0;
@@ -104,6 +117,7 @@ export function figures(orders: Order[]) {
   const month = (ym: string) => sum(orders.filter((o) => o.order_date.startsWith(ym)).map((o) => o.sales));
   return {
     byRegion,
+    bySegment,
     total_q4_2017: sum(orders.filter((o) => inQuarter(o, 2017, 4)).map((o) => o.sales)),
     up,
     down,

@@ -2,15 +2,14 @@
  * A request the example does not cover, through the real loop (orchestrator, runner, MCP hub,
  * PostgreSQL) on the built-in model with the example's playbooks. pm-1 tells the person plainly,
  * in the channel, that the built-in model knows only the example request and how to connect a
- * real model, then submits its result, so the run ends succeeded: pm-1 did what it could (it
- * answered the person) and its result says "Not done". Under the example's own policy that
- * message, like every message pm-1 sends people, is first held for a person's approval.
+ * real model, then declines the task (task.error CANNOT_ANSWER, not retryable), so the run is
+ * "not done", never "succeeded". Under the example's own policy that message reaches people at
+ * once: the policy holds only pm-1's report (payload_type chat.report.v1).
  */
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunSummary } from "@/lib/api/types";
 import type { StoredEvent } from "@/lib/protocol";
-import * as decisionRoute from "@/app/api/approvals/[approval_id]/decision/route";
 import * as threadRunsRoute from "@/app/api/threads/[thread_id]/runs/route";
 import type { Clutch } from "@/server/clutch";
 import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "@/test/agents";
@@ -52,18 +51,20 @@ describe("a request other than the example's", () => {
     await rt?.stop();
   });
 
-  it("gets pm-1's plain answer in the channel, and the run ends succeeded", async () => {
+  it("gets pm-1's plain answer in the channel, and the run ends not done", async () => {
     await say(rt, thread_id, ASKED);
     const answer = await waitFor(rt, thread_id, "pm-1's answer", plainAnswer);
     expectPlainAnswer(String(answer.payload.text));
     expect(answer.payload.expects_reply).toBeUndefined();
 
     const run = await runEnded(thread_id, answer.run_id);
-    expect(run).toMatchObject({ state: "succeeded", task_total: 1, task_done: 1, title: ASKED });
+    expect(run).toMatchObject({ state: "failed", status: "not_done", task_total: 1, task_done: 1, title: ASKED });
+    expect(run.outcome).toMatchObject({ kind: "error", text: expect.stringContaining("knows only the example request") });
     const events = (await threadEvents(rt, thread_id)).filter((e) => e.run_id === answer.run_id);
-    const result = events.find((e) => e.type === "task.result" && e.from.agent_id === "agent:pm-1");
-    expect(String(result?.payload.summary)).toMatch(/^Not done/);
-    expect(result!.seq).toBeGreaterThan(answer.seq);
+    expect(events.some((e) => e.type === "task.result")).toBe(false);
+    const declined = events.find((e) => e.type === "task.error" && e.from.agent_id === "agent:pm-1");
+    expect(declined?.payload).toMatchObject({ code: "CANNOT_ANSWER", retryable: false });
+    expect(declined!.seq).toBeGreaterThan(answer.seq);
     // No clarifying question, no MCP call (the spec is not read), no delegation: nothing of the example ran.
     expect(events.some((e) => e.type === "chat.message" && e.payload.expects_reply)).toBe(false);
     expect(events.filter((e) => e.type === "tool.call" && e.payload.server_id)).toEqual([]);
@@ -83,19 +84,14 @@ describe("the same request under the example's policy", () => {
     await rt?.stop();
   });
 
-  it("holds pm-1's answer for a person like any message to people; once approved, it is posted and the run ends succeeded", async () => {
+  it("does not hold pm-1's plain answer (only reports are held): it reaches the channel at once and the run is not done", async () => {
     await say(rt, thread_id, ASKED);
-    const held = await waitFor(rt, thread_id, "pm-1's answer held for approval", (evs) =>
-      evs.find((e) => e.type === "approval.requested" && e.payload.rule === "approve-final-report"),
-    );
-    expectPlainAnswer(String(held.payload.preview));
-    const decided = await decisionRoute.POST(
-      await asAdmin("http://t", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision: "approve" }) }),
-      { params: Promise.resolve({ approval_id: String(held.payload.approval_id) }) },
-    );
-    expect(decided.status).toBe(200);
     const answer = await waitFor(rt, thread_id, "pm-1's answer", plainAnswer);
     expectPlainAnswer(String(answer.payload.text));
-    expect(await runEnded(thread_id, held.run_id)).toMatchObject({ state: "succeeded", task_total: 1, task_done: 1 });
+    const run = await runEnded(thread_id, answer.run_id);
+    expect(run).toMatchObject({ status: "not_done", task_total: 1, task_done: 1 });
+    const events = (await threadEvents(rt, thread_id)).filter((e) => e.run_id === answer.run_id);
+    expect(events.filter((e) => e.type === "approval.requested")).toEqual([]);
+    expect(events.find((e) => e.type === "policy.decision" && e.payload.subject && (e.payload.subject as { tool?: string }).tool === "reply")?.payload).toMatchObject({ decision: "allow" });
   });
 });

@@ -134,7 +134,12 @@ export interface TaskSummary {
 export interface RunSummary {
   run_id: string;
   thread_id: string;
+  /** The fold of its root tasks (lib/fold/run-state.ts): running until every root ended. */
   state: import("../fold/run-state").RunState;
+  /** What people read (lib/fold/run-status.ts): running, waiting (on a person), succeeded, not_done (declined), failed, cancelled, timed_out. */
+  status: import("../fold/run-status").RunStatus;
+  /** Whom the run waits on: questions to people without an answer, approvals without a decision. */
+  waiting_on: import("../fold/run-status").WaitingOn[];
   /** Title of the root task (the request that started the run). */
   title: string | null;
   started_at: string;

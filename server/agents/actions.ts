@@ -12,7 +12,7 @@ import type { EventStore } from "../events/store";
 import type { Gate, GateResult } from "../policy/approvals";
 import type { Subject } from "../policy/rules";
 import type { WorkspaceAgent, Workspace } from "../workspace/workspace";
-import { parseMcpToolName } from "./contract";
+import { parseMcpToolName, REPORT_PAYLOAD_TYPE } from "./contract";
 import { asRecord, callScope, carryOut, normaliseTarget } from "./tool-calls";
 
 /** How MCP calls are made (server/adapters/mcp). */
@@ -111,8 +111,17 @@ function describeCall(ctx: TaskContext, call: ToolCall): Omit<Gate, "key" | "at"
   switch (call.tool) {
     case "ask":
       return { subject: withTool, summary: `${who} will ask ${audience} a question`, arguments: input, preview: String(input.question ?? "") };
-    case "reply":
-      return { subject: withTool, summary: `${who} will send ${audience} a message`, arguments: input, preview: String(input.text ?? "") };
+    case "reply": {
+      const report = input.payload_type === REPORT_PAYLOAD_TYPE;
+      return {
+        subject: { ...withTool, ...(typeof input.payload_type === "string" ? { payload_type: input.payload_type } : {}) },
+        summary: report ? `${who}'s report to ${audience}` : `${who}'s message to ${audience}`,
+        arguments: input,
+        preview: String(input.text ?? ""),
+      };
+    }
+    case "decline":
+      return { subject: withTool, summary: `${who} will decline its task`, arguments: input, preview: String(input.reason ?? "") };
     case "delegate":
       return { subject: withTool, summary: `${who} will delegate "${String(input.title ?? "a subtask")}" to ${audience}`, arguments: input, preview: String(input.context_summary ?? "") };
     case "submit_result": {

@@ -6,7 +6,9 @@
  * ## Tools every agent is offered
  *   ask            send a question to a person or an agent; the answer arrives later as a
  *                  new user message (the call itself returns at once: "sent")
- *   reply          answer a question someone asked you (reply_to = that message's id)
+ *   reply          send a message, or answer one someone sent you (reply_to = that message's
+ *                  id); `payload_type: chat.report.v1` marks a report, the deliverable people
+ *                  asked for, which a policy can hold for approval (docs/protocol.md "Reports")
  *   delegate       hand a subtask to an agent in your allowed_agents (CAP delegation_notice →
  *                  task.request with parent_task_id), named by `agent_id`, or by the
  *                  capabilities it needs (`requires`, `prefers`: Clutch §4.2 routes it among
@@ -14,6 +16,8 @@
  *                  an error when not permitted; the subtask's result arrives later as a user
  *                  message, after the delegate's overseer approved it
  *   submit_result  finish your task with a result (for a review task: a review.feedback.v1)
+ *   decline        end your task without a result because you cannot do it: task.error
+ *                  CANNOT_ANSWER (retryable: false) with your reason; tell the people why first
  * plus one tool per MCP tool of the servers in the agent's mcp_bindings, named
  * `<server_id>__<tool>` (e.g. `DataServer__query_data`), with the MCP tool's input schema.
  *
@@ -65,11 +69,18 @@ export const AskInput = z.object({
 });
 export type AskInput = z.infer<typeof AskInput>;
 
-/** `reply`: answer the message `reply_to` (its id) from `to`. Markdown text. */
+/** The payload type of a message that is a report: the deliverable people asked for (docs/protocol.md "Reports"). */
+export const REPORT_PAYLOAD_TYPE = "chat.report.v1";
+
+/** `reply`: a message to `to`, answering the message `reply_to` (its id) when given. Markdown text. */
 export const ReplyInput = z.object({
   to: z.string().min(1),
   text: z.string().min(1),
   reply_to: z.string().optional().describe("id of the message you answer"),
+  payload_type: z
+    .literal(REPORT_PAYLOAD_TYPE)
+    .optional()
+    .describe(`"${REPORT_PAYLOAD_TYPE}" when this message is your report, the deliverable the people asked for; leave it out for any other message`),
 });
 export type ReplyInput = z.infer<typeof ReplyInput>;
 
@@ -109,6 +120,19 @@ export const SubmitResultInput = z.object({
 });
 export type SubmitResultInput = z.infer<typeof SubmitResultInput>;
 
+/** The error code of a task its agent declined: it cannot do what was asked (docs/lifecycle.md). */
+export const CANNOT_ANSWER = "CANNOT_ANSWER";
+
+/**
+ * `decline`: end the task without a result because the agent cannot do it (outside what it
+ * knows or may do). Becomes task.error CANNOT_ANSWER, retryable: false, with `reason` as its
+ * message; the run shows as not done, never as succeeded.
+ */
+export const DeclineInput = z.object({
+  reason: z.string().min(1).max(2000).describe("why you cannot do this task, in words for the person who asked"),
+});
+export type DeclineInput = z.infer<typeof DeclineInput>;
+
 /** The payload type a task's result must have: its request's `expects.payload_type` (Clutch §3.4), or null. */
 export function expectedPayloadType(request: { payload: { expects?: { payload_type: string } } }): string | null {
   return request.payload.expects?.payload_type ?? null;
@@ -119,6 +143,7 @@ export const BUILTIN_TOOLS = {
   reply: ReplyInput,
   delegate: DelegateInput,
   submit_result: SubmitResultInput,
+  decline: DeclineInput,
 } as const;
 export type BuiltinToolName = keyof typeof BUILTIN_TOOLS;
 

@@ -64,3 +64,22 @@ describe("buildConversation", () => {
     expect(JSON.stringify(c.messages)).not.toContain("not for you");
   });
 });
+
+describe("buildConversation of a follow-up", () => {
+  it("starts with the conversation so far, then the follow-up request", () => {
+    seq = 0;
+    const pm = { agent_id: "agent:pm-1", instance_id: "pm-1/task_F", task_id: "task_F" };
+    const dana = { agent_id: "user:dana", role: "human" as const, display_name: "Dana" };
+    const request = ev({ type: "task.request", task_id: "task_T1", from: { agent_id: "agent:orchestrator" }, to: [{ agent_id: "agent:pm-1" }], payload: { title: "Analyze Q4", instructions: "Analyze Q4", input: { from: dana } } });
+    const report = ev({ type: "chat.message", task_id: "task_T1", from: { agent_id: "agent:pm-1" }, to: [{ agent_id: "user" }], payload: { text: "Q4 2017 sales were $1.00" } });
+    const result = ev({ type: "task.result", task_id: "task_T1", from: { agent_id: "agent:pm-1" }, payload: { summary: "Q4 2017: $1.00", total: 1 } });
+    const message = ev({ type: "chat.message", task_id: "task_F", from: dana, to: [{ agent_id: "agent:pm-1" }], payload: { text: "Now by segment", reply_to: report.id }, meta: { follows: report.id } });
+    const followUp = ev({ type: "task.request", task_id: "task_F", from: { agent_id: "agent:orchestrator" }, to: [{ agent_id: "agent:pm-1" }], payload: { title: "Now by segment", instructions: "Now by segment", input: { from: dana } }, meta: { follows: report.id } });
+    const c = buildConversation([request, report, result, message, followUp], pm, "system", { ...meta, ...pm });
+    expect(c.messages.map((m) => m.role)).toEqual(["user", "user"]);
+    const history = JSON.stringify(c.messages[0]);
+    for (const said of ["Analyze Q4", "Q4 2017 sales were $1.00", '\\"total\\":1']) expect(history).toContain(said);
+    expect(JSON.stringify(c.messages[1])).toContain(`Follow-up task task_F: Dana (user:dana) replied to ${report.id}`);
+    expect(JSON.stringify(c.messages[1])).not.toContain(`Follow-up task task_F: agent:orchestrator`);
+  });
+});

@@ -12,6 +12,7 @@
 import type { ModelMessage, SystemModelMessage } from "ai";
 import type { StoredEvent } from "@/lib/protocol";
 import type { SystemMeta } from "./contract";
+import { conversationHistory, followsOf, renderHistory } from "@/lib/fold/follow-up";
 
 /** `meta.agent` on an event the runner appended for an agent instance. */
 export interface AgentStepMeta {
@@ -81,6 +82,8 @@ export function isInbound(ev: StoredEvent, ref: AgentTaskRef, parents: Map<strin
   if (ev.type === "task.cancel" && ev.task_id === ref.task_id) return true;
   const inTask = ev.task_id === ref.task_id || parents.get(ev.task_id) === ref.task_id;
   if (ev.type === "chat.message") {
+    // The person's message that opened a follow-up reaches the agent as its task.request.
+    if (ev.task_id === ref.task_id && typeof ev.meta?.follows === "string") return false;
     return inTask && ev.from.agent_id !== ref.agent_id && ev.to.some((t) => t.agent_id === ref.agent_id);
   }
   if (OUTCOMES.has(ev.type)) return ev.task_id !== ref.task_id && parents.get(ev.task_id) === ref.task_id;
@@ -99,7 +102,10 @@ export function renderInbound(ev: StoredEvent): string {
         const by = typeof ev.meta?.retried_by === "string" ? ` (${ev.meta.retried_by} asked for it)` : "";
         return `Task ${ev.task_id} again, attempt ${ev.attempt}${by}: it had ended without a result. Carry on from where it stopped and finish it with submit_result. Questions you asked that had no answer were closed when it stopped: ask again if you still need the answer.`;
       }
-      const parts = [`New task ${ev.task_id} from ${who}${p.title ? `: ${p.title}` : ""}`];
+      const follows = followsOf(ev);
+      const asker = (p.input as { from?: { agent_id?: string; display_name?: string } } | undefined)?.from;
+      const person = asker?.agent_id ? (asker.display_name ? `${asker.display_name} (${asker.agent_id})` : asker.agent_id) : who;
+      const parts = [follows ? `Follow-up task ${ev.task_id}: ${person} replied to ${follows} in this thread and asks you to carry on.` : `New task ${ev.task_id} from ${who}${p.title ? `: ${p.title}` : ""}`];
       if (p.instructions) parts.push(String(p.instructions));
       if (p.context_summary) parts.push(`Context: ${p.context_summary}`);
       if (p.input !== undefined) parts.push(`Input:\n${json(p.input)}`);
@@ -204,6 +210,13 @@ export function buildConversation(events: readonly StoredEvent[], ref: AgentTask
     for (const ev of deferred.get(s.step) ?? []) pushInbound(ev);
     deferred.delete(s.step);
   };
+
+  // A follow-up (meta.follows) starts with the conversation so far (lib/fold/follow-up.ts).
+  const request = events.find((e) => e.type === "task.request" && e.task_id === ref.task_id && followsOf(e));
+  if (request) {
+    const history = conversationHistory(events, ref.task_id);
+    if (history.length) messages.push({ role: "user", content: [{ type: "text", text: renderHistory(history), providerOptions: { clutch: { history: history as never } } }] });
+  }
 
   for (const ev of events) {
     const m = stepMetaOf(ev);

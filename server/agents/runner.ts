@@ -78,9 +78,10 @@ export interface RunnerDeps {
 
 const BUILTIN_DESCRIPTIONS: Record<keyof typeof BUILTIN_TOOLS, string> = {
   ask: "Ask a person (to: \"user\") or an agent (to: \"agent:<id>\") a question. Returns at once; the answer arrives later as a new message, so end your turn after asking.",
-  reply: "Answer a message someone sent you. Give reply_to = the id of the message you answer. Markdown is rendered for people.",
+  reply: "Send a message (to: \"user\" for the people in the channel, or an agent id); to answer a message someone sent you, give reply_to = its id. Markdown is rendered for people. When the message is your report, the deliverable people asked for, set payload_type \"chat.report.v1\".",
   delegate: "Hand a subtask to an agent in your allowed_agents (agent_id), or to the best of them for the capabilities it needs (requires, prefers), with a context_summary of what is done and what remains, and attachments it needs. Returns the new task id at once; the result arrives later as a new message.",
   submit_result: "Finish your task with its result: a summary, a markdown report for people, and the data behind it. A review task submits payload_type review.feedback.v1 with data { decision, comments, blocking_issues }.",
+  decline: "End your task without a result because you cannot do it (it is outside what you know or may do), with the reason. Tell the people who asked why first (reply). Never decline work you could do by asking a question.",
 };
 
 /**

@@ -4,7 +4,8 @@
  *
  *   MCP tool       tool.call, then tool.result | tool.error (a server that stopped during the
  *                  call is tried again with backoff, each retry a task.progress "retrying")
- *   ask / reply    chat.message (ask: expects_reply; reply: reply_to, in the asker's task)
+ *   ask / reply    chat.message (ask: expects_reply; reply: reply_to, in the asker's task; a
+ *                  report carries payload_type chat.report.v1)
  *   delegate       by id (a workspace agent, or a registered external agent in allowed_agents):
  *                  routing.decision + task.request for a new subtask, or, outside the
  *                  delegator's allowed_agents, task.error PERMISSION_DENIED (the run goes on);
@@ -15,6 +16,7 @@
  *   submit_result  task.result; for an agent with an overseer, a task.progress "in review"
  *                  and a review task.request to the overseer instead (the result goes back to
  *                  the delegator only after approval, server/orchestrator)
+ *   decline        task.error CANNOT_ANSWER (retryable: false) with the agent's reason
  *
  * A call with invalid input, or to a tool that does not exist, becomes tool.call + tool.error
  * INVALID_TOOL_CALL, which the model reads as the call's output.
@@ -23,7 +25,7 @@ import { newId, ReviewFeedbackV1 } from "@/lib/protocol";
 import type { z } from "zod";
 import { ORCHESTRATOR } from "../router/router";
 import type { ActionDeps, TaskContext, ToolCall, ToolCaller } from "./actions";
-import { AskInput, DelegateInput, expectedPayloadType, parseMcpToolName, ReplyInput, SubmitResultInput } from "./contract";
+import { AskInput, CANNOT_ANSWER, DeclineInput, DelegateInput, expectedPayloadType, parseMcpToolName, ReplyInput, SubmitResultInput } from "./contract";
 import { retryNotice, withRetries } from "./retry";
 import { unmetExpectation } from "../schemas/registry";
 import { parentsOf, type AgentStepMeta } from "./conversation";
@@ -69,7 +71,7 @@ export function callScope(ctx: TaskContext, call: ToolCall, deps: ActionDeps): C
   return { ctx, call, deps, key, meta, fail };
 }
 
-const BUILTIN: Record<string, (s: CallScope) => Promise<void>> = { ask, reply, delegate, submit_result: submitResult };
+const BUILTIN: Record<string, (s: CallScope) => Promise<void>> = { ask, reply, delegate, submit_result: submitResult, decline };
 
 /** Carry out a call the policy let go ahead: an MCP tool, a built-in tool, or an INVALID_TOOL_CALL. */
 export async function carryOut(s: CallScope): Promise<void> {
@@ -184,6 +186,7 @@ async function reply({ ctx, call, deps, key, meta, fail }: CallScope): Promise<v
       {
         id,
         to: [recipient(target)],
+        ...(r.data.payload_type ? { payload_type: r.data.payload_type } : {}),
         // The answer goes into the asker's task, where the question waits.
         ...(answered ? { task_id: answered.task_id, parent_task_id: answered.parent_task_id ?? null } : {}),
         idempotency_key: key("reply"),
@@ -379,5 +382,18 @@ async function submitResult({ ctx, call, deps, key, meta, fail }: CallScope): Pr
       idempotency_key: key("result"),
       meta: meta({ output: "Result submitted; your task is complete." }),
     }),
+  );
+}
+
+/** The agent cannot do its task: task.error CANNOT_ANSWER to whoever asked (docs/lifecycle.md "Declined"). */
+async function decline({ ctx, call, deps, key, meta, fail }: CallScope): Promise<void> {
+  const r = DeclineInput.safeParse(call.input);
+  if (!r.success) return fail(issuesOf(r.error));
+  await deps.store.append(
+    ctx.envelope(
+      "task.error",
+      { code: CANNOT_ANSWER, message: r.data.reason, retryable: false },
+      { to: [{ agent_id: ctx.request.from.agent_id }], idempotency_key: key("decline"), meta: meta({ output: "Task declined; it is over." }) },
+    ),
   );
 }

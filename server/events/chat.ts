@@ -7,14 +7,19 @@
  * the thread's conversation context (server/events/threads.ts `conversationIds`), and the
  * orchestrator makes a new request of it. A message is never taken as an answer unless it says so.
  *
- * With `reply_to` it is a reply in the thread of the message it names, stored in that message's
- * run and task with `payload.reply_to`. When that message is an agent's question
- * (`expects_reply`), the reply is its answer, addressed to the asker: that is how an answer
- * reaches the waiting task (Clutch Protocol §2.2). A reply to any other message is addressed to
- * nobody (`to: []`) and starts no work: people talking in a thread.
+ * With `reply_to` it is a reply in the thread of the message or result it names, in that run,
+ * with `payload.reply_to`:
+ * - an agent's question that waits (`expects_reply`): its answer, in the question's task and
+ *   addressed to the asker, which wakes the waiting task (Clutch Protocol §2.2); a question
+ *   already answered is a 409 already_answered naming who answered;
+ * - any other message or result of an agent: a follow-up (docs/channels.md "Follow-ups"): the
+ *   first event of a new root task of that run, addressed to the agent, with `meta.follows`
+ *   naming the event; the orchestrator requests the task of the agent, whose context is the
+ *   conversation so far (lib/fold/follow-up.ts);
+ * - a person's message: a reply in its thread, addressed to nobody (`to: []`), starting no work.
  */
 import { z } from "zod";
-import { isEvent, makeMessage, type ClutchMessage } from "@/lib/protocol";
+import { isEvent, makeMessage, newId, type ClutchMessage } from "@/lib/protocol";
 import { ClutchError } from "../errors";
 import type { Queries } from "./queries";
 import { conversationIds } from "./threads";
@@ -28,24 +33,48 @@ export const PersonMessageSchema = z.strictObject({
   idempotency_key: z.string().min(1).max(200).optional(),
 });
 
-/** The message a reply names: a question it answers (an agent's question, §2.2) or a message it replies to in a thread. */
+/**
+ * What a reply names, and so what it does:
+ * - `answer`: an agent's question to people that still waits (expects_reply);
+ * - `follow_up`: any other message or result of an agent: that agent carries on in a new task;
+ * - `thread`: a person's message: a reply in its thread, for people.
+ */
 interface Parent {
   id: string;
   run_id: string;
   task_id: string;
   parent_task_id: string | null;
   from: string;
-  /** An agent's question that waits for an answer: the reply answers it. */
-  question: boolean;
+  kind: "answer" | "follow_up" | "thread";
 }
 
-/** The message `reply_to` names in the thread, or null when there is none (a new request). */
+/** Senders that are Clutch itself, not an agent that can carry on. */
+const CLUTCH_SENDERS = new Set(["agent:orchestrator", "system", "agent:policy", "agent:workflow"]);
+
+/** The event `reply_to` names in the thread, or null when there is none (a new request). */
 async function parentOf(queries: Queries, thread_id: string, reply_to?: string | null): Promise<Parent | null> {
   if (!reply_to) return null;
   const ev = await queries.eventInThread(thread_id, reply_to);
-  if (!ev || ev.type !== "chat.message") throw new ClutchError("unknown_message", `there is no message ${reply_to} in this channel to reply to`, 422);
-  const asksPeople = isEvent(ev, "chat.message") && ev.payload.expects_reply === true && ev.from.role !== "human";
-  return { id: ev.id, run_id: ev.run_id, task_id: ev.task_id, parent_task_id: ev.parent_task_id ?? null, from: ev.from.agent_id, question: asksPeople };
+  if (!ev || (ev.type !== "chat.message" && ev.type !== "task.result")) {
+    throw new ClutchError("unknown_message", `there is no message or result ${reply_to} in this channel to reply to`, 422);
+  }
+  const at = { id: ev.id, run_id: ev.run_id, task_id: ev.task_id, parent_task_id: ev.parent_task_id ?? null, from: ev.from.agent_id };
+  const byAgent = ev.from.role !== "human" && !ev.from.agent_id.startsWith("user:") && !CLUTCH_SENDERS.has(ev.from.agent_id);
+  if (!byAgent) {
+    if (ev.type === "task.result") throw new ClutchError("unknown_message", `${reply_to} is not an agent's result: reply to the agent's message or result`, 422);
+    return { ...at, kind: "thread" };
+  }
+  if (isEvent(ev, "chat.message") && ev.payload.expects_reply === true) {
+    const task = await queries.task(ev.task_id);
+    const open = ((task?.open_questions ?? []) as { id: string }[]).some((q) => q.id === ev.id);
+    if (open) return { ...at, kind: "answer" };
+    const answer = await queries.answerTo(ev.run_id, ev.id);
+    if (answer) {
+      const by = answer.from.display_name ?? answer.from.agent_id;
+      throw new ClutchError("already_answered", `${by} already answered this question (message ${answer.id}); reply to ${ev.from.display_name ?? ev.from.agent_id}'s latest message to ask for more`, 409);
+    }
+  }
+  return { ...at, kind: "follow_up" };
 }
 
 /**
@@ -53,7 +82,7 @@ async function parentOf(queries: Queries, thread_id: string, reply_to?: string |
  * questions through `queries`. Its `payload.mentions` are the agents and capabilities the
  * text @mentions (lib/mentions.ts; `isAgent` says which names are agents). A message that
  * @mentions someone other than the asker of the open question is a new request, not an answer.
- * Throws ClutchError invalid_message (400), unknown_message (422).
+ * Throws ClutchError invalid_message (400), unknown_message (422), already_answered (409).
  */
 export async function personMessage(
   queries: Queries,
@@ -71,16 +100,22 @@ export async function personMessage(
   const { agents, capabilities } = parseMentions(text, isAgent);
   const mentions = [...agents, ...capabilities];
   const parent = await parentOf(queries, thread_id, reply_to);
+  // A follow-up opens a new root task of the parent's run; the orchestrator requests it of the agent.
+  const at = !parent
+    ? conversationIds(thread_id)
+    : parent.kind === "follow_up"
+      ? { run_id: parent.run_id, task_id: newId("task"), parent_task_id: null }
+      : { run_id: parent.run_id, task_id: parent.task_id, parent_task_id: parent.parent_task_id };
   return makeMessage({
     type: "chat.message",
     thread_id,
-    ...(parent
-      ? { run_id: parent.run_id, task_id: parent.task_id, parent_task_id: parent.parent_task_id }
-      : conversationIds(thread_id)),
+    ...at,
     from: { agent_id: sender.agent_id, role: "human", display_name: sender.display_name },
-    // An answer goes to the asker (that wakes its task); a thread reply to nobody in particular.
-    to: parent?.question ? [{ agent_id: parent.from }] : [],
+    // An answer goes to the asker (that wakes its task), a follow-up to the agent that carries
+    // on; a thread reply to nobody in particular.
+    to: parent && parent.kind !== "thread" ? [{ agent_id: parent.from }] : [],
     payload: { text, ...(mentions.length ? { mentions } : {}), ...(parent ? { reply_to: parent.id } : {}) },
+    ...(parent?.kind === "follow_up" ? { meta: { follows: parent.id } } : {}),
     ...(idempotency_key ? { idempotency_key } : {}),
   });
 }

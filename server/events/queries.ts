@@ -97,6 +97,16 @@ export class Queries {
     return row ? fromRow(row) : null;
   }
 
+  /** The first reply in run `run_id` to its message `id` (`payload.reply_to`), or null. */
+  async answerTo(run_id: string, id: string): Promise<StoredEvent | null> {
+    const [row] = await this.db.$queryRawUnsafe<EventRow[]>(
+      `SELECT ${eventColumns()} FROM events WHERE run_id = $1 AND type = 'chat.message' AND payload->>'reply_to' = $2 ORDER BY seq LIMIT 1`,
+      run_id,
+      id,
+    );
+    return row ? fromRow(row) : null;
+  }
+
   /** The event `id` of a run, or null (ids are unique within a run, Clutch Protocol §5.2). */
   async eventInRun(run_id: string, id: string): Promise<StoredEvent | null> {
     const row = await this.db.event.findFirst({ where: { run_id, id } });

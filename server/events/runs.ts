@@ -6,6 +6,7 @@ import type { RunDetail, RunOutcome, RunSummary, TaskSummary, WaitingQuestion } 
 import { isEvent, type StoredEventOf } from "@/lib/protocol";
 import { resultText, runTitle } from "@/lib/run-title";
 import type { RunState } from "@/lib/fold/run-state";
+import { runStatusOf, type WaitingOn } from "@/lib/fold/run-status";
 import { cancelledBy, type OpenQuestion, type TaskState } from "@/lib/fold/task-state";
 import type { Queries, RunRow, TaskRow } from "./queries";
 
@@ -53,7 +54,10 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
   const ended = roots.filter((t) => t.state !== "pending" && t.state !== "running" && t.state !== "waiting_input");
   const results = await queries.lastResults(ended.filter((t) => t.state === "succeeded").map((t) => t.id));
   return rows.map((r) => {
-    const root = roots.find((t) => t.run_id === r.id) ?? null;
+    const own = roots.filter((t) => t.run_id === r.id);
+    // The first root names the run; the newest (a follow-up, docs/channels.md) gives its outcome.
+    const first = own[0] ?? null;
+    const root = own.at(-1) ?? null;
     const questions: WaitingQuestion[] = [];
     for (const { run_id, id } of asked) {
       const ev = run_id === r.id ? questionEvents.get(`${run_id}/${id}`) : undefined;
@@ -62,11 +66,30 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
       }
     }
     questions.sort((a, b) => a.seq - b.seq);
+    const waitingApprovals = approvals.filter((a) => a.run_id === r.id);
+    const waiting_on: WaitingOn[] = [
+      ...questions.map((q): WaitingOn => ({ kind: "answer", message_id: q.id, from: q.from.agent_id, to: (questionEvents.get(`${q.run_id}/${q.id}`)?.to ?? []).map((t) => t.agent_id).filter(isPeopleId) })),
+      ...waitingApprovals.map((a): WaitingOn => {
+        const asked = requests.get(Number(a.request_seq))?.payload as { requester?: unknown; forbid_self_approval?: unknown } | undefined;
+        return {
+          kind: "approval",
+          approval_id: a.id,
+          agent_id: a.agent_id,
+          approvers: a.approvers as "any" | string[],
+          requester: typeof asked?.requester === "string" ? asked.requester : null,
+          forbid_self_approval: asked?.forbid_self_approval === true,
+        };
+      }),
+    ];
+    const state = r.state as RunState;
+    const rootErrors = own.filter((t) => t.state === "failed").map((t) => errorCode(t.error));
     return {
       run_id: r.id,
       thread_id: r.thread_id,
-      state: r.state as RunState,
-      title: runTitle(root?.title, r.forked_from_run_id ? Number(r.forked_at_seq ?? 0n) : null),
+      state,
+      status: runStatusOf(state, waiting_on, rootErrors),
+      waiting_on,
+      title: runTitle(first?.title, r.forked_from_run_id ? Number(r.forked_at_seq ?? 0n) : null),
       started_at: r.started_at.toISOString(),
       updated_at: r.updated_at.toISOString(),
       ended_at: r.ended_at?.toISOString() ?? null,
@@ -80,9 +103,7 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
         .filter((t) => t.run_id === r.id && t.assignee)
         .map((t) => ({ task_id: t.id, title: t.title, assignee: t.assignee!, state: t.state as TaskState })),
       questions,
-      approvals: approvals
-        .filter((a) => a.run_id === r.id)
-        .map((a) => ({
+      approvals: waitingApprovals.map((a) => ({
           approval_id: a.id,
           agent_id: a.agent_id,
           summary: a.summary,
@@ -92,6 +113,12 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
       outcome: r.state === "running" || !root ? null : outcomeOf(root, results.get(root.id)),
     };
   });
+}
+
+/** The `code` of a task's error, or null. */
+function errorCode(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : null;
 }
 
 /** People recipients of a question: `user` (everyone in the channel) or one person (`user:<id>`). */

@@ -332,6 +332,7 @@ export class Orchestrator {
     if (ev.from.role === "human" && !ev.payload.reply_to && ev.run_id === conversationIds(ev.thread_id).run_id) {
       return this.openRun(ev, channel);
     }
+    if (ev.from.role === "human" && typeof ev.meta?.follows === "string") return this.openFollowUp(ev, ev.meta.follows);
     for (const { agent_id } of ev.to) {
       if (!this.isAgent(agent_id) || agent_id === ev.from.agent_id) continue;
       const task = await this.task(ev.task_id);
@@ -395,6 +396,49 @@ export class Orchestrator {
         idempotency_key: `open-run-routing:${ev.id}`,
       }),
       makeMessage({ type: "task.request", ...at, from: ORCHESTRATOR, to: [{ agent_id: selected }], payload: request, idempotency_key: `open-run:${ev.id}` }),
+    ]);
+  }
+
+  /**
+   * A person's reply to an agent's message or result (server/events/chat.ts): a new root task
+   * of the same run, requested of that agent, whose request names the event it follows in
+   * `meta.follows` (docs/channels.md "Follow-ups"; the agent reads the conversation so far,
+   * lib/fold/follow-up.ts). The message carries the new task's id; nothing happens when the
+   * followed event is not an agent's in that run, or the agent is not one of this workspace's.
+   */
+  private async openFollowUp(ev: StoredEventOf<"chat.message">, follows: string): Promise<void> {
+    const followed = await this.store.queries.eventInRun(ev.run_id, follows);
+    const agent_id = ev.to[0]?.agent_id;
+    if (!followed || followed.from.agent_id !== agent_id || !this.isAgent(agent_id)) return;
+    if (await this.task(ev.task_id)) return; // already requested
+    const text = ev.payload.text;
+    const firstLine = text.split("\n")[0]!.trim();
+    const who = ev.from.display_name ?? ev.from.agent_id;
+    const agent = agent_id.replace(/^agent:/, "");
+    const at = { thread_id: ev.thread_id, run_id: ev.run_id, task_id: ev.task_id, parent_task_id: null };
+    await this.store.append([
+      makeMessage({
+        type: "routing.decision",
+        ...at,
+        from: ORCHESTRATOR,
+        to: [],
+        payload: { selected: agent_id, candidates: [agent_id], reason: `${who} replied to ${agent}'s ${followed.type === "task.result" ? "result" : "message"}: ${agent} carries on`, scores: { [agent_id]: 1 }, mode: "fixed" },
+        idempotency_key: `follow-up-routing:${ev.id}`,
+      }),
+      makeMessage({
+        type: "task.request",
+        ...at,
+        from: ORCHESTRATOR,
+        to: [{ agent_id }],
+        payload: {
+          title: firstLine.length > 120 ? `${firstLine.slice(0, 119)}…` : firstLine,
+          instructions: text,
+          context_summary: `Follow-up from ${who}, in reply to ${agent}'s ${followed.type === "task.result" ? "result" : "message"} ${followed.id}; the conversation so far comes with it.`,
+          input: { message_id: ev.id, from: ev.from, follows: followed.id },
+        },
+        meta: { follows: followed.id, follow_up_message: ev.id },
+        idempotency_key: `follow-up:${ev.id}`,
+      }),
     ]);
   }
 

@@ -350,7 +350,8 @@ export function dimensionLabel(d: Dimension) {
   return DIM_LABEL[d];
 }
 
-function breakdownTables(a: SalesAnalysis): string[] {
+/** The sales and profit tables of a breakdown (markdown lines), as the report shows them. */
+export function breakdownTables(a: Pick<SalesAnalysis, "periods" | "dimension" | "breakdown">): string[] {
   const p = a.periods;
   const col = DIM_LABEL[a.dimension].column;
   const bold = (r: BreakdownRow, s: string) => (r.key === "Total" ? `**${s}**` : s);

@@ -190,6 +190,7 @@ describe("pm-1 playbook", () => {
     const calls = await pm.turn(exec(pm));
     expect(names(calls)).toEqual(["reply", "submit_result"]);
     expect(calls[0].input.to).toBe("user");
+    expect(calls[0].input.payload_type).toBe("chat.report.v1"); // the report, which the example's policy holds
     const report = String(calls[0].input.text);
     // every distinctive input figure reappears, formatted to the cent
     for (const s of ["$11,111.11", "$22,222.22", "$33,333.33", "$44,444.44", "$111,111.10", "$4,567.89"]) expect(report).toContain(s);
@@ -244,7 +245,7 @@ describe("pm-1 on a request other than the example's", () => {
     }
   });
 
-  it("tells the person it knows only the example and how to connect a real model, then submits", async () => {
+  it("tells the person it knows only the example and how to connect a real model, then declines", async () => {
     const pm = new Agent(meta("agent:pm-1", "T1", { allowed_agents: ["agent:analyst-1"] }), PM_PROMPT);
     const asked = "Which product category had the highest profit in 2016?";
     pm.inbound(
@@ -256,23 +257,24 @@ describe("pm-1 on a request other than the example's", () => {
       }),
     );
     const calls = await pm.turn((c) => pm.ack(c));
-    expect(names(calls)).toEqual(["reply", "submit_result"]);
+    expect(names(calls)).toEqual(["reply", "decline"]);
     expect(calls[0].input.to).toBe("user");
+    expect(calls[0].input.payload_type).toBeUndefined(); // a message, not a report: the policy does not hold it
     const text = String(calls[0].input.text);
     expect(text).toContain(`knows only the example request, *${EXAMPLE_REQUEST}*`);
     expect(text).toContain(asked);
     for (const v of ["CLUTCH_MODEL=openai:<model>", "OPENAI_BASE_URL", "OPENAI_API_KEY", "CLUTCH_MODEL=anthropic:<model>", "ANTHROPIC_API_KEY", "CLUTCH_MODEL_PM_1"]) expect(text).toContain(v);
-    expect(calls[1].input).toMatchObject({ summary: expect.stringMatching(/^Not done/), report_markdown: text });
-    // Called again after its submit, it has nothing more to do.
+    expect(calls[1].input).toMatchObject({ reason: expect.stringContaining("knows only the example request") });
+    // Called again after declining, it has nothing more to do.
     expect((await pm.step()).calls).toEqual([]);
   });
 
-  it("submits the same answer without a chat message when no person asked", async () => {
+  it("declines without a chat message when no person asked", async () => {
     const pm = new Agent(meta("agent:pm-1", "T1"), PM_PROMPT);
     pm.inbound(event("task.request", "agent:orchestrator", "agent:pm-1", { title: "Draft a haiku about invoices" }));
     const calls = await pm.turn((c) => pm.ack(c));
-    expect(names(calls)).toEqual(["submit_result"]);
-    expect(String(calls[0].input.report_markdown)).toContain("Draft a haiku about invoices");
+    expect(names(calls)).toEqual(["decline"]);
+    expect(String(calls[0].input.reason)).toContain("knows only the example request");
   });
 });
 

@@ -2,7 +2,8 @@
  * pm-1's playbook (CAP's example, "PMAgent"). One step per model call:
  *
  *   0. a request other than the example's (request.ts): reply to the person that the built-in
- *      model knows only the example and how to connect a real model, then submit_result
+ *      model knows only the example and how to connect a real model, then decline the task
+ *      (task.error CANNOT_ANSWER: the run is not done)
  *   1. DocsServer__list_documents
  *   2. DocsServer__read_file      the project spec (the listed document named like "spec")
  *   3. ask user                   "…regional breakdowns, customer segments, or overall trend insight?"  → end turn
@@ -11,20 +12,30 @@
  *                                 the person's answer and what to compute; attachments: the overview
  *                                 result, the spec excerpt, a text snippet     → end turn
  *   6. reply                      to the analyst's follow-up (reply_to = its message id) → end turn
- *   7. reply user                 the final report, every figure from the subtask's result data
+ *   7. reply user                 the final report (payload_type chat.report.v1, which the example's
+ *                                 policy holds for an admin), every figure from the subtask's result data
  *   8. submit_result              { summary, report_markdown, data }
  *
  * The person's answer sets the breakdown (region, segment or total) the delegation asks for. A
  * refused delegation or a failed subtask ends with a report of what pm-1 has (the overview).
+ *
+ * A follow-up (a person replied to pm-1's report or message; lib/fold/follow-up.ts) that asks
+ * for another breakdown, e.g. "Now break it down by customer segment", is answered for the
+ * period already agreed in the conversation (Q4 2017):
+ *   F1. DataServer__query_data     the breakdown (sqlBreakdown) for that dimension
+ *   F2. reply user                 its sales and profit tables, every figure from the query
+ *   F3. submit_result              { summary, report_markdown, data: { dimension, periods, breakdown } }
+ * Any other follow-up is declined with a message saying what the built-in model can do.
  */
+import { REPORT_PAYLOAD_TYPE } from "@/server/agents/contract";
 import { askedByPerson, clip, messageText, payloadOf, reviewFeedbackOf } from "@/server/agents/models/playbooks/common";
 import type { InboundEntry, Transcript } from "@/server/agents/models/playbooks/transcript";
 import { call, endTurn, type Action, type Playbook } from "@/server/agents/models/playbooks/types";
 import { agentRef, documentText, isRecord, num, num0, str, stringLeaves, tableOf } from "@/server/agents/models/playbooks/values";
-import { readAnalysis, renderAnalysis, summarize, dimensionLabel, money, pct, pctChange, type SalesAnalysis } from "./analysis";
+import { breakdownFrom, breakdownTables, readAnalysis, renderAnalysis, summarize, dimensionLabel, money, pct, pctChange, totalOf, type SalesAnalysis } from "./analysis";
 import { EXAMPLE_REQUEST, isExampleRequest, outsideTheExample } from "./request";
 import { dimensionOf, LIST_DOCUMENTS, QUERY_DATA, READ_FILE } from "./sales";
-import { PERIODS, sameSql, SQL_PM_QUARTERLY_OVERVIEW, type Dimension } from "./sql";
+import { PERIODS, sameSql, sqlBreakdown, SQL_PM_QUARTERLY_OVERVIEW, type Dimension } from "./sql";
 
 export const CLARIFYING_QUESTION = "To clarify, do you want regional breakdowns, customer segments, or overall trend insight?";
 
@@ -180,7 +191,7 @@ function finalReport(t: Transcript, outcome: InboundEntry | undefined, failure: 
   return { report: report + "\n", summary: `Partial report: the analysis was not available (${clip(why, 200)}).`, data: { overview: qs, error: why } };
 }
 
-/** pm-1's answer to any other request: tell the person who asked, then submit so the run ends. */
+/** pm-1's answer to any other request: tell the person who asked, then decline so the run ends as not done. */
 function outside(t: Transcript): Action {
   const text = outsideTheExample(t.meta.agent_id, clip(t.askedText(), 300));
   if (askedByPerson(t)) {
@@ -188,12 +199,54 @@ function outside(t: Transcript): Action {
     if (!told) return call("reply", { to: "user", text });
     if (!told.outcome) return endTurn("Waiting for my message to be sent.");
   }
-  if (t.lastSubmitIndex() >= 0) return endTurn("Task submitted.");
-  return call("submit_result", { summary: `Not done: the built-in model knows only the example request, "${EXAMPLE_REQUEST}".`, report_markdown: text });
+  if (t.lastCall("decline")) return endTurn("Task declined.");
+  return call("decline", { reason: `The built-in model knows only the example request, "${EXAMPLE_REQUEST}".` });
+}
+
+/** The breakdown a follow-up asks for ("by customer segment", "by region", "overall"), or null. */
+export function followUpDimension(text: string): Dimension | null {
+  const t = text.toLowerCase();
+  if (/segment|customer type|consumer|corporate|home office/.test(t)) return "segment";
+  if (/\bregion|\bmarket|geograph/.test(t)) return "region";
+  if (/overall|\btotal\b|big picture/.test(t)) return "total";
+  return null;
+}
+
+/** pm-1 on a follow-up (F1–F3 above). */
+function followUp(t: Transcript): Action {
+  const asked = t.askedText();
+  const dim = followUpDimension(asked);
+  if (!dim || !t.history.some((h) => h.kind === "result" || h.kind === "message")) return outside(t);
+  const query = t.attempt(QUERY_DATA, (i) => sameSql(i.sql, sqlBreakdown(dim)));
+  if (query.status === "todo" || query.status === "retry") return call(QUERY_DATA, { sql: sqlBreakdown(dim) });
+  if (query.status === "pending") return endTurn("Waiting for the breakdown query.");
+  // The example's conversation always agrees on its last quarter (the report above names it).
+  const period = PERIODS.current.label;
+  const table = query.status === "ok" ? tableOf(query.value) : null;
+  const breakdown = table ? breakdownFrom(table) : [];
+  const label = dimensionLabel(dim);
+  const text = breakdown.length
+    ? [
+        `Here is ${period} ${label.title}, the period of the report above, against ${PERIODS.previous_year.label} and ${PERIODS.previous_quarter.label} (DataServer, table \`orders\`):`,
+        "",
+        ...breakdownTables({ periods: PERIODS, dimension: dim, breakdown }),
+      ].join("\n")
+    : `I could not get ${period} ${label.title}: ${query.status === "failed" ? query.error : "the query returned no rows"}.`;
+  const sent = t.lastCall("reply", (i) => i.to === "user");
+  if (!sent) return call("reply", { to: "user", text });
+  if (!sent.outcome) return endTurn("Waiting for my message to be sent.");
+  if (t.lastSubmitIndex() >= 0) return endTurn("Follow-up answered.");
+  const total = totalOf(breakdown);
+  return call("submit_result", {
+    summary: total ? `${period} ${label.title}: total sales ${money(total.sales.current)} (${pct(total.sales_pct_yoy)} on ${PERIODS.previous_year.label}).` : `${period} ${label.title} was not available.`,
+    report_markdown: text,
+    data: { dimension: dim, periods: PERIODS, breakdown },
+  });
 }
 
 export const pm: Playbook = (t) => {
   if (t.ownTaskStopped()) return endTurn("My task was stopped; nothing more to do.");
+  if (t.follows()) return followUp(t);
   if (!isExampleRequest(t.askedText())) return outside(t);
 
   // 1–2. Read the project documents.
@@ -247,7 +300,7 @@ export const pm: Playbook = (t) => {
   const after = outcome?.index ?? del.index;
   const { report, summary, data } = finalReport(t, outcome, refused, dim, answer, qs);
   const sent = t.calls.find((c) => c.name === "reply" && c.input.to === "user" && c.index > after);
-  if (!sent) return call("reply", { to: "user", text: report });
+  if (!sent) return call("reply", { to: "user", text: report, payload_type: REPORT_PAYLOAD_TYPE });
   if (t.lastSubmitIndex() < 0) return call("submit_result", { summary, report_markdown: report, data });
   return endTurn("Report delivered and task submitted.");
 };

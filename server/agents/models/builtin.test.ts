@@ -31,27 +31,27 @@ function agent(agent_id: string, system: string, playbooks?: Playbooks) {
 }
 
 describe("an agent without a playbook", () => {
-  it("asked by another agent, submits a plain 'not done' that names the request", async () => {
+  it("asked by another agent, declines with a reason that names the request", async () => {
     const w = agent("agent:writer-2", "You write things.");
     w.inbound(event("task.request", "agent:orchestrator", "agent:writer-2", { title: "Draft a haiku about invoices" }, { task_id: "T9" }));
     const calls = await w.turn((c) => w.ack(c));
-    expect(names(calls)).toEqual(["submit_result"]);
-    expect(String(calls[0].input.summary)).toContain("Draft a haiku about invoices");
-    expect(String(calls[0].input.summary)).toMatch(/^Not done/);
+    expect(names(calls)).toEqual(["decline"]);
+    expect(String(calls[0].input.reason)).toContain("Draft a haiku about invoices");
+    expect(String(calls[0].input.reason)).toMatch(/^No playbook for this agent/);
   });
 
-  it("asked by a person, tells them in the channel that it did nothing and how to connect a real model, then submits", async () => {
+  it("asked by a person, tells them in the channel that it did nothing and how to connect a real model, then declines", async () => {
     const w = agent("agent:writer-2", "You write things.");
     w.inbound(personRequest("agent:writer-2", "Draft a haiku about invoices", "T9"));
     const calls = await w.turn((c) => w.ack(c));
-    expect(names(calls)).toEqual(["reply", "submit_result"]);
+    expect(names(calls)).toEqual(["reply", "decline"]);
     expect(calls[0].input.to).toBe("user");
     const text = String(calls[0].input.text);
     expect(text).toMatch(/built-in model/);
     expect(text).toContain("no playbook for this agent");
     expect(text).toContain("> Draft a haiku about invoices");
     for (const v of ["CLUTCH_MODEL=openai:<model>", "OPENAI_BASE_URL", "CLUTCH_MODEL=anthropic:<model>", "ANTHROPIC_API_KEY", "CLUTCH_MODEL_WRITER_2"]) expect(text).toContain(v);
-    expect(calls[1].input.report_markdown).toBe(text);
+    expect(String(calls[1].input.reason)).toContain("Draft a haiku about invoices");
     expect((await w.step()).calls).toEqual([]);
   });
 
@@ -70,7 +70,7 @@ describe("an agent without a playbook", () => {
     const pm = agent("agent:pm-1", "You are the ProjectManager agent.");
     pm.inbound(personRequest("agent:pm-1", "Analyze last quarter's sales trends", "T9"));
     const calls = await pm.turn((c) => pm.ack(c));
-    expect(names(calls)).toEqual(["reply", "submit_result"]);
+    expect(names(calls)).toEqual(["reply", "decline"]);
     expect(String(calls[0].input.text)).toContain("CLUTCH_MODEL_PM_1");
   });
 });
@@ -86,7 +86,7 @@ describe("the playbook registry", () => {
 
     const other = agent("agent:other-1", "You do other things.", playbooks);
     other.inbound(personRequest("agent:other-1", "Say it back", "T9"));
-    expect(names(await other.turn((c) => other.ack(c)))).toEqual(["reply", "submit_result"]);
+    expect(names(await other.turn((c) => other.ack(c)))).toEqual(["reply", "decline"]);
   });
 
   it("names the role that answered in the response's provider metadata", async () => {

@@ -1,8 +1,8 @@
 /**
  * The playbook of an agent the workspace's playbooks do not cover. It says plainly that it did
  * no work and how to connect a real model: in its answer to a question put to it, in a message
- * to the person who asked for the task (when a person did), and in the result it submits so the
- * task ends. A review task gets a review.feedback.v1 that checks only that there is a result.
+ * to the person who asked for the task (when a person did), and in the reason it declines the
+ * task with (task.error CANNOT_ANSWER), so the run shows as not done. A review task gets a review.feedback.v1 that checks only that there is a result.
  */
 import { connectModelHelp } from "../connect";
 import { askedByPerson, clip, messageText, reviewedWork } from "./common";
@@ -26,7 +26,7 @@ export const generic: Playbook = (t) => {
   if (q) {
     return call("reply", { to: q.event?.from.agent_id ?? "user", reply_to: q.event?.id, text: notice(t, `"${clip(messageText(q), 200)}"`) });
   }
-  if (t.lastSubmitIndex() >= 0) return endTurn("Task submitted.");
+  if (t.lastSubmitIndex() >= 0 || t.lastCall("decline")) return endTurn("Task ended.");
   if (t.meta.task_kind === "review") {
     const who = t.meta.agent_id || "this agent";
     const work = reviewedWork(t);
@@ -48,5 +48,5 @@ export const generic: Playbook = (t) => {
     if (!told) return call("reply", { to: "user", text });
     if (!told.outcome) return endTurn("Waiting for my message to be sent.");
   }
-  return call("submit_result", { summary: `Not done, no playbook for this agent on the built-in model: ${request}`, report_markdown: text });
+  return call("decline", { reason: `No playbook for this agent on Clutch's built-in model, so it did not work on: ${request}` });
 };

@@ -10,6 +10,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/
 import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import type { SystemMeta } from "../../contract";
 import { isRecord, outcomeOf, sameAgent, str, type ToolOutcome } from "./values";
+import { followsOf, type HistoryEntry } from "@/lib/fold/follow-up";
 
 /** An inbound user message: the event it carries (when the runner attached one) and its text. */
 export interface InboundEntry {
@@ -90,6 +91,8 @@ export class Transcript {
   readonly entries: Entry[] = [];
   readonly calls: CallEntry[] = [];
   readonly inbound: InboundEntry[] = [];
+  /** The conversation so far, when the task is a follow-up (lib/fold/follow-up.ts); empty otherwise. */
+  readonly history: HistoryEntry[] = [];
   /** Names of the tools offered in this call (empty when the caller declared none). */
   readonly offeredTools: string[];
 
@@ -108,8 +111,14 @@ export class Transcript {
           if (part.type === "text") {
             texts.push(part.text);
             event ??= eventOf(clutchOf(part.providerOptions)?.event);
+            const history = clutchOf(part.providerOptions)?.history;
+            if (Array.isArray(history)) {
+              this.history.push(...(history as HistoryEntry[]));
+              continue;
+            }
           }
         }
+        if (this.history.length && !event && texts.length === 0) continue;
         const e: InboundEntry = { kind: "inbound", index: this.entries.length, event, text: texts.join("\n") };
         this.entries.push(e);
         this.inbound.push(e);
@@ -202,6 +211,12 @@ export class Transcript {
       if (parts.length) return parts.join("\n");
     }
     return this.inbound[0]?.text ?? "";
+  }
+
+  /** The event this task follows up on (its request's `meta.follows`), or null for a fresh request. */
+  follows(): string | null {
+    const ev = this.request();
+    return ev ? followsOf(ev) : null;
   }
 
   /** What the requester asked, in their words: the instructions, else the title or summary. */
