@@ -94,7 +94,7 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await expect(question.getByRole("button", { name: "Answer" })).toBeVisible();
   // One run card for the run, live: who works on what, and the question it waits on.
   const run = log.getByRole("article", { name: "Run: Analyze last quarter's sales trends" }).last();
-  await expect(run.getByLabel("Run state: Running")).toBeVisible();
+  await expect(run.getByLabel("Run state: Waiting on you")).toBeVisible();
   await expect(run).toContainText("pm-1 asks:");
   await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("pm-1 is waiting for your answer");
   // The composer never answers on its own: it says the next message is a new request.
@@ -183,4 +183,20 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   expect(overflow).toBeLessThanOrEqual(1);
   const table = report.getByRole("region", { name: "Table" }).first();
   expect(await table.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+
+  // A follow-up in the run's thread, as in Slack: pm-1 carries on with the conversation so far
+  // and answers for the period agreed above, by customer segment.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await run.getByRole("button", { name: /^Open the thread of / }).click();
+  const thread = page.getByRole("complementary", { name: "Thread of run Analyze last quarter's sales trends" });
+  await expect(thread.getByRole("group", { name: "Follow-up for pm-1" })).toContainText("it carries on with this conversation");
+  const reply = thread.getByRole("combobox", { name: "Follow-up for pm-1" });
+  await reply.fill("Now break it down by customer segment");
+  await reply.press("Enter");
+  await expect(reply).toHaveValue("");
+  const segments = log.getByRole("article", { name: "Message from pm-1" }).filter({ hasText: "Q4 2017 by customer segment" }).last();
+  await expect(segments).toBeVisible({ timeout: 60_000 });
+  for (const segment of ["Consumer", "Corporate", "Home Office"]) await expect(segments.getByRole("row", { name: new RegExp(`^${segment} `) }).first()).toBeVisible();
+  await expect(run.getByLabel("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
+  await expect(run).toContainText("4 of 4 tasks done");
 });

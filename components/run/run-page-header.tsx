@@ -83,7 +83,7 @@ function RecentRuns({ threadId, runId, onImport }: { threadId: string; runId: st
                   aria-current={r.run_id === runId ? "page" : undefined}
                   className={`flex items-center gap-2 px-3 py-1.5 text-[13px] hover:bg-hover ${r.run_id === runId ? "bg-accent-soft" : ""}`}
                 >
-                  <RunStateBadge state={r.state} />
+                  <RunStateBadge state={r.status ?? r.state} />
                   <span className="min-w-0 flex-1 truncate text-fg">{r.title ?? "Untitled run"}</span>
                   {r.forked_from && <ForkIcon size={12} className="shrink-0 text-fg-subtle" aria-label="fork" />}
                   <span className="shrink-0 text-[11px] tabular-nums text-fg-subtle">{whenLabel(r.started_at)}</span>

@@ -44,7 +44,9 @@ export interface AnswerableQuestion {
 export type ComposerTarget =
   | { kind: "new" }
   | { kind: "answer"; question: AnswerableQuestion }
-  | { kind: "thread"; parentId: string; label: string };
+  | { kind: "thread"; parentId: string; label: string }
+  /** A follow-up: a reply to an agent's message or result, which that agent carries on from (docs/channels.md "Follow-ups"). */
+  | { kind: "follow_up"; parentId: string; agent: Participant };
 
 /** What the channel can ask of the composer. */
 export interface ComposerHandle {
@@ -127,7 +129,7 @@ export function Composer({
     const body = text.trim();
     if (!body || send.isPending) return;
     send.mutate(
-      { text: body, replyTo: target.kind === "answer" ? target.question.id : target.kind === "thread" ? target.parentId : null },
+      { text: body, replyTo: target.kind === "answer" ? target.question.id : target.kind === "thread" || target.kind === "follow_up" ? target.parentId : null },
       {
         onSuccess: () => {
           setText("");
@@ -141,7 +143,14 @@ export function Composer({
 
   const error = send.isError ? send.error : null;
   const fieldLabel = label ?? `Message #${channelName}`;
-  const placeholder = answering ? `Answer ${displayName(answering.from)}…` : target.kind === "thread" ? "Reply in thread…" : `Message #${channelName}`;
+  const followUp = target.kind === "follow_up" ? target.agent : null;
+  const placeholder = answering
+    ? `Answer ${displayName(answering.from)}…`
+    : followUp
+      ? `Ask ${displayName(followUp)} a follow-up…`
+      : target.kind === "thread"
+        ? "Reply in thread…"
+        : `Message #${channelName}`;
   // What a mention does to a new request (the server reads the text the same way).
   const routedTo =
     target.kind !== "new" || !text.trim()
@@ -225,6 +234,18 @@ export function Composer({
             </button>
           </div>
         )}
+        {followUp && (
+          <div
+            role="group"
+            aria-label={`Follow-up for ${displayName(followUp)}`}
+            className="flex min-w-0 items-center gap-1.5 rounded-t-xl border-b border-line py-1 pl-3 pr-1.5 text-xs text-fg-muted"
+          >
+            <CornerDownRightIcon size={13} className="shrink-0 text-accent" />
+            <span className="min-w-0 truncate">
+              Follow-up for <span className="font-semibold text-fg">{displayName(followUp)}</span>: it carries on with this conversation
+            </span>
+          </div>
+        )}
         {target.kind === "thread" && (
           <div className="flex min-w-0 items-center gap-1.5 rounded-t-xl border-b border-line py-1 pl-3 pr-1.5 text-xs text-fg-muted">
             <MessageIcon size={12} className="shrink-0" />
@@ -263,7 +284,7 @@ export function Composer({
           />
           <button
             type="submit"
-            aria-label={answering ? `Send answer to ${displayName(answering.from)}` : target.kind === "thread" ? "Send reply" : "Send message"}
+            aria-label={answering ? `Send answer to ${displayName(answering.from)}` : followUp ? `Send follow-up to ${displayName(followUp)}` : target.kind === "thread" ? "Send reply" : "Send message"}
             disabled={!text.trim() || send.isPending}
             className="inline-flex h-8 w-8 shrink-0 items-center justify-center rounded-lg bg-accent text-accent-fg transition hover:brightness-110 disabled:bg-fg-muted/15 disabled:text-fg-subtle"
           >
@@ -299,7 +320,7 @@ export function Composer({
                 {" "}
                 · <kbd className="font-sans font-semibold">Esc</kbd> to send as a new request
               </>
-            ) : target.kind === "thread" ? null : (
+            ) : target.kind === "thread" || followUp ? null : (
               <>
                 {" "}
                 · <kbd className="font-sans font-semibold">@</kbd> to mention an agent or a capability

@@ -9,6 +9,8 @@ import type { RunSummary } from "@/lib/api/types";
 import type { Participant } from "@/lib/protocol";
 import { bareId as bare, displayName } from "@/components/events/participant";
 import { ChevronRightIcon } from "@/components/ui/icons";
+import { runsInProgressLabel } from "@/lib/fold/run-status";
+import { useMe } from "@/components/identity/me";
 
 /** The approval the banner points at: its id, the agent waiting, and its request's message id when loaded. */
 export interface BannerApproval {
@@ -35,8 +37,10 @@ export function RunBanner({
   onJumpToApproval?: (approval: BannerApproval) => void;
   onJumpToRun: (runId: string) => void;
 }) {
+  const me = useMe();
   const running = runs.filter((r) => r.state === "running");
   if (running.length === 0 && !question && !approval) return null;
+  const inProgress = runsInProgressLabel(running, me);
   const newest = running[running.length - 1];
   const count = running.length;
   const waiting = Boolean(question || approval);
@@ -60,9 +64,9 @@ export function RunBanner({
           <span className="relative inline-flex h-2 w-2 rounded-full bg-current" />
         </span>
         <span className="min-w-0 truncate">
-          {count > 0 && (
+          {count > 0 && inProgress && (
             <span className={waiting ? "max-sm:hidden" : ""}>
-              {count} run{count === 1 ? "" : "s"} in progress
+              {inProgress}
               {waiting && " · "}
             </span>
           )}

@@ -13,7 +13,8 @@
  */
 import Link from "next/link";
 import type { RunSummary } from "@/lib/api/types";
-import type { RunState } from "@/lib/fold/run-state";
+import { waitingLabel, type RunStatus } from "@/lib/fold/run-status";
+import { useMe } from "@/components/identity/me";
 import { bareId, displayName } from "@/components/events/participant";
 import { useThreadActions } from "@/components/events/thread-actions";
 import { Markdown } from "@/components/markdown/markdown";
@@ -25,8 +26,10 @@ import { formatDuration, formatFull } from "@/components/ui/time";
 import { excerpt } from "@/lib/fold/questions";
 import { Foldable } from "@/components/ui/foldable";
 
-const EDGE: Record<RunState, { bar: string; edge: string }> = {
+const EDGE: Record<RunStatus, { bar: string; edge: string }> = {
   running: { bar: "bg-info", edge: "border-l-info" },
+  waiting: { bar: "bg-warning", edge: "border-l-warning" },
+  not_done: { bar: "bg-fg-muted", edge: "border-l-fg-muted" },
   succeeded: { bar: "bg-success", edge: "border-l-success" },
   failed: { bar: "bg-danger", edge: "border-l-danger" },
   cancelled: { bar: "bg-fg-muted", edge: "border-l-fg-muted" },
@@ -34,8 +37,10 @@ const EDGE: Record<RunState, { bar: string; edge: string }> = {
 };
 
 /** How a run's outcome is headed and framed: a person's cancel is not an error. */
-const OUTCOME: Record<RunState, { label: string; box: string }> = {
+const OUTCOME: Record<RunStatus, { label: string; box: string }> = {
   running: { label: "Result", box: "border-line bg-sunken/60" },
+  waiting: { label: "Result", box: "border-line bg-sunken/60" },
+  not_done: { label: "Not done", box: "border-line bg-sunken/60" },
   succeeded: { label: "Result", box: "border-line bg-sunken/60" },
   failed: { label: "Error", box: "border-danger/30 bg-danger/[0.05]" },
   cancelled: { label: "Cancelled", box: "border-line bg-sunken/60" },
@@ -72,7 +77,9 @@ function Elapsed({ run }: { run: RunSummary }) {
 /** The card of one run (see the file comment). `inPane`: shown at the top of its own thread, whose header has the links. */
 export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boolean }) {
   const { jumpTo, replyTo, openThread } = useThreadActions();
-  const s = EDGE[run.state] ?? EDGE.running;
+  const me = useMe();
+  const status: RunStatus = run.status ?? run.state;
+  const s = EDGE[status] ?? EDGE.running;
   const total = Math.max(run.task_total, run.task_done);
   const pct = total ? Math.round((run.task_done / total) * 100) : 0;
   const title = run.title ?? "Untitled run";
@@ -87,7 +94,7 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
     >
       <div className="flex min-w-0 items-center gap-2">
         <ActivityIcon size={14} className="shrink-0 text-fg-muted" />
-        <RunStateBadge state={run.state} />
+        <RunStateBadge state={status} label={status === "waiting" ? waitingLabel(run, me) : undefined} />
         <h3 className="min-w-0 flex-1 truncate text-[13.5px] font-semibold text-fg" title={title}>
           {title}
         </h3>
@@ -157,9 +164,9 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
         </div>
       )}
       {run.outcome && (
-        <div className={`mt-2 rounded-md border px-2.5 py-1.5 ${OUTCOME[run.state].box}`}>
+        <div className={`mt-2 rounded-md border px-2.5 py-1.5 ${OUTCOME[status].box}`}>
           <p className="text-[11px] font-semibold text-fg-muted">
-            <span className="uppercase tracking-wide">{OUTCOME[run.state].label}</span>
+            <span className="uppercase tracking-wide">{OUTCOME[status].label}</span>
             {run.outcome.agent_id && run.state !== "cancelled" ? ` · ${bareId(run.outcome.agent_id)}` : ""}
           </p>
           <Foldable lines={6}>

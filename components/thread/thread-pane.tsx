@@ -130,8 +130,16 @@ export function ThreadPane({
   // × on the answer chip: reply in the thread instead of answering.
   const [declined, setDeclined] = useState<string | null>(null);
   const answer = answerTarget?.kind === "answer" && answerTarget.question.id !== declined ? answerTarget : null;
+  // In a run's thread, what a person writes carries the conversation on: an answer when an
+  // agent waits for one, else a follow-up to the agent that spoke to people last.
+  const followed = runId ? lastAgentWord(events) : root && isAgentWord(root) ? root : null;
   const composerTarget: ComposerTarget | null =
-    answer ?? (rootId ? { kind: "thread", parentId: rootId, label: runId ? "A reply in the run’s thread, for people: no agent is asked" : "Reply in thread" } : null);
+    answer ??
+    (followed
+      ? { kind: "follow_up", parentId: followed.id, agent: followed.from }
+      : rootId
+        ? { kind: "thread", parentId: rootId, label: "Reply in thread" }
+        : null);
 
   return (
     <aside aria-label={runId ? `Thread of run ${title}` : "Thread"} className="flex min-h-0 flex-col border-l border-line bg-canvas">
@@ -210,9 +218,32 @@ export function ThreadPane({
           onTargetChange={(t) => {
             if (t.kind === "new" && answer) setDeclined(answer.question.id);
           }}
-          label={composerTarget.kind === "answer" ? `Answer ${displayName(composerTarget.question.from)}` : "Reply in thread"}
+          label={
+            composerTarget.kind === "answer"
+              ? `Answer ${displayName(composerTarget.question.from)}`
+              : composerTarget.kind === "follow_up"
+                ? `Follow-up for ${displayName(composerTarget.agent)}`
+                : "Reply in thread"
+          }
         />
       )}
     </aside>
   );
 }
+
+/**
+ * The newest thing an agent said to people in a run's events: a message to people (not a
+ * question, which is answered instead) or a root task's result; what a follow-up replies to.
+ */
+function lastAgentWord(events: readonly StoredEvent[]): StoredEvent | null {
+  for (let i = events.length - 1; i >= 0; i--) if (isAgentWord(events[i]!)) return events[i]!;
+  return null;
+}
+
+/** An agent's message to people (not a question) or a root task's result. */
+function isAgentWord(e: StoredEvent): boolean {
+  if (e.from.role === "human" || e.from.agent_id.startsWith("user:") || e.from.agent_id === "agent:orchestrator") return false;
+  if (isEvent(e, "chat.message")) return !e.payload.expects_reply && e.to.some((t) => t.agent_id === "user" || t.agent_id.startsWith("user:"));
+  return isEvent(e, "task.result") && !e.parent_task_id;
+}
+

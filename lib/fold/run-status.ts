@@ -44,7 +44,7 @@ export function waitsOnYou(run: { waiting_on: readonly WaitingOn[] }, person: De
 }
 
 /** "Waiting on you", "Waiting on Dana" or "Waiting on an admin": who the run needs next, for `person` (null: signed out). */
-export function waitingLabel(run: { waiting_on: readonly WaitingOn[] }, person: Decider | null, nameOf: (id: string) => string = (id) => id): string {
+export function waitingLabel(run: { waiting_on: readonly WaitingOn[] }, person: Decider | null, nameOf: (id: string) => string = defaultName): string {
   if (waitsOnYou(run, person)) return "Waiting on you";
   const names = new Set<string>();
   for (const w of run.waiting_on) {
@@ -53,6 +53,20 @@ export function waitingLabel(run: { waiting_on: readonly WaitingOn[] }, person: 
     else for (const a of w.approvers) names.add(a.startsWith("role:") ? `an ${a.slice(5)}`.replace(/^an ([^aeiou])/, "a $1") : nameOf(a));
   }
   return names.size ? `Waiting on ${[...names].join(", ")}` : "Waiting";
+}
+
+/** A person's or agent's id as a label when no name is known: agents by their handle, people as "a teammate". */
+function defaultName(id: string): string {
+  return id.startsWith("user:") ? "a teammate" : id.replace(/^agent:/, "");
+}
+
+/** "2 running · 1 waiting on you · 1 waiting": the runs still going, for `person`; empty when none. */
+export function runsInProgressLabel(runs: readonly { status: RunStatus; waiting_on: readonly WaitingOn[] }[], person: Decider | null): string {
+  const running = runs.filter((r) => r.status === "running").length;
+  const waiting = runs.filter((r) => r.status === "waiting");
+  const onYou = waiting.filter((r) => waitsOnYou(r, person)).length;
+  const parts = [running ? `${running} running` : "", onYou ? `${onYou} waiting on you` : "", waiting.length - onYou ? `${waiting.length - onYou} waiting on others` : ""];
+  return parts.filter(Boolean).join(" · ");
 }
 
 /** How each status is named in the UI. */
