@@ -7,6 +7,8 @@
  *        → a new run whose root task (T1) goes to the agent the message @mentions, or is
  *          routed by the capabilities it @mentions (`@skill:research`), or else goes to the
  *          channel's entry agent; each with its routing.decision
+ *   a person's reply to an agent's message or result (`meta.follows`)
+ *        → a follow-up: a new root task of that run, requested of that agent (docs/channels.md)
  *   task.request to `agent:orchestrator` (requires[], prefers[], no fixed recipient)
  *        → the router (server/router/router.ts): routing.decision + the request to the chosen
  *          agent, or routing.failure (waiting, routed again when agents change, or failed)
