@@ -188,9 +188,9 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   // and answers for the period agreed above, by customer segment.
   await page.setViewportSize({ width: 1280, height: 800 });
   await run.getByRole("button", { name: /^Open the thread of / }).click();
-  const thread = page.getByRole("complementary", { name: "Thread of run Analyze last quarter's sales trends" });
-  await expect(thread.getByRole("group", { name: "Follow-up for pm-1" })).toContainText("it carries on with this conversation");
-  const reply = thread.getByRole("combobox", { name: "Follow-up for pm-1" });
+  const runThread = page.getByRole("complementary", { name: "Thread of run Analyze last quarter's sales trends" });
+  await expect(runThread.getByRole("group", { name: "Follow-up for pm-1" })).toContainText("it carries on with this conversation");
+  const reply = runThread.getByRole("combobox", { name: "Follow-up for pm-1" });
   await reply.fill("Now break it down by customer segment");
   await reply.press("Enter");
   await expect(reply).toHaveValue("");

@@ -101,20 +101,20 @@ test("a run of the built-in team waiting for an answer is cancelled from its car
   // @pm-1 by name: the channel has no entry agent of its own.
   await postMessage(request, thread.id, "@pm-1 Analyze last quarter's sales trends for the board");
   const card = log.getByRole("article", { name: /^Run: Analyze last quarter's sales trends for the board/ });
-  await expect(card.getByRole("button", { name: "Answer" })).toBeVisible({ timeout: 30_000 });
+  await expect(card.getByRole("textbox", { name: /^Answer / })).toBeVisible({ timeout: 30_000 });
 
   await card.getByRole("button", { name: "Cancel run" }).click();
   const dialog = page.getByRole("dialog", { name: "Cancel this run?" });
   await dialog.getByRole("button", { name: "Cancel run" }).click();
   await expect(card).toContainText(/Cancelled by [^:]+\./);
-  await expect(card.getByRole("button", { name: "Answer" })).toHaveCount(0);
+  await expect(card.getByRole("textbox", { name: /^Answer / })).toHaveCount(0);
   await expect(card.getByRole("button", { name: "Cancel run" })).toHaveCount(0);
   await serious(page, "a cancelled run's card");
   await page.screenshot({ path: info.outputPath("cancelled-card.png") });
 
   // Retry the run: pm-1 carries on and, its question closed with the cancel, asks it again.
   await card.getByRole("button", { name: "Retry the run" }).click();
-  await expect(card.getByRole("button", { name: "Answer" })).toBeVisible({ timeout: 30_000 });
+  await expect(card.getByRole("textbox", { name: /^Answer / })).toBeVisible({ timeout: 30_000 });
   await expect(card).toContainText("0 of 1 task done");
   // Then cancelled again.
   await expect(card.getByRole("button", { name: "Cancel run" })).toBeVisible();

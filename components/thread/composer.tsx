@@ -24,7 +24,10 @@ import type { Participant } from "@/lib/protocol";
 import { parseMentions } from "@/lib/mentions";
 import { displayName } from "@/components/events/participant";
 import { CloseIcon, CornerDownRightIcon, MessageIcon, RouteIcon, SendIcon } from "@/components/ui/icons";
+import { useMutation } from "@tanstack/react-query";
 import { useSendMessage } from "@/components/live/use-send-message";
+import { makeAnswer } from "@/components/live/api";
+import { ingestEvents } from "@/components/live/live-sync";
 import { useAgents } from "@/components/live/use-agents";
 import { readLocal, writeLocal } from "@/components/prefs/local-store";
 import { handleOf } from "./mention-complete";
@@ -98,6 +101,20 @@ export function Composer({
     setTextState(readLocal<string>(draftKey(draft), ""));
   }, [draft]);
   const send = useSendMessage(threadId);
+  // Right after a new request was sent while a question waited: offer to make it the answer.
+  const [meant, setMeant] = useState<{ messageId: string; question: AnswerableQuestion } | null>(null);
+  useEffect(() => {
+    if (!meant) return;
+    const t = setTimeout(() => setMeant(null), 30_000);
+    return () => clearTimeout(t);
+  }, [meant]);
+  const asAnswer = useMutation({
+    mutationFn: (m: { messageId: string; question: AnswerableQuestion }) => makeAnswer(threadId, m.messageId, m.question.id),
+    onSuccess: (event) => {
+      ingestEvents([event]);
+      setMeant(null);
+    },
+  });
   const area = useRef<HTMLTextAreaElement>(null);
   useImperativeHandle(ref, () => ({ focus: () => area.current?.focus() }), []);
   const mention = useMentionCompletion({
@@ -131,8 +148,10 @@ export function Composer({
     send.mutate(
       { text: body, replyTo: target.kind === "answer" ? target.question.id : target.kind === "thread" || target.kind === "follow_up" ? target.parentId : null },
       {
-        onSuccess: () => {
+        onSuccess: (event) => {
           setText("");
+          asAnswer.reset();
+          setMeant(target.kind === "new" && newest ? { messageId: event.id, question: newest } : null);
           if (target.kind === "answer") onTargetChange?.({ kind: "new" });
           onSent?.();
           area.current?.focus();
@@ -212,7 +231,31 @@ export function Composer({
             </button>
           </div>
         )}
-        {target.kind === "new" && newest && (
+        {target.kind === "new" && meant && (
+          <div role="status" aria-label="Sent as a new request" className="flex min-w-0 items-center gap-1.5 rounded-t-xl border-b border-line py-1 pl-3 pr-1.5 text-xs text-fg-muted">
+            <span className="min-w-0 flex-1 truncate">
+              {asAnswer.isError ? `Couldn’t make it the answer: ${asAnswer.error.message}` : `Sent as a new request. Meant as your answer to ${displayName(meant.question.from)}?`}
+            </span>
+            <button
+              type="button"
+              disabled={asAnswer.isPending}
+              onClick={() => asAnswer.mutate(meant)}
+              className="shrink-0 rounded px-1.5 py-0.5 font-semibold text-accent hover:bg-hover disabled:opacity-60"
+            >
+              Make it the answer
+            </button>
+            <button
+              type="button"
+              onClick={() => setMeant(null)}
+              aria-label="Keep it as a new request"
+              title="Keep it as a new request"
+              className="inline-flex h-6 w-6 shrink-0 items-center justify-center rounded text-fg-muted hover:bg-hover hover:text-fg"
+            >
+              <CloseIcon size={14} />
+            </button>
+          </div>
+        )}
+        {target.kind === "new" && newest && !meant && (
           <div
             role="group"
             aria-label="A question is waiting"

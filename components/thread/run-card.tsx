@@ -20,11 +20,12 @@ import { useThreadActions } from "@/components/events/thread-actions";
 import { Markdown } from "@/components/markdown/markdown";
 import { RunStateBadge } from "@/components/run/run-state-badge";
 import { CancelWork, RetryTask } from "@/components/run/work-controls";
-import { ActivityIcon, ClockIcon, CornerDownRightIcon, MessageIcon, ShieldIcon } from "@/components/ui/icons";
+import { ActivityIcon, ClockIcon, MessageIcon, ShieldIcon } from "@/components/ui/icons";
 import { formatClock, useNow } from "@/components/ui/use-now";
 import { formatDuration, formatFull } from "@/components/ui/time";
 import { excerpt } from "@/lib/fold/questions";
 import { Foldable } from "@/components/ui/foldable";
+import { InlineAnswer } from "./inline-answer";
 
 const EDGE: Record<RunStatus, { bar: string; edge: string }> = {
   running: { bar: "bg-info", edge: "border-l-info" },
@@ -76,7 +77,7 @@ function Elapsed({ run }: { run: RunSummary }) {
 
 /** The card of one run (see the file comment). `inPane`: shown at the top of its own thread, whose header has the links. */
 export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boolean }) {
-  const { jumpTo, replyTo, openThread } = useThreadActions();
+  const { jumpTo, openThread } = useThreadActions();
   const me = useMe();
   const status: RunStatus = run.status ?? run.state;
   const s = EDGE[status] ?? EDGE.running;
@@ -129,21 +130,14 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
         </ul>
       )}
       {question && (
-        <div className="mt-2 flex min-w-0 flex-wrap items-center gap-2 rounded-md border border-warning/30 bg-warning/[0.07] px-2 py-1.5 text-xs">
-          <span className="min-w-0 flex-1">
+        <div className="mt-2 min-w-0 rounded-md border border-warning/30 bg-warning/[0.07] px-2 py-1.5 text-xs">
+          <p className="min-w-0">
             <span className="font-semibold text-fg">{displayName(question.from)} asks:</span>{" "}
             <button type="button" className="text-left text-fg hover:underline" onClick={() => jumpTo(question.id) || openThread({ run_id: run.run_id })}>
               {excerpt(question.text, 140)}
             </button>
-          </span>
-          <button
-            type="button"
-            onClick={() => replyTo(question.id)}
-            className="inline-flex h-7 shrink-0 items-center gap-1.5 rounded-md bg-accent px-2.5 font-semibold text-accent-fg hover:brightness-110"
-          >
-            <CornerDownRightIcon size={13} />
-            Answer
-          </button>
+          </p>
+          <InlineAnswer threadId={run.thread_id} questionId={question.id} asker={displayName(question.from)} />
         </div>
       )}
       {approval && (

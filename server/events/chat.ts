@@ -19,7 +19,7 @@
  * - a person's message: a reply in its thread, addressed to nobody (`to: []`), starting no work.
  */
 import { z } from "zod";
-import { isEvent, makeMessage, newId, type ClutchMessage } from "@/lib/protocol";
+import { isEvent, makeMessage, newId, type ClutchMessage, type StoredEvent } from "@/lib/protocol";
 import { ClutchError } from "../errors";
 import type { Queries } from "./queries";
 import { conversationIds } from "./threads";
@@ -118,4 +118,33 @@ export async function personMessage(
     ...(parent?.kind === "follow_up" ? { meta: { follows: parent.id } } : {}),
     ...(idempotency_key ? { idempotency_key } : {}),
   });
+}
+
+/**
+ * "Make it the answer" (docs/channels.md "Answer where the question is"): the person's new message
+ * `message_id` was meant as the answer to question `question_id`. Returns the answer to append: a
+ * copy of the message's text that names the question, with `meta.instead_of` naming the message;
+ * when the orchestrator meets it, it cancels the run the message had started (server/orchestrator).
+ * Made before (the same message), it is `{ existing }`, the stored answer.
+ * Throws unknown_message (422) when `message_id` is not the sender's own new message in this
+ * channel; the question's checks are personMessage's (422 unknown_message, 409 already_answered).
+ */
+export async function answerInstead(
+  queries: Queries,
+  thread_id: string,
+  message_id: string,
+  question_id: string,
+  sender: { agent_id: string; display_name: string },
+  isAgent: (agent_id: string) => boolean = () => false,
+): Promise<{ message: ClutchMessage } | { existing: StoredEvent }> {
+  const sent = await queries.eventInThread(thread_id, message_id);
+  if (!sent || !isEvent(sent, "chat.message") || sent.from.agent_id !== sender.agent_id || sent.payload.reply_to) {
+    throw new ClutchError("unknown_message", `${message_id} is not a new message of yours in this channel`, 422);
+  }
+  const idempotency_key = `instead-of:${message_id}`;
+  const made = await queries.eventByIdempotencyKey(idempotency_key);
+  if (made) return { existing: made };
+  const answer = await personMessage(queries, thread_id, { text: sent.payload.text, reply_to: question_id, idempotency_key }, sender, isAgent);
+  if (answer.to[0]?.agent_id === undefined || answer.meta?.follows) throw new ClutchError("unknown_message", `${question_id} is not a question that waits for an answer`, 422);
+  return { message: { ...answer, meta: { ...answer.meta, instead_of: message_id } } };
 }

@@ -7,6 +7,7 @@
  *        → a new run whose root task (T1) goes to the agent the message @mentions, or is
  *          routed by the capabilities it @mentions (`@skill:research`), or else goes to the
  *          channel's entry agent; each with its routing.decision
+ *   a person's answer made of their new message (`meta.instead_of`) → cancel the run it started
  *   a person's reply to an agent's message or result (`meta.follows`)
  *        → a follow-up: a new root task of that run, requested of that agent (docs/channels.md)
  *   task.request to `agent:orchestrator` (requires[], prefers[], no fixed recipient)
@@ -51,6 +52,8 @@ import type { AgentRegistry } from "../router/registry";
 import { Deadlines } from "../lifecycle/deadlines";
 import { compensate } from "../lifecycle/compensation";
 import { clutchTaskError } from "../lifecycle/task-error";
+import { cancelRun } from "../lifecycle/cancel";
+import { ClutchError } from "../errors";
 import type { ToolCaller } from "../agents/actions";
 import type { DispatchJob } from "../dispatch/queue";
 
@@ -335,6 +338,7 @@ export class Orchestrator {
       return this.openRun(ev, channel);
     }
     if (ev.from.role === "human" && typeof ev.meta?.follows === "string") return this.openFollowUp(ev, ev.meta.follows);
+    if (ev.from.role === "human" && typeof ev.meta?.instead_of === "string") await this.withdrawRequest(ev, ev.meta.instead_of);
     for (const { agent_id } of ev.to) {
       if (!this.isAgent(agent_id) || agent_id === ev.from.agent_id) continue;
       const task = await this.task(ev.task_id);
@@ -399,6 +403,21 @@ export class Orchestrator {
       }),
       makeMessage({ type: "task.request", ...at, from: ORCHESTRATOR, to: [{ agent_id: selected }], payload: request, idempotency_key: `open-run:${ev.id}` }),
     ]);
+  }
+
+  /**
+   * An answer the person made of their new message (server/events/chat.ts `answerInstead`):
+   * the run that message started is cancelled, saying why. Reactions run in seq order, so the
+   * run was opened (or not, for a channel without an entry agent) before this runs.
+   */
+  private async withdrawRequest(answer: StoredEventOf<"chat.message">, message_id: string): Promise<void> {
+    const opened = await this.store.queries.eventByIdempotencyKey(`open-run:${message_id}`);
+    if (!opened) return;
+    const by = { agent_id: answer.from.agent_id, role: "human" as const, ...(answer.from.display_name ? { display_name: answer.from.display_name } : {}) };
+    const asker = answer.to[0]?.agent_id.replace(/^agent:/, "") ?? "an agent";
+    await cancelRun(this.store, opened.run_id, by, `the message was meant as the answer to ${asker}'s question`).catch((err: unknown) => {
+      if (!(err instanceof ClutchError && err.code === "run_ended")) throw err;
+    });
   }
 
   /**
