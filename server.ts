@@ -28,6 +28,7 @@ const clutch = await createClutch({
   registry: config.registry,
   admin: config.admin,
   publicUrl: config.publicUrl,
+  port: config.port,
   allChannels: true,
   defaultChannel: true,
   modelFor: (agent) => {
