@@ -56,5 +56,5 @@ export function originProblem(request: Request, s: OriginSettings): string | nul
   if (s.publicUrl) {
     return `this page's address (${origin}) is not Clutch's public URL (CLUTCH_PUBLIC_URL=${s.publicUrl}): open Clutch at ${trusted[0]}, or set CLUTCH_PUBLIC_URL to the address people open`;
   }
-  return `this page's address (${origin}) is not the address this request came to (${hostOf(request) ?? "unknown"}${s.port ? ` on port ${s.port}` : ""}), as happens behind a proxy: set CLUTCH_PUBLIC_URL to the address people open (e.g. CLUTCH_PUBLIC_URL=${origin})`;
+  return `this sign-in comes from a page at ${origin}, but the request came to ${hostOf(request) ?? "another address"}; without CLUTCH_PUBLIC_URL Clutch trusts only the address it is reached at${s.port ? ` on its port ${s.port}` : ""}. If people open Clutch at ${origin} (through a proxy, say), set CLUTCH_PUBLIC_URL=${origin}`;
 }
