@@ -9,8 +9,11 @@ import net from "node:net";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "@/server/config";
 import { createClutchHttpServer, httpServerOptions } from "@/server/http/timeouts";
 
+/** An environment of just `vars` (NODE_ENV test). */
+const env = (vars: Record<string, string>): NodeJS.ProcessEnv => ({ NODE_ENV: "test", ...vars });
 const LIMITS = { headersMs: 1_000, requestMs: 2_500 };
 /** How far past a limit the connection may still be open. */
 const SLACK_MS = 1_200;
@@ -90,5 +93,11 @@ describe("HTTP time limits", () => {
     expect(defaults).toMatchObject({ headersTimeout: 10_000, requestTimeout: 60_000 });
     expect(defaults.connectionsCheckingInterval).toBeLessThanOrEqual(1_000);
     expect(() => httpServerOptions({ headersMs: 5_000, requestMs: 1_000 })).toThrow(/at least the headers limit/);
+  });
+
+  it("the limits come from CLUTCH_HEADERS_TIMEOUT_SEC and CLUTCH_REQUEST_TIMEOUT_SEC", () => {
+    expect(loadConfig(env({})).timeouts).toEqual({ headersMs: 10_000, requestMs: 60_000 });
+    expect(loadConfig(env({ CLUTCH_HEADERS_TIMEOUT_SEC: "2", CLUTCH_REQUEST_TIMEOUT_SEC: "5.5" })).timeouts).toEqual({ headersMs: 2_000, requestMs: 5_500 });
+    expect(() => loadConfig(env({ CLUTCH_HEADERS_TIMEOUT_SEC: "30", CLUTCH_REQUEST_TIMEOUT_SEC: "10" }))).toThrow(/CLUTCH_REQUEST_TIMEOUT_SEC must be at least CLUTCH_HEADERS_TIMEOUT_SEC/);
   });
 });

@@ -16,6 +16,7 @@ import { newId } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import { CLIENT_ADDRESS_HEADER, clientAddress, parseTrustedProxies } from "@/server/http/client-address";
 import { frontDoor } from "@/server/http/front-door";
+import { loadConfig } from "@/server/config";
 import { originProblem, trustedOrigins } from "@/server/auth/origins";
 import { SYSTEM } from "@/server/auth/principal";
 import * as authRoute from "@/app/api/auth/[...all]/route";
@@ -23,6 +24,8 @@ import * as peopleRoute from "@/app/api/people/route";
 import * as unlockRoute from "@/app/api/people/[user_id]/sign-in-lock/route";
 import { requestAs, testClutch, testPerson, type TestPrincipal } from "./helpers";
 
+/** An environment of just `vars` (NODE_ENV test). */
+const env = (vars: Record<string, string>): NodeJS.ProcessEnv => ({ NODE_ENV: "test", ...vars });
 const PORT = 3000;
 const BACKOFF_MS = 1_500;
 const POLICY = {
@@ -153,6 +156,13 @@ describe("password guessing", () => {
     expect((await signIn(email, PASSWORD, freshAddress())).status).toBe(200);
   });
 
+  it("a burst of parallel guesses meets the limit too: each attempt is counted before its password is checked", async () => {
+    const { email } = await newPerson("Burst");
+    const statuses = (await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(email, `parallel guess ${i}`, freshAddress())))).map((r) => r.status);
+    expect(statuses.filter((s) => s === 401).length).toBe(POLICY.account.backoffAfter);
+    expect(statuses.filter((s) => s === 429).length).toBe(20 - POLICY.account.backoffAfter);
+  });
+
   it("a successful sign-in starts the account's count again", async () => {
     const { email } = await newPerson("Typo");
     const address = freshAddress();
@@ -190,6 +200,12 @@ describe("the client's address", () => {
     expect(clientAddress("203.0.113.9", "6.6.6.6", trusted)).toBe("203.0.113.9");
     expect(() => parseTrustedProxies("10.0.0.0/8, proxy.local")).toThrow(/"proxy.local" is not an IP address or a CIDR/);
     expect(() => parseTrustedProxies("10.0.0.0/33")).toThrow(/not an IP address or a CIDR/);
+  });
+
+  it("CLUTCH_TRUSTED_PROXIES is read at start; a bad entry stops the server naming it", () => {
+    expect(loadConfig(env({ CLUTCH_TRUSTED_PROXIES: "10.0.0.5, 10.1.0.0/16" })).trustedProxies.has("10.1.200.3")).toBe(true);
+    expect(loadConfig(env({})).trustedProxies.entries).toEqual([]);
+    expect(() => loadConfig(env({ CLUTCH_TRUSTED_PROXIES: "10.0.0.5, my-proxy" }))).toThrow(/CLUTCH_TRUSTED_PROXIES: "my-proxy" is not an IP address/);
   });
 });
 

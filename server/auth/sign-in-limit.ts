@@ -7,9 +7,12 @@
  * Within a window (15 min) failures count up. From `backoffAfter` failures on, each attempt must
  * wait a back-off after the last failure (1 s, doubling, at most 60 s); at `lockAfter` failures
  * the account or address is locked for `lockMs` (15 min). A refused attempt is not checked
- * against the password and not counted. A successful sign-in clears its account's count (not
- * its address's, or one's own account would reset an address's guesses); an admin lifts an
- * account's lock with `unlock`. After a window or a lock ends, the count starts again.
+ * against the password and not counted. Every other attempt is counted as a failure before its
+ * password is checked (`begin`), so a burst of parallel guesses meets the limit too; a
+ * successful sign-in then clears its account's count and takes back its address's failure (an
+ * address's earlier failures stay, or one's own account would reset an address's guesses). An
+ * admin lifts an account's lock with `unlock`. After a window or a lock ends, the count starts
+ * again.
  */
 import { z } from "zod";
 import type { Db } from "../db/client";
@@ -67,6 +70,7 @@ type Row = z.infer<typeof Row>;
 
 const accountKey = (email: string) => `account:${email.trim().toLowerCase()}`;
 const addressKey = (address: string) => `address:${address}`;
+const scopeOf = (key: string): Scope => (key.startsWith("account:") ? "account" : "address");
 
 export class SignInLimit {
   readonly policy: SignInLimitPolicy;
@@ -78,18 +82,19 @@ export class SignInLimit {
     this.policy = { ...DEFAULT_SIGN_IN_POLICY, ...policy };
   }
 
-  private async rows(keys: string[]): Promise<Row[]> {
-    const rows = await this.db.$queryRaw<unknown[]>`
-      SELECT key, failures, window_start, last_failure_at, locked_until, now() AS now
-      FROM sign_in_limits WHERE key = ANY(${keys}::text[])`;
-    return rows.map((r) => Row.parse(r));
+  /** `row` as it counts now: a lock or a window that ended starts the count again. */
+  private current(row: Row): Row {
+    const now = row.now.getTime();
+    const lockEnded = row.locked_until !== null && row.locked_until.getTime() <= now;
+    const windowEnded = row.locked_until === null && row.window_start.getTime() + this.policy.windowMs <= now;
+    return lockEnded || windowEnded ? { ...row, failures: 0, window_start: row.now, locked_until: null } : row;
   }
 
-  /** Why `row` refuses an attempt now, or null (the database's clock, so nodes agree). */
-  private refusal(row: Row, scope: Scope): Refusal | null {
+  /** Why `row` (current) refuses an attempt now, or null. Times are the database's, so nodes agree. */
+  private refusal(row: Row): Refusal | null {
+    const scope = scopeOf(row.key);
     const now = row.now.getTime();
-    if (row.locked_until && row.locked_until.getTime() > now) return { code: "sign_in_locked", scope, retry_ms: row.locked_until.getTime() - now, failures: row.failures };
-    if (row.locked_until || row.window_start.getTime() + this.policy.windowMs <= now) return null;
+    if (row.locked_until) return { code: "sign_in_locked", scope, retry_ms: row.locked_until.getTime() - now, failures: row.failures };
     const { backoffAfter } = this.policy[scope];
     if (row.failures < backoffAfter) return null;
     const wait = Math.min(this.policy.maxBackoffMs, this.policy.backoffMs * 2 ** (row.failures - backoffAfter));
@@ -98,45 +103,62 @@ export class SignInLimit {
   }
 
   /**
-   * May `email` try a password from `address` now? Resolves null, or the refusal (the lock
-   * before a back-off, the account before the address).
+   * Reserve a sign-in attempt of `email` from `address`, before its password is checked.
+   * Resolves the refusal (the lock before a back-off, the account before the address), or null:
+   * then the attempt is already counted as a failure (and may have locked), so parallel attempts
+   * cannot slip past the limit together; settle it with `succeeded` or `voided`. The rows of
+   * both keys are locked for the check and the count (one transaction).
    */
-  async check(email: string, address: string): Promise<Refusal | null> {
-    const rows = await this.rows([accountKey(email), addressKey(address)]);
-    const refusals = rows.map((r) => this.refusal(r, r.key.startsWith("account:") ? "account" : "address")).filter((r): r is Refusal => r !== null);
-    refusals.sort((a, b) => (a.code === b.code ? (a.scope === "account" ? -1 : 1) : a.code === "sign_in_locked" ? -1 : 1));
-    return refusals[0] ?? null;
+  async begin(email: string, address: string): Promise<Refusal | null> {
+    const keys = [accountKey(email), addressKey(address)].sort();
+    return this.db.$transaction(async (tx) => {
+      await tx.$executeRaw`
+        INSERT INTO sign_in_limits (key, failures, window_start, last_failure_at)
+        SELECT k, 0, now(), now() FROM unnest(${keys}::text[]) AS k ORDER BY k
+        ON CONFLICT (key) DO NOTHING`;
+      const locked = await tx.$queryRaw<unknown[]>`
+        SELECT key, failures, window_start, last_failure_at, locked_until, now() AS now
+        FROM sign_in_limits WHERE key = ANY(${keys}::text[]) ORDER BY key FOR UPDATE`;
+      const rows = locked.map((r) => this.current(Row.parse(r)));
+      const refusals = rows.map((r) => this.refusal(r)).filter((r): r is Refusal => r !== null);
+      refusals.sort((a, b) => (a.code === b.code ? (a.scope === "account" ? -1 : 1) : a.code === "sign_in_locked" ? -1 : 1));
+      if (refusals[0]) return refusals[0];
+      for (const r of rows) {
+        const failures = r.failures + 1;
+        const lockedUntil = failures >= this.policy[scopeOf(r.key)].lockAfter ? new Date(r.now.getTime() + this.policy.lockMs) : null;
+        await tx.$executeRaw`
+          UPDATE sign_in_limits SET failures = ${failures}, window_start = ${r.window_start}, last_failure_at = ${r.now}, locked_until = ${lockedUntil}
+          WHERE key = ${r.key}`;
+      }
+      return null;
+    });
   }
 
-  /** Count a failed sign-in of `email` from `address`. Resolves the account's lock when this failure locked it. */
-  async fail(email: string, address: string): Promise<{ locked: Scope[] }> {
-    const locked: Scope[] = [];
-    for (const [scope, key] of [["account", accountKey(email)], ["address", addressKey(address)]] as const) {
-      const { lockAfter } = this.policy[scope];
-      const window = `${Math.round(this.policy.windowMs)} milliseconds`;
-      const lock = `${Math.round(this.policy.lockMs)} milliseconds`;
-      // A window or lock that ended starts the count again; reaching lockAfter locks.
-      const [row] = await this.db.$queryRaw<{ locked: boolean }[]>`
-        INSERT INTO sign_in_limits AS l (key, failures, window_start, last_failure_at, locked_until)
-        VALUES (${key}, 1, now(), now(), CASE WHEN 1 >= ${lockAfter}::int THEN now() + ${lock}::interval END)
-        ON CONFLICT (key) DO UPDATE SET
-          failures = CASE WHEN l.locked_until <= now() OR l.window_start <= now() - ${window}::interval THEN 1 ELSE l.failures + 1 END,
-          window_start = CASE WHEN l.locked_until <= now() OR l.window_start <= now() - ${window}::interval THEN now() ELSE l.window_start END,
-          last_failure_at = now(),
-          locked_until = CASE
-            WHEN (CASE WHEN l.locked_until <= now() OR l.window_start <= now() - ${window}::interval THEN 1 ELSE l.failures + 1 END) >= ${lockAfter}::int
-              THEN GREATEST(COALESCE(l.locked_until, now()), now() + ${lock}::interval)
-            WHEN l.locked_until <= now() THEN NULL
-            ELSE l.locked_until END
-        RETURNING (locked_until IS NOT NULL AND locked_until > now()) AS locked`;
-      if (row?.locked) locked.push(scope);
-    }
-    return { locked };
-  }
-
-  /** A successful sign-in of `email`: its account's count starts again. */
-  async succeed(email: string): Promise<void> {
+  /** The attempt `begin` counted signed in: its account's count starts again; its address's failure is taken back. */
+  async succeeded(email: string, address: string): Promise<void> {
     await this.db.$executeRaw`DELETE FROM sign_in_limits WHERE key = ${accountKey(email)}`;
+    await this.uncount(addressKey(address));
+  }
+
+  /** The attempt `begin` counted checked no password (a malformed request, an error): take it back. */
+  async voided(email: string, address: string): Promise<void> {
+    await this.uncount(accountKey(email));
+    await this.uncount(addressKey(address));
+  }
+
+  private async uncount(key: string): Promise<void> {
+    const { lockAfter } = this.policy[scopeOf(key)];
+    await this.db.$executeRaw`
+      UPDATE sign_in_limits SET failures = GREATEST(failures - 1, 0),
+        locked_until = CASE WHEN failures - 1 < ${lockAfter}::int THEN NULL ELSE locked_until END
+      WHERE key = ${key}`;
+  }
+
+  /** Whether `email`'s account is locked now (after a failed attempt, for the log). */
+  async isLocked(email: string): Promise<boolean> {
+    const rows = await this.db.$queryRaw<{ n: bigint }[]>`
+      SELECT count(*) AS n FROM sign_in_limits WHERE key = ${accountKey(email)} AND locked_until > now()`;
+    return Number(rows[0]?.n ?? 0) > 0;
   }
 
   /** Lift `email`'s lock and clear its count. Resolves true when there was a lock. */

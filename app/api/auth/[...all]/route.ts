@@ -9,8 +9,9 @@
  * - a browser's `Origin` must be one sign-in trusts (server/auth/origins.ts), else
  *   403 invalid_origin with a message naming CLUTCH_PUBLIC_URL;
  * - a sign-in must not be locked or backing off for its account or its client address
- *   (server/auth/sign-in-limit.ts), else 429 sign_in_locked / rate_limited with Retry-After; its
- *   failure (better-auth's 401) is counted, its success clears the account's count. A sign-in
+ *   (server/auth/sign-in-limit.ts), else 429 sign_in_locked / rate_limited with Retry-After. The
+ *   attempt is counted as a failure before better-auth checks the password; a success (200)
+ *   clears the account's count, an answer that checked no password takes it back. A sign-in
  *   whose body is not JSON with an email is refused here (400 invalid_body, 413 body_too_large
  *   past 16 KiB), so better-auth never checks a password these limits did not see.
  */
@@ -69,15 +70,19 @@ async function signIn(req: Request, post: (req: Request) => Promise<Response>): 
   if (!body.success) return error("invalid_body", "sign in with a JSON body { \"email\": \"…\", \"password\": \"…\" } (content-type: application/json)", 400);
   const email = body.data.email.trim().toLowerCase();
   const address = req.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
-  const refusal = await identity.signIns.check(email, address);
+  const refusal = await identity.signIns.begin(email, address);
   if (refusal) return refused(refusal);
-  const res = await post(req);
-  if (res.status === 401) {
-    const { locked } = await identity.signIns.fail(email, address);
-    if (locked.length) log.warn({ email, address, locked }, "sign-in locked after too many failed attempts");
-  } else if (res.ok) {
-    await identity.signIns.succeed(email);
+  let res: Response;
+  try {
+    res = await post(req);
+  } catch (err) {
+    await identity.signIns.voided(email, address);
+    throw err;
   }
+  // begin() counted the attempt as a failure; a success or an answer that checked no password takes it back.
+  if (res.ok) await identity.signIns.succeeded(email, address);
+  else if (res.status !== 401) await identity.signIns.voided(email, address);
+  else if (await identity.signIns.isLocked(email)) log.warn({ email, address }, "sign-in locked after too many failed attempts");
   return res;
 }
 
