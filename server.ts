@@ -2,7 +2,6 @@
  * The custom server: Clutch (server/clutch.ts), with Next.js and Socket.IO on one HTTP port
  * (docs/architecture.md, "Layers"). Start with `npm start` (production build) or `npm run dev`.
  */
-import { createServer } from "node:http";
 import nextEnv from "@next/env";
 import next from "next";
 import { loadPlaybooks, modelFromEnv } from "./server/agents/models";
@@ -12,6 +11,7 @@ import { log } from "./server/log";
 import { startAgentsFeed } from "./server/realtime/agents-feed";
 import { RealtimeGateway } from "./server/realtime/gateway";
 import { contentSecurityPolicy, frontDoor } from "./server/http/front-door";
+import { createClutchHttpServer } from "./server/http/timeouts";
 import { parseImageHosts } from "./lib/image-hosts";
 import { a2aApp, isA2APath } from "./server/adapters/a2a/server";
 import { startRealtimeProcess } from "./server/realtime/process";
@@ -28,6 +28,7 @@ const clutch = await createClutch({
   registry: config.registry,
   admin: config.admin,
   publicUrl: config.publicUrl,
+  port: config.port,
   allChannels: true,
   defaultChannel: true,
   modelFor: (agent) => {
@@ -38,7 +39,7 @@ const clutch = await createClutch({
 });
 
 /** A request's headers must arrive within 10 s and its whole body within 60 s (docs/limits.md). */
-const httpServer = createServer({ headersTimeout: 10_000, requestTimeout: 60_000 });
+const httpServer = createClutchHttpServer(config.timeouts);
 const app = next({ dev: config.dev, hostname: "localhost", port: config.port, httpServer });
 const handle = app.getRequestHandler();
 await app.prepare();
@@ -49,7 +50,7 @@ const a2a = a2aApp(clutch, config.publicUrl ?? `http://localhost:${config.port}`
 // does not share this event loop (server/realtime/process.ts).
 const realtime = config.realtime === "process" ? await startRealtimeProcess({ env: process.env }) : null;
 httpServer.on("request", (req, res) => {
-  if (frontDoor(req, res, csp)) return;
+  if (frontDoor(req, res, csp, config.trustedProxies)) return;
   if (realtime?.isSocketPath(req.url)) realtime.proxy(req, res);
   else if (isA2APath((req.url ?? "/").split("?")[0]!)) a2a(req, res);
   else void handle(req, res);

@@ -26,6 +26,7 @@ import { McpToolCaller } from "./agents/tool-caller";
 import { ArtifactStore } from "./artifacts/store";
 import { authSecret, createAuth } from "./auth/auth";
 import { Identity } from "./auth/identity";
+import type { SignInLimitPolicy } from "./auth/sign-in-limit";
 import { openEventLog } from "./events/open";
 import type { EventStore } from "./events/store";
 import type { EventTail } from "./events/tail";
@@ -75,6 +76,10 @@ export interface ClutchOptions {
   admin?: { email: string; password: string; name?: string };
   /** The app's public URL (CLUTCH_PUBLIC_URL), for sign-in's origin checks; unset: taken from each request. */
   publicUrl?: string;
+  /** The server's own HTTP port: without publicUrl, sign-in trusts the page's address on this port (default: any). */
+  port?: number;
+  /** Limits on failed sign-ins (server/auth/sign-in-limit.ts; default DEFAULT_SIGN_IN_POLICY). */
+  signInPolicy?: Partial<SignInLimitPolicy>;
   /** The clock of presence and deadlines, ms since the epoch (default Date.now; tests swap it). */
   clock?: () => number;
   /**
@@ -231,8 +236,9 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   store.setPayloadCheck((messages) => schemas.checkMessages(messages));
   const registry = new AgentRegistry({ config: { ...workspace.registry, ...options.registry }, ...(options.clock ? { now: options.clock } : {}) });
   const serverSecret = authSecret(options.dataDir);
-  const auth = createAuth(eventLog.db, { secret: serverSecret, baseURL: options.publicUrl });
-  const identity = new Identity(eventLog.db, store, auth, (id) => registry.get(id)?.card);
+  const origins = { ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}), ...(options.port ? { port: options.port } : {}) };
+  const auth = createAuth(eventLog.db, { secret: serverSecret, origins });
+  const identity = new Identity(eventLog.db, store, auth, (id) => registry.get(id)?.card, { origins, signInPolicy: options.signInPolicy });
   if (options.admin) await identity.ensureAdmin(options.admin);
   await registry.load(store.queries);
   const unfollow = tail.subscribe((ev) => void registry.apply(ev));

@@ -20,11 +20,17 @@
  *   CLUTCH_REALTIME  where Socket.IO runs: "inline" (in the server's process, the default, and
  *                   the only choice on the embedded database) or "process" (a process of its own,
  *                   PostgreSQL only; server/realtime/process.ts)
+ *   CLUTCH_HEADERS_TIMEOUT_SEC, CLUTCH_REQUEST_TIMEOUT_SEC  time for a request's headers
+ *                   (default 10) and for the whole request (default 60); docs/limits.md
+ *   CLUTCH_TRUSTED_PROXIES  comma-separated IPs or CIDRs of the reverse proxies in front of
+ *                   Clutch, whose X-Forwarded-For is believed (docs/deploy.md); unset: none
  *
  * Throws a ZodError-derived Error with a readable message when a value is invalid.
  */
 import path from "node:path";
 import { z } from "zod";
+import { parseTrustedProxies, type TrustedProxies } from "./http/client-address";
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, type HttpTimeouts } from "./http/timeouts";
 
 const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -45,6 +51,19 @@ const ConfigSchema = z.object({
   CLUTCH_ADMIN_NAME: z.string().trim().max(80, "CLUTCH_ADMIN_NAME is at most 80 characters").optional().transform((v) => v || undefined),
   CLUTCH_PUBLIC_URL: z.url("CLUTCH_PUBLIC_URL must be a URL").optional().or(z.literal("").transform(() => undefined)),
   CLUTCH_REALTIME: z.enum(["process", "inline"], "CLUTCH_REALTIME must be process or inline").optional(),
+  CLUTCH_HEADERS_TIMEOUT_SEC: z.coerce.number().positive("CLUTCH_HEADERS_TIMEOUT_SEC must be a positive number of seconds").max(3600).default(DEFAULT_HEADERS_TIMEOUT_MS / 1000),
+  CLUTCH_REQUEST_TIMEOUT_SEC: z.coerce.number().positive("CLUTCH_REQUEST_TIMEOUT_SEC must be a positive number of seconds").max(3600).default(DEFAULT_REQUEST_TIMEOUT_MS / 1000),
+  CLUTCH_TRUSTED_PROXIES: z.string().optional().transform((v, ctx) => {
+    try {
+      return parseTrustedProxies(v);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: `CLUTCH_TRUSTED_PROXIES: ${(err as Error).message}` });
+      return z.NEVER;
+    }
+  }),
+}).refine((c) => c.CLUTCH_REQUEST_TIMEOUT_SEC >= c.CLUTCH_HEADERS_TIMEOUT_SEC, {
+  path: ["CLUTCH_REQUEST_TIMEOUT_SEC"],
+  message: "CLUTCH_REQUEST_TIMEOUT_SEC must be at least CLUTCH_HEADERS_TIMEOUT_SEC",
 }).refine((c) => Boolean(c.CLUTCH_ADMIN_EMAIL) === Boolean(c.CLUTCH_ADMIN_PASSWORD), {
   path: ["CLUTCH_ADMIN_PASSWORD"],
   message: "set both CLUTCH_ADMIN_EMAIL and CLUTCH_ADMIN_PASSWORD, or neither",
@@ -66,6 +85,10 @@ export interface ClutchConfig {
   publicUrl: string | undefined;
   /** Socket.IO in a process of its own (PostgreSQL only) or in the server's. */
   realtime: "process" | "inline";
+  /** The HTTP server's time limits (server/http/timeouts.ts). */
+  timeouts: HttpTimeouts;
+  /** CLUTCH_TRUSTED_PROXIES, parsed (server/http/client-address.ts). */
+  trustedProxies: TrustedProxies;
 }
 
 /** The configuration read from `env` (defaults to process.env). */
@@ -92,5 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ClutchConfig {
     publicUrl: c.CLUTCH_PUBLIC_URL,
     // The embedded database serves one process.
     realtime: c.DATABASE_URL ? (c.CLUTCH_REALTIME ?? "inline") : "inline",
+    timeouts: { headersMs: c.CLUTCH_HEADERS_TIMEOUT_SEC * 1000, requestMs: c.CLUTCH_REQUEST_TIMEOUT_SEC * 1000 },
+    trustedProxies: c.CLUTCH_TRUSTED_PROXIES,
   };
 }

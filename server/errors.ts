@@ -42,6 +42,7 @@ export const ERROR_STATUS = {
   unauthenticated: [401],
   forbidden: [403],
   cross_site_request: [403],
+  invalid_origin: [403],
   invite_only: [403],
   from_mismatch: [403],
   reserved_type: [403],
@@ -93,6 +94,7 @@ export const ERROR_STATUS = {
   unknown_message: [422],
   unknown_member: [422],
   rate_limited: [429],
+  sign_in_locked: [429],
   // 5xx: not the client's fault; nothing was stored
   internal: [500],
   database_unavailable: [503],

@@ -130,6 +130,7 @@ const MATRIX: Record<string, { call: (f: Fixtures) => Call; expect: Expect }> = 
   "DELETE /api/invites/[invite_id]": { call: () => ({ url: "/api/invites/inv_x", params: { invite_id: "inv_x" } }), expect: admins(200) },
   "GET /api/people": { call: () => ({ url: "/api/people" }), expect: signedIn(200) },
   "PATCH /api/people/[user_id]": { call: (f) => ({ url: `/api/people/${f.memberId}`, params: { user_id: f.memberId }, body: { role: "member" } }), expect: admins(200) },
+  "DELETE /api/people/[user_id]/sign-in-lock": { call: (f) => ({ url: `/api/people/${f.memberId}/sign-in-lock`, params: { user_id: f.memberId } }), expect: admins(200) },
   "GET /api/keys": { call: () => ({ url: "/api/keys" }), expect: people(200) },
   "POST /api/keys": { call: () => ({ url: "/api/keys", body: { name: "matrix" } }), expect: people(201) },
   "DELETE /api/keys/[key_id]": { call: () => ({ url: "/api/keys/key_x", params: { key_id: "key_x" } }), expect: people(404) },

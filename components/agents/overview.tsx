@@ -2,14 +2,16 @@
 /**
  * `DirectoryOverview`, the right-hand side of `/agents` before an agent is picked: what the
  * directory shows,
- * how many agents are online, busy and offline (live), and `RegisterNote`: the two curl commands
- * that register an external agent and keep it online with heartbeats.
+ * how many agents are online, busy and offline (live), and `RegisterNote`: the curl commands that
+ * make an external agent's API key, register it with that key and keep it online with heartbeats.
  */
 import { useSyncExternalStore } from "react";
+import { useMe } from "@/components/identity/me";
 import { useAgents } from "@/components/live/use-agents";
 import { BotIcon } from "@/components/ui/icons";
 import { TerminalIcon } from "./icons";
 import { countByStatus } from "./model";
+import { registerCommands } from "./register-commands";
 import { CopyButton, PresenceDot } from "./parts";
 
 const noop = () => () => {};
@@ -52,24 +54,16 @@ export function DirectoryOverview() {
 }
 
 /**
- * How to register an external agent: `POST /api/agents` with an AgentCard, then
- * `POST /api/agents/{agent_id}/heartbeat` every `interval` seconds (Clutch Protocol §2.4).
+ * How to register an external agent (docs/identity.md, "API keys"): an admin makes the agent's
+ * key (`POST /api/agents/{agent_id}/keys`, here with the admin's personal key `$ME`), then the
+ * agent posts its AgentCard (`POST /api/agents`) and a heartbeat every `interval` seconds
+ * (`POST /api/agents/{agent_id}/heartbeat`, Clutch Protocol §2.4), each with
+ * `Authorization: Bearer $KEY`.
  */
 export function RegisterNote({ interval, offlineAfter }: { interval?: number; offlineAfter?: number }) {
   const origin = useOrigin();
-  const card = {
-    v: "clutch/0.1",
-    agent_id: "agent:research-1",
-    display: { name: "Research", desc: "Finds and summarises market research." },
-    capabilities: [{ id: "skill:research", version: "1.0", tags: ["market"] }],
-    limits: { max_concurrency: 2 },
-  };
-  // One top-level key a line: short enough to read, still valid JSON to paste.
-  const json = `{\n${Object.entries(card)
-    .map(([k, v]) => `    ${JSON.stringify(k)}: ${JSON.stringify(v)}`)
-    .join(",\n")}\n  }`;
-  const register = `curl -X POST ${origin}/api/agents \\\n  -H 'content-type: application/json' \\\n  -d '${json}'`;
-  const beat = `curl -X POST \\\n  ${origin}/api/agents/agent%3Aresearch-1/heartbeat \\\n  -H 'content-type: application/json' -d '{}'`;
+  const me = useMe();
+  const { key, register, beat } = registerCommands(origin);
   return (
     <section aria-labelledby="register-agent" className="mt-8 lg:mt-8">
       <h2 id="register-agent" className="flex items-center gap-2 text-[15px] font-semibold">
@@ -77,9 +71,16 @@ export function RegisterNote({ interval, offlineAfter }: { interval?: number; of
         Register an agent
       </h2>
       <p className="mt-1 text-[13.5px] leading-relaxed text-fg-muted">
-        An agent outside this workspace joins by posting its AgentCard. It shows up here at once, online; the router can then pick it by
-        capability.
+        An agent outside this workspace joins by posting its AgentCard with an API key of its own. It shows up here at once, online; the router
+        can then pick it by capability.
       </p>
+      <p className="mt-3 text-[13.5px] leading-relaxed text-fg-muted">
+        First an admin makes the agent&apos;s key, shown once: in <strong className="font-medium text-fg">Admin → API keys</strong>, or with an
+        admin&apos;s personal key as below.
+        {me.role !== "admin" ? " You are not an admin: ask one for the key." : null}
+      </p>
+      <Command label="Make a key" code={key} />
+      <p className="mt-3 text-[13.5px] leading-relaxed text-fg-muted">With the key, the agent registers:</p>
       <Command label="Register" code={register} />
       <p className="mt-3 text-[13.5px] leading-relaxed text-fg-muted">
         Then it sends a heartbeat{interval ? ` every ${interval} s` : " regularly"} (optionally with <code className="font-mono text-[12px] text-fg">status</code> and{" "}

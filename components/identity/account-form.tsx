@@ -36,7 +36,7 @@ export function AccountForm({ action, withName, submit, busy, next, minPassword 
           }
           const answer = (await res.json().catch(() => null)) as { error?: { message?: string } | string; message?: string } | null;
           const message = typeof answer?.error === "object" ? answer.error.message : (answer?.message ?? (typeof answer?.error === "string" ? answer.error : null));
-          if (res.status === 429) setError(`Too many attempts. Try again in ${res.headers.get("retry-after") ?? "a minute"} seconds.`);
+          if (res.status === 429) setError(message ? `${message[0]!.toUpperCase()}${message.slice(1)}.` : `Too many attempts. Try again in ${res.headers.get("retry-after") ?? "60"} seconds.`);
           else if (res.status === 401) setError("That email and password do not match an account.");
           else setError(message || `Something went wrong (${res.status}). Try again.`);
         } catch {

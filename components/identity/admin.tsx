@@ -1,6 +1,7 @@
 "use client";
 /**
- * `AdminPage` (/admin): what an admin manages (docs/identity.md): people and their roles, invite
+ * `AdminPage` (/admin): what an admin manages (docs/identity.md): people and their roles (and
+ * the lock on a person's sign-in after too many failed passwords, with Unlock), invite
  * links (shown once to pass on; revocable), every API key (people's and agents'; a new key for an
  * external agent), and the registered agents (disable an external one). Every change is an
  * `audit.change` event in the log. Others see a plain note that the page is for admins.
@@ -13,7 +14,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import { ROLE_LABEL } from "@/components/workspace/settings-dialog";
 import { useMe } from "./me";
-import { useCreateInvite, useInvites, useKeys, usePeople, useRevokeInvite, useSetAgentDisabled, useSetRole, type Role } from "./api";
+import { useCreateInvite, useInvites, useKeys, usePeople, useRevokeInvite, useSetAgentDisabled, useSetRole, useUnlockSignIn, type Role } from "./api";
 import { KeyList, NewKeyForm } from "./key-list";
 
 const ROLES: Role[] = ["admin", "member", "guest"];
@@ -57,6 +58,7 @@ export function AdminPage() {
 function People() {
   const people = usePeople();
   const setRole = useSetRole();
+  const unlock = useUnlockSignIn();
   const me = useMe();
   return (
     <Section id="admin-people" title="People">
@@ -70,7 +72,8 @@ function People() {
             <tr>
               <th className="py-1 pr-3 font-medium">Name</th>
               <th className="py-1 pr-3 font-medium">Email</th>
-              <th className="py-1 font-medium">Role</th>
+              <th className="py-1 pr-3 font-medium">Role</th>
+              <th className="py-1 font-medium">Sign-in</th>
             </tr>
           </thead>
           <tbody>
@@ -81,7 +84,7 @@ function People() {
                   {p.id === me.user_id && <span className="text-fg-muted"> (you)</span>}
                 </td>
                 <td className="py-1.5 pr-3 text-fg-muted">{p.email}</td>
-                <td className="py-1.5">
+                <td className="py-1.5 pr-3">
                   <select
                     aria-label={`Role of ${p.name}`}
                     value={p.role}
@@ -96,14 +99,28 @@ function People() {
                     ))}
                   </select>
                 </td>
+                <td className="py-1.5">
+                  {p.sign_in_lock ? (
+                    <span className="flex flex-wrap items-center gap-2">
+                      <span className="text-xs font-medium text-danger" title={`${p.sign_in_lock.failures} failed passwords`}>
+                        Locked until {new Date(p.sign_in_lock.locked_until).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
+                      </span>
+                      <Button onClick={() => unlock.mutate(p.id)} disabled={unlock.isPending} aria-label={`Unlock the sign-in of ${p.name}`}>
+                        Unlock
+                      </Button>
+                    </span>
+                  ) : (
+                    <span className="text-xs text-fg-muted">OK</span>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      {setRole.error ? (
+      {setRole.error || unlock.error ? (
         <p role="alert" className="mt-2 text-xs font-medium text-danger">
-          {errorText(setRole.error)}
+          {errorText(setRole.error ?? unlock.error)}
         </p>
       ) : null}
     </Section>

@@ -32,6 +32,15 @@ export function useSetRole() {
   });
 }
 
+/** Lift the lock on a person's sign-in after too many failed passwords (admins). */
+export function useUnlockSignIn() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (user_id: string) => apiRequest(`/api/people/${encodeURIComponent(user_id)}/sign-in-lock`, { method: "DELETE" }),
+    onSettled: () => qc.invalidateQueries({ queryKey: ["people"] }),
+  });
+}
+
 export function useInvites() {
   return useQuery({ queryKey: ["invites"], queryFn: async () => (await apiRequest<{ invites: InviteSummary[] }>("/api/invites")).invites });
 }

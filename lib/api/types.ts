@@ -280,6 +280,8 @@ export interface PersonSummary {
   email: string;
   role: Role;
   created_at: string;
+  /** For admins: set while the person's sign-in is locked after too many failed passwords (docs/identity.md). */
+  sign_in_lock?: { failures: number; locked_until: string };
 }
 
 /** An invite link (`GET /api/invites`); its token is shown only when it is created. */

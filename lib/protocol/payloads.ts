@@ -264,6 +264,7 @@ export const AUDIT_ACTIONS = [
   "invite.revoked",
   "member.joined",
   "member.role_changed",
+  "member.sign_in_unlocked",
   "key.created",
   "key.revoked",
   "agent.disabled",

@@ -15,6 +15,8 @@ import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { newId } from "@/lib/protocol";
 import type { Db } from "../db/client";
+import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
+import { trustedOrigins, type OriginSettings } from "./origins";
 
 /** Shortest password people may choose (docs/identity.md). */
 export const MIN_PASSWORD_LENGTH = 10;
@@ -37,27 +39,34 @@ export function authSecret(dataDir: string): string {
   }
 }
 
-/** The better-auth instance over Clutch's database. */
-export function createAuth(db: Db, opts: { secret: string; baseURL?: string; trustedOrigins?: string[] }) {
+/**
+ * The better-auth instance over Clutch's database. `origins`: CLUTCH_PUBLIC_URL and the server's
+ * port, for the origins sign-in trusts (server/auth/origins.ts).
+ */
+export function createAuth(db: Db, opts: { secret: string; origins?: OriginSettings }) {
+  const origins = opts.origins ?? {};
   return betterAuth({
     appName: "Clutch",
     secret: opts.secret,
-    baseURL: opts.baseURL,
-    trustedOrigins: opts.trustedOrigins,
+    baseURL: origins.publicUrl,
+    trustedOrigins: (request) => trustedOrigins(request, origins),
     database: prismaAdapter(db, { provider: "postgresql" }),
     emailAndPassword: { enabled: true, minPasswordLength: MIN_PASSWORD_LENGTH, autoSignIn: true },
     user: {
       additionalFields: { role: { type: "string", required: false, defaultValue: "member", input: false } },
     },
     session: { expiresIn: SESSION_SEC, updateAge: 24 * 3600 },
-    // Sign-in attempts: 10 per minute per address; the rest of better-auth's routes 100 per minute.
-    rateLimit: { enabled: true, window: 60, max: 100, customRules: { "/sign-in/email": { window: 60, max: 10 } } },
+    // Sign-in has limits of its own, per account and per address, shared by every node
+    // (server/auth/sign-in-limit.ts); the rest of better-auth's routes 100 per minute per address.
+    rateLimit: { enabled: true, window: 60, max: 100, customRules: { "/sign-in/email": false } },
     advanced: {
       database: { generateId: ({ model }) => (model === "user" ? newId("user") : randomBytes(18).toString("base64url")) },
       cookiePrefix: "clutch",
+      // The client's address as the front door worked it out (never a client's X-Forwarded-For).
+      ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
       // Secure cookies only when the app is served over https (CLUTCH_PUBLIC_URL): a browser drops
       // them on plain http, so people reaching `npm start` at http://<host>:3000 could not sign in.
-      useSecureCookies: opts.baseURL?.startsWith("https://") ?? false,
+      useSecureCookies: origins.publicUrl?.startsWith("https://") ?? false,
     },
     telemetry: { enabled: false },
     // Failed sign-ins are answered (401) and rate-limited; Clutch's own log says what matters.

@@ -4,6 +4,9 @@
  * `Authorization: Bearer <key>` into a Principal, or null. People, invites, API keys, disabled
  * agents and channel membership are managed here; every change is an `audit.change` event.
  *
+ * Failed sign-ins are limited per account and per address (`signIns`, server/auth/sign-in-limit.ts);
+ * an admin lifts an account's lock with `unlockSignIn`.
+ *
  * Errors are ClutchErrors: already_set_up (409), invalid_invite (404/410), email_taken (409),
  * invalid_sign_up (400), unknown_user (404), last_admin (409), unknown_key (404).
  */
@@ -20,6 +23,8 @@ import { recordAudit } from "./audit";
 import { authorizeAppend } from "./authorize-append";
 import { MIN_PASSWORD_LENGTH, type Auth } from "./auth";
 import { ApiKeys, type ApiKeySummary } from "./keys";
+import type { OriginSettings } from "./origins";
+import { SignInLimit, type SignInLimitPolicy } from "./sign-in-limit";
 import { isRole, personAgentId, type AgentPrincipal, type PersonPrincipal, type Principal, type Role } from "./principal";
 
 export type { InviteSummary, PersonSummary };
@@ -50,19 +55,27 @@ export type SignUp = z.infer<typeof SignUpSchema>;
 export class Identity {
   readonly keys: ApiKeys;
   readonly channels: ChannelAccess;
+  /** Failed sign-ins per account and per address. */
+  readonly signIns: SignInLimit;
+  /** CLUTCH_PUBLIC_URL and the server's port: the origins sign-in trusts (server/auth/origins.ts). */
+  readonly origins: OriginSettings;
 
   /**
    * `cardOf`: an agent's registered AgentCard (the registry), for its signing keys. Unset: no
-   * card is known and signatures are not checked (tests of the identity alone).
+   * card is known and signatures are not checked (tests of the identity alone). `settings`:
+   * the origins sign-in trusts, and the limits on failed sign-ins (default: the documented ones).
    */
   constructor(
     private readonly db: Db,
     private readonly store: EventStore,
     readonly auth: Auth,
     private readonly cardOf: (agent_id: string) => AgentCard | undefined = () => undefined,
+    settings: { origins?: OriginSettings; signInPolicy?: Partial<SignInLimitPolicy> } = {},
   ) {
     this.keys = new ApiKeys(db);
     this.channels = new ChannelAccess(db);
+    this.signIns = new SignInLimit(db, settings.signInPolicy);
+    this.origins = settings.origins ?? {};
   }
 
   // -------------------------------------------------------------------------------------------
@@ -149,6 +162,30 @@ export class Identity {
 
   async people(): Promise<PersonSummary[]> {
     return (await this.db.user.findMany({ orderBy: { createdAt: "asc" } })).map(toPerson);
+  }
+
+  /** Every person, with the lock on their sign-in when there is one (for admins: Admin → People). */
+  async peopleWithLocks(): Promise<PersonSummary[]> {
+    const [people, locks] = await Promise.all([this.people(), this.signIns.locks()]);
+    const byEmail = new Map(locks.map((l) => [l.email, l]));
+    return people.map((p) => {
+      const lock = byEmail.get(p.email.toLowerCase());
+      return lock ? { ...p, sign_in_lock: { failures: lock.failures, locked_until: lock.locked_until } } : p;
+    });
+  }
+
+  /**
+   * Lift the lock on person `user_id`'s sign-in (too many failed passwords) and clear its count;
+   * an `audit.change` (`member.sign_in_unlocked`) when there was a lock. Resolves the person.
+   * Throws unknown_user (404).
+   */
+  async unlockSignIn(by: Principal, user_id: string): Promise<PersonSummary> {
+    const person = await this.person(user_id);
+    if (!person) throw new ClutchError("unknown_user", `no person ${user_id}`, 404);
+    if (await this.signIns.unlock(person.email)) {
+      await recordAudit(this.store, by, { action: "member.sign_in_unlocked", subject: person.agent_id, summary: `unlocked the sign-in of ${person.name} (locked after too many failed passwords)` });
+    }
+    return person;
   }
 
   async person(user_id: string): Promise<PersonSummary | null> {

@@ -4,9 +4,11 @@
  * a 400 in the API's error shape, instead of reaching Next (whose answer is a text/plain 500) or
  * the database (which cannot store a NUL). Every response carries a Content-Security-Policy that
  * lets images load only from the app's origin, `data:` and the hosts in CLUTCH_IMAGE_HOSTS
- * (docs/limits.md, "Message images").
+ * (docs/limits.md, "Message images"). The client's address (server/http/client-address.ts) is
+ * put in CLIENT_ADDRESS_HEADER for the routes, replacing any value a client sent.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { CLIENT_ADDRESS_HEADER, clientAddress, parseTrustedProxies, type TrustedProxies } from "./client-address";
 
 /** The reason `url` (a request target such as `/api/x?y=z`) cannot be served, or null. */
 export function unreadableUrl(url: string): string | null {
@@ -33,12 +35,17 @@ export function contentSecurityPolicy(imageHosts: readonly string[]): string {
 /** Request header carrying the path and query the browser asked for (set here, never trusted from outside). */
 export const PATH_HEADER = "x-clutch-path";
 
+const NO_PROXIES = parseTrustedProxies(undefined);
+
 /**
- * Apply the front door to one request: set the CSP header, and answer a 400 for an unreadable URL.
- * Returns true when the request was answered here (the caller must not pass it on).
+ * Apply the front door to one request: set the CSP header, note the client's address (the
+ * socket's peer, or behind `trustedProxies` the right-most untrusted X-Forwarded-For hop), and
+ * answer a 400 for an unreadable URL. Returns true when the request was answered here (the
+ * caller must not pass it on).
  */
-export function frontDoor(req: IncomingMessage, res: ServerResponse, csp: string): boolean {
+export function frontDoor(req: IncomingMessage, res: ServerResponse, csp: string, trustedProxies: TrustedProxies = NO_PROXIES): boolean {
   res.setHeader("content-security-policy", csp);
+  req.headers[CLIENT_ADDRESS_HEADER] = clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], trustedProxies);
   // The page asked for, so the sign-in door can send a person back to it (app/(app)/layout.tsx).
   req.headers[PATH_HEADER] = req.url ?? "/";
   const problem = unreadableUrl(req.url ?? "/");

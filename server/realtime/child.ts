@@ -15,6 +15,7 @@ import type { Socket } from "node:net";
 import nextEnv from "@next/env";
 import { createClutch } from "../clutch";
 import { loadConfig } from "../config";
+import { createClutchHttpServer } from "../http/timeouts";
 import { log } from "../log";
 import { startAgentsFeed } from "./agents-feed";
 import { RealtimeGateway } from "./gateway";
@@ -29,7 +30,7 @@ const clutch = await createClutch({
   registry: config.registry,
   publicUrl: config.publicUrl,
 });
-const httpServer = http.createServer({ headersTimeout: 10_000, requestTimeout: 60_000 });
+const httpServer = createClutchHttpServer(config.timeouts);
 const gateway = new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity);
 const stopAgentsFeed = startAgentsFeed(gateway.io, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail });
 

@@ -1,6 +1,7 @@
 /**
- * GET /api/people: { people: [{ id, agent_id, name, role, created_at, email? }] } oldest first,
- * for member pickers and mentions; emails only for admins.
+ * GET /api/people: { people: [{ id, agent_id, name, role, created_at, email?, sign_in_lock? }] }
+ * oldest first, for member pickers and mentions; emails, and `sign_in_lock: { failures,
+ * locked_until }` while a person's sign-in is locked (docs/identity.md), only for admins.
  */
 import { isAdmin } from "@/server/auth/principal";
 import { getClutch } from "@/server/instance";
@@ -10,6 +11,7 @@ import { route } from "../_lib/route";
 export const dynamic = "force-dynamic";
 
 export const GET = route({ auth: "signed-in" }, async ({ principal }) => {
-  const people = await getClutch().identity.people();
-  return json({ people: isAdmin(principal) ? people : people.map(({ email: _email, ...p }) => p) });
+  const { identity } = getClutch();
+  if (isAdmin(principal)) return json({ people: await identity.peopleWithLocks() });
+  return json({ people: (await identity.people()).map(({ email: _email, ...p }) => p) });
 });
