@@ -4,7 +4,8 @@
  * a batch; the first refusal refuses the whole batch and names the rule:
  *
  * 1. from_mismatch (403): `from.agent_id` must be the principal itself (`user:<id>` for a
- *    person, the key's agent for an agent key). Nobody posts as someone else.
+ *    person, the key's agent for an agent key), and so must `meta.requested_by` when given (who
+ *    started a run: lib/fold/run-requester.ts). Nobody posts as someone else.
  * 2. reserved_type (403): routing.*, policy.decision, approval.*, audit.change, chat.system,
  *    task.cancel and task.timeout are written by Clutch only.
  * 3. not_yourself (403): agent.register / heartbeat / update name the principal's own agent_id.
@@ -45,6 +46,10 @@ export async function authorizeAppend(
       throw refuse("from_mismatch", `message ${i}: from.agent_id is ${m.from.agent_id}, but ${who} may only send as ${p.agent_id}; nothing was stored`, i);
     }
     if (RESERVED.has(m.type)) throw refuse("reserved_type", `message ${i}: ${m.type} is written by Clutch itself, not by ${who}; nothing was stored`, i);
+    const requestedBy = m.meta?.requested_by;
+    if (requestedBy !== undefined && requestedBy !== p.agent_id) {
+      throw refuse("from_mismatch", `message ${i}: meta.requested_by is ${String(requestedBy)}, but ${who} may only name ${p.agent_id} as the one who asked; nothing was stored`, i);
+    }
     if (p.kind === "agent") {
       const bad = signatureProblem(m, deps.cardOf(p.agent_id));
       if (bad) throw refuse(bad.code, `message ${i}: ${bad.message}; nothing was stored`, i);
