@@ -15,18 +15,23 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
+import { io as connect, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import { runRequester } from "@/lib/fold/run-requester";
 import type { Clutch } from "@/server/clutch";
 import { a2aApp } from "@/server/adapters/a2a/server";
+import { RealtimeGateway } from "@/server/realtime/gateway";
+import { SYSTEM } from "@/server/auth/principal";
+import { setClutch } from "@/server/instance";
+import type { Ack, ClientEvents, ServerEvents } from "@/lib/realtime/contract";
 import * as eventsRoute from "@/app/api/events/route";
 import * as messagesRoute from "@/app/api/threads/[thread_id]/messages/route";
 import * as decisionRoute from "@/app/api/approvals/[approval_id]/decision/route";
 import * as forkRoute from "@/app/api/runs/[run_id]/fork/route";
 import * as workflowRunsRoute from "@/app/api/workflows/[name]/runs/route";
 import { scratchWorkspace, startAgents, waitFor } from "./agents";
-import { requestAs, testPerson, type TestPrincipal } from "./helpers";
+import { chat, requestAs, testAgent, testClutch, testPerson, type TestPrincipal } from "./helpers";
 
 /** A capability of this file's own, which only this workspace's pm-1 has (the test log is shared). */
 const CAP = `skill:drill-${newId("task").slice(-6).toLowerCase()}`;
@@ -174,3 +179,151 @@ describe("forbid_self_approval compares with the person who started the run", ()
     expect(runRequester([])).toBeNull();
   });
 });
+
+describe("open sockets lose what their principal may no longer read, at once, on every node", () => {
+  // Node B serves the sockets; the changes are made on node A (rt): B learns of them from its tail.
+  let nodeB: Clutch;
+  let server: http.Server;
+  let gateway: RealtimeGateway;
+  let url: string;
+  beforeAll(async () => {
+    nodeB = await testClutch();
+    setClutch(rt); // the routes above and below use node A
+    server = http.createServer();
+    gateway = new RealtimeGateway(server, nodeB.store, nodeB.tail, nodeB.identity);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await nodeB?.stop();
+  });
+
+  type Client = Socket<ServerEvents, ClientEvents>;
+  function client(key: string) {
+    const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token: key } });
+    const received: StoredEvent[] = [];
+    const closed: string[] = [];
+    socket.on("event", (ev) => received.push(ev));
+    socket.on("disconnect", (reason) => closed.push(reason));
+    return { socket, received, closed, texts: () => received.map((e) => e.payload.text) };
+  }
+  const subscribe = (s: Client, sub: Parameters<ClientEvents["subscribe"]>[0]) => new Promise<Ack>((resolve) => s.emit("subscribe", sub, resolve));
+  const channel = async (visibility: "public" | "private") =>
+    (await rt.store.createThread({ name: `drill-${newId("thread").slice(-10).toLowerCase()}`, visibility }, { agent_id: ada.agent_id, display_name: "Ada" })).id;
+  const say = (thread: string, text: string, extra: Record<string, unknown> = {}) => rt.store.append(chat(text, { thread_id: thread, run_id: newId("run"), ...extra }));
+  const settle = () => new Promise((r) => setTimeout(r, 600));
+
+  it("a revoked key's socket is disconnected and receives nothing more", async () => {
+    const open = await channel("public");
+    const lee = await testPerson(rt, "member", "Lee");
+    const c = client(lee.key);
+    try {
+      expect(await subscribe(c.socket, { thread_id: open })).toEqual({ ok: true });
+      await say(open, "before");
+      await expect.poll(() => c.texts()).toContain("before");
+      const keyId = (await rt.identity.keys.list(lee.agent_id))[0]!.id;
+      await rt.identity.revokeKey(SYSTEM, keyId);
+      await say(open, "after revocation");
+      await expect.poll(() => c.closed, { timeout: 5000 }).toEqual(["io server disconnect"]);
+      await settle();
+      expect(c.texts()).not.toContain("after revocation");
+    } finally {
+      c.socket.disconnect();
+    }
+  });
+
+  it("a disabled agent's socket is disconnected, its inbox with it", async () => {
+    const open = await channel("public");
+    const agent = await testAgent(rt, `agent:drill-${newId("user").slice(-6).toLowerCase()}`);
+    const c = client(agent.key);
+    try {
+      expect(await subscribe(c.socket, { agent_id: agent.agent_id })).toEqual({ ok: true });
+      await say(open, "to the agent", { to: [{ agent_id: agent.agent_id }] });
+      await expect.poll(() => c.texts()).toContain("to the agent");
+      await rt.identity.setAgentDisabled(SYSTEM, agent.agent_id, true, "drill");
+      await say(open, "to the agent, disabled", { to: [{ agent_id: agent.agent_id }] });
+      await expect.poll(() => c.closed, { timeout: 5000 }).toEqual(["io server disconnect"]);
+      await settle();
+      expect(c.texts()).not.toContain("to the agent, disabled");
+    } finally {
+      c.socket.disconnect();
+    }
+  });
+
+  it("a member removed from a private channel gets none of the events written right after, on another node", async () => {
+    const secret = await channel("private");
+    const lee = await testPerson(rt, "member", "Lee");
+    await rt.identity.addMember(SYSTEM, secret, lee.agent_id);
+    const c = client(lee.key);
+    try {
+      expect(await subscribe(c.socket, { thread_id: secret })).toEqual({ ok: true });
+      await say(secret, "while a member");
+      await expect.poll(() => c.texts()).toContain("while a member");
+      // The removal (what Identity.removeMember records) and the next message in one commit, so
+      // they reach node B's tail together, one right after the other.
+      await rt.identity.channels.remove(secret, lee.agent_id);
+      const run_id = newId("run");
+      await rt.store.append([
+        makeMessage({ type: "audit.change", thread_id: secret, run_id, task_id: newId("task"), from: { agent_id: "system", role: "system" }, to: [], payload: { action: "channel.member_removed", subject: lee.agent_id, summary: "removed Lee from the channel", detail: { thread_id: secret } } }),
+        chat("right after removal", { thread_id: secret, run_id }),
+      ]);
+      await say(secret, "later");
+      await settle();
+      expect(c.texts()).not.toContain("right after removal");
+      expect(c.texts()).not.toContain("later");
+    } finally {
+      c.socket.disconnect();
+    }
+  });
+
+  it("an agent removed from a private channel no longer gets that channel's events in its inbox", async () => {
+    const secret = await channel("private");
+    const agent = await testAgent(rt, `agent:drill-${newId("user").slice(-6).toLowerCase()}`);
+    await rt.identity.addMember(SYSTEM, secret, agent.agent_id);
+    const c = client(agent.key);
+    try {
+      expect(await subscribe(c.socket, { agent_id: agent.agent_id })).toEqual({ ok: true });
+      await say(secret, "to you, a member", { to: [{ agent_id: agent.agent_id }] });
+      await expect.poll(() => c.texts()).toContain("to you, a member");
+      await rt.identity.removeMember(SYSTEM, secret, agent.agent_id);
+      await say(secret, "to you, removed", { to: [{ agent_id: agent.agent_id }] });
+      await settle();
+      expect(c.texts()).not.toContain("to you, removed");
+      // Nor in the backlog of a new inbox subscription.
+      const again = client(agent.key);
+      try {
+        expect(await subscribe(again.socket, { agent_id: agent.agent_id, after: 0 })).toEqual({ ok: true });
+        await settle();
+        expect(again.texts()).not.toContain("to you, removed");
+        expect(again.texts()).not.toContain("to you, a member"); // the channel is no longer the agent's to read
+      } finally {
+        again.socket.disconnect();
+      }
+    } finally {
+      c.socket.disconnect();
+    }
+  });
+
+  it("a person made a guest keeps only the channels they were added to", async () => {
+    const open = await channel("public");
+    const theirs = await channel("public");
+    const lee = await testPerson(rt, "member", "Lee");
+    await rt.identity.addMember(SYSTEM, theirs, lee.agent_id);
+    const c = client(lee.key);
+    try {
+      expect(await subscribe(c.socket, { thread_id: open })).toEqual({ ok: true });
+      expect(await subscribe(c.socket, { thread_id: theirs })).toEqual({ ok: true });
+      await rt.identity.setRole(SYSTEM, lee.person!.id, "guest");
+      await say(open, "in the open channel");
+      await say(theirs, "in their channel");
+      await expect.poll(() => c.texts()).toContain("in their channel");
+      await settle();
+      expect(c.texts()).not.toContain("in the open channel");
+      expect(c.socket.connected).toBe(true);
+    } finally {
+      c.socket.disconnect();
+    }
+  });
+});
+
