@@ -327,3 +327,35 @@ describe("open sockets lose what their principal may no longer read, at once, on
   });
 });
 
+describe("a write is authorized against every scope it names", () => {
+  it("a run, task or parent task of a private channel cannot be written into from another channel: 422, nothing stored", async () => {
+    const secret = (await rt.store.createThread({ name: `drill-${newId("thread").slice(-10).toLowerCase()}`, visibility: "private" }, { agent_id: ada.agent_id, display_name: "Ada" })).id;
+    const open = (await rt.store.createThread({ name: `drill-${newId("thread").slice(-10).toLowerCase()}` }, { agent_id: ada.agent_id, display_name: "Ada" })).id;
+    const run_id = newId("run");
+    const task_id = newId("task");
+    await rt.store.append(makeMessage({ type: "task.request", thread_id: secret, run_id, task_id, from: { agent_id: ada.agent_id, role: "human" }, to: [{ agent_id: "agent:nobody" }], payload: { title: "Secret plans" } }));
+    const lee = await testPerson(rt, "member", "Lee");
+    const from = { agent_id: lee.agent_id, role: "human" };
+    const before = (await rt.store.readAll({ run_id })).length;
+    const attempts = [
+      { run_id, task_id: newId("task"), code: "unknown_run", says: `run ${run_id} does not exist in thread ${open}` },
+      { run_id: newId("run"), task_id, code: "unknown_task", says: `task ${task_id} does not exist in thread ${open}` },
+      { run_id: newId("run"), task_id: newId("task"), parent_task_id: task_id, code: "unknown_task", says: `task ${task_id} does not exist` },
+    ];
+    for (const { code, says, ...ids } of attempts) {
+      const res = await eventsRoute.POST(postJson(lee, "/api/events", chat("sneaking in", { thread_id: open, from, ...ids })));
+      expect(res.status).toBe(422);
+      expect(await errorOf(res)).toMatchObject({ code, message: expect.stringContaining(says) });
+    }
+    // Even a member of both channels may not move a run from one to the other.
+    const res = await eventsRoute.POST(postJson(ada, "/api/events", chat("wrong channel", { thread_id: open, run_id, from: { agent_id: ada.agent_id, role: "human" } })));
+    expect(res.status).toBe(422);
+    expect((await rt.store.readAll({ run_id })).length).toBe(before);
+    expect(await rt.store.queries.runs([run_id])).toMatchObject([{ thread_id: secret }]);
+    // A new run's messages agree on their channel too; a write into one's own run is fine.
+    const mine = newId("run");
+    const split = await eventsRoute.POST(postJson(lee, "/api/events", [chat("one", { thread_id: open, run_id: mine, from }), chat("two", { thread_id: thread_id, run_id: mine, from })]));
+    expect(split.status).toBe(422);
+    expect((await eventsRoute.POST(postJson(lee, "/api/events", [chat("one", { thread_id: open, run_id: mine, from }), chat("two", { thread_id: open, run_id: mine, from })]))).status).toBe(201);
+  });
+});

@@ -14,6 +14,11 @@
  *    requester.
  * 5. unknown_thread (422): the channel must exist and be readable by the principal (a channel
  *    one may not see answers like one that does not exist).
+ * 5a. unknown_run / unknown_task (422): the run a message names must be in the message's channel
+ *    (a stored run's, or, for a new run, the channel of its first message in the batch), and so
+ *    must its task and parent task (a parent task of the same run). A run or task of another
+ *    channel answers like one that does not exist, so a private channel's ids do not let anyone
+ *    write into it.
  * 6. signature_required / unknown_kid / signature_invalid (403): an agent whose AgentCard declares
  *    signing keys signs every envelope (server/auth/signatures.ts).
  *
@@ -66,10 +71,25 @@ export async function authorizeAppend(
       throw refuse("unknown_thread", `message ${i}: thread ${thread_id} does not exist`, i, 422);
     }
   }
-  const taskIds = [...new Set(messages.filter((m) => LIFECYCLE.has(m.type) || m.type === "task.request").map((m) => m.task_id))];
-  if (!taskIds.length) return;
+  // Every scope a message names must be its channel's: the run, the task and the parent task.
+  const runThread = new Map((await deps.queries.runs(messages.map((m) => m.run_id))).map((r) => [r.id, r.thread_id]));
+  const taskIds = [...new Set(messages.flatMap((m) => (m.parent_task_id ? [m.task_id, m.parent_task_id] : [m.task_id])))];
   const tasks = new Map((await deps.queries.tasks(taskIds)).map((t) => [t.id, t]));
   for (const [i, m] of messages.entries()) {
+    const owner = runThread.get(m.run_id);
+    if (owner === undefined) runThread.set(m.run_id, m.thread_id); // a new run belongs to the channel of its first message
+    else if (owner !== m.thread_id) {
+      throw refuse("unknown_run", `message ${i}: run ${m.run_id} does not exist in thread ${m.thread_id}; a run belongs to the channel it started in; nothing was stored`, i, 422);
+    }
+    for (const id of m.parent_task_id ? [m.task_id, m.parent_task_id] : [m.task_id]) {
+      const t = tasks.get(id);
+      if (t && (t.thread_id !== m.thread_id || (id === m.parent_task_id && t.run_id !== m.run_id))) {
+        throw refuse("unknown_task", `message ${i}: task ${id} does not exist in ${id === m.parent_task_id ? `run ${m.run_id} of ` : ""}thread ${m.thread_id}; nothing was stored`, i, 422);
+      }
+    }
+  }
+  for (const [i, m] of messages.entries()) {
+    if (!LIFECYCLE.has(m.type) && m.type !== "task.request") continue;
     const task = tasks.get(m.task_id);
     if (!task) continue; // a new task: it is the principal's own
     if (LIFECYCLE.has(m.type) && task.assignee !== p.agent_id) {
