@@ -38,6 +38,7 @@ export const ERROR_STATUS = {
   invalid_workflow: [400],
   invalid_sign_up: [400],
   multiple_runs: [400],
+  display_name_mismatch: [400],
   // 401 / 403: who is asking, and what they may do
   unauthenticated: [401],
   forbidden: [403],

@@ -11,13 +11,14 @@
  * - only an admin changes an agent's signing keys; a keyed agent's heartbeat is signed;
  * - a blocking A2A message/send answers within its bound.
  */
+import { generateKeyPairSync } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { io as connect, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeMessage, newId, type StoredEvent } from "@/lib/protocol";
+import { makeMessage, newId, PROTOCOL_VERSION, type StoredEvent } from "@/lib/protocol";
 import { runRequester } from "@/lib/fold/run-requester";
 import type { Clutch } from "@/server/clutch";
 import { a2aApp } from "@/server/adapters/a2a/server";
@@ -26,6 +27,10 @@ import { SYSTEM } from "@/server/auth/principal";
 import { setClutch } from "@/server/instance";
 import type { Ack, ClientEvents, ServerEvents } from "@/lib/realtime/contract";
 import * as eventsRoute from "@/app/api/events/route";
+import * as agentsRoute from "@/app/api/agents/route";
+import { signEnvelope } from "@/server/auth/signatures";
+import { conversationIds } from "@/server/events/threads";
+import { REGISTRY_THREAD } from "@/server/router/registration";
 import * as messagesRoute from "@/app/api/threads/[thread_id]/messages/route";
 import * as decisionRoute from "@/app/api/approvals/[approval_id]/decision/route";
 import * as forkRoute from "@/app/api/runs/[run_id]/fork/route";
@@ -357,5 +362,51 @@ describe("a write is authorized against every scope it names", () => {
     const split = await eventsRoute.POST(postJson(lee, "/api/events", [chat("one", { thread_id: open, run_id: mine, from }), chat("two", { thread_id: thread_id, run_id: mine, from })]));
     expect(split.status).toBe(422);
     expect((await eventsRoute.POST(postJson(lee, "/api/events", [chat("one", { thread_id: open, run_id: mine, from }), chat("two", { thread_id: open, run_id: mine, from })]))).status).toBe(201);
+  });
+});
+
+describe("display names are the server's", () => {
+  it("a member cannot post under another name (pm-1's); their own name or none is fine", async () => {
+    const lee = await testPerson(rt, "member", "Lee Lovelace");
+    const run_id = newId("run");
+    const as = (display_name?: string) => chat("hello", { thread_id, run_id, from: { agent_id: lee.agent_id, role: "human", ...(display_name !== undefined ? { display_name } : {}) } });
+    const res = await eventsRoute.POST(postJson(lee, "/api/events", as("pm-1")));
+    expect(res.status).toBe(400);
+    expect(await errorOf(res)).toMatchObject({ code: "display_name_mismatch", message: expect.stringContaining('"Lee Lovelace"') });
+    expect(await rt.store.readAll({ run_id })).toEqual([]);
+    expect((await eventsRoute.POST(postJson(lee, "/api/events", as("Lee Lovelace")))).status).toBe(201);
+    expect((await eventsRoute.POST(postJson(lee, "/api/events", as()))).status).toBe(201);
+  });
+
+  it("an agent is shown by its card's name, or its own id", async () => {
+    const agent = await testAgent(rt, `agent:drill-${newId("user").slice(-6).toLowerCase()}`);
+    const post = (display_name: string) => eventsRoute.POST(postJson(agent, "/api/events", chat("hi", { thread_id, run_id: newId("run"), from: { agent_id: agent.agent_id, role: "worker", display_name } })));
+    expect((await post("Ada")).status).toBe(400);
+    expect((await post(agent.agent_id.slice("agent:".length))).status).toBe(201);
+    const card = { v: PROTOCOL_VERSION, agent_id: agent.agent_id, display: { name: "Drill Bot" }, capabilities: [{ id: "skill:drill", version: "1.0" }] };
+    expect((await agentsRoute.POST(postJson(agent, "/api/agents", card))).status).toBe(201);
+    expect((await post("Drill Bot")).status).toBe(201);
+    expect((await post("pm-1")).status).toBe(400);
+  });
+});
+
+describe("only an admin changes an agent's signing keys", () => {
+  it("an agent.register signed by the current key cannot replace the keys: 403 keys_locked, the card keeps them", async () => {
+    const agent = await testAgent(rt, `agent:keyed-${newId("user").slice(-6).toLowerCase()}`);
+    const current = generateKeyPairSync("ed25519");
+    const attacker = generateKeyPairSync("ed25519");
+    const keys = (k: typeof current) => [{ kid: "k1", alg: "ed25519", public_key: k.publicKey.export({ format: "jwk" }).x }];
+    const card = (k: typeof current, desc = "") => ({ v: PROTOCOL_VERSION, agent_id: agent.agent_id, display: { name: "Keyed", ...(desc ? { desc } : {}) }, capabilities: [{ id: "skill:keyed", version: "1.0" }], security: { keys: keys(k) } });
+    expect((await agentsRoute.POST(postJson(agent, "/api/agents", card(current)))).status).toBe(201);
+    const registry = await rt.store.systemThread(REGISTRY_THREAD, "Agent registrations and heartbeats");
+    const register = (c: unknown) =>
+      signEnvelope(makeMessage({ type: "agent.register", thread_id: registry, ...conversationIds(registry), from: { agent_id: agent.agent_id, role: "worker" }, to: [], payload: { card: c as never } }), { kid: "k1", privateKey: current.privateKey });
+    const res = await eventsRoute.POST(postJson(agent, "/api/events", register(card(attacker))));
+    expect(res.status).toBe(403);
+    expect((await errorOf(res)).code).toBe("keys_locked");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(rt.registry.get(agent.agent_id)?.card.security?.keys).toEqual(keys(current));
+    // The same keys with another description is the agent's own business.
+    expect((await eventsRoute.POST(postJson(agent, "/api/events", register(card(current, "Now with a description"))))).status).toBe(201);
   });
 });

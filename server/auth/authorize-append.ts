@@ -21,6 +21,13 @@
  *    write into it.
  * 6. signature_required / unknown_kid / signature_invalid (403): an agent whose AgentCard declares
  *    signing keys signs every envelope (server/auth/signatures.ts).
+ * 7. display_name_mismatch (400): `from.display_name`, when given, is the server's name for the
+ *    principal: a person's profile name, an agent's card `display.name` (the card registered, or
+ *    the one the message itself registers), or the agent's own id without `agent:`. Nobody shows
+ *    up under someone else's name.
+ * 8. keys_locked (403): an agent.register / agent.update that changes or removes the signing keys
+ *    of a card that declares some is an admin's alone (a signed message proves only the current
+ *    key, which is what a key change must not rest on).
  *
  * The system principal (Clutch and its workspace agents) may append anything.
  */
@@ -28,7 +35,7 @@ import type { AgentCard, ClutchMessage } from "@/lib/protocol";
 import type { Queries } from "../events/queries";
 import { ClutchError } from "../errors";
 import type { ChannelAccess } from "./access";
-import type { Principal } from "./principal";
+import { isAdmin, type Principal } from "./principal";
 import { signatureProblem } from "./signatures";
 
 const RESERVED = new Set(["routing.decision", "routing.failure", "policy.decision", "approval.requested", "approval.granted", "approval.rejected", "approval.expired", "audit.change", "chat.system", "task.cancel", "task.timeout"]);
@@ -59,9 +66,24 @@ export async function authorizeAppend(
       const bad = signatureProblem(m, deps.cardOf(p.agent_id));
       if (bad) throw refuse(bad.code, `message ${i}: ${bad.message}; nothing was stored`, i);
     }
+    const newCard = m.type === "agent.register" || m.type === "agent.update" ? (m.payload as { card?: AgentCard }).card : undefined;
     if (SELF.has(m.type)) {
       const named = (m.payload as { agent_id?: unknown; card?: { agent_id?: unknown } }).agent_id ?? (m.payload as { card?: { agent_id?: unknown } }).card?.agent_id;
       if (named !== undefined && named !== p.agent_id) throw refuse("not_yourself", `message ${i}: ${m.type} names ${String(named)}; ${who} may only speak for ${p.agent_id}`, i);
+    }
+    if (newCard && !isAdmin(p)) {
+      const before = deps.cardOf(p.agent_id)?.security?.keys;
+      if (before?.length && JSON.stringify(before) !== JSON.stringify(newCard.security?.keys ?? null)) {
+        throw refuse("keys_locked", `message ${i}: ${p.agent_id} signs its messages; only an admin may change or remove its signing keys (POST /api/agents as an admin); nothing was stored`, i);
+      }
+    }
+    const shown = m.from.display_name;
+    if (shown !== undefined) {
+      const names = p.kind === "person" ? [p.name] : [deps.cardOf(p.agent_id)?.display.name, newCard?.display?.name, p.agent_id.replace(/^agent:/, "")];
+      if (!names.includes(shown)) {
+        const expected = names.filter((n): n is string => !!n);
+        throw refuse("display_name_mismatch", `message ${i}: from.display_name is ${JSON.stringify(shown)}, but ${p.agent_id} is shown as ${expected.map((n) => JSON.stringify(n)).join(" or ")}; leave display_name out or send that name; nothing was stored`, i, 400);
+      }
     }
   }
   const threads = [...new Set(messages.map((m) => m.thread_id))];
