@@ -28,6 +28,7 @@ import { setClutch } from "@/server/instance";
 import type { Ack, ClientEvents, ServerEvents } from "@/lib/realtime/contract";
 import * as eventsRoute from "@/app/api/events/route";
 import * as agentsRoute from "@/app/api/agents/route";
+import * as heartbeatRoute from "@/app/api/agents/[agent_id]/heartbeat/route";
 import { signEnvelope } from "@/server/auth/signatures";
 import { conversationIds } from "@/server/events/threads";
 import { REGISTRY_THREAD } from "@/server/router/registration";
@@ -408,5 +409,34 @@ describe("only an admin changes an agent's signing keys", () => {
     expect(rt.registry.get(agent.agent_id)?.card.security?.keys).toEqual(keys(current));
     // The same keys with another description is the agent's own business.
     expect((await eventsRoute.POST(postJson(agent, "/api/events", register(card(current, "Now with a description"))))).status).toBe(201);
+  });
+});
+
+describe("a keyed agent's REST heartbeat is signed", () => {
+  it("unsigned, replayed, stale or forged heartbeats are refused with 403; a signed one is recorded", async () => {
+    const agent = await testAgent(rt, `agent:beat-${newId("user").slice(-6).toLowerCase()}`);
+    const key = generateKeyPairSync("ed25519");
+    const forger = generateKeyPairSync("ed25519");
+    const card = { v: PROTOCOL_VERSION, agent_id: agent.agent_id, display: { name: "Beat" }, capabilities: [{ id: "skill:beat", version: "1.0" }], security: { keys: [{ kid: "k1", alg: "ed25519", public_key: key.publicKey.export({ format: "jwk" }).x }] } };
+    expect((await agentsRoute.POST(postJson(agent, "/api/agents", card))).status).toBe(201);
+    const beat = (body: unknown) => heartbeatRoute.POST(postJson(agent, `/api/agents/${agent.agent_id}/heartbeat`, body), params({ agent_id: agent.agent_id }));
+    const signed = (body: Record<string, unknown>, privateKey = key.privateKey) => signEnvelope({ agent_id: agent.agent_id, ts: new Date().toISOString(), status: "online", ...body }, { kid: "k1", privateKey });
+    const refused = async (res: Response, code: string) => {
+      expect(res.status).toBe(403);
+      expect((await errorOf(res)).code).toBe(code);
+    };
+    const beats = async () => (await rt.store.readAll({ thread_id: await rt.store.systemThread(REGISTRY_THREAD, "Agent registrations and heartbeats") })).filter((e) => e.type === "agent.heartbeat" && e.from.agent_id === agent.agent_id);
+
+    await refused(await beat({ status: "online" }), "signature_required");
+    await refused(await beat(signed({}, forger.privateKey)), "signature_invalid");
+    await refused(await beat(signed({ ts: new Date(Date.now() - 3_600_000).toISOString() })), "signature_invalid");
+    await refused(await beat({ ...signed({}), active_tasks: 3 }), "signature_invalid"); // changed after signing
+    expect(await beats()).toEqual([]);
+
+    const good = signed({ active_tasks: 1 });
+    expect((await beat(good)).status).toBe(202);
+    expect((await beats()).at(-1)?.payload).toMatchObject({ agent_id: agent.agent_id, status: "online", active_tasks: 1, signed: { kid: "k1", ts: good.ts } });
+    await refused(await beat(good), "signature_invalid"); // a replay
+    expect(await beats()).toHaveLength(1);
   });
 });
