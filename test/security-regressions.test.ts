@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeMessage, newId, PROTOCOL_VERSION, type StoredEvent } from "@/lib/protocol";
 import { runRequester } from "@/lib/fold/run-requester";
 import type { Clutch } from "@/server/clutch";
-import { a2aApp } from "@/server/adapters/a2a/server";
+import { a2aApp, blockingSec } from "@/server/adapters/a2a/server";
 import { RealtimeGateway } from "@/server/realtime/gateway";
 import { SYSTEM } from "@/server/auth/principal";
 import { setClutch } from "@/server/instance";
@@ -438,5 +438,39 @@ describe("a keyed agent's REST heartbeat is signed", () => {
     expect((await beats()).at(-1)?.payload).toMatchObject({ agent_id: agent.agent_id, status: "online", active_tasks: 1, signed: { kid: "k1", ts: good.ts } });
     await refused(await beat(good), "signature_invalid"); // a replay
     expect(await beats()).toHaveLength(1);
+  });
+});
+
+describe("a blocking A2A message/send is bounded", () => {
+  it("answers after its bound with the task still working, which tasks/get then follows", async () => {
+    expect(blockingSec({})).toBe(30);
+    expect(blockingSec({ CLUTCH_A2A_BLOCKING_SEC: "5" })).toBe(5);
+    const server = http.createServer();
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server.on("request", a2aApp(rt, base, { blockingSec: 1 }));
+    const rpc = async (method: string, rpcParams: unknown) => {
+      const res = await fetch(`${base}/a2a/agents/pm-1`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${ada.key}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: rpcParams }),
+        signal: AbortSignal.timeout(15_000),
+      });
+      return (await res.json()) as { result?: { id: string; status: { state: string }; metadata: { clutch: { run_id: string } } }; error?: unknown };
+    };
+    try {
+      // POLICY holds pm-1's work for an admin's approval, so the task cannot finish by itself.
+      const started = Date.now();
+      const sent = await rpc("message/send", { message: { kind: "message", role: "user", messageId: crypto.randomUUID(), parts: [{ kind: "text", text: "Plan the budget review" }] } });
+      expect(sent.error).toBeUndefined();
+      expect(sent.result).toMatchObject({ kind: "task", status: { state: "working" } });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      await heldIn(sent.result!.metadata.clutch.run_id); // the run goes on in the channel
+      const got = await rpc("tasks/get", { id: sent.result!.id });
+      expect(got.result).toMatchObject({ id: sent.result!.id, status: { state: "working" } });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
