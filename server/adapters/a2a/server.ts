@@ -45,7 +45,7 @@ import { partsText, textPart } from "./client";
 export const A2A_BLOCKING_SEC = 30;
 
 /** CLUTCH_A2A_BLOCKING_SEC when it is a positive number, else A2A_BLOCKING_SEC (seconds). */
-export function blockingSec(env: NodeJS.ProcessEnv = process.env): number {
+export function blockingSec(env: Record<string, string | undefined> = process.env): number {
   const v = Number(env.CLUTCH_A2A_BLOCKING_SEC);
   return Number.isFinite(v) && v > 0 ? v : A2A_BLOCKING_SEC;
 }
