@@ -29,6 +29,8 @@ import type { Ack, ClientEvents, ServerEvents } from "@/lib/realtime/contract";
 import * as eventsRoute from "@/app/api/events/route";
 import * as agentsRoute from "@/app/api/agents/route";
 import * as heartbeatRoute from "@/app/api/agents/[agent_id]/heartbeat/route";
+import * as personRoute from "@/app/api/people/[user_id]/route";
+import * as meRoute from "@/app/api/me/route";
 import { signEnvelope } from "@/server/auth/signatures";
 import { conversationIds } from "@/server/events/threads";
 import { REGISTRY_THREAD } from "@/server/router/registration";
@@ -306,6 +308,29 @@ describe("open sockets lose what their principal may no longer read, at once, on
       } finally {
         again.socket.disconnect();
       }
+    } finally {
+      c.socket.disconnect();
+    }
+  });
+
+  it("a deactivated person's sockets are disconnected, and their key answers 401; activated again, it works", async () => {
+    const open = await channel("public");
+    const lee = await testPerson(rt, "member", "Lee");
+    const c = client(lee.key);
+    try {
+      expect(await subscribe(c.socket, { thread_id: open })).toEqual({ ok: true });
+      const patch = (body: unknown) =>
+        personRoute.PATCH(requestAs(ada, `http://localhost:3000/api/people/${lee.person!.id}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }), params({ user_id: lee.person!.id }));
+      const res = await patch({ deactivated: true, reason: "left the company" });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { person: { deactivated?: boolean } }).person.deactivated).toBe(true);
+      await say(open, "after deactivation");
+      await expect.poll(() => c.closed, { timeout: 5000 }).toEqual(["io server disconnect"]);
+      await settle();
+      expect(c.texts()).not.toContain("after deactivation");
+      expect((await meRoute.GET(requestAs(lee, "http://localhost:3000/api/me"))).status).toBe(401);
+      expect((await patch({ deactivated: false })).status).toBe(200);
+      expect((await meRoute.GET(requestAs(lee, "http://localhost:3000/api/me"))).status).toBe(200);
     } finally {
       c.socket.disconnect();
     }

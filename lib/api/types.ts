@@ -275,6 +275,8 @@ export interface PersonSummary {
   email: string;
   role: Role;
   created_at: string;
+  /** Deactivated by an admin: signs in and authenticates as nobody (docs/identity.md). */
+  deactivated?: true;
 }
 
 /** An invite link (`GET /api/invites`); its token is shown only when it is created. */

@@ -264,6 +264,8 @@ export const AUDIT_ACTIONS = [
   "invite.revoked",
   "member.joined",
   "member.role_changed",
+  "member.deactivated",
+  "member.reactivated",
   "key.created",
   "key.revoked",
   "agent.disabled",
