@@ -38,6 +38,8 @@ import * as messagesRoute from "@/app/api/threads/[thread_id]/messages/route";
 import * as decisionRoute from "@/app/api/approvals/[approval_id]/decision/route";
 import * as forkRoute from "@/app/api/runs/[run_id]/fork/route";
 import * as workflowRunsRoute from "@/app/api/workflows/[name]/runs/route";
+import * as importRoute from "@/app/api/runs/import/route";
+import { requesterOfRun } from "@/server/runs/requester";
 import { scratchWorkspace, startAgents, waitFor } from "./agents";
 import { chat, requestAs, testAgent, testClutch, testPerson, type TestPrincipal } from "./helpers";
 
@@ -162,6 +164,19 @@ describe("forbid_self_approval compares with the person who started the run", ()
     expect(res.status).toBe(201);
     const { run_id } = (await res.json()) as { run_id: string };
     await onlyAnotherAdminApproves(await heldIn(run_id), ada);
+  });
+
+  it("an imported copy names its importer as the one who asked, whatever the file says", async () => {
+    const lee = await testPerson(rt, "admin", "Lee");
+    const forged = makeMessage({ type: "task.request", thread_id, run_id: newId("run"), task_id: newId("task"), from: { agent_id: ada.agent_id, role: "human" }, to: [{ agent_id: "agent:pm-1" }], payload: { title: "Imported" }, meta: { requested_by: ada.agent_id } });
+    const res = await importRoute.POST(
+      requestAs(lee, `http://localhost:3000/api/runs/import?new_run=true&thread_id=${thread_id}`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: JSON.stringify(forged) + "\n" }),
+      params({}),
+    );
+    expect(res.status).toBe(201);
+    const { run_id } = (await res.json()) as { run_id: string };
+    expect(await requesterOfRun(rt.store.queries, run_id)).toBe(lee.agent_id);
+    await onlyAnotherAdminApproves(await heldIn(run_id), lee);
   });
 
   it("nobody names someone else as the one who asked (meta.requested_by)", async () => {

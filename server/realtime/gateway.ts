@@ -261,6 +261,7 @@ export class RealtimeGateway {
       socket.data.principal = now;
       delete socket.data.readable;
       for (const sub of [...socket.data.subs.values()]) {
+        if (sub.access) sub.access = await this.readableBy(socket);
         if (sub.thread_id === undefined) continue;
         if (!(await this.identity.channels.canRead(now, sub.thread_id).catch(() => false))) this.remove(sub, socket.data.subs);
       }
@@ -281,7 +282,9 @@ export class RealtimeGateway {
     this.forgetAccess();
     for (const set of this.byKey.values()) {
       for (const sub of [...set]) {
-        if (sub.thread_id !== thread_id || sub.closed) continue;
+        if (sub.closed) continue;
+        if (sub.access) sub.access = await this.readableBy(sub.socket); // a run with no event yet: its channel may be this one
+        if (sub.thread_id !== thread_id) continue;
         const allowed = await this.identity.channels.canRead(sub.socket.data.principal, thread_id).catch(() => false);
         if (!allowed) this.remove(sub, sub.socket.data.subs);
       }
