@@ -3,9 +3,11 @@
  * its fix:
  *
  * - the person who asked for a run cannot approve its held work when the rule forbids
- *   self-approval, however the run started (a chat message, an A2A call, a fork, a workflow);
- * - revoking a key, disabling an agent, removing a member from a private channel or deactivating
- *   a person ends their open sockets' access at once;
+ *   self-approval, however the run started (a chat message, an A2A call, a fork, a workflow, an
+ *   imported copy), and nobody names someone else as the one who asked;
+ * - revoking a key, disabling an agent, removing a member from a private channel, demoting or
+ *   deactivating a person ends their open sockets' access at once, on another node too (the
+ *   sockets are served by a second Clutch on the same database);
  * - a write names every scope it touches: a run or task of another channel is refused;
  * - display names are the server's;
  * - only an admin changes an agent's signing keys; a keyed agent's heartbeat is signed;
