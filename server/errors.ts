@@ -11,8 +11,8 @@ const BRAND = Symbol.for("clutch.error");
 /**
  * Every error code the API answers with, and its HTTP status: the one table (docs/limits.md,
  * docs/identity.md). A ClutchError thrown without a status gets its code's first status here.
- * Two codes have two statuses by where the id was named: `unknown_thread` is 404 when the URL
- * names the channel and 422 when a body does; `invalid_invite` is 404 for an unknown link and
+ * Some codes have two statuses by where the id was named: `unknown_thread`, `unknown_run` and
+ * `unknown_task` are 404 when the URL names the id and 422 when a body does; `invalid_invite` is 404 for an unknown link and
  * 410 for one that was used, expired or revoked. test/error-codes.test.ts fails when code throws
  * an error code missing from this table.
  */
@@ -38,6 +38,7 @@ export const ERROR_STATUS = {
   invalid_workflow: [400],
   invalid_sign_up: [400],
   multiple_runs: [400],
+  display_name_mismatch: [400],
   // 401 / 403: who is asking, and what they may do
   unauthenticated: [401],
   forbidden: [403],
@@ -57,10 +58,10 @@ export const ERROR_STATUS = {
   // 404 / 410: nothing there (or nothing the principal may see)
   not_found: [404],
   unknown_thread: [404, 422],
-  unknown_run: [404],
+  unknown_run: [404, 422],
   unknown_schema: [404],
   unknown_workflow: [404],
-  unknown_task: [404],
+  unknown_task: [404, 422],
   unknown_agent: [404],
   unknown_approval: [404],
   unknown_artifact: [404],

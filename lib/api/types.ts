@@ -282,6 +282,8 @@ export interface PersonSummary {
   created_at: string;
   /** For admins: set while the person's sign-in is locked after too many failed passwords (docs/identity.md). */
   sign_in_lock?: { failures: number; locked_until: string };
+  /** Deactivated by an admin: signs in and authenticates as nobody (docs/identity.md). */
+  deactivated?: true;
 }
 
 /** An invite link (`GET /api/invites`); its token is shown only when it is created. */

@@ -265,6 +265,8 @@ export const AUDIT_ACTIONS = [
   "member.joined",
   "member.role_changed",
   "member.sign_in_unlocked",
+  "member.deactivated",
+  "member.reactivated",
   "key.created",
   "key.revoked",
   "agent.disabled",

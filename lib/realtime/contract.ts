@@ -12,6 +12,9 @@
  *                 (`not_your_agent`). Give `after` (the last seq seen) when resuming: the backlog
  *                 of an inbox is found by reading the log from there.
  *   `unsubscribe` the same shape (after ignored) → ack.
+ * The server disconnects a socket (reason `io server disconnect`) whose credential stops working
+ * (a revoked key, a disabled agent), and drops the subscriptions its principal may no longer read
+ * (docs/identity.md "Live connections").
  * Server → client:
  *   `event`           a StoredEvent (ClutchMessage + seq).
  *   `thread.activity` the ThreadSummaries of the threads that changed (new events, created),

@@ -4,7 +4,8 @@
  * a batch; the first refusal refuses the whole batch and names the rule:
  *
  * 1. from_mismatch (403): `from.agent_id` must be the principal itself (`user:<id>` for a
- *    person, the key's agent for an agent key). Nobody posts as someone else.
+ *    person, the key's agent for an agent key), and so must `meta.requested_by` when given (who
+ *    started a run: lib/fold/run-requester.ts). Nobody posts as someone else.
  * 2. reserved_type (403): routing.*, policy.decision, approval.*, audit.change, chat.system,
  *    task.cancel and task.timeout are written by Clutch only.
  * 3. not_yourself (403): agent.register / heartbeat / update name the principal's own agent_id.
@@ -13,8 +14,20 @@
  *    requester.
  * 5. unknown_thread (422): the channel must exist and be readable by the principal (a channel
  *    one may not see answers like one that does not exist).
+ * 5a. unknown_run / unknown_task (422): the run a message names must be in the message's channel
+ *    (a stored run's, or, for a new run, the channel of its first message in the batch), and so
+ *    must its task and parent task (a parent task of the same run). A run or task of another
+ *    channel answers like one that does not exist, so a private channel's ids do not let anyone
+ *    write into it.
  * 6. signature_required / unknown_kid / signature_invalid (403): an agent whose AgentCard declares
  *    signing keys signs every envelope (server/auth/signatures.ts).
+ * 7. display_name_mismatch (400): `from.display_name`, when given, is the server's name for the
+ *    principal: a person's profile name, an agent's card `display.name` (the card registered, or
+ *    the one the message itself registers), or the agent's own id without `agent:`. Nobody shows
+ *    up under someone else's name.
+ * 8. keys_locked (403): an agent.register / agent.update that changes or removes the signing keys
+ *    of a card that declares some is an admin's alone (a signed message proves only the current
+ *    key, which is what a key change must not rest on).
  *
  * The system principal (Clutch and its workspace agents) may append anything.
  */
@@ -22,7 +35,7 @@ import type { AgentCard, ClutchMessage } from "@/lib/protocol";
 import type { Queries } from "../events/queries";
 import { ClutchError } from "../errors";
 import type { ChannelAccess } from "./access";
-import type { Principal } from "./principal";
+import { isAdmin, type Principal } from "./principal";
 import { signatureProblem } from "./signatures";
 
 const RESERVED = new Set(["routing.decision", "routing.failure", "policy.decision", "approval.requested", "approval.granted", "approval.rejected", "approval.expired", "audit.change", "chat.system", "task.cancel", "task.timeout"]);
@@ -45,13 +58,32 @@ export async function authorizeAppend(
       throw refuse("from_mismatch", `message ${i}: from.agent_id is ${m.from.agent_id}, but ${who} may only send as ${p.agent_id}; nothing was stored`, i);
     }
     if (RESERVED.has(m.type)) throw refuse("reserved_type", `message ${i}: ${m.type} is written by Clutch itself, not by ${who}; nothing was stored`, i);
+    const requestedBy = m.meta?.requested_by;
+    if (requestedBy !== undefined && requestedBy !== p.agent_id) {
+      throw refuse("from_mismatch", `message ${i}: meta.requested_by is ${String(requestedBy)}, but ${who} may only name ${p.agent_id} as the one who asked; nothing was stored`, i);
+    }
     if (p.kind === "agent") {
       const bad = signatureProblem(m, deps.cardOf(p.agent_id));
       if (bad) throw refuse(bad.code, `message ${i}: ${bad.message}; nothing was stored`, i);
     }
+    const newCard = m.type === "agent.register" || m.type === "agent.update" ? (m.payload as { card?: AgentCard }).card : undefined;
     if (SELF.has(m.type)) {
       const named = (m.payload as { agent_id?: unknown; card?: { agent_id?: unknown } }).agent_id ?? (m.payload as { card?: { agent_id?: unknown } }).card?.agent_id;
       if (named !== undefined && named !== p.agent_id) throw refuse("not_yourself", `message ${i}: ${m.type} names ${String(named)}; ${who} may only speak for ${p.agent_id}`, i);
+    }
+    if (newCard && !isAdmin(p)) {
+      const before = deps.cardOf(p.agent_id)?.security?.keys;
+      if (before?.length && JSON.stringify(before) !== JSON.stringify(newCard.security?.keys ?? null)) {
+        throw refuse("keys_locked", `message ${i}: ${p.agent_id} signs its messages; only an admin may change or remove its signing keys (POST /api/agents as an admin); nothing was stored`, i);
+      }
+    }
+    const shown = m.from.display_name;
+    if (shown !== undefined) {
+      const names = p.kind === "person" ? [p.name] : [deps.cardOf(p.agent_id)?.display.name, newCard?.display?.name, p.agent_id.replace(/^agent:/, "")];
+      if (!names.includes(shown)) {
+        const expected = names.filter((n): n is string => !!n);
+        throw refuse("display_name_mismatch", `message ${i}: from.display_name is ${JSON.stringify(shown)}, but ${p.agent_id} is shown as ${expected.map((n) => JSON.stringify(n)).join(" or ")}; leave display_name out or send that name; nothing was stored`, i, 400);
+      }
     }
   }
   const threads = [...new Set(messages.map((m) => m.thread_id))];
@@ -61,10 +93,25 @@ export async function authorizeAppend(
       throw refuse("unknown_thread", `message ${i}: thread ${thread_id} does not exist`, i, 422);
     }
   }
-  const taskIds = [...new Set(messages.filter((m) => LIFECYCLE.has(m.type) || m.type === "task.request").map((m) => m.task_id))];
-  if (!taskIds.length) return;
+  // Every scope a message names must be its channel's: the run, the task and the parent task.
+  const runThread = new Map((await deps.queries.runs(messages.map((m) => m.run_id))).map((r) => [r.id, r.thread_id]));
+  const taskIds = [...new Set(messages.flatMap((m) => (m.parent_task_id ? [m.task_id, m.parent_task_id] : [m.task_id])))];
   const tasks = new Map((await deps.queries.tasks(taskIds)).map((t) => [t.id, t]));
   for (const [i, m] of messages.entries()) {
+    const owner = runThread.get(m.run_id);
+    if (owner === undefined) runThread.set(m.run_id, m.thread_id); // a new run belongs to the channel of its first message
+    else if (owner !== m.thread_id) {
+      throw refuse("unknown_run", `message ${i}: run ${m.run_id} does not exist in thread ${m.thread_id}; a run belongs to the channel it started in; nothing was stored`, i, 422);
+    }
+    for (const id of m.parent_task_id ? [m.task_id, m.parent_task_id] : [m.task_id]) {
+      const t = tasks.get(id);
+      if (t && (t.thread_id !== m.thread_id || (id === m.parent_task_id && t.run_id !== m.run_id))) {
+        throw refuse("unknown_task", `message ${i}: task ${id} does not exist in ${id === m.parent_task_id ? `run ${m.run_id} of ` : ""}thread ${m.thread_id}; nothing was stored`, i, 422);
+      }
+    }
+  }
+  for (const [i, m] of messages.entries()) {
+    if (!LIFECYCLE.has(m.type) && m.type !== "task.request") continue;
     const task = tasks.get(m.task_id);
     if (!task) continue; // a new task: it is the principal's own
     if (LIFECYCLE.has(m.type) && task.assignee !== p.agent_id) {

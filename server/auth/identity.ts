@@ -9,6 +9,10 @@
  *
  * Errors are ClutchErrors: already_set_up (409), invalid_invite (404/410), email_taken (409),
  * invalid_sign_up (400), unknown_user (404), last_admin (409), unknown_key (404).
+ *
+ * A deactivated person (`setPersonDeactivated`) proves nobody: their sessions are ended, their
+ * keys and any new session authenticate as null, and their open sockets are disconnected by the
+ * gateway when it reads the `member.deactivated` audit event (docs/identity.md).
  */
 import { createHash, randomBytes } from "node:crypto";
 import { APIError } from "better-auth/api";
@@ -88,7 +92,8 @@ export class Identity {
     const session = await this.auth.api.getSession({ headers }).catch(() => null);
     if (!session) return null;
     const user = session.user as UserRow & { role?: string };
-    return { ...this.personOf(toPerson({ ...user, role: user.role ?? "member" })), via: "session" };
+    const person = { ...this.personOf(toPerson({ ...user, role: user.role ?? "member" })), via: "session" as const };
+    return (await this.isDisabled(person.agent_id)) ? null : person;
   }
 
   private personOf(p: PersonSummary): PersonPrincipal {
@@ -100,7 +105,8 @@ export class Identity {
     if (!k) return null;
     if (k.owner.startsWith("user:")) {
       const user = await this.db.user.findUnique({ where: { id: k.owner.slice(5) } });
-      return user ? { ...this.personOf(toPerson(user)), via: "key", key_id: k.id } : null;
+      if (!user || (await this.isDisabled(k.owner))) return null;
+      return { ...this.personOf(toPerson(user)), via: "key", key_id: k.id };
     }
     if (await this.isDisabled(k.owner)) return null;
     const agent: AgentPrincipal = { kind: "agent", agent_id: k.owner, key_id: k.id };
@@ -160,8 +166,36 @@ export class Identity {
     }
   }
 
+  /** Everyone with an account, oldest first; `deactivated: true` on those who are. */
   async people(): Promise<PersonSummary[]> {
-    return (await this.db.user.findMany({ orderBy: { createdAt: "asc" } })).map(toPerson);
+    const off = new Set((await this.db.disabledAgent.findMany({ where: { agent_id: { startsWith: "user:" } }, select: { agent_id: true } })).map((r) => r.agent_id));
+    return (await this.db.user.findMany({ orderBy: { createdAt: "asc" } })).map(toPerson).map((p) => (off.has(p.agent_id) ? { ...p, deactivated: true } : p));
+  }
+
+  /**
+   * Deactivate a person (or activate them again): while deactivated, their sessions and API keys
+   * prove nobody (401) and their open sockets are disconnected; their events stay. Their
+   * sessions are ended. Records `member.deactivated` / `member.reactivated`. Throws
+   * unknown_user (404), last_admin (409: the last active admin stays).
+   */
+  async setPersonDeactivated(by: Principal, user_id: string, deactivated: boolean, reason = ""): Promise<PersonSummary> {
+    const person = await this.person(user_id);
+    if (!person) throw new ClutchError("unknown_user", `no person ${user_id}`, 404);
+    if (deactivated) {
+      if (person.role === "admin") {
+        const off = (await this.db.disabledAgent.findMany({ where: { agent_id: { startsWith: "user:" } }, select: { agent_id: true } })).map((r) => r.agent_id.slice(5));
+        if ((await this.db.user.count({ where: { role: "admin", id: { notIn: [...off, user_id] } } })) === 0) {
+          throw new ClutchError("last_admin", `${person.name} is the only active admin; make someone else admin first`, 409);
+        }
+      }
+      const r = await this.db.disabledAgent.createMany({ data: [{ agent_id: person.agent_id, disabled_by: by.agent_id, reason }], skipDuplicates: true });
+      await this.db.session.deleteMany({ where: { userId: user_id } });
+      if (r.count) await recordAudit(this.store, by, { action: "member.deactivated", subject: person.agent_id, summary: `deactivated ${person.name}${reason ? `: ${reason}` : ""}` });
+      return { ...person, deactivated: true };
+    }
+    const r = await this.db.disabledAgent.deleteMany({ where: { agent_id: person.agent_id } });
+    if (r.count) await recordAudit(this.store, by, { action: "member.reactivated", subject: person.agent_id, summary: `activated ${person.name} again` });
+    return person;
   }
 
   /** Every person, with the lock on their sign-in when there is one (for admins: Admin → People). */

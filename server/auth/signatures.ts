@@ -69,3 +69,34 @@ export function signatureProblem(message: Envelope, card: AgentCard | undefined)
   }
   return ok ? null : { code: "signature_invalid", message: `the signature by ${auth.kid} does not match the envelope: it was changed after signing, or signed with another key` };
 }
+
+/** How far a signed heartbeat's `ts` may be from the server's clock (seconds; docs/identity.md). */
+export const HEARTBEAT_SKEW_SEC = 300;
+
+/**
+ * Why a REST heartbeat body (POST /api/agents/:agent_id/heartbeat) from an agent with `card`
+ * fails its signature check, or null when it passes or the card declares no keys
+ * (docs/identity.md "Signed messages"). A keyed agent signs the body the way it signs an
+ * envelope (`signEnvelope(body, key)`: canonical JSON without `security.auth.sig`), and the body
+ * names `agent_id` (the path's) and `ts` (ISO 8601, within HEARTBEAT_SKEW_SEC of `now` and later
+ * than `lastSignedTs`, the ts of the agent's last signed heartbeat), so a signature cannot be
+ * replayed, kept for later or used for another agent. Codes as signatureProblem's.
+ */
+export function heartbeatSignatureProblem(
+  body: Record<string, unknown>,
+  card: AgentCard | undefined,
+  expect: { agent_id: string; lastSignedTs?: string | null; now?: Date },
+): { code: string; message: string } | null {
+  const bad = signatureProblem(body as Envelope, card);
+  if (bad || !card?.security?.keys?.length) return bad;
+  if (body.agent_id !== expect.agent_id) return { code: "signature_invalid", message: `a signed heartbeat names its agent: agent_id must be ${expect.agent_id}` };
+  const ts = typeof body.ts === "string" ? Date.parse(body.ts) : NaN;
+  const now = (expect.now ?? new Date()).getTime();
+  if (!Number.isFinite(ts) || Math.abs(now - ts) > HEARTBEAT_SKEW_SEC * 1000) {
+    return { code: "signature_invalid", message: `a signed heartbeat carries ts, the time it was signed (ISO 8601), within ${HEARTBEAT_SKEW_SEC} s of the server's clock (${new Date(now).toISOString()})` };
+  }
+  if (expect.lastSignedTs && ts <= Date.parse(expect.lastSignedTs)) {
+    return { code: "signature_invalid", message: `this heartbeat's ts is not later than the last one's (${expect.lastSignedTs}): a signed heartbeat is used once` };
+  }
+  return null;
+}

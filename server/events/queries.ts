@@ -78,6 +78,15 @@ export class Queries {
     return ev && isEvent(ev, "task.request") ? ev : null;
   }
 
+  /**
+   * The run's root-level task.requests (no parent task), oldest first, at most `limit`: what
+   * lib/fold/run-requester.ts reads to say who started the run.
+   */
+  async rootRequests(run_id: string, limit = 20): Promise<StoredEventOf<"task.request">[]> {
+    const rows = await this.db.event.findMany({ where: { run_id, type: "task.request", parent_task_id: null }, orderBy: { seq: "asc" }, take: limit });
+    return rows.map(fromRow).filter((ev): ev is StoredEventOf<"task.request"> => isEvent(ev, "task.request"));
+  }
+
   /** The event with this seq, or null. */
   async eventAtSeq(seq: number): Promise<StoredEvent | null> {
     const row = await this.db.event.findUnique({ where: { seq: BigInt(seq) } });

@@ -371,10 +371,12 @@ export class Orchestrator {
       input: { message_id: ev.id, from: ev.from },
     };
     const at = { thread_id: ev.thread_id, run_id, task_id, parent_task_id: null };
+    // Who started the run, kept on its root request (lib/fold/run-requester.ts; docs/protocol.md).
+    const meta = { requested_by: ev.from.agent_id };
     const capabilities = mentions.filter((m) => !m.startsWith("agent:"));
     if (capabilities.length) {
       await this.store.append(
-        makeMessage({ type: "task.request", ...at, from: ev.from, to: [ORCHESTRATOR], requires: capabilities, payload: request, idempotency_key: `open-run:${ev.id}` }),
+        makeMessage({ type: "task.request", ...at, from: ev.from, to: [ORCHESTRATOR], requires: capabilities, payload: request, meta, idempotency_key: `open-run:${ev.id}` }),
       );
       return;
     }
@@ -401,7 +403,7 @@ export class Orchestrator {
         },
         idempotency_key: `open-run-routing:${ev.id}`,
       }),
-      makeMessage({ type: "task.request", ...at, from: ORCHESTRATOR, to: [{ agent_id: selected }], payload: request, idempotency_key: `open-run:${ev.id}` }),
+      makeMessage({ type: "task.request", ...at, from: ORCHESTRATOR, to: [{ agent_id: selected }], payload: request, meta, idempotency_key: `open-run:${ev.id}` }),
     ]);
   }
 

@@ -15,6 +15,7 @@ import { isEvent, makeMessage, newId, type ClutchMessage, type PayloadOf } from 
 import { ClutchError } from "../errors";
 import type { ApprovalRow } from "../events/queries";
 import type { EventStore } from "../events/store";
+import { requesterOfRun } from "../runs/requester";
 import type { PolicyKernel, Usage } from "./kernel";
 import type { Subject } from "./rules";
 
@@ -75,7 +76,9 @@ export class Approvals {
       if (d.decision === "require_approval") {
         const approval_id = newId("approval");
         const expires_at = new Date(Date.now() + this.kernel.current().approvals.timeout_sec * 1000).toISOString();
-        const requester = (await this.store.queries.rootTasks([g.at.run_id]))[0]?.requester ?? undefined;
+        // The person who started the run (not the root task's `from`, which is agent:orchestrator
+        // for a chat message): forbid_self_approval compares with them (docs/identity.md).
+        const requester = (await requesterOfRun(this.store.queries, g.at.run_id)) ?? undefined;
         const { events } = await this.store.append([
           this.event(g, "policy.decision", { ...base, approval_id }, `${g.key}:policy`),
           this.event(

@@ -20,8 +20,19 @@
  * subscription needs read access to its channel (a run's: the run's channel); one that may not
  * read it is told the channel does not exist. An agent's inbox (`agent_id`: the events whose `to`
  * names it, in every channel) is for that agent's own key only. `thread.activity` carries only the channels each
- * client may read. When a channel's members or visibility change (an `audit.change` in it),
- * every subscription to it and its runs is checked again and dropped if no longer allowed.
+ * client may read; an inbox carries only the events of channels its agent may read.
+ *
+ * Access is taken away at once, on every node (docs/identity.md "Live connections"): each node
+ * learns of changes from the `audit.change` events in its own tail, whoever made them.
+ * - A channel's members or visibility changed (`channel.*`, in the channel): every subscription
+ *   to it and its runs is checked again and dropped if no longer allowed.
+ * - Anything else about who may do what (`key.revoked`, `agent.disabled`, `member.role_changed`,
+ *   `member.deactivated`, …, whose `subject` is a key id or a principal): the sockets of that
+ *   key or principal authenticate again with the credential of their handshake; one that no
+ *   longer proves anybody is disconnected (`io server disconnect`), one whose role changed
+ *   keeps only the subscriptions it may still read.
+ * Events are delivered one at a time in seq order, and the next waits until such a check has
+ * finished, so nothing the principal may no longer read is sent after the change.
  */
 import type { Server as HttpServer } from "node:http";
 import { Server, type Socket } from "socket.io";
@@ -39,7 +50,15 @@ import type { Principal } from "../auth/principal";
 const ACTIVITY_MS = 250;
 const REPLAY_PAGE = 1000;
 
-type ClutchSocket = Socket<ClientEvents, ServerEvents, Record<string, never>, { principal: Principal; readable?: Readable }>;
+interface SocketData {
+  principal: Principal;
+  readable?: Readable;
+  /** What the handshake proved itself with, to authenticate again when access changes. */
+  credential: { headers: Headers; token?: string };
+  /** The socket's subscriptions by key. */
+  subs: Map<string, LiveSub>;
+}
+type ClutchSocket = Socket<ClientEvents, ServerEvents, Record<string, never>, SocketData>;
 
 interface LiveSub {
   key: string;
@@ -71,6 +90,8 @@ export class RealtimeGateway {
   private readonly dirtyThreads = new Set<string>();
   private activityTimer: NodeJS.Timeout | null = null;
   private readonly unsubscribeTail: () => void;
+  /** Deliveries, one event at a time in seq order (see the module doc). */
+  private chain: Promise<void> = Promise.resolve();
 
   constructor(
     httpServer: HttpServer,
@@ -88,6 +109,7 @@ export class RealtimeGateway {
         .then((principal) => {
           if (!principal) return next(new Error("unauthenticated: sign in, or pass an API key as auth.token"));
           (socket as ClutchSocket).data.principal = principal;
+          (socket as ClutchSocket).data.credential = { headers, ...(token ? { token } : {}) };
           next();
         })
         .catch((err: Error) => next(err));
@@ -105,6 +127,7 @@ export class RealtimeGateway {
 
   private onConnection(socket: ClutchSocket): void {
     const subs = new Map<string, LiveSub>();
+    socket.data.subs = subs;
     socket.on("subscribe", (raw, ack) => {
       const reply = typeof ack === "function" ? ack : () => {};
       const parsed = SubscriptionSchema.safeParse(raw);
@@ -163,7 +186,7 @@ export class RealtimeGateway {
     for (;;) {
       const page = await this.store.read(scope, { after: sub.cursor, limit: REPLAY_PAGE });
       if (sub.closed) return;
-      for (const ev of page.events) this.emit(sub, ev);
+      for (const ev of page.events) if (!sub.inbox || (await this.mayRead(sub.socket, ev.thread_id))) this.emit(sub, ev);
       if (page.next_after === null) break;
     }
     for (const ev of sub.buffer) this.emit(sub, ev);
@@ -179,18 +202,25 @@ export class RealtimeGateway {
 
   private remove(sub: LiveSub, subs: Map<string, LiveSub>) {
     sub.closed = true;
-    subs.delete(sub.key);
+    if (subs.get(sub.key) === sub) subs.delete(sub.key);
     const set = this.byKey.get(sub.key);
     set?.delete(sub);
     if (set && !set.size) this.byKey.delete(sub.key);
   }
 
-  /** A committed event from the tail (seq order): to every live subscription still behind it. */
+  /** A committed event from the tail (seq order): delivered after the ones before it. */
   private onEvent(ev: StoredEvent) {
+    this.chain = this.chain.then(() => this.deliver(ev)).catch((err: unknown) => log.error({ err, seq: ev.seq }, "realtime delivery failed"));
+  }
+
+  /** To every live subscription still behind `ev`; then, for an access change, the checks it calls for. */
+  private async deliver(ev: StoredEvent) {
     const sockets = new Set<string>();
     for (const key of [`thread:${ev.thread_id}`, `run:${ev.run_id}`, ...ev.to.map((t) => `agent:${t.agent_id}`)]) {
-      for (const sub of this.byKey.get(key) ?? []) {
+      for (const sub of [...(this.byKey.get(key) ?? [])]) {
+        if (sub.closed) continue;
         if (sub.thread_id === undefined && !sub.inbox && !this.admit(sub, ev)) continue;
+        if (sub.inbox && !(await this.mayRead(sub.socket, ev.thread_id))) continue;
         if (!sub.live) sub.buffer.push(ev);
         else if (ev.seq > sub.cursor) {
           sub.cursor = ev.seq;
@@ -199,10 +229,49 @@ export class RealtimeGateway {
       }
     }
     if (sockets.size) this.io.to([...sockets]).emit("event", ev);
-    if (ev.type === "audit.change" && typeof ev.payload.action === "string" && ev.payload.action.startsWith("channel.")) void this.recheck(ev.thread_id);
-    else if (ev.meta?.kind === THREAD_CREATED) this.forgetAccess();
     this.dirtyThreads.add(ev.thread_id);
     this.activityTimer ??= setTimeout(() => void this.flushActivity(), ACTIVITY_MS);
+    if (ev.type === "audit.change" && typeof ev.payload.action === "string") {
+      if (ev.payload.action.startsWith("channel.")) await this.recheck(ev.thread_id);
+      else await this.reauthenticate(String(ev.payload.subject ?? ""), ev.payload.detail);
+    } else if (ev.meta?.kind === THREAD_CREATED) this.forgetAccess();
+  }
+
+  /**
+   * Who may do what changed for `subject` (a key id, or a principal's `agent_id`; for a key,
+   * `detail.owner` names its principal): its sockets authenticate again with their handshake's
+   * credential. One that proves nobody now is disconnected; one whose principal changed (a new
+   * role) keeps only the subscriptions it may still read.
+   */
+  private async reauthenticate(subject: string, detail: unknown) {
+    if (!subject) return;
+    const owner = typeof (detail as { owner?: unknown } | undefined)?.owner === "string" ? (detail as { owner: string }).owner : null;
+    for (const raw of [...this.io.sockets.sockets.values()]) {
+      const socket = raw as ClutchSocket;
+      const p = socket.data.principal;
+      if (!p || p.kind === "system") continue;
+      const key_id = p.kind === "agent" || p.kind === "person" ? p.key_id : undefined;
+      if (p.agent_id !== subject && key_id !== subject && p.agent_id !== owner) continue;
+      const now = await this.identity.authenticate(socket.data.credential.headers, socket.data.credential.token).catch(() => null);
+      if (!now) {
+        for (const sub of [...socket.data.subs.values()]) this.remove(sub, socket.data.subs);
+        socket.disconnect(true);
+        continue;
+      }
+      socket.data.principal = now;
+      delete socket.data.readable;
+      for (const sub of [...socket.data.subs.values()]) {
+        if (sub.access) sub.access = await this.readableBy(socket);
+        if (sub.thread_id === undefined) continue;
+        if (!(await this.identity.channels.canRead(now, sub.thread_id).catch(() => false))) this.remove(sub, socket.data.subs);
+      }
+    }
+  }
+
+  /** True when the socket's principal may read channel `thread_id` (its cached access). */
+  private async mayRead(socket: ClutchSocket, thread_id: string): Promise<boolean> {
+    const readable = await this.readableBy(socket);
+    return readable.all || readable.ids.has(thread_id);
   }
 
   /**
@@ -213,12 +282,11 @@ export class RealtimeGateway {
     this.forgetAccess();
     for (const set of this.byKey.values()) {
       for (const sub of [...set]) {
-        if (sub.thread_id !== thread_id || sub.closed) continue;
+        if (sub.closed) continue;
+        if (sub.access) sub.access = await this.readableBy(sub.socket); // a run with no event yet: its channel may be this one
+        if (sub.thread_id !== thread_id) continue;
         const allowed = await this.identity.channels.canRead(sub.socket.data.principal, thread_id).catch(() => false);
-        if (!allowed) {
-          sub.closed = true;
-          set.delete(sub);
-        }
+        if (!allowed) this.remove(sub, sub.socket.data.subs);
       }
     }
   }
@@ -234,8 +302,7 @@ export class RealtimeGateway {
       sub.access = undefined;
       return true;
     }
-    sub.closed = true;
-    this.byKey.get(sub.key)?.delete(sub);
+    this.remove(sub, sub.socket.data.subs);
     return false;
   }
 

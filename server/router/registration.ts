@@ -15,6 +15,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { AgentCardSchema, makeMessage, type AgentCard } from "@/lib/protocol";
+import { heartbeatSignatureProblem } from "../auth/signatures";
 import { ClutchError } from "../errors";
 import type { EventStore } from "../events/store";
 import { conversationIds } from "../events/threads";
@@ -30,6 +31,10 @@ const RegistrationSchema = AgentCardSchema.extend({
 const HeartbeatBodySchema = z.strictObject({
   status: z.enum(["online", "busy", "draining"]).optional(),
   active_tasks: z.number().int().nonnegative().optional(),
+  // A signed heartbeat (docs/identity.md "Signed messages"): the agent it is for, when, and the signature.
+  agent_id: z.string().min(1).optional(),
+  ts: z.string().min(1).max(40).optional(),
+  security: z.looseObject({ auth: z.looseObject({ scheme: z.string().optional(), alg: z.string().optional(), kid: z.string(), sig: z.string() }) }).optional(),
 });
 
 function issues(error: z.ZodError): string {
@@ -65,19 +70,34 @@ export async function registerAgent(store: EventStore, registry: AgentRegistry, 
 }
 
 /** Record a heartbeat of a registered external agent. */
-export async function recordHeartbeat(store: EventStore, registry: AgentRegistry, agent_id: string, input: unknown): Promise<void> {
+/**
+ * Record an external agent's heartbeat (`input`: the REST body, HeartbeatBodySchema). With
+ * `opts.signed` (the agent's own key sent it), an agent whose card declares signing keys must
+ * sign the body (server/auth/signatures.ts `heartbeatSignatureProblem`); the stored heartbeat
+ * then carries `signed: { kid, ts }`. Throws ClutchError unknown_agent (404), workspace_agent
+ * (409), invalid_heartbeat (400), signature_required / unknown_kid / signature_invalid (403).
+ */
+export async function recordHeartbeat(store: EventStore, registry: AgentRegistry, agent_id: string, input: unknown, opts: { signed?: boolean; now?: Date } = {}): Promise<void> {
   const known = registry.get(agent_id);
   if (!known) throw new ClutchError("unknown_agent", `${agent_id} is not registered: POST its AgentCard to /api/agents first`, 404);
   if (known.source === "workspace") throw new ClutchError("workspace_agent", `${agent_id} runs in this server, which sends its heartbeats`, 409);
   const r = HeartbeatBodySchema.safeParse(input ?? {});
   if (!r.success) throw new ClutchError("invalid_heartbeat", `Not a valid heartbeat: ${issues(r.error)}`, 400, r.error.issues);
+  const { agent_id: _named, ts, security, ...beat } = r.data;
+  let signed: { kid: string; ts: string } | undefined;
+  if (opts.signed && known.card.security?.keys?.length) {
+    const last = (await store.queries.lastHeartbeat(agent_id))?.payload as { signed?: { ts?: string } } | undefined;
+    const bad = heartbeatSignatureProblem(r.data, known.card, { agent_id, lastSignedTs: last?.signed?.ts ?? null, ...(opts.now ? { now: opts.now } : {}) });
+    if (bad) throw new ClutchError(bad.code, `${bad.message}; nothing was stored`, 403);
+    signed = { kid: security!.auth.kid, ts: ts! };
+  }
   const stored = await store.append(
     makeMessage({
       type: "agent.heartbeat",
       ...(await registryThread(store)),
       from: { agent_id, role: "worker", display_name: known.card.display.name },
       to: [],
-      payload: { agent_id, ...r.data },
+      payload: { agent_id, ...beat, ...(signed ? { signed } : {}) },
     }),
   );
   for (const ev of stored.events) registry.apply(ev);

@@ -56,6 +56,8 @@ export async function startRemoteRun(
   const mentions = parseMentions(text, (id) => workspace.agents.has(id) || registry.has(id));
   const selected = target ?? mentions.agents[0] ?? (mentions.capabilities.length ? null : channel.entry_agent);
   const key = `${via}:${principal.agent_id}:${req.key}`;
+  // The caller started the run (lib/fold/run-requester.ts): kept on the root request, so forks keep it.
+  const meta = { requested_by: principal.agent_id };
   const events = selected
     ? [
         makeMessage({
@@ -66,9 +68,9 @@ export async function startRemoteRun(
           payload: { selected, candidates: [selected], reason: `${who} asked ${selected} over ${via.toUpperCase()}`, scores: { [selected]: 1 }, mode: "fixed" },
           idempotency_key: `${key}:routing`,
         }),
-        makeMessage({ type: "task.request", ...at, from: ORCHESTRATOR, to: [{ agent_id: selected }], payload, idempotency_key: key }),
+        makeMessage({ type: "task.request", ...at, from: ORCHESTRATOR, to: [{ agent_id: selected }], payload, meta, idempotency_key: key }),
       ]
-    : [makeMessage({ type: "task.request", ...at, from, to: [ORCHESTRATOR], requires: mentions.capabilities, payload, idempotency_key: key })];
+    : [makeMessage({ type: "task.request", ...at, from, to: [ORCHESTRATOR], requires: mentions.capabilities, payload, meta, idempotency_key: key })];
   const { events: stored } = await store.append(events);
   const request = stored.at(-1)!;
   return { run_id: request.run_id, task_id: request.task_id, thread_id: request.thread_id, after: request.seq - (selected ? 2 : 1) };

@@ -61,6 +61,11 @@ export interface ImportOptions {
   new_run?: boolean;
   /** Whether the importer may write to a channel (unknown_thread otherwise); default: any. */
   canWrite?: (thread_id: string) => Promise<boolean>;
+  /**
+   * Who imports a copy (`new_run`): its root requests' `meta.requested_by` becomes them, since
+   * the file's claims about who asked are the importer's own words (docs/identity.md).
+   */
+  requestedBy?: string;
 }
 
 const MAX_ISSUES = 50;
@@ -106,6 +111,10 @@ export async function importRun(store: EventStore, text: string, opts: ImportOpt
       : { run_id, messages: messages.map((m) => ({ ...m, thread_id: opts.thread_id! })) };
     run_id = remapped.run_id;
     toStore = remapped.messages;
+  }
+  if (opts.new_run && opts.requestedBy) {
+    const by = opts.requestedBy;
+    toStore = toStore.map((m) => (m.type === "task.request" && !m.parent_task_id ? { ...m, meta: { ...m.meta, requested_by: by } } : m));
   }
   if (opts.canWrite) {
     for (const thread_id of new Set(toStore.map((m) => m.thread_id))) {

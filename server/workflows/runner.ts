@@ -125,7 +125,7 @@ export class WorkflowRunner {
         from: req.from,
         to: [{ agent_id: WORKFLOW_AGENT.agent_id }],
         payload: { title: `${wf.name}: ${first.length > 100 ? `${first.slice(0, 99)}…` : first}`, instructions: req.text, input: { text: req.text } },
-        meta: { workflow: shape },
+        meta: { workflow: shape, requested_by: req.from.agent_id },
       }),
     );
     return { run_id: events[0]!.run_id, task_id: events[0]!.task_id };

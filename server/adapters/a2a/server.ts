@@ -20,6 +20,10 @@
  *   the root task's result              → artifact "result" (the report, and its data) + completed
  *   its error / timeout / cancel        → failed / failed / canceled
  *   tasks/cancel                        → the run is cancelled in Clutch (docs/lifecycle.md)
+ * A blocking `message/send` (the default; not `blocking: false` / `returnImmediately`) answers
+ * when the task completes, fails or waits for input, or after at most CLUTCH_A2A_BLOCKING_SEC
+ * seconds (30 by default; docs/limits.md) with the task as it stands then (`working`): the run
+ * goes on, and the caller follows it with tasks/get or tasks/resubscribe.
  * The A2A tasks are kept in memory (the SDK's InMemoryTaskStore): after a restart the runs go on
  * and are in the log, but tasks/get no longer knows their A2A ids.
  */
@@ -36,6 +40,15 @@ import { followRun, requester, startRemoteRun } from "../../runs/remote";
 import { log } from "../../log";
 import { countWrite } from "../../http/write-limit";
 import { partsText, textPart } from "./client";
+
+/** How long a blocking message/send waits for its task to finish by default (seconds; docs/limits.md). */
+export const A2A_BLOCKING_SEC = 30;
+
+/** CLUTCH_A2A_BLOCKING_SEC when it is a positive number, else A2A_BLOCKING_SEC (seconds). */
+export function blockingSec(env: Record<string, string | undefined> = process.env): number {
+  const v = Number(env.CLUTCH_A2A_BLOCKING_SEC);
+  return Number.isFinite(v) && v > 0 ? v : A2A_BLOCKING_SEC;
+}
 
 /** The caller, as the SDK carries it into the executor. */
 class ClutchUser implements User {
@@ -73,6 +86,13 @@ const agentText = (text: string, taskId: string, contextId: string): Message => 
 /** Carries an A2A message into a Clutch run and the run's events back as the A2A task. */
 class RunExecutor implements AgentExecutor {
   private readonly links = new Map<string, RunLink>();
+  /** The A2A task each incoming message went to (message id → task id), for a bounded message/send. */
+  private readonly taskOfMessage = new Map<string, string>();
+
+  /** The A2A task message `messageId` went to, once its execution started. */
+  taskOf(messageId: string): string | undefined {
+    return this.taskOfMessage.get(messageId);
+  }
 
   /** `target`: the exposed agent this endpoint is (null: the workspace, which routes). */
   constructor(
@@ -90,6 +110,16 @@ class RunExecutor implements AgentExecutor {
   };
 
   async execute(rc: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    this.taskOfMessage.set(rc.userMessage.messageId, rc.taskId);
+    try {
+      await this.run(rc, bus);
+    } finally {
+      this.taskOfMessage.delete(rc.userMessage.messageId);
+    }
+  }
+
+  /** Start the run (or answer its question) and stream it back as the A2A task. */
+  private async run(rc: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const principal = (rc.context.user as ClutchUser).principal;
     const text = partsText(rc.userMessage.parts).trim();
     const { taskId, contextId } = rc;
@@ -118,9 +148,11 @@ class RunExecutor implements AgentExecutor {
       bus.publish(
         AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED), artifacts: [], history: [rc.userMessage], metadata: { clutch: { run_id: link.run_id, thread_id: link.thread_id, channel: this.channel.name } } }),
       );
+      update(TaskState.TASK_STATE_WORKING); // the run has started in the channel
     }
     await this.follow(link, after, { taskId, contextId }, bus, update);
   }
+
 
   /**
    * The caller's answer to the run's question, as a reply in the channel, unless someone answered
@@ -183,6 +215,44 @@ class RunExecutor implements AgentExecutor {
   }
 }
 
+type SendParams = Parameters<DefaultRequestHandler["sendMessage"]>;
+
+/**
+ * The SDK's request handler with a bound on a blocking message/send (see the module doc): after
+ * `boundMs` it answers with the task as the task store has it then, while the run and the
+ * SDK's processing of its events go on (tasks/get reads the same store).
+ */
+class BoundedRequestHandler extends DefaultRequestHandler {
+  constructor(
+    card: AgentCard,
+    private readonly tasks: InMemoryTaskStore,
+    private readonly executor: RunExecutor,
+    private readonly boundMs: number,
+  ) {
+    super(card, tasks, executor);
+  }
+
+  override async sendMessage(params: SendParams[0], context: SendParams[1]): ReturnType<DefaultRequestHandler["sendMessage"]> {
+    const whole = super.sendMessage(params, context);
+    if (params.configuration?.returnImmediately === true) return whole;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<"bound">((resolve) => {
+      timer = setTimeout(() => resolve("bound"), this.boundMs);
+    });
+    try {
+      const first = await Promise.race([whole, bound]);
+      if (first !== "bound") return first;
+    } finally {
+      clearTimeout(timer);
+    }
+    const taskId = params.message ? this.executor.taskOf(params.message.messageId) : undefined;
+    const task = taskId ? await this.tasks.load(taskId, context) : undefined;
+    if (!task) return whole; // nothing started yet to show: wait for it after all
+    whole.catch((err: unknown) => log.warn({ err, taskId }, "A2A: a message/send answered at its bound failed later"));
+    return task;
+  }
+}
+
 /** The A2A card of a Clutch endpoint. */
 function cardOf(base: string, endpoint: string, name: string, description: string, skills: AgentSkill[]): AgentCard {
   return {
@@ -203,10 +273,12 @@ function cardOf(base: string, endpoint: string, name: string, description: strin
 
 /**
  * The Express app of Clutch's A2A endpoints (see the module doc). `base`: Clutch's public URL
- * (CLUTCH_PUBLIC_URL, else http://localhost:<port>), which the cards name. Without a workspace
+ * (CLUTCH_PUBLIC_URL, else http://localhost:<port>), which the cards name. `opts.blockingSec`:
+ * the bound of a blocking message/send (default: `blockingSec()`, CLUTCH_A2A_BLOCKING_SEC or 30). Without a workspace
  * channel there is nothing to start runs in: every path answers 404.
  */
-export function a2aApp(clutch: Clutch, base: string): express.Express {
+export function a2aApp(clutch: Clutch, base: string, opts: { blockingSec?: number } = {}): express.Express {
+  const boundMs = (opts.blockingSec ?? blockingSec()) * 1000;
   const app = express();
   app.disable("x-powered-by");
   const settings = clutch.workspace.a2a;
@@ -242,7 +314,9 @@ export function a2aApp(clutch: Clutch, base: string): express.Express {
     next();
   };
   const mount = (path: string, card: AgentCard, target: string | null) => {
-    const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new RunExecutor(clutch, channel, target));
+    const tasks = new InMemoryTaskStore();
+    const executor = new RunExecutor(clutch, channel, target);
+    const handler = new BoundedRequestHandler(card, tasks, executor, boundMs);
     app.use(`${path}/.well-known/agent-card.json`, agentCardHandler({ agentCardProvider: handler, legacyCompat: { enabled: true } }));
     const rpc = jsonRpcHandler({ requestHandler: handler, userBuilder: async (req) => new ClutchUser((req.res as Response).locals.principal as Principal), legacyCompat: { enabled: true } });
     // The endpoint itself only: a longer path under it (another agent's, one that does not exist) goes on.

@@ -3,7 +3,8 @@
  * is validated first; 201 { run_id, events, created }; 400 invalid_jsonl with
  * issues [{ line, path, message }] and nothing stored; 422 unknown_thread (or one the person may
  * not read). A person imports a copy (`new_run=true`, new ids) into a channel they can read;
- * restoring a run with its own ids is for admins (403 forbidden otherwise).
+ * restoring a run with its own ids is for admins (403 forbidden otherwise). A copy's root
+ * requests name the importer as `meta.requested_by` (who asked, for approvals; docs/identity.md).
  */
 import { z } from "zod";
 import { ClutchError } from "@/server/errors";
@@ -25,6 +26,6 @@ export const POST = route({ auth: "person", query: Query }, async ({ req, princi
   const text = await readText(req, MAX_IMPORT_BODY_BYTES);
   if (!text.trim()) throw new ClutchError("invalid_jsonl", "the body is empty: send one ClutchMessage per line");
   const { store, identity } = getClutch();
-  const result = await importRun(store, text, { thread_id: query.thread_id, new_run, canWrite: (thread_id) => identity.channels.canRead(principal, thread_id) });
+  const result = await importRun(store, text, { thread_id: query.thread_id, new_run, canWrite: (thread_id) => identity.channels.canRead(principal, thread_id), requestedBy: principal.agent_id });
   return json(result, 201);
 });

@@ -1,0 +1,518 @@
+/**
+ * Security regressions from the authorization drill (docs/identity.md). Each test failed before
+ * its fix:
+ *
+ * - the person who asked for a run cannot approve its held work when the rule forbids
+ *   self-approval, however the run started (a chat message, an A2A call, a fork, a workflow, an
+ *   imported copy), and nobody names someone else as the one who asked;
+ * - revoking a key, disabling an agent, removing a member from a private channel, demoting or
+ *   deactivating a person ends their open sockets' access at once, on another node too (the
+ *   sockets are served by a second Clutch on the same database);
+ * - a write names every scope it touches: a run or task of another channel is refused;
+ * - display names are the server's;
+ * - only an admin changes an agent's signing keys; a keyed agent's heartbeat is signed;
+ * - a blocking A2A message/send answers within its bound.
+ */
+import { generateKeyPairSync } from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+import { io as connect, type Socket } from "socket.io-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeMessage, newId, PROTOCOL_VERSION, type StoredEvent } from "@/lib/protocol";
+import { runRequester } from "@/lib/fold/run-requester";
+import type { Clutch } from "@/server/clutch";
+import { a2aApp, blockingSec } from "@/server/adapters/a2a/server";
+import { RealtimeGateway } from "@/server/realtime/gateway";
+import { SYSTEM } from "@/server/auth/principal";
+import { setClutch } from "@/server/instance";
+import type { Ack, ClientEvents, ServerEvents } from "@/lib/realtime/contract";
+import * as eventsRoute from "@/app/api/events/route";
+import * as agentsRoute from "@/app/api/agents/route";
+import * as heartbeatRoute from "@/app/api/agents/[agent_id]/heartbeat/route";
+import * as personRoute from "@/app/api/people/[user_id]/route";
+import * as meRoute from "@/app/api/me/route";
+import { signEnvelope } from "@/server/auth/signatures";
+import { conversationIds } from "@/server/events/threads";
+import { REGISTRY_THREAD } from "@/server/router/registration";
+import * as messagesRoute from "@/app/api/threads/[thread_id]/messages/route";
+import * as decisionRoute from "@/app/api/approvals/[approval_id]/decision/route";
+import * as forkRoute from "@/app/api/runs/[run_id]/fork/route";
+import * as workflowRunsRoute from "@/app/api/workflows/[name]/runs/route";
+import * as importRoute from "@/app/api/runs/import/route";
+import { requesterOfRun } from "@/server/runs/requester";
+import { scratchWorkspace, startAgents, waitFor } from "./agents";
+import { chat, requestAs, testAgent, testClutch, testPerson, type TestPrincipal } from "./helpers";
+
+/** A capability of this file's own, which only this workspace's pm-1 has (the test log is shared). */
+const CAP = `skill:drill-${newId("task").slice(-6).toLowerCase()}`;
+const POLICY = `
+version: 1
+rules:
+  - id: another-admin-lets-work-start
+    match: { kind: dispatch }
+    decision: require_approval
+    approvers: [role:admin]
+    forbid_self_approval: true
+    reason: An admin other than the one who asked lets each piece of work start
+`;
+const WORKFLOW = `workflow: drill-one-step
+description: One step, done by pm-1
+steps:
+  - id: plan
+    title: Plan it
+    capability: ${CAP}
+`;
+
+let rt: Clutch;
+let thread_id: string;
+let ada: TestPrincipal;
+let bo: TestPrincipal;
+
+beforeAll(async () => {
+  const ws = scratchWorkspace((m) => {
+    (m["pm-1.json"]!.capabilities as { id: string }[]).push({ id: CAP });
+  }, POLICY);
+  fs.mkdirSync(path.join(ws.dir, "workflows"));
+  fs.writeFileSync(path.join(ws.dir, "workflows", "drill-one-step.yaml"), WORKFLOW);
+  rt = await startAgents(ws.dir);
+  thread_id = rt.channels[0]!.thread_id;
+  ada = await testPerson(rt, "admin", "Ada");
+  bo = await testPerson(rt, "admin", "Bo");
+});
+afterAll(async () => {
+  await rt?.stop();
+});
+
+const params = <T>(p: T) => ({ params: Promise.resolve(p) }) as never;
+const postJson = (as: TestPrincipal, url: string, body: unknown) =>
+  requestAs(as, `http://localhost:3000${url}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;
+
+/** The approval.requested of run `run_id` (the dispatch of its first task, held by POLICY). */
+const heldIn = (run_id: string) =>
+  waitFor(rt, thread_id, `the held dispatch of ${run_id}`, (evs) => evs.find((e) => e.type === "approval.requested" && e.run_id === run_id), 30_000);
+
+const decide = (as: TestPrincipal, approval_id: string) =>
+  decisionRoute.POST(postJson(as, `/api/approvals/${approval_id}/decision`, { decision: "approve" }), params({ approval_id }));
+
+/** Asserts the approval names `requester`, that person may not approve it, and another admin may. */
+async function onlyAnotherAdminApproves(held: StoredEvent, requester: TestPrincipal) {
+  expect(held.payload).toMatchObject({ requester: requester.agent_id, approvers: ["role:admin"], forbid_self_approval: true });
+  const approval_id = String(held.payload.approval_id);
+  const other = requester === ada ? bo : ada;
+  const self = await decide(requester, approval_id);
+  expect(self.status).toBe(403);
+  expect(await errorOf(self)).toMatchObject({ code: "not_an_approver", message: expect.stringContaining("you asked for this work") });
+  expect((await rt.store.queries.approval(approval_id))?.state).toBe("pending");
+  const res = await decide(other, approval_id);
+  expect(res.status).toBe(200);
+}
+
+describe("forbid_self_approval compares with the person who started the run", () => {
+  it("a chat message: the admin who asked may not approve; another admin may", async () => {
+    const res = await messagesRoute.POST(postJson(ada, `/api/threads/${thread_id}/messages`, { text: "Analyze last quarter's sales trends" }), params({ thread_id }));
+    expect(res.status).toBe(201);
+    const { event } = (await res.json()) as { event: StoredEvent };
+    const root = await waitFor(rt, thread_id, "the run the message opened", (evs) =>
+      evs.find((e) => e.type === "task.request" && !e.parent_task_id && (e.payload.input as { message_id?: string } | undefined)?.message_id === event.id),
+    );
+    expect(root.meta?.requested_by).toBe(ada.agent_id);
+    await onlyAnotherAdminApproves(await heldIn(root.run_id), ada);
+  });
+
+  it("an A2A call with a person's key: that person is the run's requester", async () => {
+    const server = http.createServer();
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server.on("request", a2aApp(rt, base));
+    try {
+      const res = await fetch(`${base}/a2a/agents/pm-1`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${bo.key}` },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "message/send",
+          params: { message: { kind: "message", role: "user", messageId: crypto.randomUUID(), parts: [{ kind: "text", text: "Plan the quarterly review" }] }, configuration: { blocking: false } },
+        }),
+      });
+      const body = (await res.json()) as { result?: { metadata: { clutch: { run_id: string } } }; error?: unknown };
+      expect(body.error).toBeUndefined();
+      await onlyAnotherAdminApproves(await heldIn(body.result!.metadata.clutch.run_id), bo);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("a fork keeps the original requester, whoever forks it", async () => {
+    const res = await messagesRoute.POST(postJson(ada, `/api/threads/${thread_id}/messages`, { text: "Summarize the regional margins" }), params({ thread_id }));
+    const { event } = (await res.json()) as { event: StoredEvent };
+    const root = await waitFor(rt, thread_id, "the run the message opened", (evs) =>
+      evs.find((e) => e.type === "task.request" && !e.parent_task_id && (e.payload.input as { message_id?: string } | undefined)?.message_id === event.id),
+    );
+    await heldIn(root.run_id);
+    // Bo forks the run just after its request, before the policy held it.
+    const forked = await forkRoute.POST(postJson(bo, `/api/runs/${root.run_id}/fork`, { at_seq: root.seq }), params({ run_id: root.run_id }));
+    expect(forked.status).toBe(201);
+    const { run } = (await forked.json()) as { run: { run_id: string } };
+    await onlyAnotherAdminApproves(await heldIn(run.run_id), ada);
+  });
+
+  it("a workflow run: the person who started it", async () => {
+    const res = await workflowRunsRoute.POST(postJson(ada, "/api/workflows/drill-one-step/runs", { text: "Plan the offsite", thread_id }), params({ name: "drill-one-step" }));
+    expect(res.status).toBe(201);
+    const { run_id } = (await res.json()) as { run_id: string };
+    await onlyAnotherAdminApproves(await heldIn(run_id), ada);
+  });
+
+  it("an imported copy names its importer as the one who asked, whatever the file says", async () => {
+    const lee = await testPerson(rt, "admin", "Lee");
+    const forged = makeMessage({ type: "task.request", thread_id, run_id: newId("run"), task_id: newId("task"), from: { agent_id: ada.agent_id, role: "human" }, to: [{ agent_id: "agent:pm-1" }], payload: { title: "Imported" }, meta: { requested_by: ada.agent_id } });
+    const res = await importRoute.POST(
+      requestAs(lee, `http://localhost:3000/api/runs/import?new_run=true&thread_id=${thread_id}`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: JSON.stringify(forged) + "\n" }),
+      params({}),
+    );
+    expect(res.status).toBe(201);
+    const { run_id } = (await res.json()) as { run_id: string };
+    expect(await requesterOfRun(rt.store.queries, run_id)).toBe(lee.agent_id);
+    await onlyAnotherAdminApproves(await heldIn(run_id), lee);
+  });
+
+  it("nobody names someone else as the one who asked (meta.requested_by)", async () => {
+    const res = await eventsRoute.POST(
+      postJson(
+        ada,
+        "/api/events",
+        makeMessage({ type: "task.request", thread_id, run_id: newId("run"), task_id: newId("task"), from: { agent_id: ada.agent_id, role: "human" }, to: [{ agent_id: "agent:pm-1" }], payload: { title: "Do it" }, meta: { requested_by: bo.agent_id } }),
+      ),
+    );
+    expect(res.status).toBe(403);
+    expect(await errorOf(res)).toMatchObject({ code: "from_mismatch", message: expect.stringContaining("meta.requested_by") });
+  });
+
+  it("a run's requester is its first person, not one who joins later with a follow-up request", () => {
+    const req = (from: string, meta?: Record<string, unknown>, input?: unknown) => ({ type: "task.request" as const, from: { agent_id: from }, parent_task_id: null, meta, payload: { title: "x", ...(input ? { input } : {}) } });
+    expect(runRequester([req("agent:orchestrator", { requested_by: "user:a" }), req("user:b")])).toBe("user:a");
+    // Runs opened before requested_by existed: the person the orchestrator copied from the message.
+    expect(runRequester([req("agent:orchestrator", undefined, { from: { agent_id: "user:a" } })])).toBe("user:a");
+    // An agent's A2A run that a person then joined: the first person.
+    expect(runRequester([req("agent:caller", { requested_by: "agent:caller" }), req("user:c")])).toBe("user:c");
+    expect(runRequester([req("agent:caller")])).toBe("agent:caller");
+    expect(runRequester([])).toBeNull();
+  });
+});
+
+describe("open sockets lose what their principal may no longer read, at once, on every node", () => {
+  // Node B serves the sockets; the changes are made on node A (rt): B learns of them from its tail.
+  let nodeB: Clutch;
+  let server: http.Server;
+  let gateway: RealtimeGateway;
+  let url: string;
+  beforeAll(async () => {
+    nodeB = await testClutch();
+    setClutch(rt); // the routes above and below use node A
+    server = http.createServer();
+    gateway = new RealtimeGateway(server, nodeB.store, nodeB.tail, nodeB.identity);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await nodeB?.stop();
+  });
+
+  type Client = Socket<ServerEvents, ClientEvents>;
+  function client(key: string) {
+    const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token: key } });
+    const received: StoredEvent[] = [];
+    const closed: string[] = [];
+    socket.on("event", (ev) => received.push(ev));
+    socket.on("disconnect", (reason) => closed.push(reason));
+    return { socket, received, closed, texts: () => received.map((e) => e.payload.text) };
+  }
+  const subscribe = (s: Client, sub: Parameters<ClientEvents["subscribe"]>[0]) => new Promise<Ack>((resolve) => s.emit("subscribe", sub, resolve));
+  const channel = async (visibility: "public" | "private") =>
+    (await rt.store.createThread({ name: `drill-${newId("thread").slice(-10).toLowerCase()}`, visibility }, { agent_id: ada.agent_id, display_name: "Ada" })).id;
+  const say = (thread: string, text: string, extra: Record<string, unknown> = {}) => rt.store.append(chat(text, { thread_id: thread, run_id: newId("run"), ...extra }));
+  const settle = () => new Promise((r) => setTimeout(r, 600));
+
+  it("a revoked key's socket is disconnected and receives nothing more", async () => {
+    const open = await channel("public");
+    const lee = await testPerson(rt, "member", "Lee");
+    const c = client(lee.key);
+    try {
+      expect(await subscribe(c.socket, { thread_id: open })).toEqual({ ok: true });
+      await say(open, "before");
+      await expect.poll(() => c.texts()).toContain("before");
+      const keyId = (await rt.identity.keys.list(lee.agent_id))[0]!.id;
+      await rt.identity.revokeKey(SYSTEM, keyId);
+      await say(open, "after revocation");
+      await expect.poll(() => c.closed, { timeout: 5000 }).toEqual(["io server disconnect"]);
+      await settle();
+      expect(c.texts()).not.toContain("after revocation");
+    } finally {
+      c.socket.disconnect();
+    }
+  });
+
+  it("a disabled agent's socket is disconnected, its inbox with it", async () => {
+    const open = await channel("public");
+    const agent = await testAgent(rt, `agent:drill-${newId("user").slice(-6).toLowerCase()}`);
+    const c = client(agent.key);
+    try {
+      expect(await subscribe(c.socket, { agent_id: agent.agent_id })).toEqual({ ok: true });
+      await say(open, "to the agent", { to: [{ agent_id: agent.agent_id }] });
+      await expect.poll(() => c.texts()).toContain("to the agent");
+      await rt.identity.setAgentDisabled(SYSTEM, agent.agent_id, true, "drill");
+      await say(open, "to the agent, disabled", { to: [{ agent_id: agent.agent_id }] });
+      await expect.poll(() => c.closed, { timeout: 5000 }).toEqual(["io server disconnect"]);
+      await settle();
+      expect(c.texts()).not.toContain("to the agent, disabled");
+    } finally {
+      c.socket.disconnect();
+    }
+  });
+
+  it("a member removed from a private channel gets none of the events written right after, on another node", async () => {
+    const secret = await channel("private");
+    const lee = await testPerson(rt, "member", "Lee");
+    await rt.identity.addMember(SYSTEM, secret, lee.agent_id);
+    const c = client(lee.key);
+    try {
+      expect(await subscribe(c.socket, { thread_id: secret })).toEqual({ ok: true });
+      await say(secret, "while a member");
+      await expect.poll(() => c.texts()).toContain("while a member");
+      // The removal (what Identity.removeMember records) and the next message in one commit, so
+      // they reach node B's tail together, one right after the other.
+      await rt.identity.channels.remove(secret, lee.agent_id);
+      const run_id = newId("run");
+      await rt.store.append([
+        makeMessage({ type: "audit.change", thread_id: secret, run_id, task_id: newId("task"), from: { agent_id: "system", role: "system" }, to: [], payload: { action: "channel.member_removed", subject: lee.agent_id, summary: "removed Lee from the channel", detail: { thread_id: secret } } }),
+        chat("right after removal", { thread_id: secret, run_id }),
+      ]);
+      await say(secret, "later");
+      await settle();
+      expect(c.texts()).not.toContain("right after removal");
+      expect(c.texts()).not.toContain("later");
+    } finally {
+      c.socket.disconnect();
+    }
+  });
+
+  it("an agent removed from a private channel no longer gets that channel's events in its inbox", async () => {
+    const secret = await channel("private");
+    const agent = await testAgent(rt, `agent:drill-${newId("user").slice(-6).toLowerCase()}`);
+    await rt.identity.addMember(SYSTEM, secret, agent.agent_id);
+    const c = client(agent.key);
+    try {
+      expect(await subscribe(c.socket, { agent_id: agent.agent_id })).toEqual({ ok: true });
+      await say(secret, "to you, a member", { to: [{ agent_id: agent.agent_id }] });
+      await expect.poll(() => c.texts()).toContain("to you, a member");
+      await rt.identity.removeMember(SYSTEM, secret, agent.agent_id);
+      await say(secret, "to you, removed", { to: [{ agent_id: agent.agent_id }] });
+      await settle();
+      expect(c.texts()).not.toContain("to you, removed");
+      // Nor in the backlog of a new inbox subscription.
+      const again = client(agent.key);
+      try {
+        expect(await subscribe(again.socket, { agent_id: agent.agent_id, after: 0 })).toEqual({ ok: true });
+        await settle();
+        expect(again.texts()).not.toContain("to you, removed");
+        expect(again.texts()).not.toContain("to you, a member"); // the channel is no longer the agent's to read
+      } finally {
+        again.socket.disconnect();
+      }
+    } finally {
+      c.socket.disconnect();
+    }
+  });
+
+  it("a deactivated person's sockets are disconnected, and their key answers 401; activated again, it works", async () => {
+    const open = await channel("public");
+    const lee = await testPerson(rt, "member", "Lee");
+    const c = client(lee.key);
+    try {
+      expect(await subscribe(c.socket, { thread_id: open })).toEqual({ ok: true });
+      const patch = (body: unknown) =>
+        personRoute.PATCH(requestAs(ada, `http://localhost:3000/api/people/${lee.person!.id}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }), params({ user_id: lee.person!.id }));
+      const res = await patch({ deactivated: true, reason: "left the company" });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { person: { deactivated?: boolean } }).person.deactivated).toBe(true);
+      await say(open, "after deactivation");
+      await expect.poll(() => c.closed, { timeout: 5000 }).toEqual(["io server disconnect"]);
+      await settle();
+      expect(c.texts()).not.toContain("after deactivation");
+      expect((await meRoute.GET(requestAs(lee, "http://localhost:3000/api/me"))).status).toBe(401);
+      expect((await patch({ deactivated: false })).status).toBe(200);
+      expect((await meRoute.GET(requestAs(lee, "http://localhost:3000/api/me"))).status).toBe(200);
+    } finally {
+      c.socket.disconnect();
+    }
+  });
+
+  it("a person made a guest keeps only the channels they were added to", async () => {
+    const open = await channel("public");
+    const theirs = await channel("public");
+    const lee = await testPerson(rt, "member", "Lee");
+    await rt.identity.addMember(SYSTEM, theirs, lee.agent_id);
+    const c = client(lee.key);
+    try {
+      expect(await subscribe(c.socket, { thread_id: open })).toEqual({ ok: true });
+      expect(await subscribe(c.socket, { thread_id: theirs })).toEqual({ ok: true });
+      await rt.identity.setRole(SYSTEM, lee.person!.id, "guest");
+      await say(open, "in the open channel");
+      await say(theirs, "in their channel");
+      await expect.poll(() => c.texts()).toContain("in their channel");
+      await settle();
+      expect(c.texts()).not.toContain("in the open channel");
+      expect(c.socket.connected).toBe(true);
+    } finally {
+      c.socket.disconnect();
+    }
+  });
+});
+
+describe("a write is authorized against every scope it names", () => {
+  it("a run, task or parent task of a private channel cannot be written into from another channel: 422, nothing stored", async () => {
+    const secret = (await rt.store.createThread({ name: `drill-${newId("thread").slice(-10).toLowerCase()}`, visibility: "private" }, { agent_id: ada.agent_id, display_name: "Ada" })).id;
+    const open = (await rt.store.createThread({ name: `drill-${newId("thread").slice(-10).toLowerCase()}` }, { agent_id: ada.agent_id, display_name: "Ada" })).id;
+    const run_id = newId("run");
+    const task_id = newId("task");
+    await rt.store.append(makeMessage({ type: "task.request", thread_id: secret, run_id, task_id, from: { agent_id: ada.agent_id, role: "human" }, to: [{ agent_id: "agent:nobody" }], payload: { title: "Secret plans" } }));
+    const lee = await testPerson(rt, "member", "Lee");
+    const from = { agent_id: lee.agent_id, role: "human" };
+    const before = (await rt.store.readAll({ run_id })).length;
+    const attempts = [
+      { run_id, task_id: newId("task"), code: "unknown_run", says: `run ${run_id} does not exist in thread ${open}` },
+      { run_id: newId("run"), task_id, code: "unknown_task", says: `task ${task_id} does not exist in thread ${open}` },
+      { run_id: newId("run"), task_id: newId("task"), parent_task_id: task_id, code: "unknown_task", says: `task ${task_id} does not exist` },
+    ];
+    for (const { code, says, ...ids } of attempts) {
+      const res = await eventsRoute.POST(postJson(lee, "/api/events", chat("sneaking in", { thread_id: open, from, ...ids })));
+      expect(res.status).toBe(422);
+      expect(await errorOf(res)).toMatchObject({ code, message: expect.stringContaining(says) });
+    }
+    // Even a member of both channels may not move a run from one to the other.
+    const res = await eventsRoute.POST(postJson(ada, "/api/events", chat("wrong channel", { thread_id: open, run_id, from: { agent_id: ada.agent_id, role: "human" } })));
+    expect(res.status).toBe(422);
+    expect((await rt.store.readAll({ run_id })).length).toBe(before);
+    expect(await rt.store.queries.runs([run_id])).toMatchObject([{ thread_id: secret }]);
+    // A new run's messages agree on their channel too; a write into one's own run is fine.
+    const mine = newId("run");
+    const split = await eventsRoute.POST(postJson(lee, "/api/events", [chat("one", { thread_id: open, run_id: mine, from }), chat("two", { thread_id: thread_id, run_id: mine, from })]));
+    expect(split.status).toBe(422);
+    expect((await eventsRoute.POST(postJson(lee, "/api/events", [chat("one", { thread_id: open, run_id: mine, from }), chat("two", { thread_id: open, run_id: mine, from })]))).status).toBe(201);
+  });
+});
+
+describe("display names are the server's", () => {
+  it("a member cannot post under another name (pm-1's); their own name or none is fine", async () => {
+    const lee = await testPerson(rt, "member", "Lee Lovelace");
+    const run_id = newId("run");
+    const as = (display_name?: string) => chat("hello", { thread_id, run_id, from: { agent_id: lee.agent_id, role: "human", ...(display_name !== undefined ? { display_name } : {}) } });
+    const res = await eventsRoute.POST(postJson(lee, "/api/events", as("pm-1")));
+    expect(res.status).toBe(400);
+    expect(await errorOf(res)).toMatchObject({ code: "display_name_mismatch", message: expect.stringContaining('"Lee Lovelace"') });
+    expect(await rt.store.readAll({ run_id })).toEqual([]);
+    expect((await eventsRoute.POST(postJson(lee, "/api/events", as("Lee Lovelace")))).status).toBe(201);
+    expect((await eventsRoute.POST(postJson(lee, "/api/events", as()))).status).toBe(201);
+  });
+
+  it("an agent is shown by its card's name, or its own id", async () => {
+    const agent = await testAgent(rt, `agent:drill-${newId("user").slice(-6).toLowerCase()}`);
+    const post = (display_name: string) => eventsRoute.POST(postJson(agent, "/api/events", chat("hi", { thread_id, run_id: newId("run"), from: { agent_id: agent.agent_id, role: "worker", display_name } })));
+    expect((await post("Ada")).status).toBe(400);
+    expect((await post(agent.agent_id.slice("agent:".length))).status).toBe(201);
+    const card = { v: PROTOCOL_VERSION, agent_id: agent.agent_id, display: { name: "Drill Bot" }, capabilities: [{ id: "skill:drill", version: "1.0" }] };
+    expect((await agentsRoute.POST(postJson(agent, "/api/agents", card))).status).toBe(201);
+    expect((await post("Drill Bot")).status).toBe(201);
+    expect((await post("pm-1")).status).toBe(400);
+  });
+});
+
+describe("only an admin changes an agent's signing keys", () => {
+  it("an agent.register signed by the current key cannot replace the keys: 403 keys_locked, the card keeps them", async () => {
+    const agent = await testAgent(rt, `agent:keyed-${newId("user").slice(-6).toLowerCase()}`);
+    const current = generateKeyPairSync("ed25519");
+    const attacker = generateKeyPairSync("ed25519");
+    const keys = (k: typeof current) => [{ kid: "k1", alg: "ed25519", public_key: k.publicKey.export({ format: "jwk" }).x }];
+    const card = (k: typeof current, desc = "") => ({ v: PROTOCOL_VERSION, agent_id: agent.agent_id, display: { name: "Keyed", ...(desc ? { desc } : {}) }, capabilities: [{ id: "skill:keyed", version: "1.0" }], security: { keys: keys(k) } });
+    expect((await agentsRoute.POST(postJson(agent, "/api/agents", card(current)))).status).toBe(201);
+    const registry = await rt.store.systemThread(REGISTRY_THREAD, "Agent registrations and heartbeats");
+    const register = (c: unknown) =>
+      signEnvelope(makeMessage({ type: "agent.register", thread_id: registry, ...conversationIds(registry), from: { agent_id: agent.agent_id, role: "worker" }, to: [], payload: { card: c as never } }), { kid: "k1", privateKey: current.privateKey });
+    const res = await eventsRoute.POST(postJson(agent, "/api/events", register(card(attacker))));
+    expect(res.status).toBe(403);
+    expect((await errorOf(res)).code).toBe("keys_locked");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(rt.registry.get(agent.agent_id)?.card.security?.keys).toEqual(keys(current));
+    // The same keys with another description is the agent's own business.
+    expect((await eventsRoute.POST(postJson(agent, "/api/events", register(card(current, "Now with a description"))))).status).toBe(201);
+  });
+});
+
+describe("a keyed agent's REST heartbeat is signed", () => {
+  it("unsigned, replayed, stale or forged heartbeats are refused with 403; a signed one is recorded", async () => {
+    const agent = await testAgent(rt, `agent:beat-${newId("user").slice(-6).toLowerCase()}`);
+    const key = generateKeyPairSync("ed25519");
+    const forger = generateKeyPairSync("ed25519");
+    const card = { v: PROTOCOL_VERSION, agent_id: agent.agent_id, display: { name: "Beat" }, capabilities: [{ id: "skill:beat", version: "1.0" }], security: { keys: [{ kid: "k1", alg: "ed25519", public_key: key.publicKey.export({ format: "jwk" }).x }] } };
+    expect((await agentsRoute.POST(postJson(agent, "/api/agents", card))).status).toBe(201);
+    const beat = (body: unknown) => heartbeatRoute.POST(postJson(agent, `/api/agents/${agent.agent_id}/heartbeat`, body), params({ agent_id: agent.agent_id }));
+    const signed = (body: Record<string, unknown>, privateKey = key.privateKey) => signEnvelope({ agent_id: agent.agent_id, ts: new Date().toISOString(), status: "online", ...body }, { kid: "k1", privateKey });
+    const refused = async (res: Response, code: string) => {
+      expect(res.status).toBe(403);
+      expect((await errorOf(res)).code).toBe(code);
+    };
+    const beats = async () => (await rt.store.readAll({ thread_id: await rt.store.systemThread(REGISTRY_THREAD, "Agent registrations and heartbeats") })).filter((e) => e.type === "agent.heartbeat" && e.from.agent_id === agent.agent_id);
+
+    await refused(await beat({ status: "online" }), "signature_required");
+    await refused(await beat(signed({}, forger.privateKey)), "signature_invalid");
+    await refused(await beat(signed({ ts: new Date(Date.now() - 3_600_000).toISOString() })), "signature_invalid");
+    await refused(await beat({ ...signed({}), active_tasks: 3 }), "signature_invalid"); // changed after signing
+    expect(await beats()).toEqual([]);
+
+    const good = signed({ active_tasks: 1 });
+    expect((await beat(good)).status).toBe(202);
+    expect((await beats()).at(-1)?.payload).toMatchObject({ agent_id: agent.agent_id, status: "online", active_tasks: 1, signed: { kid: "k1", ts: good.ts } });
+    await refused(await beat(good), "signature_invalid"); // a replay
+    expect(await beats()).toHaveLength(1);
+  });
+});
+
+describe("a blocking A2A message/send is bounded", () => {
+  it("answers after its bound with the task still working, which tasks/get then follows", async () => {
+    expect(blockingSec({})).toBe(30);
+    expect(blockingSec({ CLUTCH_A2A_BLOCKING_SEC: "5" })).toBe(5);
+    const server = http.createServer();
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server.on("request", a2aApp(rt, base, { blockingSec: 1 }));
+    const rpc = async (method: string, rpcParams: unknown) => {
+      const res = await fetch(`${base}/a2a/agents/pm-1`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${ada.key}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: rpcParams }),
+        signal: AbortSignal.timeout(15_000),
+      });
+      return (await res.json()) as { result?: { id: string; status: { state: string }; metadata: { clutch: { run_id: string } } }; error?: unknown };
+    };
+    try {
+      // POLICY holds pm-1's work for an admin's approval, so the task cannot finish by itself.
+      const started = Date.now();
+      const sent = await rpc("message/send", { message: { kind: "message", role: "user", messageId: crypto.randomUUID(), parts: [{ kind: "text", text: "Plan the budget review" }] } });
+      expect(sent.error).toBeUndefined();
+      expect(sent.result).toMatchObject({ kind: "task", status: { state: "working" } });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      await heldIn(sent.result!.metadata.clutch.run_id); // the run goes on in the channel
+      const got = await rpc("tasks/get", { id: sent.result!.id });
+      expect(got.result).toMatchObject({ id: sent.result!.id, status: { state: "working" } });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
