@@ -8,7 +8,8 @@ import type { ReactNode } from "react";
 import type { StoredEvent } from "@/lib/protocol";
 import { Avatar } from "@/components/ui/avatar";
 import { formatFull, formatShortTime, formatTime } from "@/components/ui/time";
-import { displayName, hueFor, isHuman } from "./participant";
+import { hueFor, isClutch, isHuman } from "./participant";
+import { useSenderName } from "./use-sender-name";
 
 /** Exact time on hover, seq included for debugging. */
 export function EventTime({ event, className = "", short = false }: { event: StoredEvent; className?: string; short?: boolean }) {
@@ -52,7 +53,8 @@ export function SenderRow({
   className?: string;
 }) {
   const human = isHuman(event.from);
-  const name = displayName(event.from);
+  const clutch = isClutch(event.from);
+  const { name, handle } = useSenderName(event.from);
   return (
     <article
       data-seq={event.seq}
@@ -69,7 +71,7 @@ export function SenderRow({
           />
         ) : (
           <span className="pt-0.5">
-            <Avatar name={name} hue={hueFor(event.from.agent_id)} agent={!human} />
+            <Avatar name={name} hue={hueFor(event.from.agent_id)} agent={!human && !clutch} />
           </span>
         )}
       </div>
@@ -79,6 +81,7 @@ export function SenderRow({
             <span className="min-w-0 truncate font-semibold text-fg" title={event.from.agent_id}>
               {name}
             </span>{" "}
+            {handle && <span className="shrink-0 text-xs text-fg-muted">{handle}</span>}
             {verified(event) && (
               <span
                 className="inline-flex items-center gap-0.5 self-center rounded bg-success/10 px-1 text-[10.5px] font-semibold text-success"
@@ -87,10 +90,13 @@ export function SenderRow({
                 <ShieldCheckIcon size={11} /> verified
               </span>
             )}
-            {!human && (
+            {!human && !clutch && (
               <span className="rounded bg-agent/12 px-1 text-[10px] font-semibold uppercase tracking-wide text-agent">
                 Agent
               </span>
+            )}
+            {clutch && (
+              <span className="rounded bg-fg-muted/12 px-1 text-[10px] font-semibold uppercase tracking-wide text-fg-muted">App</span>
             )}{" "}
             {headerExtra}
             <EventTime event={event} className="shrink-0 text-xs text-fg-subtle hover:underline" />

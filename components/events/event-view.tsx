@@ -29,6 +29,8 @@ export interface EventContext {
   taskNow?: TaskView;
   /** For tool.call: the matching tool.result / tool.error, once it arrived. */
   toolOutcome?: StoredEventOf<"tool.result" | "tool.error">;
+  /** For tool.call in a run's thread: the call and its outcome shown as one step (the outcome has no row of its own). */
+  folded?: boolean;
   /** For a chat.message that expects a reply: the question and its answer (lib/fold/questions.ts). */
   question?: QuestionView;
   /** For a chat.message with `reply_to`: the message it answers, when it is loaded. */
@@ -101,7 +103,7 @@ function Renderer({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
     case "task.timeout":
       return <TaskCard event={event} continued={continued} task={ctx.task} now={ctx.taskNow} related={ctx.related} decision={ctx.decision} />;
     case "tool.call":
-      return <ToolCall event={event} continued={continued} outcome={ctx.toolOutcome} approval={ctx.approval} />;
+      return <ToolCall event={event} continued={continued} outcome={ctx.toolOutcome} approval={ctx.approval} folded={ctx.folded} />;
     case "tool.result":
       return <ToolResult event={event} continued={continued} />;
     case "tool.error":
@@ -138,6 +140,7 @@ function sameCtx(a: EventContext, b: EventContext): boolean {
     a.task?.attempts === b.task?.attempts &&
     a.taskNow?.state === b.taskNow?.state &&
     a.toolOutcome?.seq === b.toolOutcome?.seq &&
+    a.folded === b.folded &&
     a.question?.answer?.id === b.question?.answer?.id &&
     a.question?.closed === b.question?.closed &&
     a.replyTo?.id === b.replyTo?.id &&

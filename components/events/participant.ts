@@ -17,9 +17,18 @@ export function bareId(id: string): string {
   return i > 0 && i < id.length - 1 ? id.slice(i + 1) : id;
 }
 
-/** The name to show: `display_name`, else the bare id. */
+/** Clutch's own senders (the orchestrator, the policy kernel, workflows, the system): shown as "Clutch", never as agents. */
+const CLUTCH_IDS = new Set(["agent:orchestrator", "agent:policy", "agent:workflow", "system"]);
+
+/** True for Clutch itself rather than an agent or a person. */
+export function isClutch(p: Participant | undefined): boolean {
+  return Boolean(p && CLUTCH_IDS.has(p.agent_id));
+}
+
+/** The name to show: "Clutch" for Clutch's own senders, else `display_name`, else the bare id. */
 export function displayName(p: Participant | undefined): string {
   if (!p) return "unknown";
+  if (isClutch(p)) return "Clutch";
   const n = typeof p.display_name === "string" ? p.display_name.trim() : "";
   return n || bareId(p.agent_id);
 }

@@ -4,7 +4,8 @@
  * `sql` argument shows as a formatted query, a rows result as a small table with a JSON toggle,
  * a truncated result links to the whole, and a call refused by the agent's bindings
  * (TOOL_NOT_ALLOWED) or the policy reads as a refusal rather than a failure; a call the policy
- * holds for an approval reads "Waiting for approval", then "Approved".
+ * holds for an approval reads "Waiting for approval", then "Approved". In a run's thread a call and
+ * its result are one step ("Queried DataServer · query_data — 8 rows · 120 ms"), ids behind Details.
  */
 import type { StoredEventOf } from "@/lib/protocol";
 import { artifactUrl } from "@/components/live/api";
@@ -97,21 +98,26 @@ export function ToolCall({
   continued,
   outcome,
   approval,
+  folded = false,
 }: {
   event: StoredEventOf<"tool.call">;
   continued: boolean;
   outcome?: StoredEventOf<"tool.result" | "tool.error">;
   approval?: ApprovalView;
+  /** The call and its outcome as one step (a run's thread): the result inside, ids behind Details. */
+  folded?: boolean;
 }) {
   const p = event.payload;
+  const result = outcome?.type === "tool.result" ? outcome : undefined;
+  const shape = result ? rowsShape(result.payload.result) : null;
   return (
     <SenderRow event={event} continued={continued} label={`Tool call ${p.tool}`}>
       <Frame tone="call" label="Tool call">
         <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <WrenchIcon size={13} className="text-fg-subtle" />
-          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">{event.meta?.compensation ? "Undo (compensation)" : "Tool call"}</span>{" "}
+          <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">{event.meta?.compensation ? "Undo (compensation)" : stepVerb(p.tool, Boolean(result))}</span>{" "}
           <ToolName tool={p.tool} server={p.server_id} />{" "}
-          <CallId id={p.call_id} />
+          {folded ? null : <CallId id={p.call_id} />}
           <span className="ml-auto">
             {!outcome && approval && !(approval.state === "granted" && p.server_id) ? (
               <ApprovalStatus approval={approval} />
@@ -123,7 +129,8 @@ export function ToolCall({
               <StatusBadge tone="danger">Error{outcome.payload.code ? ` ${outcome.payload.code}` : ""}</StatusBadge>
             ) : (
               <StatusBadge tone="success">
-                Done{typeof outcome.payload.duration_ms === "number" ? ` · ${formatDuration(outcome.payload.duration_ms)}` : ""}
+                {shape ? `${shape.total} row${shape.total === 1 ? "" : "s"}` : "Done"}
+                {typeof outcome.payload.duration_ms === "number" ? ` · ${formatDuration(outcome.payload.duration_ms)}` : ""}
               </StatusBadge>
             )}
           </span>
@@ -141,9 +148,44 @@ export function ToolCall({
         ) : (
           <p className="mt-0.5 text-xs text-fg-subtle">No arguments</p>
         )}
+        {folded && result && (
+          <Disclosure
+            className="mt-1"
+            label="Result"
+            aside={(open) =>
+              !open &&
+              (shape ? (
+                <span className="min-w-0 flex-1 truncate text-[11px] text-fg-subtle">{rowsSummary(shape)}</span>
+              ) : (
+                <code className="min-w-0 flex-1 truncate font-mono text-[11px] text-fg-subtle">{preview(result.payload.result)}</code>
+              ))
+            }
+          >
+            {shape ? <RowsResult shape={shape} result={result.payload.result} label="Result" /> : <JsonView value={result.payload.result} label="Result" />}
+          </Disclosure>
+        )}
+        {folded && outcome?.type === "tool.error" && (
+          <p className="mt-1 text-[13px]">
+            <span className="mr-1.5 font-mono text-xs font-semibold text-danger">{outcome.payload.code}</span> <span className="text-fg">{outcome.payload.message}</span>
+          </p>
+        )}
+        {folded && (
+          <Disclosure className="mt-1" label="Details">
+            <p className="font-mono text-[11px] text-fg-muted">
+              call_id {p.call_id} · seq {event.seq}
+              {outcome ? ` → ${outcome.seq}` : ""}
+            </p>
+          </Disclosure>
+        )}
       </Frame>
     </SenderRow>
   );
+}
+
+/** What a step did, for its header: "Queried" for a query, "Called" otherwise; "Calling" while it runs. */
+function stepVerb(tool: string, done: boolean): string {
+  if (/query|sql|search|read|list|get|fetch/i.test(tool)) return done ? "Queried" : "Querying";
+  return done ? "Called" : "Calling";
 }
 
 /** A tool's successful result, with its duration. */

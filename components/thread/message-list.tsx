@@ -10,6 +10,7 @@ import type { StoredEvent } from "@/lib/protocol";
 import type { RunSummary } from "@/lib/api/types";
 import { EventView } from "@/components/events/event-view";
 import { PolicyAllowGroup } from "@/components/events/policy-event";
+import { StepDetails } from "@/components/events/step-details";
 import { ArrowDownIcon, HashIcon } from "@/components/ui/icons";
 import { buildRows } from "./rows";
 import { RunCard } from "./run-card";
@@ -196,6 +197,8 @@ export function MessageList({
                 <RunCard key={row.key} run={row.run} />
               ) : row.kind === "policy-group" ? (
                 <PolicyAllowGroup key={row.key} events={row.events} />
+              ) : row.kind === "details" ? (
+                <StepDetails key={row.key} events={row.events} />
               ) : (
                 <EventView key={row.key} event={row.event} ctx={row.ctx} />
               ),

@@ -29,7 +29,14 @@ export type Row =
   | { kind: "run"; key: string; run: RunSummary }
   | { kind: "event"; key: string; event: StoredEvent; ctx: EventContext }
   /** Consecutive policy.decision `allow` events, shown as one quiet line. */
-  | { kind: "policy-group"; key: string; events: StoredEventOf<"policy.decision">[] };
+  | { kind: "policy-group"; key: string; events: StoredEventOf<"policy.decision">[] }
+  /** In a run's thread (`steps`): consecutive machinery (routing, policy allows, accepts) behind one "Details" line. */
+  | { kind: "details"; key: string; events: StoredEvent[] };
+
+/** The machinery a run's thread folds behind "Details": how work was routed, allowed and accepted. */
+function isMachinery(ev: StoredEvent): boolean {
+  return ev.type === "routing.decision" || ev.type === "task.accept" || isAllow(ev);
+}
 
 /** A policy.decision that allowed: quiet, grouped, and no break in a sender's group. */
 function isAllow(ev: StoredEvent): ev is StoredEventOf<"policy.decision"> {
@@ -90,6 +97,12 @@ export interface RowOptions {
   now?: Date;
   /** The last seq the person had read: an unread divider goes before the first newer message. */
   readUpTo?: number | null;
+  /**
+   * A run's thread read as a conversation (docs/channels.md "Threads"): each tool call with its
+   * outcome as one step (the outcome has no row of its own), and routing, policy allows and
+   * accepts folded behind one "Details" line.
+   */
+  steps?: boolean;
 }
 
 /**
@@ -97,7 +110,7 @@ export interface RowOptions {
  * (`first_seq`) when that event is loaded.
  */
 export function buildRows(events: readonly StoredEvent[], runs: readonly RunSummary[] = [], options: RowOptions = {}): Row[] {
-  const { view = "conversation", now = new Date(), readUpTo = null } = options;
+  const { view = "conversation", now = new Date(), readUpTo = null, steps = false } = options;
   // Task state after each task event, and the latest state per task.
   const taskAfter = new Map<number, TaskView>();
   const taskNow = new Map<string, TaskView>();
@@ -124,6 +137,9 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
       if (typeof id === "string" && !outcomes.has(id)) outcomes.set(id, ev);
     }
   }
+  // Calls whose outcome their own row shows (steps): the outcome gets no row.
+  const called = new Set<string>();
+  if (steps) for (const ev of events) if (isEvent(ev, "tool.call") && typeof ev.payload?.call_id === "string") called.add(ev.payload.call_id);
   const qa = indexQuestions(events);
   const headers = new Map<number, RunSummary>();
   for (const run of runs) headers.set(run.first_seq, run);
@@ -190,6 +206,13 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
       prev = null;
     }
     if (!shown) continue;
+    if (steps && isEvent(ev, "tool.result", "tool.error") && typeof ev.payload?.call_id === "string" && called.has(ev.payload.call_id)) continue;
+    if (steps && isMachinery(ev)) {
+      const last = rows[rows.length - 1];
+      if (last?.kind === "details") last.events.push(ev);
+      else rows.push({ kind: "details", key: `details-${ev.seq}`, events: [ev] });
+      continue;
+    }
     if (isAllow(ev)) {
       // Quiet: folded with the allow right before it, and no break in the sender's group.
       const last = rows[rows.length - 1];
@@ -213,6 +236,7 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
       const id = ev.payload?.call_id;
       if (typeof id === "string") ctx.toolOutcome = outcomes.get(id);
       ctx.approval = callApproval.get(ev.seq);
+      if (steps) ctx.folded = true;
     } else if (isEvent(ev, "tool.error")) {
       const id = ev.payload?.call_id;
       if (typeof id === "string") ctx.approval = approvalByCallId.get(id);

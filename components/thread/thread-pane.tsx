@@ -24,6 +24,7 @@ import { excerpt } from "@/lib/fold/questions";
 import { EventView } from "@/components/events/event-view";
 import { displayName } from "@/components/events/participant";
 import { PolicyAllowGroup } from "@/components/events/policy-event";
+import { StepDetails } from "@/components/events/step-details";
 import type { ThreadTarget } from "@/components/events/thread-actions";
 import { mergeBySeq } from "@/components/live/merge";
 import { EVENT_PAGE, fetchRunEvents } from "@/components/run/api";
@@ -112,7 +113,7 @@ export function ThreadPane({
     return { events: root ? [root, ...replies] : replies, rootId: messageId };
   }, [runId, messageId, channelEvents, history.data]);
 
-  const rows = useMemo(() => buildRows(events, [], { view: "all" }), [events]);
+  const rows = useMemo(() => buildRows(events, [], { view: "all", steps: Boolean(runId) }), [events, runId]);
 
   // Scroll to the event asked for, once, when it is there.
   const focused = useRef(false);
@@ -194,6 +195,8 @@ export function ThreadPane({
               </p>
             ) : row.kind === "policy-group" ? (
               <PolicyAllowGroup key={row.key} events={row.events} />
+            ) : row.kind === "details" ? (
+              <StepDetails key={row.key} events={row.events} />
             ) : row.kind === "event" ? (
               <EventView key={row.key} event={row.event} ctx={row.ctx} />
             ) : null,
