@@ -30,7 +30,7 @@
 import { expect, test, type APIRequestContext, type Locator, type Page, type TestInfo } from "@playwright/test";
 import type { ApprovalSummary, ThreadSummary } from "../lib/api/types";
 import type { StoredEvent } from "../lib/protocol";
-import { messageLog, openChannel } from "./helpers";
+import { messageLog, openChannel, personContext } from "./helpers";
 
 const ASK = "Analyze last quarter's sales trends";
 const ME = "Dana Whitfield";
@@ -151,15 +151,19 @@ test("approve from the channel card: the held report is sent and the card says w
   await openChannel(page, thread);
   const held = card(page, approval.approval_id);
   await expect(held).toBeVisible({ timeout: 30_000 });
-  // What will happen: agent, tool, the rule and who may approve, the report as a preview.
+  // What is held, in people's words: whose report, about what, who may decide, the report itself;
+  // the agent, the tool, the rule and the JSON arguments behind Details.
   await expect(held.getByText("Approval needed")).toBeVisible();
   await expect(held.getByLabel("Approval: waiting for a decision")).toBeVisible();
-  await expect(held).toContainText("pm-1");
+  await expect(held.getByRole("heading", { name: "pm-1's report to the people in the channel: Q4 2017 sales trends by region" })).toBeVisible();
+  await expect(held).toContainText("Who may decide: admins");
+  await expect(held).not.toContainText("approve-final-report");
+  await held.getByRole("button", { name: "Details" }).click();
   await expect(held).toContainText("reply");
   await expect(held).toContainText("approve-final-report");
   await expect(held.getByLabel(/^Who may approve: /)).toBeVisible();
   await expect(held.getByText(/^Expires in /)).toBeVisible();
-  const preview = held.getByRole("region", { name: "Preview" });
+  const preview = held.getByRole("region", { name: "The message, as it will be posted" });
   await expect(preview.getByRole("heading", { name: "Q4 2017 sales trends by region" })).toBeVisible();
   // The box is bounded: the long report scrolls inside it.
   expect(await preview.evaluate((el) => el.scrollHeight > el.clientHeight)).toBe(true);
@@ -169,7 +173,7 @@ test("approve from the channel card: the held report is sent and the card says w
   const call = log.getByRole("article", { name: "Tool call reply" }).last();
   await expect(call).toContainText("Waiting for approval");
   await expect(log.getByLabel("State: Needs approval").first()).toBeVisible();
-  await expect(page.locator(`[data-run-id="${runId}"]`)).toContainText("Waiting for approval: pm-1 will");
+  await expect(page.locator(`[data-run-id="${runId}"]`)).toContainText("Waiting for approval: pm-1's report");
   await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("pm-1 is waiting for approval");
   await expect(page.getByRole("link", { name: /^Approvals, \d+ pending$/ })).toBeVisible();
   const before = await report(page).count();
@@ -191,6 +195,30 @@ test("approve from the channel card: the held report is sent and the card says w
   const decided = (await (await request.get(`/api/approvals?state=decided&thread_id=${thread.id}`)).json()).approvals as ApprovalSummary[];
   const me = (await (await request.get("/api/me")).json()).principal as { agent_id: string };
   expect(decided.find((a) => a.approval_id === approval.approval_id)).toMatchObject({ state: "granted", decided_by: me.agent_id });
+});
+
+test("a member may not release the report: the card says who may decide and offers no buttons, and the API refuses", async ({ page, browser, request }) => {
+  test.setTimeout(180_000);
+  const thread = await salesThread(request);
+  const { approval } = await runUntilReportHeld(request, thread);
+  const member = await personContext(browser, request, "Morgan Lee");
+  try {
+    const theirs = await member.newPage();
+    await openChannel(theirs, thread);
+    const held = card(theirs, approval.approval_id);
+    await expect(held).toBeVisible({ timeout: 30_000 });
+    await expect(held).toContainText("Who may decide: admins");
+    await expect(held).toContainText("Only admins may decide.");
+    await expect(held.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
+    const refused = await member.request.post(`/api/approvals/${approval.approval_id}/decision`, { data: { decision: "approve" } });
+    expect(refused.status()).toBe(403);
+    await expect(held).toHaveAttribute("data-approval-state", "pending");
+  } finally {
+    await member.close();
+  }
+  // The admin still can.
+  await openChannel(page, thread);
+  await expect(card(page, approval.approval_id).getByRole("button", { name: "Approve", exact: true })).toBeVisible({ timeout: 30_000 });
 });
 
 test("approve from the inbox with the keyboard: j/k, Enter opens it in #sales, a approves", async ({ page, request }, info) => {
@@ -224,7 +252,7 @@ test("approve from the inbox with the keyboard: j/k, Enter opens it in #sales, a
   const pendingBefore = Number((await badge.getAttribute("aria-label"))!.match(/(\d+) pending/)![1]);
   await page.keyboard.press("a");
   await expect(page.locator(`[data-approval-item="${approval.approval_id}"]`)).toHaveCount(0);
-  await expect(page.getByText(/^Approved: pm-1 will send/)).toBeVisible();
+  await expect(page.getByText(/^Approved: pm-1.s report/)).toBeVisible();
   if (pendingBefore > 1) await expect(badge).toHaveAttribute("aria-label", `Approvals, ${pendingBefore - 1} pending`);
   else await expect(page.getByRole("link", { name: "Approvals", exact: true })).toBeVisible();
   // Focus stays in the list (on the next item) when one is left.

@@ -22,7 +22,7 @@ import { JsonView } from "@/components/ui/json-view";
 import { formatFull, formatTime } from "@/components/ui/time";
 import { useNow } from "@/components/ui/use-now";
 import { ApprovalActions } from "./approval-actions";
-import { ApprovalFacts, ArgumentsBlock, ExpiryCountdown, PreviewBox, RecommendationBox, SubjectText } from "./approval-details";
+import { ApprovalFacts, ApproversText, ArgumentsBlock, ExpiryCountdown, PreviewBox, RecommendationBox, SubjectText } from "./approval-details";
 import { personLabel } from "./approval-model";
 import { LineRow, SenderRow } from "./event-shell";
 import { useThreadActions } from "./thread-actions";
@@ -153,15 +153,29 @@ export function ApprovalCard({ event, continued, approval }: { event: StoredEven
         {runTitle && <p className="text-xs text-fg-muted">in the run “{runTitle}”</p>}
         {pending ? (
           <>
-            <ApprovalFacts subject={p.subject} approvers={view.approvers} rule={p.rule} reason={p.reason} />
+            <p className="mt-0.5 text-xs text-fg-muted">
+              Who may decide: <ApproversText approvers={view.approvers} />
+              {p.forbid_self_approval ? ", not the person who asked for the work" : ""}
+            </p>
             {view.escalation && (
               <p className="mt-1 text-xs text-warning">
                 Nobody decided in time, so it was escalated{escalatedTo.length ? ` to ${escalatedTo.map(personLabel).join(", ")}` : ""}.
               </p>
             )}
             {p.recommendation && <RecommendationBox rec={p.recommendation} />}
-            {p.arguments && !editing && <ArgumentsBlock args={p.arguments} preview={p.preview} />}
-            {p.preview && <PreviewBox markdown={p.preview} />}
+            {p.preview && <PreviewBox markdown={p.preview} label={p.subject.tool === "reply" ? "The message, as it will be posted" : "Preview"} />}
+            {/* What the machinery needs (the tool, the rule, the JSON arguments) is one click away; without a preview, the arguments are what is decided on. */}
+            {p.preview ? (
+              <Disclosure className="mt-1" label="Details">
+                <ApprovalFacts subject={p.subject} approvers={view.approvers} rule={p.rule} reason={p.reason} />
+                {p.arguments && !editing && <ArgumentsBlock args={p.arguments} preview={p.preview} />}
+              </Disclosure>
+            ) : (
+              <>
+                <ApprovalFacts subject={p.subject} approvers={view.approvers} rule={p.rule} reason={p.reason} />
+                {p.arguments && !editing && <ArgumentsBlock args={p.arguments} preview={p.preview} />}
+              </>
+            )}
             <ApprovalActions
               approvalId={view.approval_id}
               args={p.arguments ?? null}

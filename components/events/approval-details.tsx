@@ -109,7 +109,7 @@ export function ArgumentsBlock({ args, label = "Arguments", preview }: { args: R
 }
 
 /** The markdown preview (the report the agent wants to send) in a bounded, scrollable box. */
-export function PreviewBox({ markdown }: { markdown: string }) {
+export function PreviewBox({ markdown, label = "Preview" }: { markdown: string; label?: string }) {
   const [all, setAll] = useState(false);
   const id = useId();
   const long = markdown.length > 700 || markdown.split("\n").length > 14;
@@ -117,7 +117,7 @@ export function PreviewBox({ markdown }: { markdown: string }) {
     <div className="mt-2">
       <div className="mb-0.5 flex items-center justify-between gap-2">
         <span id={id} className="text-[11px] font-semibold uppercase tracking-wide text-fg-subtle">
-          Preview
+          {label}
         </span>
         {long && (
           <button type="button" onClick={() => setAll((a) => !a)} className="text-[11px] font-medium text-accent hover:underline">

@@ -98,6 +98,12 @@ export interface ActionDeps {
   schemas?: SchemaRegistry;
 }
 
+/** What a message is about, in a few words: its first markdown heading, else its first line (≤ 90 characters). */
+function headline(text: string): string {
+  const line = (/^#{1,3}\s+(.+)$/m.exec(text)?.[1] ?? text.split("\n").find((l) => l.trim()) ?? "").replace(/[*_`]/g, "").trim();
+  return line.length > 90 ? `${line.slice(0, 89)}…` : line;
+}
+
 /** What a call is, for the policy gate: its subject, a sentence for people, a preview. */
 function describeCall(ctx: TaskContext, call: ToolCall): Omit<Gate, "key" | "at"> {
   const who = ctx.agent.manifest.id;
@@ -113,9 +119,10 @@ function describeCall(ctx: TaskContext, call: ToolCall): Omit<Gate, "key" | "at"
       return { subject: withTool, summary: `${who} will ask ${audience} a question`, arguments: input, preview: String(input.question ?? "") };
     case "reply": {
       const report = input.payload_type === REPORT_PAYLOAD_TYPE;
+      const about = headline(String(input.text ?? ""));
       return {
         subject: { ...withTool, ...(typeof input.payload_type === "string" ? { payload_type: input.payload_type } : {}) },
-        summary: report ? `${who}'s report to ${audience}` : `${who}'s message to ${audience}`,
+        summary: `${who}'s ${report ? "report" : "message"} to ${audience}${about ? `: ${about}` : ""}`,
         arguments: input,
         preview: String(input.text ?? ""),
       };
