@@ -63,6 +63,7 @@ export const ERROR_STATUS = {
   unknown_workflow: [404],
   unknown_task: [404, 422],
   unknown_agent: [404],
+  unknown_person: [404],
   unknown_approval: [404],
   unknown_artifact: [404],
   unknown_key: [404],
@@ -89,6 +90,7 @@ export const ERROR_STATUS = {
   no_workspace: [409],
   workflow_changed: [409],
   already_answered: [409],
+  agent_disabled: [409],
   // 413 / 422 / 429: too much, or a reference that does not resolve
   body_too_large: [413],
   batch_too_large: [413],

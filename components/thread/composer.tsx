@@ -161,7 +161,7 @@ export function Composer({
   };
 
   const error = send.isError ? send.error : null;
-  const fieldLabel = label ?? `Message #${channelName}`;
+  const fieldLabel = label ?? `Message ${channelName}`;
   const followUp = target.kind === "follow_up" ? target.agent : null;
   const placeholder = answering
     ? `Answer ${displayName(answering.from)}…`
@@ -169,7 +169,7 @@ export function Composer({
       ? `Ask ${displayName(followUp)} a follow-up…`
       : target.kind === "thread"
         ? "Reply in thread…"
-        : `Message #${channelName}`;
+        : `Message ${channelName}`;
   // What a mention does to a new request (the server reads the text the same way).
   const routedTo =
     target.kind !== "new" || !text.trim()

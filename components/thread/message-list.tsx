@@ -187,7 +187,7 @@ export function MessageList({
               <ChannelIntro name={channelName} topic={topic} />
             )}
           </div>
-          <div role="log" aria-label={`Messages in #${channelName}`} aria-live="polite" aria-relevant="additions">
+          <div role="log" aria-label={`Messages in ${channelName}`} aria-live="polite" aria-relevant="additions">
             {rows.map((row) =>
               row.kind === "day" ? (
                 <DayDivider key={row.key} label={row.label} />
@@ -250,9 +250,15 @@ function ChannelIntro({ name, topic }: { name: string; topic?: string }) {
       <div className="mb-2 inline-flex h-11 w-11 items-center justify-center rounded-xl bg-accent/12 text-accent">
         <HashIcon size={22} />
       </div>
-      <h2 className="text-xl font-bold tracking-tight">Welcome to #{name}</h2>
+      <h2 className="text-xl font-bold tracking-tight">{name.startsWith("#") ? `Welcome to ${name}` : `Your direct messages with ${name}`}</h2>
       <p className="mt-0.5 text-[13px] text-fg-muted">
-        This is the very beginning of the <span className="font-medium text-fg">#{name}</span> channel.
+        {name.startsWith("#") ? (
+          <>
+            This is the very beginning of the <span className="font-medium text-fg">{name}</span> channel.
+          </>
+        ) : (
+          <>Only the two of you are here. Anything you write starts a conversation with {name}.</>
+        )}
         {topic ? ` Topic: ${topic}` : ""}
       </p>
     </div>

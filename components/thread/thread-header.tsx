@@ -8,7 +8,8 @@ import { useState } from "react";
 import { ChannelSettingsDialog } from "@/components/identity/channel-settings";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import type { ThreadSummary } from "@/lib/api/types";
-import { HashIcon, ListIcon, LockIcon, SearchIcon, SettingsIcon } from "@/components/ui/icons";
+import { HashIcon, ListIcon, LockIcon, MessageIcon, SearchIcon, SettingsIcon } from "@/components/ui/icons";
+import { useThreadTitle } from "@/components/workspace/thread-title";
 import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { useWorkspace } from "@/components/workspace/workspace-context";
 
@@ -27,14 +28,22 @@ export function ThreadHeader({
 }) {
   const { openSwitcher } = useWorkspace();
   const [settings, setSettings] = useState(false);
+  const { title } = useThreadTitle(thread);
+  const dm = thread?.kind === "dm";
   return (
     <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line bg-canvas px-2 sm:px-4">
       <DrawerToggle />
       <div className="flex min-w-0 flex-1 items-baseline gap-2">
         <h1 className="flex min-w-0 max-w-full shrink-0 items-center gap-0.5 text-[15px] font-bold">
-          {thread?.visibility === "private" ? <LockIcon size={14} className="shrink-0 text-fg-muted" /> : <HashIcon size={15} className="shrink-0 text-fg-muted" />}
-          <span className="truncate">{thread?.name ?? fallbackName ?? ""}</span>
-          {thread?.visibility === "private" && <span className="sr-only">(private channel)</span>}
+          {dm ? (
+            <MessageIcon size={14} className="shrink-0 text-fg-muted" />
+          ) : thread?.visibility === "private" ? (
+            <LockIcon size={14} className="shrink-0 text-fg-muted" />
+          ) : (
+            <HashIcon size={15} className="shrink-0 text-fg-muted" />
+          )}
+          <span className="truncate">{thread ? title : (fallbackName ?? "")}</span>
+          {dm ? <span className="sr-only">(direct message)</span> : thread?.visibility === "private" && <span className="sr-only">(private channel)</span>}
         </h1>
         {thread?.topic && (
           <p className="min-w-0 truncate text-[13px] text-fg-muted max-sm:hidden" title={thread.topic}>

@@ -31,6 +31,7 @@ import { useLocalValue, writeLocal } from "@/components/prefs/local-store";
 import { Composer, type AnswerableQuestion, type ComposerHandle, type ComposerTarget } from "./composer";
 import { MessageList, type MessageListHandle } from "./message-list";
 import { RunBanner, type BannerApproval } from "./run-banner";
+import { useThreadTitle } from "@/components/workspace/thread-title";
 import { ThreadHeader } from "./thread-header";
 import { ThreadPane } from "./thread-pane";
 
@@ -64,6 +65,7 @@ function paneRunOf(pane: ThreadTarget | null): string | null {
 export function ThreadScreen({ threadId }: { threadId: string }) {
   const threads = useThreads();
   const thread = useThread(threadId);
+  const titleOf = useThreadTitle(thread);
   const feed = useThreadEvents(threadId);
   const runs = useThreadRuns(threadId).data;
   const { markRead } = useReadMarks();
@@ -210,8 +212,8 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   useEffect(() => preloadMarkdown(), []);
 
   useEffect(() => {
-    if (thread) document.title = `#${thread.name} · Clutch`;
-  }, [thread]);
+    if (thread) document.title = `${titleOf.label} · Clutch`;
+  }, [thread, titleOf.label]);
 
   if (missing) {
     return (
@@ -228,7 +230,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
     );
   }
 
-  const name = thread?.name ?? "";
+  const name = titleOf.label;
   const newestQuestion = waiting.length ? waiting[waiting.length - 1]! : null;
   const paneRun = paneRunOf(pane);
   const paneQuestion = paneRun ? waiting.filter((q) => q.run_id === paneRun).at(-1) : undefined;

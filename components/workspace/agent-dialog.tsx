@@ -15,6 +15,7 @@ import { Dialog } from "@/components/ui/dialog";
 import { ChevronRightIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
 import { agentHref, statusText } from "./agent-status";
+import { MessageButton } from "./message-button";
 
 const TONE: Record<AgentSummary["status"], Tone> = { online: "success", busy: "warning", offline: "neutral" };
 
@@ -134,13 +135,22 @@ export function AgentDialog({ agent, onClose, onNavigate }: { agent: AgentSummar
             </dl>
           </Section>
 
+          <MessageButton
+            with={agent.agent_id}
+            name={bareId(agent.agent_id)}
+            className="mt-5 flex"
+            onOpened={() => {
+              onClose();
+              onNavigate?.();
+            }}
+          />
           <Link
             href={agentHref(agent.agent_id)}
             onClick={() => {
               onClose();
               onNavigate?.();
             }}
-            className="mt-5 inline-flex items-center gap-1 text-[13px] font-medium text-accent hover:underline"
+            className="mt-3 inline-flex items-center gap-1 text-[13px] font-medium text-accent hover:underline"
           >
             Open in the agent directory
             <ChevronRightIcon size={13} />

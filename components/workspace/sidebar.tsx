@@ -14,15 +14,42 @@ import { useMe } from "@/components/identity/me";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { hueFor } from "@/components/events/participant";
 import { Avatar } from "@/components/ui/avatar";
-import { BracesIcon, CloseIcon, ListIcon, HashIcon, InboxCheckIcon, LockIcon, PlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon } from "@/components/ui/icons";
+import { BracesIcon, CloseIcon, ListIcon, HashIcon, InboxCheckIcon, LockIcon, MessageIcon, PlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon } from "@/components/ui/icons";
+import type { ThreadSummary } from "@/lib/api/types";
+import { useThreadTitle } from "./thread-title";
 import { AgentList } from "./agent-list";
 import { ROLE_LABEL } from "./settings-dialog";
 import { ThemeToggle } from "./theme-toggle";
 import { useWorkspace } from "./workspace-context";
 
+/** A direct message in the sidebar, named by the other party. */
+function DmLink({ thread, active, unread, onNavigate }: { thread: ThreadSummary; active: boolean; unread: number; onNavigate: () => void }) {
+  const { title } = useThreadTitle(thread);
+  return (
+    <Link
+      href={`/c/${encodeURIComponent(thread.id)}`}
+      onClick={onNavigate}
+      aria-current={active ? "page" : undefined}
+      className={`flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
+        active ? "bg-sidebar-active font-semibold text-sidebar-active-fg" : unread ? "font-bold text-sidebar-fg hover:bg-sidebar-hover" : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
+      }`}
+    >
+      <MessageIcon size={13} className="shrink-0 opacity-70" />
+      <span className="min-w-0 flex-1 truncate">{title}</span>
+      {unread > 0 && (
+        <span aria-label={`${unread} unread`} className="ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full bg-accent px-1.5 text-[11px] font-bold leading-none text-accent-fg">
+          {unread > 99 ? "99+" : unread}
+        </span>
+      )}
+    </Link>
+  );
+}
+
 /** The workspace sidebar; `activeId` is the open channel. */
 export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; onNavigate: () => void; onClose: () => void }) {
-  const { data: threads, isPending, isError, refetch } = useThreads();
+  const { data: all, isPending, isError, refetch } = useThreads();
+  const threads = all?.filter((t) => t.kind !== "dm") ?? [];
+  const dms = all?.filter((t) => t.kind === "dm") ?? [];
   const { marks } = useReadMarks();
   const me = useMe();
   const { openSwitcher, openNewChannel, openSettings } = useWorkspace();
@@ -133,6 +160,18 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
           Add a channel
         </button>
       </nav>
+      {dms.length > 0 && (
+        <nav aria-label="Direct messages" className="mt-3">
+          <h2 className="mb-0.5 pl-2 text-[11px] font-semibold uppercase tracking-wider text-sidebar-muted">Direct messages</h2>
+          <ul className="space-y-px">
+            {dms.map((t) => (
+              <li key={t.id}>
+                <DmLink thread={t} active={t.id === activeId} unread={t.id === activeId ? 0 : unreadCount(t, marks)} onNavigate={onNavigate} />
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
       <AgentList onNavigate={onNavigate} />
       </div>
 

@@ -18,6 +18,12 @@ export interface ThreadSummary {
   message_count: number;
   /** public: every member sees it; private: only its members (docs/identity.md). */
   visibility: "public" | "private";
+  /** A channel, or a direct message between two principals (docs/channels.md "Direct messages"). */
+  kind: "channel" | "dm";
+  /** For a direct message: the two it is between (`user:<id>` / `agent:<id>`), sorted; else empty. */
+  dm_between: string[];
+  /** Who takes a new request here when the thread says (a direct message with an agent); else null. */
+  entry_agent: string | null;
 }
 
 /** A channel of the workspace (`GET /api/workspace`): who takes its requests, and what to ask first. */

@@ -17,7 +17,7 @@ import { Queries } from "./queries";
 import { readAllEvents, readEvents, type Page, type ReadQuery, type Scope } from "./read";
 import type { EventTail } from "./tail";
 import { compactHeartbeats, type CompactionSettings } from "./compaction";
-import { insertThread, NewThreadSchema, toSummary } from "./threads";
+import { dmName, insertThread, NewThreadSchema, toSummary } from "./threads";
 import { validateMessages } from "./validate";
 import { prismaSql, TX_OPTIONS, type Sql, type Transactor } from "./sql";
 
@@ -185,6 +185,34 @@ export class EventStore {
   async getThread(id: string): Promise<ThreadSummary | null> {
     const row = await this.db.thread.findUnique({ where: { id } });
     return row ? toSummary(row) : null;
+  }
+
+  /**
+   * The direct message between `between` (two principals, `user:<id>` / `agent:<id>`), made
+   * private with both as members the first time (docs/channels.md "Direct messages"); a DM with an
+   * agent has it as `entry_agent`. `created` says whether it is new. `with_name` names the other
+   * party in the announcement.
+   */
+  async directMessage(between: [string, string], opts: { entry_agent: string | null; with_name: string }, by: { agent_id: string; display_name?: string }): Promise<{ thread: ThreadSummary; created: boolean }> {
+    const pair = [...between].sort();
+    const find = () => this.db.thread.findFirst({ where: { dm_between: { equals: pair } } });
+    const existing = await find();
+    if (existing) return { thread: toSummary(existing), created: false };
+    let made;
+    try {
+      made = await this.db.$transaction(async (tx) => {
+        const { row, announce } = await insertThread(tx, { name: dmName() }, by, { between: pair, entry_agent: opts.entry_agent, with_name: opts.with_name });
+        return { row, result: await appendInTx(prismaSql(tx), [announce]) };
+      }, TX_OPTIONS);
+    } catch (err) {
+      // Opened at the same moment elsewhere (threads_dm_pair_key): that one is the DM.
+      const raced = await find();
+      if (raced) return { thread: toSummary(raced), created: false };
+      throw err;
+    }
+    const { row, result } = made;
+    this.tail.offer(result.events);
+    return { thread: toSummary(await this.db.thread.findUniqueOrThrow({ where: { id: row.id } })), created: true };
   }
 
   /** Channels by id (for sidebar activity; system threads left out). */

@@ -35,7 +35,15 @@ export function toSummary(row: ThreadRow): ThreadSummary {
     last_event_at: row.last_event_at?.toISOString() ?? null,
     message_count: row.message_count,
     visibility: row.visibility === "private" ? "private" : "public",
+    kind: row.dm_between?.length ? "dm" : "channel",
+    dm_between: row.dm_between ?? [],
+    entry_agent: row.entry_agent ?? null,
   };
+}
+
+/** A direct message's name: not shown to people (the sidebar names the other party), unique, and no one's name in it. */
+export function dmName(): string {
+  return `dm-${newId("thread").slice(-12).toLowerCase()}`;
 }
 
 /**
@@ -51,9 +59,25 @@ export function conversationIds(thread_id: string): { run_id: string; task_id: s
  * Insert the thread row and return the chat.system message that announces it. Its creator
  * (a person `user:<id>` or an agent `agent:<id>`) becomes its first member.
  */
-export async function insertThread(tx: Prisma.TransactionClient, input: NewThread, by: { agent_id: string; display_name?: string }) {
-  const row = await tx.thread.create({ data: { id: newId("thread"), name: input.name, topic: input.topic ?? "", visibility: input.visibility ?? "public" } });
+export async function insertThread(
+  tx: Prisma.TransactionClient,
+  input: NewThread,
+  by: { agent_id: string; display_name?: string },
+  dm?: { between: string[]; entry_agent: string | null; with_name: string },
+) {
+  const row = await tx.thread.create({
+    data: {
+      id: newId("thread"),
+      name: input.name,
+      topic: input.topic ?? "",
+      visibility: dm ? "private" : (input.visibility ?? "public"),
+      ...(dm ? { dm_between: dm.between, entry_agent: dm.entry_agent } : {}),
+    },
+  });
   if (/^(user|agent):/.test(by.agent_id)) await tx.threadMember.create({ data: { thread_id: row.id, member: by.agent_id, added_by: by.agent_id } });
+  for (const member of dm?.between ?? []) {
+    if (member !== by.agent_id) await tx.threadMember.create({ data: { thread_id: row.id, member, added_by: by.agent_id } });
+  }
   const announce: ClutchMessage = makeMessage({
     type: "chat.system",
     thread_id: row.id,
@@ -61,7 +85,9 @@ export async function insertThread(tx: Prisma.TransactionClient, input: NewThrea
     from: { agent_id: "system", role: "system" },
     to: [],
     payload: {
-      text: `${by.display_name ?? by.agent_id} created ${row.visibility === "private" ? "the private channel " : ""}#${row.name}${row.topic ? `: ${row.topic}` : ""}`,
+      text: dm
+        ? `${by.display_name ?? by.agent_id} started a direct message with ${dm.with_name}`
+        : `${by.display_name ?? by.agent_id} created ${row.visibility === "private" ? "the private channel " : ""}#${row.name}${row.topic ? `: ${row.topic}` : ""}`,
       level: "info",
     },
     meta: { kind: THREAD_CREATED },

@@ -108,7 +108,7 @@ export class Orchestrator {
   private readonly router: Router | null;
   private readonly registry: AgentRegistry | null;
   private readonly allChannels: boolean;
-  private readonly threadNames = new Map<string, string>();
+  private readonly threadNames = new Map<string, { name: string; entry_agent: string | null }>();
   private readonly deadlines: Deadlines | null;
   private readonly tools: ToolCaller | null;
   private readonly durableDispatch: boolean;
@@ -191,16 +191,23 @@ export class Orchestrator {
     return (await this.channelOf(thread_id)) !== null;
   }
 
-  /** The channel `thread_id` is, if the orchestrator acts there (system threads never). */
+  /**
+   * The channel `thread_id` is, if the orchestrator acts there (system threads never): a channel
+   * of the workspace; a direct message with one of its agents (that agent is its entry agent,
+   * docs/channels.md "Direct messages"); with `allChannels`, any other channel.
+   */
   private async channelOf(thread_id: string): Promise<ChannelBinding | null> {
     const bound = this.channels.find((c) => c.thread_id === thread_id);
-    if (bound || !this.allChannels) return bound ?? null;
-    let name = this.threadNames.get(thread_id);
-    if (name === undefined) {
-      name = (await this.store.getThread(thread_id))?.name ?? "_";
-      this.threadNames.set(thread_id, name);
+    if (bound) return bound;
+    let known = this.threadNames.get(thread_id);
+    if (known === undefined) {
+      const t = await this.store.getThread(thread_id);
+      known = { name: t?.name ?? "_", entry_agent: t?.entry_agent ?? null };
+      this.threadNames.set(thread_id, known);
     }
-    return name.startsWith("_") ? null : { thread_id, name, entry_agent: null };
+    if (known.entry_agent && this.workspace.agents.has(known.entry_agent)) return { thread_id, name: known.name, entry_agent: known.entry_agent };
+    if (!this.allChannels) return null;
+    return known.name.startsWith("_") ? null : { thread_id, name: known.name, entry_agent: null };
   }
 
   /** Route waiting requests again, in the reaction chain (an agent came online, registered, …). */
