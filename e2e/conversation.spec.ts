@@ -173,7 +173,10 @@ test("the first visit opens a welcome that drops the person into #sales with the
     await serious(page, "welcome");
     await page.getByRole("button", { name: "Ask “Analyze last quarter's sales trends”" }).click();
     await expect(page.getByRole("heading", { level: 1, name: "sales", exact: true })).toBeVisible();
-    await expect(page.getByRole("combobox", { name: "Message #sales" })).toHaveValue("Analyze last quarter's sales trends");
+    const box = page.getByRole("combobox", { name: "Message #sales" });
+    await expect(box).toHaveValue("Analyze last quarter's sales trends");
+    // Ready to send: the composer has the focus, Enter is all it takes.
+    await expect(box).toBeFocused();
     // Later visits return to the last channel.
     await page.goto("/");
     await expect(page.getByRole("heading", { level: 1, name: "sales", exact: true })).toBeVisible();

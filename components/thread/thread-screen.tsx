@@ -103,6 +103,16 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
     else window.history.replaceState(null, "", url);
   }, []);
 
+  // `?compose`: arrived to write (the welcome's "Ask"): the composer has the request and the focus.
+  const compose = params.get("compose") !== null;
+  useEffect(() => {
+    if (!compose || !thread || !composer.current) return;
+    composer.current.focus();
+    const url = new URL(window.location.href);
+    url.searchParams.delete("compose");
+    window.history.replaceState(null, "", url);
+  }, [compose, thread, events]);
+
   // The questions of the loaded events (answered, closed or waiting).
   const loadedQuestions = useMemo(() => (events ? indexQuestions(events).questions : null), [events]);
 

@@ -34,7 +34,7 @@ export function Welcome({ fallback }: { fallback: { id: string; name: string } }
   const open = (threadId: string, suggestion?: string) => {
     if (suggestion) writeLocal(draftKey(threadId), suggestion);
     writeLocal(LAST_THREAD_KEY, threadId);
-    router.push(`/c/${encodeURIComponent(threadId)}`);
+    router.push(`/c/${encodeURIComponent(threadId)}${suggestion ? "?compose" : ""}`);
   };
   const first = me.name.split(/\s+/)[0];
   return (
