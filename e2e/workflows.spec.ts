@@ -36,7 +36,8 @@ test("a person creates, edits and runs a workflow, and watches its steps in the 
   await page.goto("/workflows/new");
   await expect(page.getByRole("heading", { level: 1, name: "Workflows" })).toBeVisible();
   const editor = page.getByRole("textbox", { name: /Definition/ });
-  await expect(editor).toHaveValue(/workflow: product-research/);
+  // The template names capabilities the example's agents offer.
+  await expect(editor).toHaveValue(/capability: skill:data-analysis/);
 
   // Problems first, each with its path.
   await editor.fill(`workflow: ${name}\nsteps:\n  - id: a\n    capability: skill:x@not-a-range\n  - id: a\n    capability: skill:y\n`);
@@ -51,6 +52,8 @@ test("a person creates, edits and runs a workflow, and watches its steps in the 
   await expect(page).toHaveURL(new RegExp(`/workflows/${name}$`));
   await expect(page.getByRole("heading", { name: new RegExp(`^${name} v1`) })).toBeVisible();
   await expect(page.getByRole("list", { name: "Steps" }).getByRole("listitem")).toHaveCount(2);
+  // Nobody offers the vendor check: flagged.
+  await expect(page.getByRole("alert").filter({ hasText: "No agent can take this step now" })).toContainText(`skill:vendor-check-${name}`);
   await expect(page.getByRole("region", { name: "Workflow list" }).getByRole("link", { name: new RegExp(name) })).toContainText("2 steps · v1");
   await serious(page, "a workflow");
 

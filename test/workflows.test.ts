@@ -108,10 +108,13 @@ describe("workflows", () => {
       source: "workflow: vendor-check\nsteps:\n  - id: check\n    title: Check the vendor\n    capability: skill:vendor-check\n    expects:\n      payload_type: vendor.check.v1\n      required: [verdict]\n",
     });
     expect(saved.status).toBe(201);
+    // Nobody offers the check yet: the saved workflow says so.
+    expect(saved.body.workflow.uncovered).toEqual([{ step: "check", title: "Check the vendor", capability: "skill:vendor-check" }]);
     const EXT = "agent:vendor-bot";
     await registerAgent(rt.store, rt.registry, { v: "clutch/0.1", agent_id: EXT, display: { name: "Vendor bot" }, capabilities: [{ id: "skill:vendor-check" }] });
 
-    const started = await post<{ run_id: string; thread_id: string }>(runsRoute.POST, "/api/workflows/vendor-check/runs", { text: "Check Acme Corp" }, { name: "vendor-check" });
+    const started = await post<{ run_id: string; thread_id: string; uncovered: unknown[] }>(runsRoute.POST, "/api/workflows/vendor-check/runs", { text: "Check Acme Corp" }, { name: "vendor-check" });
+    expect(started.body.uncovered).toEqual([]);
     const { run_id, thread_id } = started.body;
     const request = await waitFor(rt, thread_id, "the step's request to the vendor bot", (evs) => evs.find((e) => e.run_id === run_id && isEvent(e, "task.request") && e.to[0]?.agent_id === EXT));
     const from = { agent_id: EXT, role: "worker" };

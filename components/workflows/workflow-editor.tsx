@@ -20,19 +20,18 @@ import { Chip } from "@/components/ui/chip";
 import { ChevronRightIcon } from "@/components/ui/icons";
 import { formatFull, formatTime } from "@/components/ui/time";
 
-/** What a new workflow starts from: the seed's §3.4 example with the capability that does each step. */
-export const WORKFLOW_TEMPLATE = `workflow: product-research
-description: Research a question, then have the findings reviewed
+/**
+ * What a new workflow starts from: the seed's §3.4 shape with capabilities the example workspace's
+ * agents offer (analyst-1 analyses, qa-1 reviews), so it can be run as it is.
+ */
+export const WORKFLOW_TEMPLATE = `workflow: sales-check
+description: Analyse the sales data, then have the analysis reviewed
 steps:
-  - id: research
-    title: Research the question
-    capability: skill:research
-    expects:
-      type: task.result
-      payload_type: research.summary.v1
-      required: [findings, citations]
+  - id: analyse
+    title: Analyse the sales data
+    capability: skill:data-analysis
   - id: review
-    title: Review the findings
+    title: Review the analysis
     capability: skill:review
     expects:
       payload_type: review.feedback.v1
@@ -87,6 +86,18 @@ function WorkflowView({ wf }: { wf: WorkflowDetail }) {
           </li>
         ))}
       </ol>
+      {wf.uncovered.length > 0 && (
+        <div role="alert" className="rounded-md border border-warning/40 bg-warning/[0.07] px-3 py-2 text-[13px]">
+          <p className="font-semibold text-warning">No agent can take {wf.uncovered.length === 1 ? "this step" : "these steps"} now: a run would wait there for one.</p>
+          <ul className="mt-1 list-disc pl-5">
+            {wf.uncovered.map((u) => (
+              <li key={u.step}>
+                {u.title} needs <code className="font-mono">{u.capability}</code>, which no agent offers. Add an agent that does, or change the step’s capability.
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <RunForm name={wf.name} />
       <SourceEditor initial={wf.source} version={wf.version} />
     </article>

@@ -358,4 +358,6 @@ export interface WorkflowSummary {
 /** One workflow with its YAML or JSON as written, `GET /api/workflows/<name>`. */
 export interface WorkflowDetail extends WorkflowSummary {
   source: string;
+  /** Steps whose capability no agent offers now (server/workflows/coverage.ts): a run would be refused. */
+  uncovered: { step: string; title: string; capability: string }[];
 }

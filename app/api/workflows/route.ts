@@ -5,7 +5,8 @@
  * POST /api/workflows `{ source, version? }`: a person saves a workflow's YAML or JSON: a new one
  * (201) or the next version of the one its `workflow:` names (200). `version` is the version the
  * editor started from: a save over someone else's is a 409 workflow_changed. 400 invalid_workflow
- * lists every problem with its path (`steps.1.capability`).
+ * lists every problem with its path (`steps.1.capability`). The workflow's `uncovered` lists the
+ * steps no agent can take (server/workflows/coverage.ts): saved all the same, flagged.
  */
 import { z } from "zod";
 import type { WorkflowSummary } from "@/lib/api/types";
@@ -27,6 +28,7 @@ const Body = z.strictObject({
 });
 
 export const POST = route({ auth: "person", body: Body }, async ({ principal, body }) => {
-  const saved = await getClutch().workflows.save(body.source, principal.agent_id, body.version);
-  return json({ workflow: workflowDetail(saved) }, saved.version === 1 ? 201 : 200);
+  const clutch = getClutch();
+  const saved = await clutch.workflows.save(body.source, principal.agent_id, body.version);
+  return json({ workflow: workflowDetail(saved, clutch.registry) }, saved.version === 1 ? 201 : 200);
 });

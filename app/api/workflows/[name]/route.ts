@@ -11,5 +11,5 @@ export const dynamic = "force-dynamic";
 export const GET = route({ auth: "signed-in", params: z.object({ name: z.string().min(1) }) }, async ({ params }) => {
   const wf = await getClutch().workflows.get(params.name);
   if (!wf) throw new ClutchError("unknown_workflow", `no workflow ${params.name}; GET /api/workflows lists them`, 404);
-  return json({ workflow: workflowDetail(wf) });
+  return json({ workflow: workflowDetail(wf, getClutch().registry) });
 });
