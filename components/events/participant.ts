@@ -3,6 +3,7 @@
  * a glance. Humans are `role: "human"` or `user:` ids; everyone else counts as an agent.
  */
 import { personId } from "@/lib/people";
+import { isClutchSender } from "@/lib/clutch-senders";
 import type { Participant } from "@/lib/protocol";
 
 /** True for a person rather than an agent or the system. */
@@ -17,12 +18,9 @@ export function bareId(id: string): string {
   return i > 0 && i < id.length - 1 ? id.slice(i + 1) : id;
 }
 
-/** Clutch's own senders (the orchestrator, the policy kernel, workflows, the system): shown as "Clutch", never as agents. */
-const CLUTCH_IDS = new Set(["agent:orchestrator", "agent:policy", "agent:workflow", "system"]);
-
-/** True for Clutch itself rather than an agent or a person. */
+/** True for Clutch itself (lib/clutch-senders.ts) rather than an agent or a person: shown as "Clutch". */
 export function isClutch(p: Participant | undefined): boolean {
-  return Boolean(p && CLUTCH_IDS.has(p.agent_id));
+  return Boolean(p && isClutchSender(p.agent_id));
 }
 
 /** The name to show: "Clutch" for Clutch's own senders, else `display_name`, else the bare id. */

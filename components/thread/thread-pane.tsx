@@ -25,6 +25,7 @@ import { EventView } from "@/components/events/event-view";
 import { displayName } from "@/components/events/participant";
 import { PolicyAllowGroup } from "@/components/events/policy-event";
 import { StepDetails } from "@/components/events/step-details";
+import { isClutchSender } from "@/lib/clutch-senders";
 import type { ThreadTarget } from "@/components/events/thread-actions";
 import { mergeBySeq } from "@/components/live/merge";
 import { EVENT_PAGE, fetchRunEvents } from "@/components/run/api";
@@ -245,7 +246,7 @@ function lastAgentWord(events: readonly StoredEvent[]): StoredEvent | null {
 
 /** An agent's message to people (not a question) or a root task's result. */
 function isAgentWord(e: StoredEvent): boolean {
-  if (e.from.role === "human" || e.from.agent_id.startsWith("user:") || e.from.agent_id === "agent:orchestrator") return false;
+  if (e.from.role === "human" || e.from.agent_id.startsWith("user:") || isClutchSender(e.from.agent_id)) return false;
   if (isEvent(e, "chat.message")) return !e.payload.expects_reply && e.to.some((t) => t.agent_id === "user" || t.agent_id.startsWith("user:"));
   return isEvent(e, "task.result") && !e.parent_task_id;
 }

@@ -24,6 +24,7 @@ import { ClutchError } from "../errors";
 import type { Queries } from "./queries";
 import { conversationIds } from "./threads";
 import { parseMentions } from "@/lib/mentions";
+import { isClutchSender } from "@/lib/clutch-senders";
 
 export const PersonMessageSchema = z.strictObject({
   text: z.string().max(100_000, "a message is at most 100,000 characters").refine((t) => t.trim().length > 0, "a message needs text"),
@@ -48,9 +49,6 @@ interface Parent {
   kind: "answer" | "follow_up" | "thread";
 }
 
-/** Senders that are Clutch itself, not an agent that can carry on. */
-const CLUTCH_SENDERS = new Set(["agent:orchestrator", "system", "agent:policy", "agent:workflow"]);
-
 /** The event `reply_to` names in the thread, or null when there is none (a new request). */
 async function parentOf(queries: Queries, thread_id: string, reply_to?: string | null): Promise<Parent | null> {
   if (!reply_to) return null;
@@ -59,7 +57,7 @@ async function parentOf(queries: Queries, thread_id: string, reply_to?: string |
     throw new ClutchError("unknown_message", `there is no message or result ${reply_to} in this channel to reply to`, 422);
   }
   const at = { id: ev.id, run_id: ev.run_id, task_id: ev.task_id, parent_task_id: ev.parent_task_id ?? null, from: ev.from.agent_id };
-  const byAgent = ev.from.role !== "human" && !ev.from.agent_id.startsWith("user:") && !CLUTCH_SENDERS.has(ev.from.agent_id);
+  const byAgent = ev.from.role !== "human" && !ev.from.agent_id.startsWith("user:") && !isClutchSender(ev.from.agent_id);
   if (!byAgent) {
     if (ev.type === "task.result") throw new ClutchError("unknown_message", `${reply_to} is not an agent's result: reply to the agent's message or result`, 422);
     return { ...at, kind: "thread" };
