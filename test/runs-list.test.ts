@@ -126,6 +126,7 @@ describe("GET /api/runs", () => {
     expect(ids((await list(dana, `channel=${A}&status=waiting`)).body)).toEqual([r.r4, r.r3]);
     expect(ids((await list(dana, `channel=${A}&status=running`)).body)).toEqual([r.r2]);
     expect(ids((await list(dana, `channel=${A}&status=ended`)).body)).toEqual([r.r1]);
+    expect(ids((await list(dana, `channel=${A}&status=active`)).body)).toEqual([r.r4, r.r3, r.r2]);
     expect(ids((await list(dana, `channel=${A}&agent=agent:analyst-1`)).body)).toEqual([r.r4, r.r2]);
     expect(ids((await list(dana, `channel=${A}&requester=${lee.agent_id}`)).body)).toEqual([r.r4, r.r2]);
     // Dana asked for r1 through the orchestrator (its request names her as `input.from`).

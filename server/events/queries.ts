@@ -78,8 +78,8 @@ const runWaits = (terminal: string) => `(r.state = 'running' AND (
 export interface RunListFilter {
   /** The channels to list (those the principal may read), or "all". */
   thread_ids: string[] | "all";
-  /** running: not waiting on anyone; waiting: on a person; ended: every root task ended. */
-  status?: "running" | "waiting" | "ended";
+  /** running: not waiting on anyone; waiting: on a person; active: either (in progress); ended: every root task ended. */
+  status?: "running" | "waiting" | "active" | "ended";
   /** Only runs with a task assigned to this agent (`agent:pm-1`). */
   agent?: string;
   /** Only runs this person (or agent) asked for (`user:<id>`). */
@@ -400,6 +400,7 @@ export class Queries {
           AND ($5::text IS NULL OR ${RUN_REQUESTER} = $5)
           AND (CASE $6::text
                  WHEN 'ended' THEN r.state <> 'running'
+                 WHEN 'active' THEN r.state = 'running'
                  WHEN 'waiting' THEN ${runWaits("$8")}
                  WHEN 'running' THEN r.state = 'running' AND NOT ${runWaits("$8")}
                  ELSE true END)

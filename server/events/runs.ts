@@ -184,7 +184,7 @@ export async function listRuns(queries: Queries, filter: RunListFilter, waitingO
     return { runs, next_cursor: rows.length > filter.limit ? runCursor(runs.at(-1)!) : null };
   }
   // Waiting on someone is a run that waits at all.
-  if (filter.status && filter.status !== "waiting") return { runs: [], next_cursor: null };
+  if (filter.status && filter.status !== "waiting" && filter.status !== "active") return { runs: [], next_cursor: null };
   const runs: RunSummary[] = [];
   let before = filter.before;
   for (let page = 0; page < WAITING_ON_ME_PAGES; page++) {

@@ -3,7 +3,7 @@
  * every channel the principal may read, newest first (docs/channels.md "Runs"). 200 { runs:
  * RunSummary[], next_cursor } — `next_cursor` goes in `before` for the next page, null at the end.
  *
- * - status: running (nobody waited on), waiting (on a person), ended;
+ * - status: running (nobody waited on), waiting (on a person), active (either: in progress), ended;
  * - waiting_on_me=true: only runs that wait on the signed-in person (lib/fold/run-status.ts
  *   `waitsOnYou`); people only;
  * - channel: a channel id (404 unknown_thread when the principal may not read it);
@@ -24,7 +24,7 @@ export const dynamic = "force-dynamic";
 const Id = z.string().trim().min(1).max(200);
 
 const Query = z.strictObject({
-  status: z.enum(["running", "waiting", "ended"], "status: running, waiting or ended").optional(),
+  status: z.enum(["running", "waiting", "active", "ended"], "status: running, waiting, active or ended").optional(),
   waiting_on_me: z.enum(["true", "false"], "waiting_on_me: true or false").optional(),
   channel: Id.optional(),
   agent: Id.optional(),
