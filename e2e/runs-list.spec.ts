@@ -1,6 +1,6 @@
 /**
  * The runs page `/runs` (docs/channels.md "Runs"), in a channel of the test's own with three
- * runs told as events: one ended, one running, and one where pm-1 asks the signed-in admin a
+ * runs told as events: one ended, one running, and one where agent ken asks the signed-in admin a
  * question (so it waits on them).
  *
  * 1. "Waiting on me" lists only the run that waits on the admin, badged "Waiting on you", with
@@ -28,9 +28,12 @@ async function serious(page: Page, what: string) {
 }
 
 test("the runs page lists what waits on me, opens runs with j/k/Enter, and passes axe in both themes and sizes", async ({ page, request }, info) => {
+  // Eight axe passes and screenshots on a shared machine.
+  test.setTimeout(240_000);
   const me = ((await (await request.get("/api/me")).json()) as { principal: { agent_id: string; name: string } }).principal;
   const channel = await createChannel(request, uniqueName("runs"));
-  const pm = { agent_id: "agent:pm-1", role: "worker" } as const;
+  // An agent no server runs, so nothing but the test moves its tasks.
+  const pm = { agent_id: "agent:ken", role: "worker", display_name: "Ken" } as const;
   const asMe = { agent_id: me.agent_id, role: "human", display_name: me.name } as const;
   const runs = { ended: newId("run"), running: newId("run"), waiting: newId("run") };
   const at = (run_id: string) => ({ run_id, task_id: newId("task") });

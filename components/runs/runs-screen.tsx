@@ -224,8 +224,7 @@ function RunRow({ run, selected, onFocus, now }: { run: RunSummary; selected: bo
             <span className="min-w-0 truncate">{run.agents.map(bareId).join(", ")}</span>
           </>
         )}
-        <span className="tabular-nums sm:hidden">
-          <span aria-hidden="true">· </span>
+        <span className="basis-full tabular-nums sm:hidden">
           <time dateTime={run.started_at}>{startedLabel(run.started_at, now)}</time> · {formatDuration(elapsed)}
         </span>
       </p>
@@ -250,14 +249,14 @@ function FilterBar({ filters, onChange, viewsRef, runs }: { filters: RunFilters;
   return (
     <div className="shrink-0 border-b border-line bg-canvas px-3 py-2 sm:px-5" role="search" aria-label="Filter runs">
       <div className="mx-auto flex max-w-4xl flex-wrap items-center gap-2">
-        <div ref={viewsRef} role="group" aria-label="Show" className="inline-flex rounded-lg border border-line-strong bg-sunken p-0.5 max-sm:grid max-sm:w-full max-sm:grid-cols-4">
+        <div ref={viewsRef} role="group" aria-label="Show" className="inline-flex rounded-lg border border-line-strong bg-sunken p-0.5 max-sm:w-full">
           {RUN_VIEWS.map((v) => (
             <button
               key={v.id}
               type="button"
               aria-pressed={filters.view === v.id}
               onClick={() => set({ view: v.id })}
-              className={`h-7 whitespace-nowrap rounded-md px-2.5 text-[13px] font-medium max-sm:px-1 max-sm:text-[12px] ${
+              className={`h-7 whitespace-nowrap rounded-md px-2.5 text-[13px] font-medium max-sm:flex-auto max-sm:px-1.5 ${
                 filters.view === v.id ? "bg-surface text-fg shadow-sm ring-1 ring-line-strong" : "text-fg-muted hover:text-fg"
               }`}
             >
@@ -265,8 +264,8 @@ function FilterBar({ filters, onChange, viewsRef, runs }: { filters: RunFilters;
             </button>
           ))}
         </div>
-        <div className="grid min-w-0 flex-1 grid-cols-3 gap-2 sm:flex sm:flex-wrap sm:justify-end">
-          <select aria-label="Channel" value={filters.channel} onChange={(e) => set({ channel: e.target.value })} className={selectCls}>
+        <div className="grid min-w-0 flex-1 grid-cols-2 gap-2 sm:flex sm:flex-wrap sm:justify-end">
+          <select aria-label="Channel" value={filters.channel} onChange={(e) => set({ channel: e.target.value })} className={`${selectCls} max-sm:col-span-2`}>
             <option value="">All channels</option>
             {threads.map((t) => (
               <option key={t.id} value={t.id}>
