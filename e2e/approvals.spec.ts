@@ -1,16 +1,10 @@
 /**
-<<<<<<< HEAD
- * People approve what matters, in #sales on the built-in model with the example policy
- * (examples/sales-analysis/clutch.policy.yaml holds pm-1's final report to the person for an
- * approval).
-=======
  * People approve what matters (Clutch Protocol §6, per-message policy), in #sales on the built-in
  * model with the example policy (examples/sales-analysis/clutch.policy.yaml holds pm-1's final
  * report to the person for an approval).
->>>>>>> shots
  *
- * 1. Approve from the channel card: while the report waits, the card says what will happen
- *    (agent, tool, rule, who may approve, the report as a preview), the channel's banner and
+ * 1. Approve from the channel card: while the report waits, the card says whose report it is and
+ *    about what, who may decide, and shows the report (agent, tool and rule behind Details); the channel's banner and
  *    the sidebar badge say an approval waits; Approve sends the report and the card shows who
  *    approved it.
  * 2. Approve from the inbox with the keyboard: j/k to the approval, Enter opens it in its

@@ -114,6 +114,7 @@ const MATRIX: Record<string, { call: (f: Fixtures) => Call; expect: Expect }> = 
   "POST /api/approvals/[approval_id]/decision": { call: () => ({ url: "/api/approvals/apr_x/decision", params: { approval_id: "apr_x" }, body: { decision: "approve" } }), expect: people(409) },
   "POST /api/events": { call: (f) => ({ url: "/api/events", body: chat("from A", { thread_id: f.pub, run_id: newId("run"), from: { agent_id: "agent:matrix-a", role: "worker" } }) }), expect: signedIn(403, { agentA: 201 }) },
 
+  "GET /api/runs": { call: () => ({ url: "/api/runs?status=waiting&limit=5" }), expect: signedIn(200) },
   "GET /api/runs/[run_id]": { call: (f) => ({ url: `/api/runs/${f.run}`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },
   "GET /api/runs/[run_id]/events": { call: (f) => ({ url: `/api/runs/${f.run}/events`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },
   "GET /api/runs/[run_id]/export": { call: (f) => ({ url: `/api/runs/${f.run}/export`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },

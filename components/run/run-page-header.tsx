@@ -1,8 +1,8 @@
 "use client";
 /**
  * `RunPageHeader`: the bar above a run: the channel it belongs to, the run's title,
- * its live state and duration; Cancel run while it runs; the channel's recent runs (a small menu, the way in to other
- * runs); Export (JSON Lines download) and Import; the theme toggle. A second line says which run
+ * its live state and duration; Cancel run while it runs; the channel's recent runs with their "#n" (a small menu, the
+ * way in to other runs, and to /runs); Export (JSON Lines download) and Import; the theme toggle. A second line says which run
  * this one was forked from (a link to that run at the fork's seq) and lists this run's forks.
  */
 import { PageHeader } from "@/components/ui/page-header";
@@ -84,6 +84,7 @@ function RecentRuns({ threadId, runId, onImport }: { threadId: string; runId: st
                   className={`flex items-center gap-2 px-3 py-1.5 text-[13px] hover:bg-hover ${r.run_id === runId ? "bg-accent-soft" : ""}`}
                 >
                   <RunStateBadge state={r.status ?? r.state} />
+                  <span className="shrink-0 font-mono text-[11.5px] tabular-nums text-fg-muted">#{r.run_number}</span>
                   <span className="min-w-0 flex-1 truncate text-fg">{r.title ?? "Untitled run"}</span>
                   {r.forked_from && <ForkIcon size={12} className="shrink-0 text-fg-subtle" aria-label="fork" />}
                   <span className="shrink-0 text-[11px] tabular-nums text-fg-subtle">{whenLabel(r.started_at)}</span>
@@ -91,6 +92,9 @@ function RecentRuns({ threadId, runId, onImport }: { threadId: string; runId: st
               </li>
             ))}
           </ul>
+          <Link href="/runs" onClick={() => setOpen(false)} className="mt-1 flex items-center gap-2 border-t border-line px-3 pb-1 pt-2 text-[13px] font-medium text-accent hover:bg-hover">
+            All runs in every channel →
+          </Link>
           {/* On a phone the header has no room for these. */}
           <div className="mt-1 border-t border-line pt-1 sm:hidden">
             <a href={exportUrl(runId)} download={`${runId}.jsonl`} className="flex items-center gap-2 px-3 py-1.5 text-[13px] text-fg hover:bg-hover">

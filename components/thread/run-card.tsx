@@ -96,6 +96,7 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
       <div className="flex min-w-0 items-center gap-2">
         <ActivityIcon size={14} className="shrink-0 text-fg-muted" />
         <RunStateBadge state={status} label={status === "waiting" ? waitingLabel(run, me) : undefined} />
+        {run.run_number > 0 && <span className="shrink-0 font-mono text-[11.5px] font-semibold tabular-nums text-fg-muted">#{run.run_number}</span>}
         <h3 className="min-w-0 flex-1 truncate text-[13.5px] font-semibold text-fg" title={title}>
           {title}
         </h3>

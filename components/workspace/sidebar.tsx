@@ -14,7 +14,7 @@ import { useMe } from "@/components/identity/me";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { hueFor } from "@/components/events/participant";
 import { Avatar } from "@/components/ui/avatar";
-import { BracesIcon, CloseIcon, ListIcon, HashIcon, InboxCheckIcon, LockIcon, MessageIcon, PlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon } from "@/components/ui/icons";
+import { ActivityIcon, BracesIcon, CloseIcon, ListIcon, HashIcon, InboxCheckIcon, LockIcon, MessageIcon, PlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon } from "@/components/ui/icons";
 import type { ThreadSummary } from "@/lib/api/types";
 import { useThreadTitle } from "./thread-title";
 import { AgentList } from "./agent-list";
@@ -212,7 +212,7 @@ function ViewLink({ href, label, icon, active, onNavigate }: { href: string; lab
   );
 }
 
-/** "Approvals" with the number of pending approvals, live; "Workflows", "Schemas"; "Admin" for admins. */
+/** "Approvals" with the number of pending approvals, live; "Runs", "Workflows", "Schemas"; "Admin" for admins. */
 function ApprovalsLink({ onNavigate }: { onNavigate: () => void }) {
   const pathname = usePathname();
   const active = pathname === "/approvals";
@@ -248,6 +248,7 @@ function ApprovalsLink({ onNavigate }: { onNavigate: () => void }) {
           </span>
         )}
       </Link>
+      <ViewLink href="/runs" label="Runs" icon={<ActivityIcon size={14} className="shrink-0 opacity-80" />} active={pathname === "/runs"} onNavigate={onNavigate} />
       <ViewLink href="/workflows" label="Workflows" icon={<ListIcon size={14} className="shrink-0 opacity-80" />} active={pathname.startsWith("/workflows")} onNavigate={onNavigate} />
       <ViewLink href="/schemas" label="Schemas" icon={<BracesIcon size={14} className="shrink-0 opacity-80" />} active={pathname.startsWith("/schemas")} onNavigate={onNavigate} />
       {me.role === "admin" && <ViewLink href="/admin" label="Admin" icon={<ShieldCheckIcon size={14} className="shrink-0 opacity-80" />} active={pathname === "/admin"} onNavigate={onNavigate} />}

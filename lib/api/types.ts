@@ -136,10 +136,16 @@ export interface TaskSummary {
   ended_at: string | null;
 }
 
-/** A run as `GET /api/threads/:id/runs` and `GET /api/runs/:id` list it. */
+/** A run as `GET /api/runs`, `GET /api/threads/:id/runs` and `GET /api/runs/:id` list it. */
 export interface RunSummary {
   run_id: string;
   thread_id: string;
+  /** 1, 2, 3…: the run's number in its channel, in the order runs appeared; shown as "#12" to tell runs with one title apart. */
+  run_number: number;
+  /** Who asked for the run (`user:<id>`, or an agent): the person whose message opened it, else its root task's requester. */
+  requester: string | null;
+  /** The agents with a task of the run, by id. */
+  agents: string[];
   /** The fold of its root tasks (lib/fold/run-state.ts): running until every root ended. */
   state: import("../fold/run-state").RunState;
   /** What people read (lib/fold/run-status.ts): running, waiting (on a person), succeeded, not_done (declined), failed, cancelled, timed_out. */
@@ -212,6 +218,12 @@ export interface RunOutcome {
   agent_id: string | null;
   /** The root task that ended so (what Retry starts again). */
   task_id: string;
+}
+
+/** `GET /api/runs`: runs newest first; `next_cursor` (for `before=`) while older runs may follow, else null. */
+export interface RunList {
+  runs: RunSummary[];
+  next_cursor: string | null;
 }
 
 /** `GET /api/runs/:run_id`: the run, its forks and its tasks. */

@@ -50,6 +50,54 @@ const SNIPPET_TEXT = `coalesce(nullif(CASE e.type
     WHEN 'approval.requested' THEN e.payload->>'summary'
   END, ''), left(e.payload::text, 20000))`;
 
+/**
+ * Who asked for a run (`r`, a `runs` row in scope): the opener its first root task.request names
+ * (`input.from`, the person whose message the orchestrator turned into a run), else that root
+ * task's requester (the request's sender). NULL for a run with no root task.
+ */
+const RUN_REQUESTER = `(SELECT coalesce(req.opener, t.requester)
+     FROM tasks t
+     LEFT JOIN LATERAL (SELECT e.payload->'input'->'from'->>'agent_id' AS opener FROM events e
+                         WHERE e.task_id = t.id AND e.run_id = t.run_id AND e.type = 'task.request' ORDER BY e.seq LIMIT 1) req ON true
+    WHERE t.run_id = r.id AND t.parent_task_id IS NULL
+    ORDER BY t.created_at, t.id LIMIT 1)`;
+
+/**
+ * True when a run (`r`) waits on a person (lib/fold/run-status.ts, docs/channels.md "Run
+ * states"): it is running and has an approval without a decision, or an unfinished task with a
+ * question to people (`user`, everyone in the channel, or one `user:<id>`) without an answer.
+ * `terminal` is the parameter that holds the terminal task states (a text[]).
+ */
+const runWaits = (terminal: string) => `(r.state = 'running' AND (
+       EXISTS (SELECT 1 FROM approvals a WHERE a.run_id = r.id AND a.state = 'pending')
+    OR EXISTS (SELECT 1 FROM tasks t, jsonb_array_elements(t.open_questions) q
+                WHERE t.run_id = r.id AND t.state <> ALL(${terminal}::text[])
+                  AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(q->'to') w(who) WHERE w.who = 'user' OR w.who LIKE 'user:%'))))`;
+
+/** What the runs list asks for (`GET /api/runs`, docs/channels.md "Runs"). */
+export interface RunListFilter {
+  /** The channels to list (those the principal may read), or "all". */
+  thread_ids: string[] | "all";
+  /** running: not waiting on anyone; waiting: on a person; active: either (in progress); ended: every root task ended. */
+  status?: "running" | "waiting" | "active" | "ended";
+  /** Only runs with a task assigned to this agent (`agent:pm-1`). */
+  agent?: string;
+  /** Only runs this person (or agent) asked for (`user:<id>`). */
+  requester?: string;
+  /** Only runs older than this cursor: (started_at, run id) of the last run of the page before. */
+  before?: { started_at: Date; run_id: string };
+  limit: number;
+}
+
+/** What a run list shows beside a run's summary: its number in its channel, who asked, which agents worked on it. */
+export interface RunFacts {
+  /** 1, 2, 3…: the run's ordinal in its channel, by when it appeared in this store (created_at, then id). */
+  run_number: number;
+  requester: string | null;
+  /** Agents with a task of the run, by id. */
+  agents: string[];
+}
+
 /** Which approvals a list shows: pending ones, decided ones, or all. */
 export type ApprovalFilter = "pending" | "decided" | "all";
 
@@ -345,6 +393,52 @@ export class Queries {
   /** The newest `limit` runs of a thread, newest first. */
   runsOfThread(thread_id: string, limit: number): Promise<Run[]> {
     return this.db.run.findMany({ where: { thread_id }, orderBy: { started_at: "desc" }, take: limit });
+  }
+
+  /**
+   * The runs of `filter.thread_ids` that pass the filters, newest first (started_at, then id,
+   * descending), at most `filter.limit`: one statement, every filter in SQL.
+   */
+  runList(filter: RunListFilter): Promise<Run[]> {
+    if (filter.thread_ids !== "all" && !filter.thread_ids.length) return Promise.resolve([]);
+    return this.db.$queryRawUnsafe<Run[]>(
+      `SELECT r.* FROM runs r
+        WHERE ($1::text[] IS NULL OR r.thread_id = ANY($1::text[]))
+          AND ($2::timestamptz IS NULL OR (r.started_at, r.id) < ($2::timestamptz, $3::text))
+          AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM tasks t WHERE t.run_id = r.id AND t.assignee = $4))
+          AND ($5::text IS NULL OR ${RUN_REQUESTER} = $5)
+          AND (CASE $6::text
+                 WHEN 'ended' THEN r.state <> 'running'
+                 WHEN 'active' THEN r.state = 'running'
+                 WHEN 'waiting' THEN ${runWaits("$8")}
+                 WHEN 'running' THEN r.state = 'running' AND NOT ${runWaits("$8")}
+                 ELSE true END)
+        ORDER BY r.started_at DESC, r.id DESC
+        LIMIT $7`,
+      filter.thread_ids === "all" ? null : filter.thread_ids,
+      filter.before?.started_at ?? null,
+      filter.before?.run_id ?? null,
+      filter.agent ?? null,
+      filter.requester ?? null,
+      filter.status ?? null,
+      filter.limit,
+      [...TERMINAL_STATES],
+    );
+  }
+
+  /** Each run's number in its channel, who asked for it and its agents (RunFacts), by run id; unknown ids are left out. */
+  async runFacts(run_ids: string[]): Promise<Map<string, RunFacts>> {
+    if (!run_ids.length) return new Map();
+    const rows = await this.db.$queryRawUnsafe<{ id: string; run_number: number; requester: string | null; agents: string[] }[]>(
+      `SELECT r.id,
+              (SELECT count(*) FROM runs n WHERE n.thread_id = r.thread_id AND (n.created_at, n.id) <= (r.created_at, r.id))::int AS run_number,
+              ${RUN_REQUESTER} AS requester,
+              coalesce((SELECT array_agg(DISTINCT t.assignee ORDER BY t.assignee) FROM tasks t
+                         WHERE t.run_id = r.id AND t.assignee LIKE 'agent:%'), '{}') AS agents
+         FROM runs r WHERE r.id = ANY($1::text[])`,
+      [...new Set(run_ids)],
+    );
+    return new Map(rows.map((r) => [r.id, { run_number: Number(r.run_number), requester: r.requester, agents: r.agents }]));
   }
 
   /** The runs with these ids (unknown ids are left out). */

@@ -2,13 +2,14 @@
  * Runs and tasks as the UI reads them (`GET /api/threads/:id/runs`, `GET /api/runs/:id`), from
  * the `runs` and `tasks` projections through the named queries (queries.ts).
  */
-import type { RunDetail, RunOutcome, RunSummary, TaskSummary, WaitingQuestion } from "@/lib/api/types";
+import type { RunDetail, RunList, RunOutcome, RunSummary, TaskSummary, WaitingQuestion } from "@/lib/api/types";
+import type { Decider } from "@/lib/approvers";
 import { isEvent, type StoredEventOf } from "@/lib/protocol";
 import { resultText, runTitle } from "@/lib/run-title";
 import type { RunState } from "@/lib/fold/run-state";
-import { runStatusOf, type WaitingOn } from "@/lib/fold/run-status";
+import { runStatusOf, waitsOnYou, type WaitingOn } from "@/lib/fold/run-status";
 import { cancelledBy, type OpenQuestion, type TaskState } from "@/lib/fold/task-state";
-import type { Queries, RunRow, TaskRow } from "./queries";
+import type { Queries, RunListFilter, RunRow, TaskRow } from "./queries";
 
 /** The wire shape of a task row. */
 export function toTaskSummary(t: TaskRow): TaskSummary {
@@ -53,6 +54,7 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
   const requests = await queries.eventsAtSeqs(approvals.map((a) => Number(a.request_seq)));
   const ended = roots.filter((t) => t.state !== "pending" && t.state !== "running" && t.state !== "waiting_input");
   const results = await queries.lastResults(ended.filter((t) => t.state === "succeeded").map((t) => t.id));
+  const facts = await queries.runFacts(ids);
   return rows.map((r) => {
     const own = roots.filter((t) => t.run_id === r.id);
     // The first root names the run; the newest (a follow-up, docs/channels.md) gives its outcome.
@@ -86,6 +88,9 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
     return {
       run_id: r.id,
       thread_id: r.thread_id,
+      run_number: facts.get(r.id)?.run_number ?? 0,
+      requester: facts.get(r.id)?.requester ?? null,
+      agents: facts.get(r.id)?.agents ?? [],
       state,
       status: runStatusOf(state, waiting_on, rootErrors),
       waiting_on,
@@ -146,6 +151,53 @@ function outcomeOf(root: TaskRow, result: StoredEventOf<"task.result"> | undefin
 export async function threadRuns(queries: Queries, thread_id: string, limit = 100): Promise<RunSummary[]> {
   const rows = await queries.runsOfThread(thread_id, limit);
   return summaries(queries, rows.reverse());
+}
+
+/** A page cursor (`before=`): the run's `started_at` (ISO 8601, ms) and id, as `<started_at>~<run_id>`. */
+export function runCursor(run: { started_at: string; run_id: string }): string {
+  return `${run.started_at}~${run.run_id}`;
+}
+
+/** The (started_at, run id) of a cursor made by `runCursor`, or null when it is not one. */
+export function parseRunCursor(cursor: string): { started_at: Date; run_id: string } | null {
+  const at = cursor.indexOf("~");
+  if (at < 0) return null;
+  const started_at = new Date(cursor.slice(0, at));
+  const run_id = cursor.slice(at + 1);
+  return Number.isNaN(started_at.getTime()) || !run_id ? null : { started_at, run_id };
+}
+
+/** How many pages of runs `listRuns` reads at most to fill one page of runs waiting on a person. */
+const WAITING_ON_ME_PAGES = 5;
+
+/**
+ * The runs list (`GET /api/runs`, docs/channels.md "Runs"): runs of `filter.thread_ids` newest
+ * first, at most `filter.limit`, as RunSummary. With `waitingOn` (a person), only the runs that
+ * wait on them (lib/fold/run-status.ts `waitsOnYou`): that is decided on the summaries, after the
+ * SQL filters, reading further pages (at most WAITING_ON_ME_PAGES) to fill the page.
+ * `next_cursor` names the last run looked at while older runs may follow, else null.
+ */
+export async function listRuns(queries: Queries, filter: RunListFilter, waitingOn?: Decider): Promise<RunList> {
+  if (!waitingOn) {
+    const rows = await queries.runList({ ...filter, limit: filter.limit + 1 });
+    const runs = await summaries(queries, rows.slice(0, filter.limit));
+    return { runs, next_cursor: rows.length > filter.limit ? runCursor(runs.at(-1)!) : null };
+  }
+  // Waiting on someone is a run that waits at all.
+  if (filter.status && filter.status !== "waiting" && filter.status !== "active") return { runs: [], next_cursor: null };
+  const runs: RunSummary[] = [];
+  let before = filter.before;
+  for (let page = 0; page < WAITING_ON_ME_PAGES; page++) {
+    const rows = await queries.runList({ ...filter, status: "waiting", before, limit: filter.limit });
+    const listed = await summaries(queries, rows);
+    for (const run of listed) {
+      if (run.status === "waiting" && waitsOnYou(run, waitingOn)) runs.push(run);
+      before = { started_at: new Date(run.started_at), run_id: run.run_id };
+      if (runs.length === filter.limit) return { runs, next_cursor: run === listed.at(-1) && rows.length < filter.limit ? null : runCursor(run) };
+    }
+    if (rows.length < filter.limit) return { runs, next_cursor: null };
+  }
+  return { runs, next_cursor: before ? runCursor({ started_at: before.started_at.toISOString(), run_id: before.run_id }) : null };
 }
 
 /** One run with its forks and tasks, or null. */
