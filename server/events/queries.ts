@@ -51,13 +51,16 @@ const SNIPPET_TEXT = `coalesce(nullif(CASE e.type
   END, ''), left(e.payload::text, 20000))`;
 
 /**
- * Who asked for a run (`r`, a `runs` row in scope): the opener its first root task.request names
- * (`input.from`, the person whose message the orchestrator turned into a run), else that root
- * task's requester (the request's sender). NULL for a run with no root task.
+ * Who asked for a run (`r`, a `runs` row in scope), as lib/fold/run-requester.ts `requestStarter`
+ * reads its first root task.request: `meta.requested_by`, else a person who sent it, else the
+ * opener it names (`input.from`, the person whose message the orchestrator turned into a run),
+ * else that root task's requester. NULL for a run with no root task.
  */
 const RUN_REQUESTER = `(SELECT coalesce(req.opener, t.requester)
      FROM tasks t
-     LEFT JOIN LATERAL (SELECT e.payload->'input'->'from'->>'agent_id' AS opener FROM events e
+     LEFT JOIN LATERAL (SELECT coalesce(e.rest->'meta'->>'requested_by',
+                                        CASE WHEN e.from_agent_id LIKE 'user:%' THEN e.from_agent_id END,
+                                        e.payload->'input'->'from'->>'agent_id') AS opener FROM events e
                          WHERE e.task_id = t.id AND e.run_id = t.run_id AND e.type = 'task.request' ORDER BY e.seq LIMIT 1) req ON true
     WHERE t.run_id = r.id AND t.parent_task_id IS NULL
     ORDER BY t.created_at, t.id LIMIT 1)`;
