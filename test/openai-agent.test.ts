@@ -74,7 +74,7 @@ describe("an agent on an OpenAI-compatible endpoint", () => {
     const requests = model.requests;
     const first = requests[0]!;
     expect(first.model).toBe("scripted-1");
-    expect(first.tools!.map((t) => t.function.name).sort()).toEqual(["DataServer__query_data", "ask", "delegate", "reply", "submit_result"]);
+    expect(first.tools!.map((t) => t.function.name).sort()).toEqual(["DataServer__query_data", "ask", "decline", "delegate", "reply", "submit_result"]);
     // Tool schemas without the `$schema` key some OpenAI-compatible servers refuse; the rest intact.
     expect(JSON.stringify(first.tools)).not.toContain("$schema");
     const query = first.tools!.find((t) => t.function.name === "DataServer__query_data") as unknown as { function: { parameters: { required: string[] } } };
