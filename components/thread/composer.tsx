@@ -16,7 +16,8 @@
  * (mention-list.tsx; the textarea is a WAI-ARIA combobox); while it is open, Enter and Tab
  * insert the active option instead of sending, and Escape closes it. Under the box the person
  * sees what a mention will do, read with lib/mentions.ts as the server reads it: "New request
- * for analyst-1" or "New request routed by skill:data-analysis". Only the text is sent.
+ * for analyst-1", "New request routed by skill:data-analysis" or, when it mentions only people
+ * of the channel, "A message for Lee: no agent request". Only the text is sent.
  */
 import { useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
 import { excerpt } from "@/lib/fold/questions";
@@ -32,6 +33,7 @@ import { useAgents } from "@/components/live/use-agents";
 import { readLocal, writeLocal } from "@/components/prefs/local-store";
 import { handleOf } from "./mention-complete";
 import { useMentionCompletion } from "./mention-list";
+import { useChannelPeople } from "@/components/live/people";
 
 /** A question people can answer: an agent's message that waits for a reply, and its run's title. */
 export interface AnswerableQuestion {
@@ -124,12 +126,14 @@ export function Composer({
       if (send.isError) send.reset();
     },
     area,
+    threadId,
   });
   const { data: agents } = useAgents();
+  const { data: people } = useChannelPeople(threadId);
   const mentioned = useMemo(() => {
     const known = new Set((agents ?? []).map((a) => a.agent_id));
-    return parseMentions(text, (id) => known.has(id));
-  }, [agents, text]);
+    return parseMentions(text, (id) => known.has(id), people ?? []);
+  }, [agents, people, text]);
 
   const answering = target.kind === "answer" ? target.question : null;
   const newest = waiting.length ? waiting[waiting.length - 1]! : null;
