@@ -103,7 +103,7 @@ export function ForYouNotifier() {
     }
     const fresh = open.filter((i) => !known.current!.has(i.key));
     for (const i of open) known.current.add(i.key);
-    if (!enabled || !fresh.length || document.visibilityState === "visible" && document.hasFocus()) return;
+    if (!enabled || !fresh.length || (document.visibilityState === "visible" && document.hasFocus())) return;
     for (const item of fresh.slice(0, 3)) {
       const { title, body } = notificationFor(item);
       try {

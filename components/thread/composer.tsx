@@ -174,7 +174,7 @@ export function Composer({
       : target.kind === "thread"
         ? "Reply in thread…"
         : `Message #${channelName}`;
-  // What a mention does to a new request (the server reads the text the same way).
+  // What a mention does to a new message (the server reads the text the same way): only people is no request.
   const routedTo =
     target.kind !== "new" || !text.trim()
       ? null
@@ -182,7 +182,9 @@ export function Composer({
         ? `New request for ${mentioned.agents.map(handleOf).join(", ")}`
         : mentioned.capabilities.length
           ? `New request routed by ${mentioned.capabilities.join(" + ")}`
-          : null;
+          : mentioned.people.length
+            ? `A message for ${mentioned.people.map((id) => people?.find((p) => p.agent_id === id)?.name ?? "a teammate").join(", ")}: no agent request`
+            : null;
   return (
     <form
       className="px-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] pt-1 sm:px-5 sm:pb-4"
@@ -370,7 +372,7 @@ export function Composer({
             ) : target.kind === "thread" || followUp ? null : (
               <>
                 {" "}
-                · <kbd className="font-sans font-semibold">@</kbd> to mention an agent or a capability
+                · <kbd className="font-sans font-semibold">@</kbd> to mention an agent, a person or a capability
               </>
             )}
           </p>
