@@ -30,7 +30,7 @@ async function openCount(request: APIRequestContext): Promise<number> {
 }
 
 test("a person @mentioned by the admin sees it in For you, with the count in the sidebar and the tab title", async ({ page, browser, request }, info) => {
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   const lee = newPerson();
   const context: BrowserContext = await personContext(browser, request, lee.name);
   try {
@@ -89,7 +89,7 @@ for (const scheme of ["light", "dark"] as const) {
   for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
     const where = `${scheme}, ${size.width}px`;
     test(`/inbox has no serious accessibility violations (${where})`, async ({ browser, request }, info) => {
-      test.setTimeout(60_000);
+      test.setTimeout(120_000);
       const lee = newPerson();
       const context = await personContext(browser, request, lee.name);
       try {
@@ -108,16 +108,19 @@ for (const scheme of ["light", "dark"] as const) {
         await expect(page.getByTestId("for-you-item").filter({ hasText: "and the budget" })).toBeVisible();
         await expect(page.getByTestId("for-you-item").filter({ hasText: "forecast" })).toBeVisible();
         await serious(page, `/inbox ${where}`);
+        const path = info.outputPath(`inbox-${scheme}-${size.width}.png`);
+        await page.screenshot({ path });
+        await info.attach(`inbox-${scheme}-${size.width}`, { path, contentType: "image/png" });
         if (size.width > 800) {
           await serious(page, `/inbox with the sidebar ${where}`);
         } else {
           await page.getByRole("button", { name: "Open channel list" }).click();
           await expect(page.getByRole("link", { name: /^For you, \d+ open$/ })).toBeVisible();
           await serious(page, `/inbox with the channel list open ${where}`);
+          const drawer = info.outputPath(`inbox-${scheme}-${size.width}-sidebar.png`);
+          await page.screenshot({ path: drawer });
+          await info.attach(`inbox-${scheme}-${size.width}-sidebar`, { path: drawer, contentType: "image/png" });
         }
-        const path = info.outputPath(`inbox-${scheme}-${size.width}.png`);
-        await page.screenshot({ path });
-        await info.attach(`inbox-${scheme}-${size.width}`, { path, contentType: "image/png" });
       } finally {
         await context.close();
       }
