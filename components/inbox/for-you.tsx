@@ -139,8 +139,8 @@ function Row({ item, now }: { item: InboxItem; now: number }) {
         </span>
       </span>
       <span className="min-w-0 flex-1">
-        <span className="flex min-w-0 items-baseline gap-1.5 text-[13px]">
-          <span className={`min-w-0 truncate ${item.done ? "font-medium text-fg-muted" : "font-semibold text-fg"}`}>
+        <span className="flex min-w-0 items-baseline gap-1.5 text-[13px] leading-snug">
+          <span className={`min-w-0 break-words ${item.done ? "font-medium text-fg-muted" : "font-semibold text-fg"}`}>
             {who} <span className="font-normal text-fg-muted">{kind.verb}</span>
             {item.thread_name && <span className="font-normal text-fg-muted"> in #{item.thread_name}</span>}
           </span>
