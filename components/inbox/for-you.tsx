@@ -132,7 +132,7 @@ function Row({ item, now }: { item: InboxItem; now: number }) {
       data-testid="for-you-item"
       className={`group flex gap-3 rounded-lg border px-3 py-2.5 hover:border-line-strong hover:bg-hover ${item.done ? "border-line bg-canvas" : "border-line bg-surface shadow-sm"}`}
     >
-      <span className="relative mt-0.5 shrink-0">
+      <span className="relative mt-0.5 shrink-0 self-start">
         <Avatar name={who} hue={hueFor(item.from.agent_id)} agent={!item.from.agent_id.startsWith("user:")} size={28} />
         <span className={`absolute -bottom-1 -right-1 inline-flex h-4 w-4 items-center justify-center rounded-full ring-2 ring-surface ${kind.tone}`} aria-hidden="true">
           <Icon size={10} strokeWidth={2.5} />
