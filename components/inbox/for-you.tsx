@@ -132,16 +132,17 @@ function Row({ item, now }: { item: InboxItem; now: number }) {
       data-testid="for-you-item"
       className={`group flex gap-3 rounded-lg border px-3 py-2.5 hover:border-line-strong hover:bg-hover ${item.done ? "border-line bg-canvas" : "border-line bg-surface shadow-sm"}`}
     >
-      <span className="relative mt-0.5 shrink-0 self-start">
+      <span className="mt-0.5 shrink-0 self-start">
         <Avatar name={who} hue={hueFor(item.from.agent_id)} agent={!item.from.agent_id.startsWith("user:")} size={28} />
-        <span className={`absolute -bottom-1 -right-1 inline-flex h-4 w-4 items-center justify-center rounded-full ring-2 ring-surface ${kind.tone}`} aria-hidden="true">
-          <Icon size={10} strokeWidth={2.5} />
-        </span>
       </span>
       <span className="min-w-0 flex-1">
         <span className="flex min-w-0 items-baseline gap-1.5 text-[13px] leading-snug">
           <span className={`min-w-0 break-words ${item.done ? "font-medium text-fg-muted" : "font-semibold text-fg"}`}>
-            {who} <span className="font-normal text-fg-muted">{kind.verb}</span>
+            {who}{" "}
+            <span className={`mx-0.5 inline-flex h-4 w-4 translate-y-[3px] items-center justify-center rounded-full ${kind.tone}`} aria-hidden="true">
+              <Icon size={10} strokeWidth={2.5} />
+            </span>{" "}
+            <span className="font-normal text-fg-muted">{kind.verb}</span>
             {item.thread_name && <span className="font-normal text-fg-muted"> in #{item.thread_name}</span>}
           </span>
           <time dateTime={item.at} title={new Date(item.at).toLocaleString()} className="ml-auto shrink-0 text-[11.5px] text-fg-muted">
