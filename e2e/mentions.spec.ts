@@ -48,7 +48,7 @@ test("typing @ana lists analyst-1; Enter inserts @analyst-1 and does not send", 
 
   await box.click();
   await box.pressSequentially("Hi @ana");
-  const list = page.getByRole("listbox", { name: "Mention an agent or a capability" });
+  const list = page.getByRole("listbox", { name: "Mention an agent, a person or a capability" });
   await expect(list).toBeVisible();
   await expect(box).toHaveAttribute("aria-expanded", "true");
   await expect(box).toHaveAttribute("aria-controls", (await list.getAttribute("id"))!);
@@ -82,7 +82,7 @@ test("typing @skill: lists capabilities; a click inserts one; Escape closes; Tab
   const box = composer(page, thread.name);
   await box.click();
   await box.pressSequentially("@skill:");
-  const list = page.getByRole("listbox", { name: "Mention an agent or a capability" });
+  const list = page.getByRole("listbox", { name: "Mention an agent, a person or a capability" });
   const data = list.getByRole("option", { name: /^@skill:data-analysis, capability/ });
   await expect(data).toBeVisible();
   await expect(data).toContainText("v1.2");

@@ -15,6 +15,7 @@ import { AlertIcon, CheckIcon, ClockIcon, CornerDownRightIcon, InfoIcon, Message
 import { LineRow, SenderRow } from "./event-shell";
 import { bareId, displayName } from "./participant";
 import { useThreadActions } from "./thread-actions";
+import { useChannelPeople } from "@/components/live/people";
 
 /** "→ analyst-1" for a message addressed to agents or to one person; nothing for the whole channel. */
 function Addressing({ event }: { event: StoredEvent }) {
@@ -194,11 +195,15 @@ export function ChatMessage({
       </Foldable>
       {p.mentions && p.mentions.length > 0 && (
         <div className="mt-0.5 flex flex-wrap gap-1 text-[11px] text-fg-muted">
-          {p.mentions.map((m) => (
-            <span key={m} className="rounded bg-accent/10 px-1 font-medium text-accent">
-              @{m}
-            </span>
-          ))}
+          {p.mentions.map((m) =>
+            m.startsWith("user:") ? (
+              <PersonMention key={m} agent_id={m} threadId={event.thread_id} />
+            ) : (
+              <span key={m} className="rounded bg-accent/10 px-1 font-medium text-accent">
+                @{m}
+              </span>
+            ),
+          )}
         </div>
       )}
       {question ? (
@@ -209,6 +214,13 @@ export function ChatMessage({
       <ThreadLink event={event} replies={replies} />
     </SenderRow>
   );
+}
+
+/** A person a message mentions (`user:<id>`), by their name among the channel's people; "a teammate" once they left it. */
+function PersonMention({ agent_id, threadId }: { agent_id: string; threadId: string }) {
+  const { data: people } = useChannelPeople(threadId);
+  const name = people?.find((x) => x.agent_id === agent_id)?.name;
+  return <span className="rounded bg-accent/10 px-1 font-medium text-accent">@{name ?? (people ? "a teammate" : "…")}</span>;
 }
 
 const LEVEL = {

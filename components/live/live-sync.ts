@@ -3,7 +3,8 @@
  *
  * - `event` → buffered and flushed once per frame into `["thread-events", thread_id]` through
  *   `mergeBySeq` (dedupe by seq: a seq delivered twice, e.g. after subscribing twice, shows once).
- * - `thread.activity` → upserts the ThreadSummary in `["threads"]` (sidebar, unread badges).
+ * - `thread.activity` → upserts the ThreadSummary in `["threads"]` (sidebar, unread badges),
+ *   keeping the person's read mark (`read`), which activity does not carry.
  * - every (re)connect → re-subscribes each open channel with the last seq held, so the server
  *   sends exactly what was missed; and refetches the channel list.
  * - an event that changes a task (task.*, a question or an answer; lib/fold/task-state.ts
@@ -11,13 +12,15 @@
  *   at most once per 250 ms.
  * - an `approval.*` event → refetches the approvals lists at once (sidebar badge, inbox); any
  *   channel's `thread.activity` → refetches them within a second, so approvals requested in
- *   channels that are not open show up too.
+ *   channels that are not open show up too. The For you inbox (./inbox.ts) is refetched the
+ *   same way.
  */
 import type { QueryClient } from "@tanstack/react-query";
 import type { ThreadSummary } from "@/lib/api/types";
 import type { StoredEvent } from "@/lib/protocol";
 import { affectsTask } from "@/lib/fold/task-state";
 import { approvalsChanged } from "./approvals";
+import { inboxChanged } from "./inbox";
 import { mergeBySeq } from "./merge";
 import { queryKeys, type ThreadEventsData } from "./query-keys";
 import { getSocket } from "./socket";
@@ -86,7 +89,7 @@ function upsertThreads(summaries: ThreadSummary[]): void {
       const i = next.findIndex((t) => t.id === summary.id);
       if (i < 0) next = [...next, summary];
       // Ignore activity older than what we hold (out-of-order delivery).
-      else if (next[i]!.last_seq <= summary.last_seq) next[i] = summary;
+      else if (next[i]!.last_seq <= summary.last_seq) next[i] = { ...summary, read: summary.read ?? next[i]!.read };
     }
     return next.sort((a, b) => a.name.localeCompare(b.name));
   });
@@ -104,6 +107,7 @@ export function startLiveSync(queryClient: QueryClient): () => void {
     if (connectedBefore) {
       void queryClient.invalidateQueries({ queryKey: queryKeys.threads });
       approvalsChanged(queryClient, true);
+      inboxChanged(queryClient, true);
     }
     connectedBefore = true;
   };
@@ -114,12 +118,14 @@ export function startLiveSync(queryClient: QueryClient): () => void {
       if (typeof ev.type === "string" && ev.type.startsWith("approval.")) {
         markTaskActivity(ev.thread_id);
         approvalsChanged(queryClient, true);
+        inboxChanged(queryClient, true);
       }
     }
   };
   const onActivity = (summaries: ThreadSummary[]) => {
     upsertThreads(summaries);
     approvalsChanged(queryClient);
+    inboxChanged(queryClient);
   };
   socket.on("connect", onConnect);
   socket.on("event", onEvent);

@@ -1,6 +1,8 @@
 /**
- * Unread counts per channel: the last-read `message_count` per
- * thread lives in localStorage; unread = message_count − read (never below 0).
+ * Unread counts per channel: the last-read `message_count` per thread lives in localStorage
+ * and on the server (`ThreadSummary.read`, set to the channel's end when the person joined and
+ * moved forward as they read: server/events/read-marks.ts); the further of the two counts.
+ * unread = message_count − read (never below 0).
  */
 import { useCallback } from "react";
 import type { ThreadSummary } from "@/lib/api/types";
@@ -12,8 +14,8 @@ type Marks = Record<string, number>;
 const EMPTY: Marks = {};
 
 /** Unread count for a channel given the read marks. */
-export function unreadCount(thread: Pick<ThreadSummary, "id" | "message_count">, marks: Marks): number {
-  return Math.max(0, thread.message_count - (marks[thread.id] ?? 0));
+export function unreadCount(thread: Pick<ThreadSummary, "id" | "message_count" | "read">, marks: Marks): number {
+  return Math.max(0, thread.message_count - Math.max(marks[thread.id] ?? 0, thread.read?.count ?? 0));
 }
 
 /** Read marks, and `markRead(threadId, messageCount)` which only ever moves forward. */
@@ -30,9 +32,14 @@ export function useReadMarks(): { marks: Marks; markRead: (threadId: string, cou
 /** localStorage key of `{ [thread_id]: the last seq read }` (the unread divider). */
 export const READ_SEQ_KEY = "clutch:read-seq";
 
-/** The last seq of a channel the person had read, or null when they never opened it. */
-export function readSeqOf(threadId: string): number | null {
-  return readLocal<Marks>(READ_SEQ_KEY, EMPTY)[threadId] ?? null;
+/**
+ * The last seq of a channel the person had read, or null when they never opened it: this
+ * browser's mark or the server's (`serverSeq`, ThreadSummary.read.seq), the further one.
+ */
+export function readSeqOf(threadId: string, serverSeq?: number | null): number | null {
+  const local = readLocal<Marks>(READ_SEQ_KEY, EMPTY)[threadId];
+  if (local === undefined) return serverSeq ?? null;
+  return serverSeq == null ? local : Math.max(local, serverSeq);
 }
 
 /** Records that the person has read a channel up to `seq` (only ever moves forward). */

@@ -16,7 +16,8 @@
  * (mention-list.tsx; the textarea is a WAI-ARIA combobox); while it is open, Enter and Tab
  * insert the active option instead of sending, and Escape closes it. Under the box the person
  * sees what a mention will do, read with lib/mentions.ts as the server reads it: "New request
- * for analyst-1" or "New request routed by skill:data-analysis". Only the text is sent.
+ * for analyst-1", "New request routed by skill:data-analysis" or, when it mentions only people
+ * of the channel, "A message for Lee: no agent request". Only the text is sent.
  */
 import { useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
 import { excerpt } from "@/lib/fold/questions";
@@ -32,6 +33,7 @@ import { useAgents } from "@/components/live/use-agents";
 import { readLocal, writeLocal } from "@/components/prefs/local-store";
 import { handleOf } from "./mention-complete";
 import { useMentionCompletion } from "./mention-list";
+import { useChannelPeople } from "@/components/live/people";
 
 /** A question people can answer: an agent's message that waits for a reply, and its run's title. */
 export interface AnswerableQuestion {
@@ -124,12 +126,14 @@ export function Composer({
       if (send.isError) send.reset();
     },
     area,
+    threadId,
   });
   const { data: agents } = useAgents();
+  const { data: people } = useChannelPeople(threadId);
   const mentioned = useMemo(() => {
     const known = new Set((agents ?? []).map((a) => a.agent_id));
-    return parseMentions(text, (id) => known.has(id));
-  }, [agents, text]);
+    return parseMentions(text, (id) => known.has(id), people ?? []);
+  }, [agents, people, text]);
 
   const answering = target.kind === "answer" ? target.question : null;
   const newest = waiting.length ? waiting[waiting.length - 1]! : null;
@@ -170,7 +174,7 @@ export function Composer({
       : target.kind === "thread"
         ? "Reply in thread…"
         : `Message ${channelName}`;
-  // What a mention does to a new request (the server reads the text the same way).
+  // What a mention does to a new message (the server reads the text the same way): only people is no request.
   const routedTo =
     target.kind !== "new" || !text.trim()
       ? null
@@ -178,7 +182,9 @@ export function Composer({
         ? `New request for ${mentioned.agents.map(handleOf).join(", ")}`
         : mentioned.capabilities.length
           ? `New request routed by ${mentioned.capabilities.join(" + ")}`
-          : null;
+          : mentioned.people.length
+            ? `A message for ${mentioned.people.map((id) => people?.find((p) => p.agent_id === id)?.name ?? "a teammate").join(", ")}: no agent request`
+            : null;
   return (
     <form
       className="px-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] pt-1 sm:px-5 sm:pb-4"
@@ -366,7 +372,7 @@ export function Composer({
             ) : target.kind === "thread" || followUp ? null : (
               <>
                 {" "}
-                · <kbd className="font-sans font-semibold">@</kbd> to mention an agent or a capability
+                · <kbd className="font-sans font-semibold">@</kbd> to mention an agent, a person or a capability
               </>
             )}
           </p>

@@ -1,11 +1,11 @@
 /**
  * The composer's @-mention completion: finding the `@partial` at the caret,
  * the options from the agents' cards, filtering, and inserting — and that what is inserted is
- * read back by lib/mentions.ts (what the server uses) as that agent or capability.
+ * read back by lib/mentions.ts (what the server uses) as that agent, person or capability.
  */
 import { describe, expect, it } from "vitest";
 import type { AgentSummary } from "@/lib/api/types";
-import { parseMentions } from "@/lib/mentions";
+import { parseMentions, personHandle } from "@/lib/mentions";
 import { filterMentions, insertMention, mentionAt, mentionOptions, type MentionOption } from "./mention-complete";
 
 function agent(name: string, title: string, capabilities: AgentSummary["card"]["capabilities"], status: AgentSummary["status"] = "online"): AgentSummary {
@@ -27,8 +27,14 @@ const AGENTS = [
   agent("pm-1", "Project Manager", [{ id: "skill:planning", version: "1.0" }, { id: "tool:mcp" }]),
   agent("qa-1", "Quality Reviewer", [{ id: "skill:review" }], "offline"),
 ];
+const PEOPLE = [
+  { agent_id: "user:usr_dana", name: "Dana Scully", role: "admin" },
+  { agent_id: "user:usr_jose", name: "José Ñúñez", role: "member" },
+  { agent_id: "user:usr_lee", name: "Lee O'Brien Jr.", role: "guest" },
+].map((p) => ({ ...p, handle: personHandle(p.name) }));
 const OPTIONS = mentionOptions(AGENTS);
-const label = (o: MentionOption) => (o.kind === "agent" ? o.handle : o.id);
+const WITH_PEOPLE = mentionOptions(AGENTS, PEOPLE);
+const label = (o: MentionOption) => (o.kind === "capability" ? o.id : o.handle);
 const known = new Set(AGENTS.map((a) => a.agent_id));
 
 describe("mentionAt", () => {
@@ -107,13 +113,36 @@ describe("insertMention", () => {
     expect(r).toEqual({ text: "@analyst-1 please look", caret: 11 });
   });
 
-  it("writes what the server reads as that agent or capability (lib/mentions.ts)", () => {
-    for (const option of OPTIONS) {
+  it("writes what the server reads as that agent, person or capability (lib/mentions.ts)", () => {
+    for (const option of WITH_PEOPLE) {
       const text = "Please, @x";
       const { text: sent } = insertMention(text, mentionAt(text, text.length)!, option);
-      const m = parseMentions(`${sent}which region had the highest sales?`, (id) => known.has(id));
-      if (option.kind === "agent") expect(m).toEqual({ agents: [option.agent_id], capabilities: [] });
-      else expect(m).toEqual({ agents: [], capabilities: [option.id] });
+      const m = parseMentions(`${sent}which region had the highest sales?`, (id) => known.has(id), PEOPLE);
+      if (option.kind === "agent") expect(m).toEqual({ agents: [option.agent_id], capabilities: [], people: [] });
+      else if (option.kind === "person") expect(m).toEqual({ agents: [], capabilities: [], people: [option.agent_id] });
+      else expect(m).toEqual({ agents: [], capabilities: [option.id], people: [] });
     }
+  });
+});
+
+describe("people", () => {
+  it("makes handles of profile names: spaces as _, letters of any script, no trailing punctuation", () => {
+    expect(PEOPLE.map((p) => p.handle)).toEqual(["Dana_Scully", "José_Ñúñez", "Lee_OBrien_Jr"]);
+  });
+
+  it("offers the channel's people after the agents, matched by handle or a word of the name", () => {
+    // "Data Analyst" (analyst-1's name) matches at a word start, after the handles.
+    expect(filterMentions(WITH_PEOPLE, "da").map(label)).toEqual(["Dana_Scully", "skill:data-analysis", "analyst-1"]);
+    expect(filterMentions(WITH_PEOPLE, "scu").map(label)).toEqual(["Dana_Scully"]);
+    expect(filterMentions(WITH_PEOPLE, "agent:").some((o) => o.kind === "person")).toBe(false);
+  });
+
+  it("reads a person only among the given members: anyone else's handle or id is plain text", () => {
+    const members = PEOPLE.slice(0, 1);
+    expect(parseMentions("@Dana_Scully @José_Ñúñez @user:usr_lee hi", () => false, members)).toEqual({ agents: [], capabilities: [], people: ["user:usr_dana"] });
+    expect(parseMentions("@dana_scully, and @user:usr_dana.", () => false, members).people).toEqual(["user:usr_dana"]);
+    // Not in an e-mail address; an agent wins over a person of the same handle.
+    expect(parseMentions("mail dana@Dana_Scully", () => false, members).people).toEqual([]);
+    expect(parseMentions("@pm-1", (id) => id === "agent:pm-1", [{ agent_id: "user:usr_pm", name: "pm-1" }])).toEqual({ agents: ["agent:pm-1"], capabilities: [], people: [] });
   });
 });

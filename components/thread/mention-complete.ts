@@ -1,9 +1,11 @@
 /**
  * The composer's @-mention completion, as pure functions: a person mentions an agent
- * (`@analyst-1`) or a capability (`@skill:research`) and picks it from a list.
+ * (`@analyst-1`), a capability (`@skill:research`) or a person of the channel (`@Dana_Scully`,
+ * docs/channels.md "Mentions") and picks it from a list.
  *
  *   mentionAt(text, caret)      the `@partial` the caret is in, if it starts a mention
- *   mentionOptions(agents)      every agent and every capability offered (not `tool:mcp`)
+ *   mentionOptions(agents, people)  every agent, every person of the channel and every
+ *                               capability offered (not `tool:mcp`)
  *   filterMentions(opts, q)     the options matching what was typed, best first
  *   insertMention(text, at, o)  the text with `@partial` replaced by `@analyst-1 `
  *
@@ -12,6 +14,7 @@
  * check that whatever `insertMention` writes is parsed back as that agent or capability.
  */
 import type { AgentSummary } from "@/lib/api/types";
+import { MENTION_TOKEN } from "@/lib/mentions";
 
 /** A mention being typed: `text.slice(start, end)` is `@` + `query` (+ the rest of the token). */
 export interface MentionQuery {
@@ -47,10 +50,29 @@ export interface CapabilityOption {
   tags: string[];
 }
 
-export type MentionOption = AgentOption | CapabilityOption;
+/** A person of the channel to mention (`@Dana_Scully`): `GET /api/threads/:id/people`. */
+export interface PersonOption {
+  kind: "person";
+  /** `user:<id>`. */
+  agent_id: string;
+  /** `Dana_Scully` (lib/mentions.ts `personHandle`): what is inserted after `@`. */
+  handle: string;
+  name: string;
+  role: string;
+}
+
+export type MentionOption = AgentOption | PersonOption | CapabilityOption;
+
+/** A person as the people endpoint lists them. */
+export interface ChannelPerson {
+  agent_id: string;
+  name: string;
+  handle: string;
+  role: string;
+}
 
 /** Characters of a mention token (the same set as lib/mentions.ts). */
-const TOKEN = /[A-Za-z0-9_.:@^~<>=*-]/;
+const TOKEN = MENTION_TOKEN;
 /** Capabilities that are plumbing, not something to route a request by. */
 const HIDDEN_CAPABILITIES = new Set(["tool:mcp"]);
 
@@ -90,10 +112,11 @@ export function handleOf(agent_id: string): string {
 }
 
 /**
- * Every agent (by handle) and every distinct capability id across the agents' cards (with the
+ * Every agent (by handle), then every person of the channel (`people`, by name; those without
+ * a handle by their id), then every distinct capability id across the agents' cards (with the
  * versions, the agents offering it and the union of its tags), capabilities sorted by id.
  */
-export function mentionOptions(agents: readonly AgentSummary[]): MentionOption[] {
+export function mentionOptions(agents: readonly AgentSummary[], people: readonly ChannelPerson[] = []): MentionOption[] {
   const out: MentionOption[] = [];
   const caps = new Map<string, CapabilityOption>();
   for (const a of agents) {
@@ -108,6 +131,7 @@ export function mentionOptions(agents: readonly AgentSummary[]): MentionOption[]
       for (const t of c.tags ?? []) if (!cap.tags.includes(t)) cap.tags.push(t);
     }
   }
+  for (const p of people) out.push({ kind: "person", agent_id: p.agent_id, handle: p.handle || p.agent_id, name: p.name, role: p.role });
   for (const cap of [...caps.values()].sort((a, b) => a.id.localeCompare(b.id))) {
     cap.versions.sort(compareVersions);
     out.push(cap);
@@ -138,7 +162,7 @@ function best(...ranks: (number | null)[]): number | null {
 /**
  * The options matching `query` (what follows `@`), best first: a match at the start of the
  * handle or capability id, then at a word start in it, then anywhere in it, then at a word
- * start in the name or a tag. Agents come before capabilities at equal rank. `agent:` in the query only matches
+ * start in the name or a tag. Agents come before people, people before capabilities at equal rank. `agent:` in the query only matches
  * agents; a version range after a second `@` (`skill:x@^1`) is ignored. At most `limit`.
  */
 export function filterMentions(options: readonly MentionOption[], query: string, limit = 8): MentionOption[] {
@@ -150,7 +174,7 @@ export function filterMentions(options: readonly MentionOption[], query: string,
     if (agentsOnly && o.kind !== "agent") return;
     let r: number | null;
     if (!q) r = 0;
-    else if (o.kind === "agent") r = best(matchRank(o.handle, q), atWordStart(o.name, q) ? 3 : null);
+    else if (o.kind === "agent" || o.kind === "person") r = best(matchRank(o.handle, q), atWordStart(o.name, q) ? 3 : null);
     else r = best(matchRank(o.id, q), o.tags.some((t) => atWordStart(t, q)) ? 3 : null);
     if (r !== null) ranked.push({ o, r, i });
   });
@@ -160,7 +184,7 @@ export function filterMentions(options: readonly MentionOption[], query: string,
 
 /** What `@` is followed by when `option` is inserted: the handle or the capability id. */
 export function mentionText(option: MentionOption): string {
-  return option.kind === "agent" ? option.handle : option.id;
+  return option.kind === "capability" ? option.id : option.handle;
 }
 
 /**

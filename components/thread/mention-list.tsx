@@ -1,10 +1,12 @@
 "use client";
 /**
- * @-mention completion for the composer: a person mentions an agent (`@analyst-1`) or a
- * capability (`@skill:research`) and picks it from a list, following the WAI-ARIA
- * combobox pattern: the textarea is the combobox (aria-expanded, aria-controls,
- * aria-activedescendant; focus never leaves it), `MentionList` the listbox of options grouped
- * into Agents (handle, name, status) and Capabilities (id, version, how many agents offer it).
+ * @-mention completion for the composer: a person mentions an agent (`@analyst-1`), a person
+ * of the channel (`@Dana_Scully`) or a capability (`@skill:research`) and picks it from a
+ * list, following the WAI-ARIA combobox pattern: the textarea is the combobox (aria-expanded,
+ * aria-controls, aria-activedescendant; focus never leaves it), `MentionList` the listbox of
+ * options grouped into Agents (handle, name, status), People (handle, name, role; the
+ * channel's members only, docs/channels.md "Mentions") and Capabilities (id, version, how
+ * many agents offer it).
  *
  * `useMentionCompletion` holds the state: the `@partial` at the caret (mention-complete.ts), the
  * matching options, the active one, and whether Escape dismissed the list for this mention. Its
@@ -14,8 +16,9 @@
 import { useId, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from "react";
 import type { AgentSummary } from "@/lib/api/types";
 import { useAgents } from "@/components/live/use-agents";
+import { useChannelPeople } from "@/components/live/people";
 import { hueFor } from "@/components/events/participant";
-import { BotIcon, RouteIcon } from "@/components/ui/icons";
+import { BotIcon, RouteIcon, UserIcon } from "@/components/ui/icons";
 import {
   agentCount,
   filterMentions,
@@ -32,19 +35,22 @@ const STATUS_DOT: Record<AgentSummary["status"], string> = {
   offline: "border-[1.5px] border-fg-subtle bg-surface",
 };
 
-/** The state and handlers of the completion, for a textarea whose value is `text`. */
+/** The state and handlers of the completion, for a textarea whose value is `text`, in channel `threadId`. */
 export function useMentionCompletion({
   text,
   setText,
   area,
+  threadId,
 }: {
   text: string;
   setText: (text: string) => void;
   area: RefObject<HTMLTextAreaElement | null>;
+  threadId?: string;
 }) {
   const listId = useId();
   const { data: agents } = useAgents();
-  const options = useMemo(() => mentionOptions(agents ?? []), [agents]);
+  const { data: people } = useChannelPeople(threadId);
+  const options = useMemo(() => mentionOptions(agents ?? [], people ?? []), [agents, people]);
   const [caret, setCaret] = useState<number | null>(null);
   const [dismissed, setDismissed] = useState<number | null>(null);
   const [active, setActive] = useState<{ key: string; index: number }>({ key: "", index: 0 });
@@ -153,6 +159,23 @@ function AgentRow({ o }: { o: Extract<MentionOption, { kind: "agent" }> }) {
   );
 }
 
+function PersonRow({ o }: { o: Extract<MentionOption, { kind: "person" }> }) {
+  return (
+    <>
+      <span
+        aria-hidden="true"
+        className="inline-flex h-5 w-5 shrink-0 items-center justify-center rounded-full text-white"
+        style={{ background: `hsl(${hueFor(o.agent_id)} 45% 45%)` }}
+      >
+        <UserIcon size={12} strokeWidth={2.25} />
+      </span>
+      <span className="shrink-0 font-mono text-[13px] font-semibold text-fg">@{o.handle}</span>
+      <span className="min-w-0 flex-1 truncate text-[13px] text-fg-muted">{o.name}</span>
+      <span className="shrink-0 text-[11px] text-fg-subtle">{o.role}</span>
+    </>
+  );
+}
+
 function CapabilityRow({ o }: { o: Extract<MentionOption, { kind: "capability" }> }) {
   return (
     <>
@@ -170,11 +193,12 @@ function CapabilityRow({ o }: { o: Extract<MentionOption, { kind: "capability" }
 /** The accessible name of an option: what it inserts, then what it is. */
 function optionLabel(o: MentionOption): string {
   if (o.kind === "agent") return `@${o.handle}, ${o.name}, ${o.status}`;
+  if (o.kind === "person") return `@${o.handle}, ${o.name}, person, ${o.role}`;
   const version = o.versions.length ? `, version ${o.versions.join(" or ")}` : "";
   return `@${o.id}, capability${version}, offered by ${agentCount(o.agents.length)}`;
 }
 
-/** The listbox above the composer: options grouped into Agents and Capabilities. */
+/** The listbox above the composer: options grouped into Agents, People and Capabilities. */
 export function MentionList({
   id,
   options,
@@ -192,13 +216,14 @@ export function MentionList({
 }) {
   const groups = [
     { kind: "agent", title: "Agents" },
+    { kind: "person", title: "People in this channel" },
     { kind: "capability", title: "Capabilities · routed to the best match" },
   ] as const;
   return (
     <div
       id={id}
       role="listbox"
-      aria-label="Mention an agent or a capability"
+      aria-label="Mention an agent, a person or a capability"
       className="scroll-slim absolute bottom-full left-0 z-30 mb-1.5 max-h-72 w-full max-w-lg animate-pop-in overflow-y-auto rounded-lg border border-line bg-surface py-1 shadow-pop"
     >
       {groups.map((g) => {
@@ -212,7 +237,7 @@ export function MentionList({
             </div>
             {items.map(({ o, i }) => (
               <div
-                key={o.kind === "agent" ? o.agent_id : o.id}
+                key={o.kind === "capability" ? o.id : o.agent_id}
                 id={optionId(i)}
                 role="option"
                 aria-selected={i === activeIndex}
@@ -222,7 +247,7 @@ export function MentionList({
                 onClick={() => onChoose(o)}
                 className={`mx-1 flex h-8 cursor-pointer items-center gap-2 rounded-md px-2 ${i === activeIndex ? "bg-accent/12" : ""}`}
               >
-                {o.kind === "agent" ? <AgentRow o={o} /> : <CapabilityRow o={o} />}
+                {o.kind === "agent" ? <AgentRow o={o} /> : o.kind === "person" ? <PersonRow o={o} /> : <CapabilityRow o={o} />}
               </div>
             ))}
           </div>

@@ -14,12 +14,14 @@
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
 import { indexQuestions } from "@/lib/fold/questions";
 import { isEvent, type StoredEvent } from "@/lib/protocol";
 import { foldApprovals } from "@/lib/fold/approvals";
 import { inConversation } from "@/lib/conversation";
 import type { ApprovalSummary } from "@/lib/api/types";
 import { usePendingApprovals } from "@/components/live/approvals";
+import { markChannelRead } from "@/components/live/inbox";
 import { useThreadEvents } from "@/components/live/use-thread-events";
 import { useThreadRuns } from "@/components/live/use-runs";
 import { useThread, useThreads } from "@/components/live/use-threads";
@@ -80,7 +82,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   const paneFocus = params.get("event");
   const events = feed.events;
   // Where the person left off, as of opening the channel (the unread divider stays put while it is open).
-  const [readUpTo] = useState(() => (typeof window === "undefined" ? null : readSeqOf(threadId)));
+  const [readUpTo] = useState(() => (typeof window === "undefined" ? null : readSeqOf(threadId, thread?.read?.seq)));
 
   // Questions waiting for people: server state, with their run's title.
   const waiting = useMemo<AnswerableQuestion[]>(
@@ -192,7 +194,8 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
     return () => clearTimeout(t);
   }, [events, hasMoreBefore, loadingOlder, loadOlder, setPane, wantApproval, wantEvent]);
 
-  // The open channel is read: the sidebar counts none of its messages as unread.
+  // The open channel is read: the sidebar counts none of its messages as unread, and the
+  // server's mark follows (the For you inbox's unread items, other browsers of the person).
   const count = thread?.message_count;
   useEffect(() => {
     if (count !== undefined) markRead(threadId, count);
@@ -201,6 +204,12 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   useEffect(() => {
     if (lastSeq !== undefined) markReadSeq(threadId, lastSeq);
   }, [threadId, lastSeq]);
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    if (lastSeq === undefined || count === undefined) return;
+    const t = setTimeout(() => void markChannelRead(queryClient, threadId, lastSeq, count), 400);
+    return () => clearTimeout(t);
+  }, [queryClient, threadId, lastSeq, count]);
 
   // Escape closes the pane (unless a dialog or a field has it).
   useEffect(() => {

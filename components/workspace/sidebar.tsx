@@ -2,19 +2,22 @@
 /**
  * `Sidebar`: the channel list with unread badges, "new channel", the switcher, and the person's
  * name and theme. On narrow screens the shell shows it as a drawer. Under the channels, the
- * workspace's agents with their status (agent-list.tsx). Above the channels, the Approvals
- * inbox with a live count of pending approvals.
+ * workspace's agents with their status (agent-list.tsx). Above the channels, For you (the
+ * person's inbox, docs/channels.md "For you") with the count of its open items, the offer to
+ * notify while something is open, and the Approvals inbox with a live count of pending approvals.
  */
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { usePathname } from "next/navigation";
 import { usePendingApprovals } from "@/components/live/approvals";
+import { useInbox } from "@/components/live/inbox";
+import { NotifyOffer } from "@/components/inbox/attention";
 import { useThreads } from "@/components/live/use-threads";
 import { useMe } from "@/components/identity/me";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { hueFor } from "@/components/events/participant";
 import { Avatar } from "@/components/ui/avatar";
-import { ActivityIcon, BracesIcon, CloseIcon, ListIcon, HashIcon, InboxCheckIcon, LockIcon, MessageIcon, PlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon } from "@/components/ui/icons";
+import { ActivityIcon, AtSignIcon, BracesIcon, CloseIcon, ListIcon, HashIcon, InboxCheckIcon, LockIcon, MessageIcon, PlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon } from "@/components/ui/icons";
 import type { ThreadSummary } from "@/lib/api/types";
 import { useThreadTitle } from "./thread-title";
 import { AgentList } from "./agent-list";
@@ -212,6 +215,43 @@ function ViewLink({ href, label, icon, active, onNavigate }: { href: string; lab
   );
 }
 
+/** "For you" with the number of open items of the person's inbox, live; the offer to notify below it while any is open. */
+function ForYouLink({ active, onNavigate }: { active: boolean; onNavigate: () => void }) {
+  const count = useInbox().data?.open ?? 0;
+  return (
+    <>
+      <Link
+        href="/inbox"
+        onClick={onNavigate}
+        aria-current={active ? "page" : undefined}
+        aria-label={count ? `For you, ${count} open` : "For you"}
+        className={`mb-0.5 flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
+          active
+            ? "bg-sidebar-active font-semibold text-sidebar-active-fg"
+            : count
+              ? "font-semibold text-sidebar-fg hover:bg-sidebar-hover"
+              : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
+        }`}
+      >
+        <AtSignIcon size={14} className="shrink-0 opacity-80" />
+        <span className="min-w-0 flex-1 truncate">For you</span>
+        {count > 0 && (
+          <span
+            aria-hidden="true"
+            data-testid="for-you-badge"
+            className={`ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full px-1.5 text-[11px] font-bold leading-none tabular-nums ${
+              active ? "bg-white/25 text-white" : "bg-accent text-accent-fg"
+            }`}
+          >
+            {count > 99 ? "99+" : count}
+          </span>
+        )}
+      </Link>
+      {count > 0 && !active && <NotifyOffer className="mb-1.5 mt-1" />}
+    </>
+  );
+}
+
 /** "Approvals" with the number of pending approvals, live; "Runs", "Workflows", "Schemas"; "Admin" for admins. */
 function ApprovalsLink({ onNavigate }: { onNavigate: () => void }) {
   const pathname = usePathname();
@@ -221,6 +261,7 @@ function ApprovalsLink({ onNavigate }: { onNavigate: () => void }) {
   const count = data?.length ?? 0;
   return (
     <nav aria-label="Views" className="mb-3">
+      <ForYouLink active={pathname === "/inbox"} onNavigate={onNavigate} />
       <Link
         href="/approvals"
         onClick={onNavigate}

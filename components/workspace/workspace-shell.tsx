@@ -8,6 +8,7 @@
 import { usePathname } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { PolicyBanner } from "@/components/approvals/policy-banner";
+import { ForYouNotifier, TitleCount } from "@/components/inbox/attention";
 import { ChannelSwitcher } from "./channel-switcher";
 import { NewChannelDialog } from "./new-channel-dialog";
 import { SettingsDialog } from "./settings-dialog";
@@ -92,6 +93,8 @@ export function WorkspaceShell({ children }: { children: ReactNode }) {
       <ChannelSwitcher open={modal === "switcher"} onClose={close} activeId={activeId} />
       <NewChannelDialog open={modal === "new-channel"} onClose={close} />
       <SettingsDialog open={modal === "settings"} onClose={close} />
+      <TitleCount />
+      <ForYouNotifier />
     </WorkspaceContext.Provider>
   );
 }

@@ -24,6 +24,11 @@ export interface ThreadSummary {
   dm_between: string[];
   /** Who takes a new request here when the thread says (a direct message with an agent); else null. */
   entry_agent: string | null;
+  /**
+   * How far the signed-in person has read it (`GET /api/threads` only; server/events/read-marks.ts):
+   * the seq and `message_count` as of their last read; null when the server has no mark.
+   */
+  read?: { seq: number; count: number } | null;
 }
 
 /** A channel of the workspace (`GET /api/workspace`): who takes its requests, and what to ask first. */
@@ -372,4 +377,48 @@ export interface WorkflowDetail extends WorkflowSummary {
   source: string;
   /** Steps whose capability no agent offers now (server/workflows/coverage.ts): a run would be refused. */
   uncovered: { step: string; title: string; capability: string }[];
+}
+
+/**
+ * One item of the For you inbox (`GET /api/inbox`, docs/channels.md "For you"): something that
+ * needs the signed-in person or names them.
+ *
+ * - `question`: an agent's question to people that waits for an answer, put to the channel
+ *   (`user`) or to the person; it leaves the inbox once answered.
+ * - `approval`: an approval that waits for a decision the person may make (lib/approvers.ts
+ *   `mayDecide`); it leaves the inbox once decided or expired.
+ * - `mention`: a message that @mentions the person; it is done once they have read the channel
+ *   past it.
+ */
+export interface InboxItem {
+  kind: "question" | "approval" | "mention";
+  /** Unique in the list: `question:<run_id>/<id>`, `approval:<approval_id>`, `mention:<run_id>/<id>`. */
+  key: string;
+  thread_id: string;
+  thread_name: string | null;
+  run_id: string;
+  /** The message (question, mention) or the approval.requested event. */
+  event_id: string;
+  seq: number;
+  approval_id: string | null;
+  /** Who asked, requested or mentioned. */
+  from: { agent_id: string; display_name?: string };
+  /** The text, whitespace folded, at most 280 characters. */
+  text: string;
+  /** The title of the run it belongs to, when it belongs to one. */
+  run_title: string | null;
+  /** When it was asked or sent (ISO 8601). */
+  at: string;
+  /** Where it opens in context: the channel with the thread, or the approvals page. */
+  href: string;
+  /** Newer than where the person has read its channel up to. */
+  unread: boolean;
+  /** Nothing is left to do: a mention that was read (questions and approvals leave the inbox instead). */
+  done: boolean;
+}
+
+/** `GET /api/inbox`: the items newest first, and how many are not done (the sidebar's count). */
+export interface InboxAnswer {
+  items: InboxItem[];
+  open: number;
 }

@@ -47,6 +47,25 @@ export class ChannelAccess {
     if (!(await this.canRead(p, thread_id))) throw new ClutchError("unknown_thread", `thread ${thread_id} does not exist`, 404);
   }
 
+  /**
+   * The people who may read channel `thread_id` (and so may be @mentioned in it,
+   * docs/channels.md "Mentions"): of a public channel every admin and member and the guests
+   * added to it, of a private one its members. `agent_id` is `user:<id>`; sorted by name; empty
+   * for an unknown channel.
+   */
+  async people(thread_id: string): Promise<{ agent_id: string; name: string; role: string }[]> {
+    const thread = await this.db.thread.findUnique({ where: { id: thread_id }, select: { visibility: true } });
+    if (!thread) return [];
+    const rows = await this.db.threadMember.findMany({ where: { thread_id, member: { startsWith: "user:" } }, select: { member: true } });
+    const members = rows.map((r) => r.member.slice("user:".length));
+    const users = await this.db.user.findMany({
+      where: thread.visibility === "public" ? { OR: [{ role: { not: "guest" } }, { id: { in: members } }] } : { id: { in: members } },
+      select: { id: true, name: true, role: true },
+      orderBy: { name: "asc" },
+    });
+    return users.map((u) => ({ agent_id: `user:${u.id}`, name: u.name, role: u.role }));
+  }
+
   /** The members of a channel (`user:<id>` / `agent:<id>`), oldest first. */
   async members(thread_id: string): Promise<{ member: string; added_by: string; added_at: string }[]> {
     const rows = await this.db.threadMember.findMany({ where: { thread_id }, orderBy: { added_at: "asc" } });

@@ -21,6 +21,7 @@ import { newId, type AgentCard, type ClutchMessage } from "@/lib/protocol";
 import type { InviteSummary, PersonSummary } from "@/lib/api/types";
 import type { Db } from "../db/client";
 import type { EventStore } from "../events/store";
+import { ReadMarks } from "../events/read-marks";
 import { ClutchError } from "../errors";
 import { ChannelAccess } from "./access";
 import { recordAudit } from "./audit";
@@ -59,6 +60,8 @@ export type SignUp = z.infer<typeof SignUpSchema>;
 export class Identity {
   readonly keys: ApiKeys;
   readonly channels: ChannelAccess;
+  /** How far each person has read each channel (server/events/read-marks.ts). */
+  readonly readMarks: ReadMarks;
   /** Failed sign-ins per account and per address. */
   readonly signIns: SignInLimit;
   /** CLUTCH_PUBLIC_URL and the server's port: the origins sign-in trusts (server/auth/origins.ts). */
@@ -78,6 +81,7 @@ export class Identity {
   ) {
     this.keys = new ApiKeys(db);
     this.channels = new ChannelAccess(db);
+    this.readMarks = new ReadMarks(db);
     this.signIns = new SignInLimit(db, settings.signInPolicy);
     this.origins = settings.origins ?? {};
   }
@@ -276,7 +280,9 @@ export class Identity {
       await this.db.user.delete({ where: { id: out.person.id } });
       throw new ClutchError("invalid_invite", "this invite link was used a moment ago; ask an admin for a new one", 410);
     }
-    await recordAudit(this.store, { ...this.personOf(out.person), via: "session" }, { action: "member.joined", subject: out.person.agent_id, summary: `${out.person.name} joined as ${invite.role}`, detail: { invite_id: invite.id, role: invite.role } });
+    const joined: PersonPrincipal = { ...this.personOf(out.person), via: "session" };
+    await recordAudit(this.store, joined, { action: "member.joined", subject: out.person.agent_id, summary: `${out.person.name} joined as ${invite.role}`, detail: { invite_id: invite.id, role: invite.role } });
+    await this.startWithHistoryRead(joined);
     return out;
   }
 
@@ -346,9 +352,20 @@ export class Identity {
   // -------------------------------------------------------------------------------------------
   // Channel membership (reads are in ChannelAccess)
 
+  /**
+   * A person who joins the workspace starts with the history of every channel they may read
+   * marked read (docs/channels.md "Welcome, drafts and reading"): the backlog is not unread.
+   */
+  private async startWithHistoryRead(person: PersonPrincipal): Promise<void> {
+    const readable = await this.channels.readable(person);
+    if (!readable.all) await this.readMarks.startAtEnd(person.agent_id, [...readable.ids]);
+  }
+
+  /** Adds `member` to the channel (an audit.change); a person added starts with its history read. */
   async addMember(by: Principal, thread_id: string, member: string): Promise<void> {
     if (await this.channels.add(thread_id, member, by.agent_id)) {
       await recordAudit(this.store, by, { action: "channel.member_added", subject: member, summary: `added ${await this.nameOf(member)} to the channel`, detail: { thread_id } }, thread_id);
+      if (member.startsWith("user:")) await this.readMarks.startAtEnd(member, [thread_id]);
     }
   }
 

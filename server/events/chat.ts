@@ -5,7 +5,8 @@
  *
  * Without `reply_to` (or with `reply_to: null`) it is a new message in the channel: it belongs to
  * the thread's conversation context (server/events/threads.ts `conversationIds`), and the
- * orchestrator makes a new request of it. A message is never taken as an answer unless it says so.
+ * orchestrator makes a new request of it, unless its @mentions are only people (a conversation
+ * between people). A message is never taken as an answer unless it says so.
  *
  * With `reply_to` it is a reply in the thread of the message or result it names, in that run,
  * with `payload.reply_to`:
@@ -23,7 +24,7 @@ import { isEvent, makeMessage, newId, type ClutchMessage, type StoredEvent } fro
 import { ClutchError } from "../errors";
 import type { Queries } from "./queries";
 import { conversationIds } from "./threads";
-import { parseMentions } from "@/lib/mentions";
+import { parseMentions, type MentionablePerson } from "@/lib/mentions";
 import { isClutchSender } from "@/lib/clutch-senders";
 
 export const PersonMessageSchema = z.strictObject({
@@ -77,9 +78,12 @@ async function parentOf(queries: Queries, thread_id: string, reply_to?: string |
 
 /**
  * Build the person's chat.message (Clutch Protocol §2.2) from the request body, reading open
- * questions through `queries`. Its `payload.mentions` are the agents and capabilities the
- * text @mentions (lib/mentions.ts; `isAgent` says which names are agents). A message that
- * @mentions someone other than the asker of the open question is a new request, not an answer.
+ * questions through `queries`. Its `payload.mentions` are the agents, capabilities and people
+ * the text @mentions (lib/mentions.ts; `isAgent` says which names are agents; `people` are the
+ * channel's members, `user:<id>` with their profile names: a handle of anyone else resolves to
+ * nothing, so it notifies nobody and says nothing about who exists). A new message whose
+ * mentions are only people is conversation between people and starts no run
+ * (docs/channels.md "Mentions").
  * Throws ClutchError invalid_message (400), unknown_message (422), already_answered (409).
  */
 export async function personMessage(
@@ -88,6 +92,7 @@ export async function personMessage(
   input: unknown,
   sender: { agent_id: string; display_name: string },
   isAgent: (agent_id: string) => boolean = () => false,
+  people: readonly MentionablePerson[] = [],
 ): Promise<ClutchMessage> {
   const r = PersonMessageSchema.safeParse(input);
   if (!r.success) {
@@ -95,8 +100,8 @@ export async function personMessage(
     throw new ClutchError("invalid_message", `${i.path.join(".") || "body"}: ${i.message}`, 400, r.error.issues);
   }
   const { text, idempotency_key, reply_to } = r.data;
-  const { agents, capabilities } = parseMentions(text, isAgent);
-  const mentions = [...agents, ...capabilities];
+  const found = parseMentions(text, isAgent, people);
+  const mentions = [...found.agents, ...found.capabilities, ...found.people];
   const parent = await parentOf(queries, thread_id, reply_to);
   // A follow-up opens a new root task of the parent's run; the orchestrator requests it of the agent.
   const at = !parent

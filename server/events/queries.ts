@@ -494,4 +494,60 @@ export class Queries {
       take: limit,
     });
   }
+
+  // The For you inbox (server/events/inbox.ts)
+
+  /**
+   * The questions to people that wait for an answer in tasks that have not ended, put to the
+   * channel (`user`) or to `person` (`user:<id>`), in channels `thread_ids` ("all": every one):
+   * the question messages, newest first, at most `limit`. One set-based query over the tasks
+   * projection's `open_questions` (a partial index holds the tasks that have any).
+   */
+  async openQuestionsFor(person: string, thread_ids: readonly string[] | "all", limit: number): Promise<StoredEventOf<"chat.message">[]> {
+    if (thread_ids !== "all" && !thread_ids.length) return [];
+    const rows = await this.db.$queryRawUnsafe<EventRow[]>(
+      `SELECT ${eventColumns("e")}
+         FROM tasks t
+         CROSS JOIN LATERAL jsonb_array_elements(t.open_questions) AS q(question)
+         JOIN events e ON e.run_id = t.run_id AND e.id = q.question->>'id'
+        WHERE t.open_questions <> '[]'::jsonb
+          AND t.state <> ALL($4::text[])
+          AND (q.question->'to' @> '["user"]'::jsonb OR q.question->'to' @> jsonb_build_array($1::text))
+          AND ($2::boolean OR t.thread_id = ANY($3::text[]))
+          AND e.type = 'chat.message'
+        ORDER BY e.seq DESC
+        LIMIT $5`,
+      person,
+      thread_ids === "all",
+      thread_ids === "all" ? [] : [...thread_ids],
+      [...TERMINAL_STATES],
+      limit,
+    );
+    return rows.map(fromRow).filter((e): e is StoredEventOf<"chat.message"> => isEvent(e, "chat.message"));
+  }
+
+  /**
+   * Messages that @mention `person` (`payload.mentions` holds `user:<id>`, lib/mentions.ts) and
+   * that someone else sent, in channels `thread_ids` ("all": every one), at or after `since`:
+   * newest first, at most `limit` (the events_mentions_idx GIN index).
+   */
+  async mentionsOf(person: string, thread_ids: readonly string[] | "all", since: Date, limit: number): Promise<StoredEventOf<"chat.message">[]> {
+    if (thread_ids !== "all" && !thread_ids.length) return [];
+    const rows = await this.db.$queryRawUnsafe<EventRow[]>(
+      `SELECT ${eventColumns()} FROM events
+        WHERE type = 'chat.message'
+          AND payload->'mentions' @> jsonb_build_array($1::text)
+          AND from_agent_id <> $1
+          AND ($2::boolean OR thread_id = ANY($3::text[]))
+          AND ts >= $4
+        ORDER BY seq DESC
+        LIMIT $5`,
+      person,
+      thread_ids === "all",
+      thread_ids === "all" ? [] : [...thread_ids],
+      since,
+      limit,
+    );
+    return rows.map(fromRow).filter((e): e is StoredEventOf<"chat.message"> => isEvent(e, "chat.message"));
+  }
 }

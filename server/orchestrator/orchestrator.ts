@@ -39,6 +39,7 @@
  * once however often it is attempted.
  */
 import { isEvent, makeMessage, newId, type MessageType, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { mentionsOnlyPeople } from "@/lib/mentions";
 import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
 import type { EventTail } from "../events/tail";
@@ -366,6 +367,8 @@ export class Orchestrator {
   private async openRun(ev: StoredEventOf<"chat.message">, channel: ChannelBinding): Promise<void> {
     const text = ev.payload.text;
     const mentions = ev.payload.mentions ?? [];
+    // Mentions of people only: a conversation between people, not a request (docs/channels.md "Mentions").
+    if (mentionsOnlyPeople(mentions)) return;
     const run_id = newId("run");
     const task_id = newId("task");
     // The title is the first line without the @mentions that address it.
@@ -380,7 +383,7 @@ export class Orchestrator {
     const at = { thread_id: ev.thread_id, run_id, task_id, parent_task_id: null };
     // Who started the run, kept on its root request (lib/fold/run-requester.ts; docs/protocol.md).
     const meta = { requested_by: ev.from.agent_id };
-    const capabilities = mentions.filter((m) => !m.startsWith("agent:"));
+    const capabilities = mentions.filter((m) => !m.startsWith("agent:") && !m.startsWith("user:"));
     if (capabilities.length) {
       await this.store.append(
         makeMessage({ type: "task.request", ...at, from: ev.from, to: [ORCHESTRATOR], requires: capabilities, payload: request, meta, idempotency_key: `open-run:${ev.id}` }),

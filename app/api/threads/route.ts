@@ -1,5 +1,6 @@
 /**
- * GET /api/threads: { threads } by name: the channels the principal may read.
+ * GET /api/threads: { threads } by name: the channels the principal may read; for a person each
+ * with `read`, how far they have read it (server/events/read-marks.ts), or null.
  * POST /api/threads { name, topic?, visibility? }: a signed-in member or admin creates a channel
  * and becomes its first member. 201 { thread }; 400 invalid_thread; 403 for guests; 409 name_taken.
  */
@@ -14,7 +15,10 @@ export const GET = route({ auth: "signed-in" }, async ({ principal }) => {
   const { store, identity } = getClutch();
   const readable = await identity.channels.readable(principal);
   const threads = await store.listThreads();
-  return json({ threads: readable.all ? threads : threads.filter((t) => readable.ids.has(t.id)) });
+  const visible = readable.all ? threads : threads.filter((t) => readable.ids.has(t.id));
+  if (principal.kind !== "person") return json({ threads: visible });
+  const marks = await identity.readMarks.of(principal.agent_id);
+  return json({ threads: visible.map((t) => ({ ...t, read: marks.get(t.id) ?? null })) });
 });
 
 export const POST = route({ auth: "person" }, async ({ req, principal }) => {

@@ -1,0 +1,127 @@
+/**
+ * The For you inbox (`GET /api/inbox`, docs/channels.md "For you"): a projection of what the
+ * log addresses to one person, like an agent's inbox, with no store of its own.
+ *
+ * - questions to people that still wait (tasks' `open_questions`), put to the channel (`user`)
+ *   or to the person, in channels they may read;
+ * - pending approvals the person may decide (lib/approvers.ts `mayDecide`), in channels they
+ *   may read;
+ * - messages that @mention them (`payload.mentions`), from the last MENTION_DAYS days.
+ *
+ * Each is unread when it is newer than the person's read mark of its channel
+ * (server/events/read-marks.ts); a mention is done once read. Questions and approvals leave the
+ * inbox when answered or decided, since they are read from the projections that say they wait.
+ */
+import type { InboxAnswer, InboxItem } from "@/lib/api/types";
+import { mayDecide, type Decider } from "@/lib/approvers";
+import { inConversation } from "@/lib/conversation";
+import type { StoredEventOf } from "@/lib/protocol";
+import { listApprovals } from "../policy/list";
+import type { Readable } from "../auth/access";
+import type { Queries } from "./queries";
+import type { ReadMarkView } from "./read-marks";
+import { runTitles } from "./runs";
+
+/** How far back mentions are listed (days). */
+export const MENTION_DAYS = 30;
+/** At most this many items of each kind. */
+export const INBOX_LIMIT = 100;
+
+/** `text` with whitespace folded, cut at 280 characters. */
+export function excerpt(text: string, max = 280): string {
+  const t = text.replace(/\s+/g, " ").trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** Where a message opens in context: a reply in its message's thread, machinery in its run's thread, else the channel. */
+function messageHref(ev: StoredEventOf<"chat.message">): string {
+  const q = new URLSearchParams();
+  if (typeof ev.payload.reply_to === "string" && ev.to.length === 0) q.set("message", ev.payload.reply_to);
+  else if (!inConversation(ev)) q.set("run", ev.run_id);
+  q.set("event", ev.id);
+  return `/c/${encodeURIComponent(ev.thread_id)}?${q}`;
+}
+
+const fromOf = (ev: StoredEventOf<"chat.message">) => ({ agent_id: ev.from.agent_id, ...(ev.from.display_name ? { display_name: ev.from.display_name } : {}) });
+
+/**
+ * The inbox of `person` (`agent_id` user:<id>, role, email), who may read `readable`, with
+ * their read marks `marks` (by channel id): the items newest first and the number not done.
+ */
+export async function inboxOf(queries: Queries, person: Decider, readable: Readable, marks: ReadonlyMap<string, ReadMarkView>): Promise<InboxAnswer> {
+  const ids = readable.all ? "all" : [...readable.ids];
+  const may = (thread_id: string) => readable.all || readable.ids.has(thread_id);
+  const since = new Date(Date.now() - MENTION_DAYS * 24 * 3600 * 1000);
+  const [questions, mentions, pending] = await Promise.all([
+    queries.openQuestionsFor(person.agent_id, ids, INBOX_LIMIT),
+    queries.mentionsOf(person.agent_id, ids, since, INBOX_LIMIT),
+    listApprovals(queries, "pending"),
+  ]);
+  const approvals = pending
+    .filter((a) => may(a.thread_id) && mayDecide(a.approvers, person, { requester: a.requester, forbidSelf: a.forbid_self_approval }))
+    .slice(-INBOX_LIMIT);
+  const names = await queries.threadNames([...questions, ...mentions].map((e) => e.thread_id));
+  const titles = await runTitles(queries, await queries.runs(questions.map((q) => q.run_id)));
+  const unread = (thread_id: string, seq: number) => seq > (marks.get(thread_id)?.seq ?? 0);
+
+  const items: InboxItem[] = [
+    ...questions.map((ev): InboxItem => ({
+      kind: "question",
+      key: `question:${ev.run_id}/${ev.id}`,
+      thread_id: ev.thread_id,
+      thread_name: names.get(ev.thread_id) ?? null,
+      run_id: ev.run_id,
+      event_id: ev.id,
+      seq: ev.seq,
+      approval_id: null,
+      from: fromOf(ev),
+      text: excerpt(typeof ev.payload.text === "string" ? ev.payload.text : ""),
+      run_title: titles.get(ev.run_id) ?? null,
+      at: ev.ts,
+      href: `/c/${encodeURIComponent(ev.thread_id)}?${new URLSearchParams({ run: ev.run_id, event: ev.id })}`,
+      unread: unread(ev.thread_id, ev.seq),
+      done: false,
+    })),
+    ...approvals.map((a): InboxItem => ({
+      kind: "approval",
+      key: `approval:${a.approval_id}`,
+      thread_id: a.thread_id,
+      thread_name: a.thread_name,
+      run_id: a.run_id,
+      event_id: a.approval_id,
+      seq: a.request_seq,
+      approval_id: a.approval_id,
+      from: { agent_id: a.agent_id },
+      text: excerpt(a.summary),
+      run_title: a.run_title,
+      at: a.requested_at,
+      href: `/approvals?${new URLSearchParams({ approval: a.approval_id })}`,
+      unread: unread(a.thread_id, a.request_seq),
+      done: false,
+    })),
+    ...mentions.map((ev): InboxItem => {
+      const isUnread = unread(ev.thread_id, ev.seq);
+      return {
+        kind: "mention",
+        key: `mention:${ev.run_id}/${ev.id}`,
+        thread_id: ev.thread_id,
+        thread_name: names.get(ev.thread_id) ?? null,
+        run_id: ev.run_id,
+        event_id: ev.id,
+        seq: ev.seq,
+        approval_id: null,
+        from: fromOf(ev),
+        text: excerpt(typeof ev.payload.text === "string" ? ev.payload.text : ""),
+        run_title: null,
+        at: ev.ts,
+        href: messageHref(ev),
+        unread: isUnread,
+        done: !isUnread,
+      };
+    }),
+  ];
+  // A question that also mentions the person is listed once, as the question.
+  const seen = new Set(questions.map((q) => `${q.run_id}/${q.id}`));
+  const out = items.filter((i) => i.kind !== "mention" || !seen.has(`${i.run_id}/${i.event_id}`)).sort((a, b) => b.seq - a.seq);
+  return { items: out, open: out.filter((i) => !i.done).length };
+}
