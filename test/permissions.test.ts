@@ -91,6 +91,9 @@ const MATRIX: Record<string, { call: (f: Fixtures) => Call; expect: Expect }> = 
   "GET /api/threads/[thread_id]": { call: (f) => ({ url: `/api/threads/${f.pub}`, params: { thread_id: f.pub } }), expect: signedIn(200, { guest: 404 }) },
   "PATCH /api/threads/[thread_id]": { call: (f) => ({ url: `/api/threads/${f.pub}`, params: { thread_id: f.pub }, body: { visibility: "public" } }), expect: people(200, { guest: 404 }) },
   "GET /api/threads/[thread_id]/events": { call: (f) => ({ url: `/api/threads/${f.priv}/events`, params: { thread_id: f.priv } }), expect: signedIn(404, { admin: 200 }) },
+  "GET /api/inbox": { call: () => ({ url: "/api/inbox" }), expect: people(200) },
+  "GET /api/threads/[thread_id]/people": { call: (f) => ({ url: `/api/threads/${f.pub}/people`, params: { thread_id: f.pub } }), expect: people(200, { guest: 404 }) },
+  "PUT /api/threads/[thread_id]/read": { call: (f) => ({ url: `/api/threads/${f.pub}/read`, params: { thread_id: f.pub }, body: { seq: 0, count: 0 } }), expect: people(200, { guest: 404 }) },
   "POST /api/dms": { call: () => ({ url: "/api/dms", body: { with: "agent:nobody-here" } }), expect: people(404) },
   "POST /api/threads/[thread_id]/messages/[message_id]/answer": {
     call: (f) => ({ url: `/api/threads/${f.pub}/messages/msg_none/answer`, params: { thread_id: f.pub, message_id: "msg_none" }, body: { question_id: "msg_q" } }),
