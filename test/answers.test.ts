@@ -38,10 +38,11 @@ const makeAnswer = async (message_id: string, question_id: string) => {
 };
 
 describe("a message meant as the answer", () => {
-  it("is turned into the answer: pm-1 carries on, and the run the message started is cancelled", async () => {
+  it("is turned into the answer: pm-1 carries on, and the run the message started is cancelled", { timeout: 120_000 }, async () => {
     await post("Analyze last quarter's sales trends");
     const question = await waitFor(rt, thread_id, "pm-1's question", (evs) => evs.find((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.payload.expects_reply));
-    const sent = (await post("Regional breakdown by major market")).body.event;
+    // Worded like the example's request, so pm-1 takes it up and waits in that run too (rather than declining at once).
+    const sent = (await post("Analyze last quarter's sales trends by region")).body.event;
     // As the composer said: a new request, in a run of its own.
     const opened = await waitFor(rt, thread_id, "the run of the new message", (evs) => evs.find((e) => e.type === "task.request" && (e.payload.input as { message_id?: string })?.message_id === sent.id));
     expect(opened.run_id).not.toBe(question.run_id);
@@ -52,7 +53,7 @@ describe("a message meant as the answer", () => {
 
     const made = await makeAnswer(sent.id, question.id);
     expect(made.status).toBe(201);
-    expect(made.body.event).toMatchObject({ run_id: question.run_id, task_id: question.task_id, to: [{ agent_id: "agent:pm-1" }], payload: { text: "Regional breakdown by major market", reply_to: question.id }, meta: { instead_of: sent.id } });
+    expect(made.body.event).toMatchObject({ run_id: question.run_id, task_id: question.task_id, to: [{ agent_id: "agent:pm-1" }], payload: { text: "Analyze last quarter's sales trends by region", reply_to: question.id }, meta: { instead_of: sent.id } });
     // Repeated, it is the same answer.
     expect((await makeAnswer(sent.id, question.id)).status).toBe(200);
 
