@@ -15,7 +15,7 @@ test("message pm-1 from its card: a direct message where pm-1 answers, and a dec
   await page.getByRole("button", { name: "Message pm-1" }).click();
 
   await expect(page.getByRole("heading", { level: 1, name: "Project Manager (direct message)" })).toBeVisible({ timeout: 15_000 });
-  await expect(page).toHaveTitle(/^Project Manager · Clutch$/);
+  await expect(page).toHaveTitle(/(^|\) )Project Manager · Clutch$/);
   const dms = page.getByRole("navigation", { name: "Direct messages" });
   await expect(dms.getByRole("link", { name: "Project Manager" })).toHaveAttribute("aria-current", "page");
 
