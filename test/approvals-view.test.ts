@@ -115,7 +115,7 @@ describe("approval helpers", () => {
 
   it("names a text argument that is the preview instead of repeating it", () => {
     const text = "x".repeat(200);
-    expect(argumentsForDisplay({ to: "user", text }, text)).toEqual({ to: "user", text: "‹shown as Preview below · 200 characters›" });
+    expect(argumentsForDisplay({ to: "user", text }, text)).toEqual({ to: "user", text: "‹shown rendered beside these arguments · 200 characters›" });
     expect(argumentsForDisplay({ to: "user", text: "short" }, "short")).toEqual({ to: "user", text: "short" });
   });
 

@@ -82,7 +82,7 @@ export function argumentsForDisplay(args: Record<string, unknown>, preview?: str
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(args)) {
     if (typeof v === "string" && v.trim() === p && v.length > 80) {
-      out[k] = `‹shown as Preview below · ${v.length.toLocaleString()} characters›`;
+      out[k] = `‹shown rendered beside these arguments · ${v.length.toLocaleString()} characters›`;
       changed = true;
     } else out[k] = v;
   }
