@@ -33,6 +33,7 @@ steps:
 `;
 
 test("a person creates, edits and runs a workflow, and watches its steps in the run view", async ({ page, request }, info) => {
+  test.setTimeout(90_000);
   await page.goto("/workflows/new");
   await expect(page.getByRole("heading", { level: 1, name: "Workflows" })).toBeVisible();
   const editor = page.getByRole("textbox", { name: /Definition/ });
