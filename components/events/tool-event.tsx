@@ -149,20 +149,7 @@ export function ToolCall({
           <p className="mt-0.5 text-xs text-fg-subtle">No arguments</p>
         )}
         {folded && result && (
-          <Disclosure
-            className="mt-1"
-            label="Result"
-            aside={(open) =>
-              !open &&
-              (shape ? (
-                <span className="min-w-0 flex-1 truncate text-[11px] text-fg-subtle">{rowsSummary(shape)}</span>
-              ) : (
-                <code className="min-w-0 flex-1 truncate font-mono text-[11px] text-fg-subtle">{preview(result.payload.result)}</code>
-              ))
-            }
-          >
-            {shape ? <RowsResult shape={shape} result={result.payload.result} label="Result" /> : <JsonView value={result.payload.result} label="Result" />}
-          </Disclosure>
+          <ResultDisclosure result={result.payload.result} shape={shape} />
         )}
         {folded && outcome?.type === "tool.error" && (
           <p className="mt-1 text-[13px]">
@@ -179,6 +166,26 @@ export function ToolCall({
         )}
       </Frame>
     </SenderRow>
+  );
+}
+
+/** A tool's result, folded: rows as a table (its size and columns while closed), anything else as JSON. */
+function ResultDisclosure({ result, shape }: { result: unknown; shape: ReturnType<typeof rowsShape> }) {
+  return (
+    <Disclosure
+      className="mt-1"
+      label="Result"
+      aside={(open) =>
+        !open &&
+        (shape ? (
+          <span className="min-w-0 flex-1 truncate text-[11px] text-fg-subtle">{rowsSummary(shape)}</span>
+        ) : (
+          <code className="min-w-0 flex-1 truncate font-mono text-[11px] text-fg-subtle">{preview(result)}</code>
+        ))
+      }
+    >
+      {shape ? <RowsResult shape={shape} result={result} label="Result" /> : <JsonView value={result} label="Result" />}
+    </Disclosure>
   );
 }
 
@@ -209,20 +216,7 @@ export function ToolResult({ event, continued }: { event: StoredEventOf<"tool.re
             <CallId id={p.call_id} />
           </span>
         </div>
-        <Disclosure
-          className="mt-1"
-          label="Result"
-          aside={(open) =>
-            !open &&
-            (shape ? (
-              <span className="min-w-0 flex-1 truncate text-[11px] text-fg-subtle">{rowsSummary(shape)}</span>
-            ) : (
-              <code className="min-w-0 flex-1 truncate font-mono text-[11px] text-fg-subtle">{preview(p.result)}</code>
-            ))
-          }
-        >
-          {shape ? <RowsResult shape={shape} result={p.result} label="Result" /> : <JsonView value={p.result} label="Result" />}
-        </Disclosure>
+        <ResultDisclosure result={p.result} shape={shape} />
         {p.artifact_ref && (
           <p className="mt-0.5 text-[11px] text-fg-muted">
             {p.truncated ? "This event holds a preview. " : ""}

@@ -220,35 +220,54 @@ function ForYouLink({ active, onNavigate }: { active: boolean; onNavigate: () =>
   const count = useInbox().data?.open ?? 0;
   return (
     <>
-      <Link
-        href="/inbox"
-        onClick={onNavigate}
-        aria-current={active ? "page" : undefined}
-        aria-label={count ? `For you, ${count} open` : "For you"}
-        className={`mb-0.5 flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
-          active
-            ? "bg-sidebar-active font-semibold text-sidebar-active-fg"
-            : count
-              ? "font-semibold text-sidebar-fg hover:bg-sidebar-hover"
-              : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
-        }`}
-      >
-        <AtSignIcon size={14} className="shrink-0 opacity-80" />
-        <span className="min-w-0 flex-1 truncate">For you</span>
-        {count > 0 && (
-          <span
-            aria-hidden="true"
-            data-testid="for-you-badge"
-            className={`ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full px-1.5 text-[11px] font-bold leading-none tabular-nums ${
-              active ? "bg-white/25 text-white" : "bg-accent text-accent-fg"
-            }`}
-          >
-            {count > 99 ? "99+" : count}
-          </span>
-        )}
-      </Link>
+      <CountLink href="/inbox" label="For you" countLabel={(n) => `For you, ${n} open`} count={count} active={active} onNavigate={onNavigate} icon={<AtSignIcon size={14} className="shrink-0 opacity-80" />} badge="bg-accent text-accent-fg" testId="for-you-badge" className="mb-0.5" />
       {count > 0 && !active && <NotifyOffer className="mb-1.5 mt-1" />}
     </>
+  );
+}
+
+/** A view link with a count badge (For you, Approvals): bold while the count is not zero. */
+function CountLink(p: {
+  href: string;
+  label: string;
+  countLabel: (n: number) => string;
+  count: number;
+  active: boolean;
+  onNavigate: () => void;
+  icon: ReactNode;
+  /** The badge's colours when the link is not the current page. */
+  badge: string;
+  testId: string;
+  className?: string;
+}) {
+  return (
+    <Link
+      href={p.href}
+      onClick={p.onNavigate}
+      aria-current={p.active ? "page" : undefined}
+      aria-label={p.count ? p.countLabel(p.count) : p.label}
+      className={`${p.className ?? ""} flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
+        p.active
+          ? "bg-sidebar-active font-semibold text-sidebar-active-fg"
+          : p.count
+            ? "font-semibold text-sidebar-fg hover:bg-sidebar-hover"
+            : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
+      }`}
+    >
+      {p.icon}
+      <span className="min-w-0 flex-1 truncate">{p.label}</span>
+      {p.count > 0 && (
+        <span
+          aria-hidden="true"
+          data-testid={p.testId}
+          className={`ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full px-1.5 text-[11px] font-bold leading-none tabular-nums ${
+            p.active ? "bg-white/25 text-white" : p.badge
+          }`}
+        >
+          {p.count > 99 ? "99+" : p.count}
+        </span>
+      )}
+    </Link>
   );
 }
 
@@ -262,33 +281,7 @@ function ApprovalsLink({ onNavigate }: { onNavigate: () => void }) {
   return (
     <nav aria-label="Views" className="mb-3">
       <ForYouLink active={pathname === "/inbox"} onNavigate={onNavigate} />
-      <Link
-        href="/approvals"
-        onClick={onNavigate}
-        aria-current={active ? "page" : undefined}
-        aria-label={count ? `Approvals, ${count} pending` : "Approvals"}
-        className={`flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
-          active
-            ? "bg-sidebar-active font-semibold text-sidebar-active-fg"
-            : count
-              ? "font-semibold text-sidebar-fg hover:bg-sidebar-hover"
-              : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
-        }`}
-      >
-        <InboxCheckIcon size={14} className="shrink-0 opacity-80" />
-        <span className="min-w-0 flex-1 truncate">Approvals</span>
-        {count > 0 && (
-          <span
-            aria-hidden="true"
-            data-testid="approvals-badge"
-            className={`ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full px-1.5 text-[11px] font-bold leading-none tabular-nums ${
-              active ? "bg-white/25 text-white" : "bg-warning text-white dark:text-[#0f0f14]"
-            }`}
-          >
-            {count > 99 ? "99+" : count}
-          </span>
-        )}
-      </Link>
+      <CountLink href="/approvals" label="Approvals" countLabel={(n) => `Approvals, ${n} pending`} count={count} active={active} onNavigate={onNavigate} icon={<InboxCheckIcon size={14} className="shrink-0 opacity-80" />} badge="bg-warning text-white dark:text-[#0f0f14]" testId="approvals-badge" />
       <ViewLink href="/runs" label="Runs" icon={<ActivityIcon size={14} className="shrink-0 opacity-80" />} active={pathname === "/runs"} onNavigate={onNavigate} />
       <ViewLink href="/workflows" label="Workflows" icon={<ListIcon size={14} className="shrink-0 opacity-80" />} active={pathname.startsWith("/workflows")} onNavigate={onNavigate} />
       <ViewLink href="/schemas" label="Schemas" icon={<BracesIcon size={14} className="shrink-0 opacity-80" />} active={pathname.startsWith("/schemas")} onNavigate={onNavigate} />
