@@ -26,11 +26,21 @@ export function isThreadReply(ev: StoredEvent): boolean {
 }
 
 /**
+ * A fork's copy of an event of the run it was forked from (`meta.forked_from`, Clutch Protocol
+ * §8.3): it lives in the fork's thread and run view, never again in the channel
+ * (docs/channels.md "Forks").
+ */
+export function isForkCopy(ev: { meta?: Record<string, unknown> }): boolean {
+  return typeof ev?.meta?.forked_from === "object" && ev.meta.forked_from !== null;
+}
+
+/**
  * True when the event belongs in the channel's conversation (see the file comment); false for
- * the machinery of runs and for thread replies, which the channel shows in threads.
+ * the machinery of runs, for thread replies, which the channel shows in threads, and for a
+ * fork's copies of earlier events.
  */
 export function inConversation(ev: StoredEvent): boolean {
-  if (!ev || typeof ev.type !== "string") return false;
+  if (!ev || typeof ev.type !== "string" || isForkCopy(ev)) return false;
   switch (ev.type) {
     case "chat.message": {
       if (isThreadReply(ev)) return false;

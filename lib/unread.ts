@@ -18,7 +18,7 @@ const UNREAD_TYPES: ReadonlySet<string> = new Set<MessageType>([
 /** `meta.kind` of the chat.system notice that announces a new channel: not news to anyone. */
 export const THREAD_CREATED = "thread.created";
 
-/** True when the event adds one to its thread's unread count. */
+/** True when the event adds one to its thread's unread count (a fork's copies never do: they were read once). */
 export function countsAsUnread(ev: { type: string; meta?: Record<string, unknown> }): boolean {
-  return UNREAD_TYPES.has(ev.type) && ev.meta?.kind !== THREAD_CREATED;
+  return UNREAD_TYPES.has(ev.type) && ev.meta?.kind !== THREAD_CREATED && !ev.meta?.forked_from;
 }

@@ -11,6 +11,9 @@ import * as exportRoute from "@/app/api/runs/[run_id]/export/route";
 import * as forkRoute from "@/app/api/runs/[run_id]/fork/route";
 import * as importRoute from "@/app/api/runs/import/route";
 import * as runRoute from "@/app/api/runs/[run_id]/route";
+import * as compareRoute from "@/app/api/runs/[run_id]/compare/route";
+import { inConversation } from "@/lib/conversation";
+import type { ForkCompareResponse } from "@/server/runs/compare";
 import { say, scratchWorkspace, startAgents, waitFor, answer } from "./agents";
 import { requestAs, runRow, testPerson, type TestPrincipal } from "./helpers";
 
@@ -94,6 +97,7 @@ describe("fork", () => {
   it("re-runs from the delegation: copies events 1..N, reuses what was recorded, and goes on live", async () => {
     const run_id = source[0]!.run_id;
     const delegation = source.find((e) => e.type === "task.request" && e.to[0]?.agent_id === "agent:analyst-1")!;
+    const forkedAt = new Date().toISOString();
     const res = await forkRoute.POST(
       requestAs(admin, "http://t", { method: "POST", body: JSON.stringify({ at_seq: delegation.seq }) }),
       params({ run_id }),
@@ -110,6 +114,11 @@ describe("fork", () => {
     expect(copies.map((e) => (e.meta!.forked_from as { seq: number }).seq)).toEqual(copied.map((e) => e.seq));
     expect(copies.map((e) => e.type)).toEqual(copied.map((e) => e.type));
     expect(events.slice(0, copies.length)).toEqual(copies); // the copies come first
+    // Dated when the fork was made (its durations count from there); the original's time is kept.
+    expect(copies.every((e) => e.ts >= forkedAt)).toBe(true);
+    expect(copies.map((e) => (e.meta!.forked_from as { ts: string }).ts)).toEqual(copied.map((e) => e.ts));
+    // The channel's conversation never shows the copies again.
+    expect(copies.filter(inConversation)).toEqual([]);
     // What pm-1 recorded before N (its DocsServer and DataServer calls) was reused, not redone.
     const pmCalls = events.filter((e) => e.type === "tool.call" && e.from.agent_id === "agent:pm-1");
     expect(pmCalls.every((e) => e.meta?.forked_from)).toBe(true);
@@ -128,6 +137,23 @@ describe("fork", () => {
 
     const detail = (await (await runRoute.GET(requestAs(admin, "http://t"), params({ run_id }))).json()) as RunDetail;
     expect(detail.run.forks).toEqual([expect.objectContaining({ run_id: run.run_id, at_seq: delegation.seq })]);
+
+    // Beside its parent: what each told people after the fork point, and which figures differ.
+    const compared = await compareRoute.GET(requestAs(admin, "http://t"), params({ run_id: run.run_id }));
+    expect(compared.status).toBe(200);
+    const c = (await compared.json()) as ForkCompareResponse;
+    expect(c.at_seq).toBe(delegation.seq);
+    expect([c.runs.parent.run_id, c.runs.fork.run_id]).toEqual([run_id, run.run_id]);
+    expect(c.said.parent.length).toBeGreaterThan(0);
+    expect(c.said.fork.some((s) => s.kind === "message" && s.from.agent_id === "agent:pm-1")).toBe(true);
+    expect(c.said.parent.every((s) => s.seq > delegation.seq)).toBe(true);
+    // The built-in model is deterministic: the fork's report has the parent's figures.
+    expect(c.same).toBeGreaterThan(5);
+    expect(c.figures).toEqual([]);
+
+    const notFork = await compareRoute.GET(requestAs(admin, "http://t"), params({ run_id }));
+    expect(notFork.status).toBe(400);
+    expect(((await notFork.json()) as { error: { code: string } }).error.code).toBe("not_a_fork");
   });
 
   it("refuses a fork before the run's first event", async () => {

@@ -19,7 +19,7 @@ import { affectsTask, foldTask, isTaskEvent, type TaskView } from "@/lib/fold/ta
 import { indexQuestions, type MessageRef } from "@/lib/fold/questions";
 import { LINE_TYPES, type EventContext } from "@/components/events/event-view";
 import { foldApprovals, type ApprovalView } from "@/lib/fold/approvals";
-import { inConversation, isThreadReply } from "@/lib/conversation";
+import { inConversation, isForkCopy, isThreadReply } from "@/lib/conversation";
 import { dayKey, formatDay } from "@/components/ui/time";
 
 /** One row of the list: a day or unread divider, a run card, or an event with its rendering context. */
@@ -31,7 +31,9 @@ export type Row =
   /** Consecutive policy.decision `allow` events, shown as one quiet line. */
   | { kind: "policy-group"; key: string; events: StoredEventOf<"policy.decision">[] }
   /** In a run's thread (`steps`): consecutive machinery (routing, policy allows, accepts) behind one "Details" line. */
-  | { kind: "details"; key: string; events: StoredEvent[] };
+  | { kind: "details"; key: string; events: StoredEvent[] }
+  /** In a fork's thread (`steps`): the events copied from the run it was forked from, behind one line. */
+  | { kind: "copied"; key: string; events: StoredEvent[] };
 
 /** The machinery a run's thread folds behind "Details": how work was routed, allowed and accepted. */
 function isMachinery(ev: StoredEvent): boolean {
@@ -100,7 +102,8 @@ export interface RowOptions {
   /**
    * A run's thread read as a conversation (docs/channels.md "Threads"): each tool call with its
    * outcome as one step (the outcome has no row of its own), and routing, policy allows and
-   * accepts folded behind one "Details" line.
+   * accepts folded behind one "Details" line; a fork's copies of earlier events behind one
+   * "copied" line. Without it a fork's copies are not shown (docs/channels.md "Forks").
    */
   steps?: boolean;
 }
@@ -187,7 +190,14 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
   let unreadShown = readUpTo === null;
   for (const ev of events) {
     const run = headers.get(ev.seq);
-    const shown = view === "all" || inConversation(ev);
+    const copy = isForkCopy(ev);
+    if (copy && steps) {
+      const last = rows[rows.length - 1];
+      if (last?.kind === "copied") last.events.push(ev);
+      else rows.push({ kind: "copied", key: `copied-${ev.seq}`, events: [ev] });
+      continue;
+    }
+    const shown = (view === "all" && !copy) || inConversation(ev);
     if (!shown && !run) continue;
     const ts = typeof ev?.ts === "string" ? ev.ts : "";
     const day = dayKey(ts);

@@ -25,6 +25,7 @@ import { EventView } from "@/components/events/event-view";
 import { displayName } from "@/components/events/participant";
 import { PolicyAllowGroup } from "@/components/events/policy-event";
 import { StepDetails } from "@/components/events/step-details";
+import { ForkCopies } from "@/components/events/fork-copies";
 import { isClutchSender } from "@/lib/clutch-senders";
 import type { ThreadTarget } from "@/components/events/thread-actions";
 import { mergeBySeq } from "@/components/live/merge";
@@ -198,6 +199,8 @@ export function ThreadPane({
               <PolicyAllowGroup key={row.key} events={row.events} />
             ) : row.kind === "details" ? (
               <StepDetails key={row.key} events={row.events} />
+            ) : row.kind === "copied" ? (
+              <ForkCopies key={row.key} events={row.events} />
             ) : row.kind === "event" ? (
               <EventView key={row.key} event={row.event} ctx={row.ctx} />
             ) : null,

@@ -313,12 +313,12 @@ export class Queries {
 
   /** The tasks of a run, oldest first. */
   tasksOfRun(run_id: string): Promise<Task[]> {
-    return this.db.task.findMany({ where: { run_id }, orderBy: { created_at: "asc" } });
+    return this.db.task.findMany({ where: { run_id }, orderBy: [{ created_at: "asc" }, { id: "asc" }] });
   }
 
   /** The root tasks (no parent) of the runs, oldest first. */
   rootTasks(run_ids: string[]): Promise<Task[]> {
-    return this.db.task.findMany({ where: { run_id: { in: run_ids }, parent_task_id: null }, orderBy: { created_at: "asc" } });
+    return this.db.task.findMany({ where: { run_id: { in: run_ids }, parent_task_id: null }, orderBy: [{ created_at: "asc" }, { id: "asc" }] });
   }
 
   /** The unfinished tasks of the runs, oldest first. */
@@ -326,20 +326,20 @@ export class Queries {
     if (!run_ids.length) return Promise.resolve([]);
     return this.db.task.findMany({
       where: { run_id: { in: run_ids }, state: { notIn: [...TERMINAL_STATES] } },
-      orderBy: { created_at: "asc" },
+      orderBy: [{ created_at: "asc" }, { id: "asc" }],
     });
   }
 
   /** Every task that has not ended, in any channel, oldest first (the deadline sweep; a partial index). */
   unfinishedTasks(): Promise<Task[]> {
-    return this.db.task.findMany({ where: { ended_at: null }, orderBy: { created_at: "asc" } });
+    return this.db.task.findMany({ where: { ended_at: null }, orderBy: [{ created_at: "asc" }, { id: "asc" }] });
   }
 
   /** The unfinished tasks of the threads, oldest first. */
   openTasks(thread_ids: string[]): Promise<Task[]> {
     return this.db.task.findMany({
       where: { thread_id: { in: thread_ids }, state: { notIn: [...TERMINAL_STATES] } },
-      orderBy: { created_at: "asc" },
+      orderBy: [{ created_at: "asc" }, { id: "asc" }],
     });
   }
 
@@ -528,7 +528,7 @@ export class Queries {
 
   /**
    * Messages that @mention `person` (`payload.mentions` holds `user:<id>`, lib/mentions.ts) and
-   * that someone else sent, in channels `thread_ids` ("all": every one), at or after `since`:
+   * that someone else sent (not a fork's copy of one: `meta.forked_from`), in channels `thread_ids` ("all": every one), at or after `since`:
    * newest first, at most `limit` (the events_mentions_idx GIN index).
    */
   async mentionsOf(person: string, thread_ids: readonly string[] | "all", since: Date, limit: number): Promise<StoredEventOf<"chat.message">[]> {
@@ -538,6 +538,7 @@ export class Queries {
         WHERE type = 'chat.message'
           AND payload->'mentions' @> jsonb_build_array($1::text)
           AND from_agent_id <> $1
+          AND NOT coalesce(rest->'meta' ? 'forked_from', false)
           AND ($2::boolean OR thread_id = ANY($3::text[]))
           AND ts >= $4
         ORDER BY seq DESC

@@ -14,6 +14,8 @@ export interface RemapOptions {
   run_id?: string;
   /** Put the copy in another thread. */
   thread_id?: string;
+  /** Stamp every copy with this `ts` (a fork's copies are dated when the fork was made). */
+  ts?: string;
   /** Extra `meta` for each copied event, from the original. */
   mark?: (ev: ClutchMessage & { seq?: number }) => Record<string, unknown>;
 }
@@ -35,6 +37,7 @@ export function remapRun(events: readonly (ClutchMessage & { seq?: number })[], 
     copy.run_id = run_id;
     copy.task_id = tasks.get(ev.task_id) ?? copy.task_id;
     if (opts.thread_id) copy.thread_id = opts.thread_id;
+    if (opts.ts) copy.ts = opts.ts;
     if (copy.idempotency_key) copy.idempotency_key = `${run_id}:${ev.idempotency_key}`.slice(0, 200);
     const extra = opts.mark?.(ev);
     if (extra) copy.meta = { ...copy.meta, ...extra };

@@ -3,7 +3,10 @@
  * `POST /api/runs/import`; docs/architecture.md "Where each concern lives").
  *
  *   forkRun     a new run whose first events are copies of the source run's events 1..N
- *               (seq ≤ at_seq), each with meta.forked_from = { run_id, seq, at_seq }. Copied
+ *               (seq ≤ at_seq), each with meta.forked_from = { run_id, seq, at_seq, ts } and
+ *               dated when the fork is made (the original's time is `forked_from.ts`), so
+ *               the fork's durations count from the fork and the copies stay out of the
+ *               channel's conversation (docs/channels.md "Forks"). Copied
  *               through the one append path, so the orchestrator sees them like any events and
  *               wakes the agents of unfinished tasks: their conversations are rebuilt from the
  *               copies, so recorded model steps and tool outputs before N are reused, and the
@@ -30,7 +33,8 @@ export async function forkRun(store: EventStore, run_id: string, at_seq: number)
   const copied = upTo(all, at_seq);
   if (!copied.length) throw new ClutchError("invalid_fork", `run ${run_id} has no event at or before seq ${at_seq}; its first is ${all[0]!.seq}`);
   const { run_id: fork, messages } = remapRun(copied, {
-    mark: (ev) => ({ forked_from: { run_id, seq: ev.seq, at_seq } }),
+    ts: new Date().toISOString(),
+    mark: (ev) => ({ forked_from: { run_id, seq: ev.seq, at_seq, ts: ev.ts } }),
   });
   await store.appendAll(messages);
   const detail = await runDetail(store.queries, fork);
