@@ -199,9 +199,9 @@ export function MessageList({
                 <PolicyAllowGroup key={row.key} events={row.events} />
               ) : row.kind === "details" ? (
                 <StepDetails key={row.key} events={row.events} />
-              ) : (
+              ) : row.kind === "event" ? (
                 <EventView key={row.key} event={row.event} ctx={row.ctx} />
-              ),
+              ) : null,
             )}
           </div>
         </div>
