@@ -4,7 +4,7 @@
  * reported with its number and nothing is stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunDetail } from "@/lib/api/types";
+import type { ForkCompareResponse, RunDetail } from "@/lib/api/types";
 import type { StoredEvent } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import * as exportRoute from "@/app/api/runs/[run_id]/export/route";
@@ -13,7 +13,6 @@ import * as importRoute from "@/app/api/runs/import/route";
 import * as runRoute from "@/app/api/runs/[run_id]/route";
 import * as compareRoute from "@/app/api/runs/[run_id]/compare/route";
 import { inConversation } from "@/lib/conversation";
-import type { ForkCompareResponse } from "@/server/runs/compare";
 import { say, scratchWorkspace, startAgents, waitFor, answer } from "./agents";
 import { requestAs, runRow, testPerson, type TestPrincipal } from "./helpers";
 

@@ -3,7 +3,7 @@
  * fork, export and import. Errors are `ApiRequestError`s carrying the server's
  * `{ error: { code, message, issues? } }` (import's issues are `{ line, path, message }`).
  */
-import type { EventPage, RunDetail, RunSummary } from "@/lib/api/types";
+import type { EventPage, ForkCompareResponse, RunDetail, RunSummary } from "@/lib/api/types";
 import { apiRequest, ApiRequestError } from "@/components/live/api";
 
 const enc = encodeURIComponent;
@@ -33,6 +33,11 @@ export function runDetailUrl(runId: string): string {
  */
 export function fetchRunDetail(runId: string): Promise<RunDetailResponse> {
   return apiRequest<RunDetailResponse>(runDetailUrl(runId), { cache: "default" });
+}
+
+/** `GET /api/runs/:id/compare`: a fork beside its parent; 400 `not_a_fork`, 404 `unknown_run`. */
+export function fetchForkComparison(runId: string): Promise<ForkCompareResponse> {
+  return apiRequest<ForkCompareResponse>(`/api/runs/${enc(runId)}/compare`);
 }
 
 /** Largest page the server serves. */

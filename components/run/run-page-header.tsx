@@ -137,7 +137,11 @@ function Lineage({ detail }: { detail: RunDetailResponse }) {
           <Link href={`/runs/${encodeURIComponent(from.run_id)}?at=${from.seq}`} className="min-w-0 truncate font-medium text-accent hover:underline" title={from.run_id}>
             {source.data?.run.title ?? shortRun(from.run_id)}
           </Link>
-          <span className="shrink-0">at seq {from.seq}</span>
+          <span className="shrink-0">at event #{from.seq}</span>
+          <span aria-hidden="true">·</span>
+          <Link href={`/runs/${encodeURIComponent(detail.run.run_id)}/compare`} className="shrink-0 font-medium text-accent hover:underline">
+            Compare with the original
+          </Link>
         </p>
       )}
       {forks.length > 0 && (
@@ -146,9 +150,14 @@ function Lineage({ detail }: { detail: RunDetailResponse }) {
             {forks.length} fork{forks.length === 1 ? "" : "s"}:
           </span>
           {forks.map((f) => (
-            <Link key={f.run_id} href={`/runs/${encodeURIComponent(f.run_id)}`} className="font-medium text-accent hover:underline" title={f.run_id}>
-              {shortRun(f.run_id)} <span className="font-normal text-fg-muted">(at #{f.at_seq})</span>
-            </Link>
+            <span key={f.run_id} className="inline-flex items-center gap-1">
+              <Link href={`/runs/${encodeURIComponent(f.run_id)}`} className="font-medium text-accent hover:underline" title={f.run_id}>
+                {shortRun(f.run_id)} <span className="font-normal text-fg-muted">(at #{f.at_seq})</span>
+              </Link>
+              <Link href={`/runs/${encodeURIComponent(f.run_id)}/compare`} className="text-fg-muted underline-offset-2 hover:text-accent hover:underline" aria-label={`Compare fork ${shortRun(f.run_id)} with this run`}>
+                compare
+              </Link>
+            </span>
           ))}
         </div>
       )}

@@ -12,7 +12,8 @@
  *   (replaceState, debounced).
  * - Keyboard anywhere on the page: Space play/pause, ←/→ one event (Shift: ten), Home/End,
  *   Escape closes the task panel.
- * - Fork ("Re-run from here") posts `POST /api/runs/:id/fork { at_seq }` and opens the new run.
+ * - Fork ("Re-run from here") asks first (fork-dialog.tsx), then posts
+ *   `POST /api/runs/:id/fork { at_seq }` and opens the new run.
  */
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -27,6 +28,7 @@ import { fetchRunDetail, forkRun } from "./api";
 import { computeStructure, StableLayout, type ExpandState, type FrameInput } from "./graph-model";
 import { ImportRunDialog } from "./import-dialog";
 import { ReplayTimeline } from "./replay-timeline";
+import { ForkDialog } from "./fork-dialog";
 import { RunGraph } from "./run-graph";
 import { RunEventsStore } from "./run-events-store";
 import { RunPageHeader } from "./run-page-header";
@@ -169,7 +171,12 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
     mutationFn: (seq: number) => forkRun(runId, seq),
     onSuccess: (run) => router.push(`/runs/${encodeURIComponent(run.run_id)}`),
   });
-  const onFork = useCallback((seq: number) => fork.mutate(seq), [fork]);
+  // "Re-run from here" asks first (ForkDialog), with the run as it stood after that event.
+  const [forkAt, setForkAt] = useState<number | null>(null);
+  const onFork = useCallback((seq: number) => setForkAt(seq), []);
+  const forkIndex = forkAt === null ? -1 : timeline.events.findIndex((e) => e.seq === forkAt);
+  const forkEvent = forkIndex >= 0 ? timeline.events[forkIndex]! : null;
+  const forkState = useMemo(() => (forkIndex >= 0 ? timeline.seek(forkIndex + 1) : null), [timeline, forkIndex]);
   const [importing, setImporting] = useState(false);
 
   // --- keyboard ------------------------------------------------------------------------
@@ -310,6 +317,14 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
         listHeight="clamp(96px, 24vh, 240px)"
       />
       <ImportRunDialog open={importing} onClose={() => setImporting(false)} defaultThreadId={detail?.run.thread_id} />
+      <ForkDialog
+        event={forkEvent}
+        state={forkState}
+        count={forkIndex + 1}
+        forking={fork.isPending}
+        onConfirm={(seq) => fork.mutate(seq, { onSettled: () => setForkAt(null) })}
+        onClose={() => setForkAt(null)}
+      />
     </div>
   );
 }

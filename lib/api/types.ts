@@ -4,6 +4,7 @@
  * Errors are always `{ error: { code, message, issues? } }` with a 4xx/5xx status.
  */
 import type { StoredEvent } from "../protocol/envelope";
+import type { ForkComparison } from "../fold/fork-compare";
 
 /** A channel as listed by `GET /api/threads`. Times are ISO 8601 strings. */
 export interface ThreadSummary {
@@ -235,6 +236,16 @@ export interface RunList {
 export interface RunDetail {
   run: RunSummary & { forks: { run_id: string; at_seq: number; created_at: string }[] };
   tasks: TaskSummary[];
+}
+
+/**
+ * `GET /api/runs/:run_id/compare`: a fork beside the run it was forked from, after the fork
+ * point (`at_seq`, the parent's seq): what each told people and the figures that differ
+ * (lib/fold/fork-compare.ts; docs/channels.md "Forks").
+ */
+export interface ForkCompareResponse extends ForkComparison {
+  at_seq: number;
+  runs: { parent: RunSummary; fork: RunSummary };
 }
 
 /** An approval as `GET /api/approvals` lists it. Times are ISO 8601. */

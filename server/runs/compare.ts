@@ -3,17 +3,11 @@
  * summaries and what each told people after the fork point, with the figures that differ
  * (lib/fold/fork-compare.ts).
  */
-import type { RunSummary } from "@/lib/api/types";
-import { compareFork, type ForkComparison } from "@/lib/fold/fork-compare";
+import type { ForkCompareResponse } from "@/lib/api/types";
+import { compareFork } from "@/lib/fold/fork-compare";
 import { ClutchError } from "../errors";
 import type { EventStore } from "../events/store";
 import { runDetail } from "../events/runs";
-
-export interface ForkCompareResponse extends ForkComparison {
-  /** The seq of the parent's event the fork was made at. */
-  at_seq: number;
-  runs: { parent: RunSummary; fork: RunSummary };
-}
 
 /**
  * Compare run `run_id` (a fork) with the run it was forked from. `canRead` says whether the
