@@ -8,8 +8,10 @@
  * 2. Replay: a deep link to the event that handed the work to analyst-1 shows exactly the state
  *    after it (pm-1 running, analyst-1 pending, no review yet); the keyboard steps and the URL
  *    follows; the side panel shows the analyst's task with its routing and events up to there.
- * 3. Fork: "Re-run from here" on that event opens a new run that says where it came from and
- *    goes on by itself; the source run lists its fork.
+ * 3. Fork: "Re-run from here" on that event asks first (Cancel starts nothing), then opens a
+ *    new run that says where it came from and goes on by itself; its comparison with the source
+ *    shows both sides; the channel shows the fork's card but none of its copies; the source run
+ *    lists its fork.
  * 4. Export and import: the exported JSON Lines, imported as a new run through the dialog, give
  *    the same events (ids aside); a bad line is reported with its number and nothing is stored.
  *
@@ -20,6 +22,7 @@
  * is found by the message this test posts.
  */
 import fs from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
 import type { ThreadSummary } from "../lib/api/types";
 import type { StoredEvent } from "../lib/protocol";
@@ -48,6 +51,24 @@ async function runEvents(request: APIRequestContext, id: string): Promise<Stored
     if (page.next_after === null) return out;
     after = page.next_after;
   }
+}
+
+/** Approves (through the API) what the run's policy holds until the run has succeeded. */
+async function approveUntilDone(request: APIRequestContext, id: string): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        const evs = await runEvents(request, id);
+        const decided = new Set(evs.filter((e) => e.type.startsWith("approval.") && e.type !== "approval.requested").map((e) => (e.payload as { approval_id?: string }).approval_id));
+        for (const e of evs.filter((x) => x.type === "approval.requested")) {
+          const approval = (e.payload as { approval_id?: string }).approval_id;
+          if (approval && !decided.has(approval)) await request.post(`/api/approvals/${approval}/decision`, { data: { decision: "approve" } });
+        }
+        return ((await (await request.get(`/api/runs/${id}`)).json()).run as { state: string }).state;
+      },
+      { timeout: 60_000, intervals: [500, 1000] },
+    )
+    .toBe("succeeded");
 }
 
 /** The node button of an agent's task: "analyst-1: <title> — <state>". */
@@ -121,20 +142,7 @@ test("a run's DAG grows live: nodes appear and change state, and placed nodes st
   // pm-1 reports. Where the policy holds the report for a person's approval, its node
   // says so until the person approves (through the API).
   await expect(taskNode(page, "pm-1", "Succeeded|Needs approval")).toBeVisible({ timeout: 60_000 });
-  await expect
-    .poll(
-      async () => {
-        const evs = await runEvents(request, runId);
-        const decided = new Set(evs.filter((e) => e.type.startsWith("approval.") && e.type !== "approval.requested").map((e) => (e.payload as { approval_id?: string }).approval_id));
-        for (const e of evs.filter((x) => x.type === "approval.requested")) {
-          const id = (e.payload as { approval_id?: string }).approval_id;
-          if (id && !decided.has(id)) await request.post(`/api/approvals/${id}/decision`, { data: { decision: "approve" } });
-        }
-        return ((await (await request.get(`/api/runs/${runId}`)).json()).run as { state: string }).state;
-      },
-      { timeout: 60_000, intervals: [500, 1000] },
-    )
-    .toBe("succeeded");
+  await approveUntilDone(request, runId);
   await expect(taskNode(page, "pm-1", "Succeeded")).toBeVisible();
   await expect(page.locator("[data-run-node]").getByLabel("Run state: Succeeded")).toBeVisible();
   expect(await nodePosition(page, "pm-1")).toBe(pmAt);
@@ -207,28 +215,75 @@ test("replay: a deep link shows the run exactly after that event; keys step and 
   await shoot(page, info, "run-replay-phone");
 });
 
-test("fork: re-run from an event starts a new run that links to its source and goes on", async ({ page, request }, info) => {
+test("fork: re-run asks first, starts a new run that links to its source, leaves the channel as it was and compares with it", async ({ page, request }, info) => {
   test.skip(!runId, "needs the run of the first test");
-  test.setTimeout(120_000);
+  test.setTimeout(150_000);
   const events = await runEvents(request, runId);
   const handoff = events.find((e) => e.type === "task.request" && e.to.some((t) => t.agent_id === "agent:analyst-1"))!;
+  // pm-1's question to the people: before the handoff, so the fork copies it.
+  const question = events.find((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.payload.expects_reply === true)!;
+  expect(question.seq).toBeLessThan(handoff.seq);
   await page.goto(`/runs/${runId}?at=${handoff.seq}`);
   await expect(taskNode(page, "analyst-1", "Pending")).toBeVisible();
-  await page.getByRole("button", { name: `Re-run from event #${handoff.seq}` }).click();
+
+  // It asks first: what is kept, what is done again; Cancel starts nothing.
+  const reRun = page.getByRole("button", { name: `Re-run from event #${handoff.seq}` });
+  await reRun.click();
+  const dialog = page.getByRole("dialog", { name: `Re-run from event #${handoff.seq}?` });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole("list", { name: "Done again" })).toContainText(/Analy/);
+  await expect(dialog).toContainText("The channel stays as it is");
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page).toHaveURL(new RegExp(runId));
+  await reRun.click();
+  await dialog.getByRole("button", { name: "Re-run from here" }).click();
 
   await expect(page).not.toHaveURL(new RegExp(runId));
   await expect(page).toHaveURL(/\/runs\/run_/);
   const fork = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
   const lineage = page.getByLabel("Forked from");
   await expect(lineage).toContainText(QUESTION_TEXT);
-  await expect(lineage).toContainText(`at seq ${handoff.seq}`);
-  await expect(lineage.getByRole("link")).toHaveAttribute("href", `/runs/${runId}?at=${handoff.seq}`);
+  await expect(lineage).toContainText(`at event #${handoff.seq}`);
+  await expect(lineage.getByRole("link").first()).toHaveAttribute("href", `/runs/${runId}?at=${handoff.seq}`);
   // The copies come first, then the run goes on live: analyst-1 and its review finish again.
   await expect(taskNode(page, "analyst-1", "Succeeded")).toBeVisible({ timeout: 60_000 });
   await expect(taskNode(page, "qa-1", "Succeeded")).toBeVisible({ timeout: 60_000 });
   const copied = (await runEvents(request, fork)).filter((e) => e.meta?.forked_from);
   expect(copied.length).toBe(events.findIndex((e) => e.seq === handoff.seq) + 1);
+  // Its time counts from the fork, not from the original's start.
+  expect(copied.every((e) => e.ts > events.at(-1)!.ts)).toBe(true);
   await shoot(page, info, "run-fork-desktop");
+  await approveUntilDone(request, fork);
+
+  // Side by side with the original, from the fork point on.
+  await lineage.getByRole("link", { name: "Compare with the original" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Compare with the original" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Figures that differ" })).toBeVisible();
+  // The built-in model answers the same way twice: the same figures.
+  await expect(page.getByRole("status").filter({ hasText: /^No figure differs: the \d+ figures both runs reported are the same\.$/ })).toBeVisible();
+  await expect(page.getByRole("region", { name: /^Original: / })).toContainText(/Q4 2017/);
+  await expect(page.getByRole("region", { name: /^Fork: / })).toContainText(/Q4 2017/);
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id), scheme).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await shoot(page, info, "run-compare");
+
+  // The channel is as it was: the fork's card, and after it none of the messages it copied
+  // (pm-1's question among them), only what the fork said anew.
+  await page.goto(`/c/${threadId}`);
+  const card = page.getByRole("article", { name: /^Run: .*\(fork at #/ }).last();
+  await expect(card).toBeVisible();
+  const copiedMessages = copied.filter((e) => e.type === "chat.message").map((e) => e.id);
+  expect(copiedMessages).toContain(question.id);
+  const after = await card.evaluate((el) =>
+    [...document.querySelectorAll("[data-msg-id]")].filter((m) => el.compareDocumentPosition(m) & Node.DOCUMENT_POSITION_FOLLOWING).map((m) => m.getAttribute("data-msg-id")),
+  );
+  expect(after.length).toBeGreaterThan(0);
+  expect(after.filter((id) => copiedMessages.includes(id!))).toEqual([]);
 
   // The source lists its fork.
   await page.goto(`/runs/${runId}`);

@@ -91,11 +91,24 @@ function Side({ title, run, items, atSeq }: { title: string; run: RunSummary; it
 }
 
 function Figures({ data }: { data: ForkCompareResponse }) {
-  const { figures, same, runs } = data;
+  const { figures, same, runs, reported } = data;
+  if (!reported.parent || !reported.fork) {
+    const missing = !reported.fork ? runs.fork : runs.parent;
+    const who = !reported.fork ? "The fork" : "The original";
+    return (
+      <p className="rounded-lg border border-line bg-sunken/50 px-3 py-2 text-[13.5px]" role="status">
+        {!reported.parent && !reported.fork
+          ? "Neither run reported figures after the fork point."
+          : missing.ended_at
+            ? `${who} reported no figures after the fork point, so there is nothing to set them against.`
+            : `${who} has not reported figures yet; they are compared here as soon as it does.`}
+      </p>
+    );
+  }
   if (!figures.length) {
     return (
       <p className="rounded-lg border border-line bg-sunken/50 px-3 py-2 text-[13.5px]" role="status">
-        {same ? `No figure differs: the ${same} figure${same === 1 ? "" : "s"} both runs reported are the same.` : "Neither run reported figures after the fork point."}
+        No figure differs: the {same} figure{same === 1 ? "" : "s"} both runs reported {same === 1 ? "is" : "are"} the same.
       </p>
     );
   }

@@ -20,7 +20,7 @@ const REPORT = (west: string, total: string) => `# Q4 2017 sales by region
 | **West** | ${west} | $10.00 |
 | East | $2,000.00 | $20.00 |
 
-**Total revenue:** ${total}, up 12% on Q3.`;
+**Total revenue:** ${total}, up 12% on Q3. Checked by analyst-1 in 2018.`;
 
 describe("figures", () => {
   it("labels table cells by row and column, and prose numbers by the words before them", () => {
@@ -30,7 +30,6 @@ describe("figures", () => {
       "West · Profit": "$10.00",
       "East · Sales": "$2,000.00",
       "East · Profit": "$20.00",
-      "Q4": "2017",
       "Total revenue": "$3,000.00",
       "up": "12%",
     });
@@ -60,7 +59,15 @@ describe("said and compareFork", () => {
     const c = compareFork(parent, fork);
     // $1,000.00 and $1000 are the same number; only the total differs.
     expect(c.figures).toEqual([{ label: "Total revenue", parent: "$3,000.00", fork: "$3,100.00" }]);
-    expect(c.same).toBe(6);
+    expect(c.same).toBe(5);
+    expect(c.reported).toEqual({ parent: 6, fork: 6 });
+  });
+
+  it("lists no differences while one side has reported no figure yet", () => {
+    seq = 0;
+    const c = compareFork([ev({ type: "task.result", payload: { summary: "Orders: 12" } })], [ev({ type: "chat.message", to: [{ agent_id: "user" }], payload: { text: "Working on it" } })]);
+    expect(c.reported).toEqual({ parent: 1, fork: 0 });
+    expect(c.figures).toEqual([]);
   });
 
   it("names figures only one side has", () => {

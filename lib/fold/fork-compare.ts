@@ -7,9 +7,11 @@
  *   between agents, tool traffic and the machinery are left out; so are a fork's copies.
  * - `figures(text)`: the labelled numbers of a text. A markdown table cell is labelled by its
  *   row's first cell and its column's header ("West · Sales"); a number in prose by up to four
- *   words before it ("Total revenue"). The first occurrence of a label wins.
- * - `compareFork(parentAfter, forkEvents)`: both sides and the figures that differ (the same
- *   label with another value, or a label only one side has), in the order they first appear.
+ *   words before it in its sentence ("Total revenue"), years and the digits of names
+ *   ("analyst-1", "Q4") left out. The first occurrence of a label wins.
+ * - `compareFork(parentAfter, forkEvents)`: both sides and, once both have reported figures,
+ *   the figures that differ (the same label with another value, or a label only one side has),
+ *   in the order they first appear.
  *
  * Pure: the same events always give the same comparison.
  */
@@ -39,7 +41,9 @@ export interface FigureDiff {
 export interface ForkComparison {
   /** What each side told people after the fork point. */
   said: { parent: Said[]; fork: Said[] };
-  /** Figures whose values differ, or that only one side has. */
+  /** How many labelled figures each side reported. */
+  reported: { parent: number; fork: number };
+  /** Figures whose values differ, or that only one side has; empty until both sides reported figures. */
   figures: FigureDiff[];
   /** How many labelled figures both sides have with the same value. */
   same: number;
@@ -71,7 +75,9 @@ export function said(events: readonly StoredEvent[]): Said[] {
 }
 
 /** A number a person reads as a figure; not the digits inside a word ("Q4", "gpt-4o"). */
-const NUMBER = /(?<![A-Za-z\d.])[-+−]?[$€£]?\d[\d,]*(?:\.\d+)?%?(?![A-Za-z])/g;
+const NUMBER = /(?<![A-Za-z\d.]|[A-Za-z]-)[-+−]?[$€£]?\d[\d,]*(?:\.\d+)?%?(?![A-Za-z])/g;
+
+const YEAR = /^(?:19|20)\d\d$/;
 
 /** A cell or a line without markdown emphasis, code ticks and link syntax. */
 function plain(s: string): string {
@@ -117,10 +123,11 @@ export function figures(text: string): Map<string, string> {
     const flat = plain(line);
     let last = 0;
     for (const m of flat.matchAll(NUMBER)) {
-      const before = flat.slice(last, m.index).replace(/[:=(),;]+/g, " ").trim();
-      const words = before.split(/\s+/).filter((w) => /[A-Za-z]/.test(w));
-      if (words.length) put(words.slice(-4).join(" "), m[0]);
+      const sentence = flat.slice(last, m.index).split(/[.!?"“”]\s/).at(-1)!;
       last = m.index + m[0].length;
+      if (YEAR.test(m[0])) continue;
+      const words = sentence.replace(/[:=(),;]+/g, " ").trim().split(/\s+/).filter((w) => /[A-Za-z]/.test(w));
+      if (words.length) put(words.slice(-4).join(" "), m[0]);
     }
   }
   return out;
@@ -148,11 +155,13 @@ export function compareFork(parentAfter: readonly StoredEvent[], forkEvents: rea
   const b = collect(fork);
   const diffs: FigureDiff[] = [];
   let same = 0;
+  const reported = { parent: a.size, fork: b.size };
+  if (!a.size || !b.size) return { said: { parent, fork }, reported, figures: diffs, same };
   for (const label of new Set([...a.keys(), ...b.keys()])) {
     const x = a.get(label) ?? null;
     const y = b.get(label) ?? null;
     if (x !== null && y !== null && numeric(x) === numeric(y)) same++;
     else if (diffs.length < MAX_FIGURES) diffs.push({ label, parent: x, fork: y });
   }
-  return { said: { parent, fork }, figures: diffs, same };
+  return { said: { parent, fork }, reported, figures: diffs, same };
 }
