@@ -287,7 +287,9 @@ test("fork: re-run asks first, starts a new run that links to its source, leaves
 
   // The source lists its fork.
   await page.goto(`/runs/${runId}`);
-  await expect(page.getByLabel("Forks of this run").getByRole("link", { name: new RegExp(fork.slice(-6)) })).toHaveAttribute("href", `/runs/${fork}`);
+  const forks = page.getByLabel("Forks of this run");
+  await expect(forks.getByRole("link", { name: new RegExp(`^run …${fork.slice(-6)}`) })).toHaveAttribute("href", `/runs/${fork}`);
+  await expect(forks.getByRole("link", { name: `Compare fork run …${fork.slice(-6)} with this run` })).toHaveAttribute("href", `/runs/${fork}/compare`);
   await expect(taskNode(page, "qa-1", "Succeeded")).toBeVisible();
   await page.evaluate(() => document.fonts.ready);
   await shoot(page, info, "run-dag");
