@@ -34,6 +34,7 @@ const PORT = Number(process.env.PORT ?? 3300);
 const BASE_URL = `http://localhost:${PORT}`;
 const ASK = "Analyze last quarter's sales trends";
 const ANSWER = "Regional breakdown by major market";
+const FOLLOW_UP = "Now break it down by customer segment";
 const ROUTED = "Which region had the highest sales?";
 const FOLLOW_UP = "Yes, compare with last year";
 /** The agents' work on the built-in model is quick; a loaded machine may still take a while. */
@@ -215,6 +216,14 @@ async function salesRun(s: Session): Promise<string> {
     await scrollToBottom(page, question);
     await shoot(page, "sales-question.png");
   });
+  await step("the question in For you: for-you.png", async () => {
+    await page.goto("/inbox");
+    await expect(page.getByRole("heading", { level: 1, name: "For you" })).toBeVisible();
+    await expect(page.getByText("customer segments, or overall", { exact: false }).first()).toBeVisible(SLOW);
+    await shoot(page, "for-you.png");
+    await page.goto(`/c/${s.sales.id}`);
+    await expect(question).toBeVisible(SLOW);
+  });
   const runId = (await run.getAttribute("data-run-id"))!;
 
   await step(`answer pm-1: "${ANSWER}"`, async () => {
@@ -307,6 +316,10 @@ async function runPage(s: Session, runId: string): Promise<void> {
     await page.goto(`/runs/${encodeURIComponent(runId)}?at=${handoff.seq}`);
     await expect(node("analyst-1", "Pending")).toBeVisible();
     await page.getByRole("button", { name: `Re-run from event #${handoff.seq}` }).click();
+    const dialog = page.getByRole("dialog", { name: `Re-run from event #${handoff.seq}?` });
+    await expect(dialog.getByRole("list", { name: "Done again" })).toBeVisible();
+    await shoot(page, "fork-dialog.png");
+    await dialog.getByRole("button", { name: "Re-run from here" }).click();
     await expect(page.getByLabel("Forked from")).toBeVisible();
   });
   const fork = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
@@ -329,6 +342,33 @@ async function runPage(s: Session, runId: string): Promise<void> {
     await expect(page.getByLabel("Forks of this run")).toBeVisible();
     await expect(node("qa-1", "Succeeded")).toBeVisible(SLOW);
     await shoot(page, "run-dag.png");
+  });
+
+  await step("the fork beside the original: fork-compare.png", async () => {
+    await page.goto(`/runs/${encodeURIComponent(fork)}/compare`);
+    await expect(page.getByRole("status").filter({ hasText: /^No figure differs/ })).toBeVisible(SLOW);
+    await shoot(page, "fork-compare.png");
+  });
+}
+
+/** A follow-up in the run's thread, answered by segment for the period agreed: follow-up.png. */
+async function followUp(s: Session): Promise<void> {
+  const { page, log } = s;
+  await step(`follow up in the run's thread: "${FOLLOW_UP}"`, async () => {
+    await page.goto(`/c/${s.sales.id}`);
+    const run = log.getByRole("article", { name: `Run: ${ASK}` }).first();
+    await run.getByRole("button", { name: /^Open the thread of / }).click();
+    const pane = page.getByRole("complementary", { name: `Thread of run ${ASK}` });
+    const reply = pane.getByRole("combobox", { name: /^Follow-up for / });
+    await reply.fill(FOLLOW_UP);
+    await reply.press("Enter");
+    await expect(reply).toHaveValue("");
+    const segments = log.getByRole("article").filter({ hasText: "Q4 2017 by customer segment" }).last();
+    await expect(segments).toBeVisible(SLOW);
+    await expect(run.getByLabel("Run state: Succeeded")).toBeVisible(SLOW);
+    await scrollToTop(page, segments);
+    await shoot(page, "follow-up.png");
+    await pane.getByRole("button", { name: "Close thread" }).click();
   });
 }
 
@@ -418,6 +458,7 @@ async function takeScreenshots(browser: Browser): Promise<void> {
   const s: Session = { page, request: context.request, sales, log: messageLog(page, "sales"), box: page.getByRole("combobox", { name: "Message #sales" }) };
   const runId = await salesRun(s);
   await runPage(s, runId);
+  await followUp(s);
   await mentions(s);
   await directory(s);
   await cancelled(s);
