@@ -34,7 +34,7 @@ const PORT = Number(process.env.PORT ?? 3300);
 const BASE_URL = `http://localhost:${PORT}`;
 const ASK = "Analyze last quarter's sales trends";
 const ANSWER = "Regional breakdown by major market";
-const FOLLOW_UP = "Now break it down by customer segment";
+const SEGMENTS = "Now break it down by customer segment";
 const ROUTED = "Which region had the highest sales?";
 const FOLLOW_UP = "Yes, compare with last year";
 /** The agents' work on the built-in model is quick; a loaded machine may still take a while. */
@@ -354,13 +354,13 @@ async function runPage(s: Session, runId: string): Promise<void> {
 /** A follow-up in the run's thread, answered by segment for the period agreed: follow-up.png. */
 async function followUp(s: Session): Promise<void> {
   const { page, log } = s;
-  await step(`follow up in the run's thread: "${FOLLOW_UP}"`, async () => {
+  await step(`follow up in the run's thread: "${SEGMENTS}"`, async () => {
     await page.goto(`/c/${s.sales.id}`);
     const run = log.getByRole("article", { name: `Run: ${ASK}` }).first();
     await run.getByRole("button", { name: /^Open the thread of / }).click();
     const pane = page.getByRole("complementary", { name: `Thread of run ${ASK}` });
     const reply = pane.getByRole("combobox", { name: /^Follow-up for / });
-    await reply.fill(FOLLOW_UP);
+    await reply.fill(SEGMENTS);
     await reply.press("Enter");
     await expect(reply).toHaveValue("");
     const segments = log.getByRole("article").filter({ hasText: "Q4 2017 by customer segment" }).last();
