@@ -264,11 +264,15 @@ test("fork: re-run asks first, starts a new run that links to its source, leaves
   await expect(page.getByRole("status").filter({ hasText: /^No figure differs: the \d+ figures both runs reported are the same\.$/ })).toBeVisible();
   await expect(page.getByRole("region", { name: /^Original: / })).toContainText(/Q4 2017/);
   await expect(page.getByRole("region", { name: /^Fork: / })).toContainText(/Q4 2017/);
-  for (const scheme of ["light", "dark"] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id), scheme).toEqual([]);
+  for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    await page.setViewportSize(size);
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const { violations } = await new AxeBuilder({ page }).analyze();
+      expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id), `${scheme} ${size.width}px`).toEqual([]);
+    }
   }
+  await page.setViewportSize({ width: 1280, height: 800 });
   await page.emulateMedia({ colorScheme: "light" });
   await shoot(page, info, "run-compare");
 
