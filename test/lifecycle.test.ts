@@ -67,6 +67,13 @@ function answer(body: ChatRequest): unknown {
       return never();
     case "tool":
       return last.role === "tool" ? say("done") : call("DataServer__query_data", { sql: HEAVY_SQL });
+    case "long": {
+      // Thirty queries for one question, more than one wake's worth of steps, then the answer.
+      const done = body.messages.filter((m) => m.role === "tool").length;
+      return done < 30 ? call("DataServer__query_data", { sql: `SELECT ${done + 1} AS step` }) : say(`Thirty queries later: the answer.`);
+    }
+    case "forever":
+      return call("DataServer__query_data", { sql: "SELECT 1 AS again" });
     case "reserve":
       return last.role === "tool" ? never() : call("Ledger__reserve", { item: "widgets", quantity: 3 });
     case "tree":
@@ -115,7 +122,7 @@ function workspace(extra: Record<string, unknown>, policy?: string): { dir: stri
   });
   // lead-1 reserves stock in a ledger, and a reservation of a task that does not finish is released.
   const lead = manifest("lead-1", ["helper-1"], {
-    limits: { max_model_turns: 20 },
+    limits: { max_model_turns: 40 },
     mcp_bindings: [
       { server_id: "DataServer", scopes: ["read:data"], allowed_tools: ["query_data"] },
       { server_id: "Ledger", scopes: ["write:stock"], allowed_tools: ["reserve", "release"] },
@@ -354,6 +361,24 @@ describe("compensation", () => {
     // Once only, however often it is attempted.
     const { compensate } = await import("@/server/lifecycle/compensation");
     expect(await compensate({ store: rt.store, tools: { callTool: () => Promise.reject(new Error("called again")) } }, rt.workspace.agents.get("agent:lead-1")!, await taskRow(rt, run.task_id))).toBe(0);
+  });
+});
+
+describe("long tasks", () => {
+  it("go on for as many model turns as they need, within max_model_turns", async () => {
+    const run = await runOf(await say(rt, thread_id, "[long] Query it step by step"));
+    const result = await waitFor(rt, thread_id, "the result", (evs) => evs.find((e) => e.run_id === run.run_id && e.type === "task.result"), 60_000);
+    expect(result.payload.summary).toContain("Thirty queries later");
+    const queries = (await runEvents(run.run_id)).filter((e) => e.type === "tool.result" && e.payload.tool === "query_data");
+    expect(queries).toHaveLength(30);
+  });
+
+  it("end with TURN_LIMIT when the model never stops, never in silence", async () => {
+    const run = await runOf(await say(rt, thread_id, "[forever] Keep querying"));
+    const error = await waitFor(rt, thread_id, "the turn limit", (evs) => evs.find((e) => e.run_id === run.run_id && e.type === "task.error" && e.payload.code === "TURN_LIMIT"), 60_000);
+    expect(error.from.agent_id).toBe("agent:lead-1");
+    expect(String(error.payload.message)).toContain("took 40 model turns");
+    expect((await runRow(rt, run.run_id)).state).toBe("failed");
   });
 });
 

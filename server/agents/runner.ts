@@ -8,8 +8,10 @@
  * completed, and, when something new has arrived (the last message is not the agent's own turn
  * end), asks the model for its next step through the AI SDK (`generateText`, one step, tools
  * without execute). Each tool call of the step is carried out as events (actions.ts); the loop
- * goes on until the model ends its turn with text, submits its result, or MAX_STEPS_PER_WAKE is
- * reached. Nothing lives only in memory: after a restart, waking every unfinished task carries
+ * goes on until the task ends (its result, an error, a cancel or timeout), waits for something
+ * (an answer, a subtask, a review, an approval: the event that ends the wait wakes it again) or
+ * hits `max_model_turns` (task.error TURN_LIMIT). There is no other cap, so no task stops in
+ * silence. Nothing lives only in memory: after a restart, waking every unfinished task carries
  * each run on from its events.
  *
  * Every task ends (docs/lifecycle.md):
@@ -49,7 +51,6 @@ import { answersQuestions, askerOf, summarize, type Drivers } from "./driver";
 import type { SchemaRegistry } from "../schemas/registry";
 import { Wakes } from "./wakes";
 
-export const MAX_STEPS_PER_WAKE = 24;
 const ENDINGS = new Set(["task.result", "task.error", "task.cancel", "task.timeout"]);
 
 /** An MCP tool as offered to a model. */
@@ -314,7 +315,7 @@ export class AgentRunner {
     };
     const turnsBefore = events.slice(0, current.index).reduce((max, e) => Math.max(max, own(e)?.step ?? 0), 0);
 
-    for (let i = 0; i < MAX_STEPS_PER_WAKE && !this.wakes.isStopped && !signal.aborted; i++) {
+    while (!this.wakes.isStopped && !signal.aborted) {
       events = await runLog.refresh();
       if (sinceRequest((e) => e.task_id === task_id && ENDINGS.has(e.type))) return;
       const conv = buildConversation(events, { agent_id: agent.agent_id, instance_id: ctx.instance_id, task_id }, systemPrompt(agent, ctx.kind, this.expectation(request)), meta);
