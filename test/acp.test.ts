@@ -15,7 +15,7 @@ import { joinDeltas, type AcpDelta } from "@/lib/acp/delta";
 import type { Clutch } from "@/server/clutch";
 import * as acpRoute from "@/app/api/acp/route";
 import { runRow, testPerson, type TestPrincipal } from "./helpers";
-import { scratchWorkspace, startAgents, threadEvents } from "./agents";
+import { scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
 
 let rt: Clutch;
 let dana: TestPrincipal;
@@ -96,9 +96,28 @@ describe("Clutch's ACP server", () => {
     expect(await runRow(rt, first.output.run_id)).toMatchObject({ state: "succeeded" });
   });
 
+  it("cancels the run when the caller aborts the call (the SDK's notifications/cancelled)", async () => {
+    const first = await run({ name: "pm-1", input: { text: "Analyze last quarter's sales trends" } });
+    expect(first.output.status).toBe("input_required");
+    const controller = new AbortController();
+    const answering = client.request({ method: "agents/run", params: { name: "pm-1", input: { text: "Regional breakdown by major market", run_id: first.output.run_id } } }, RunResult, { signal: controller.signal, timeout: 120_000 });
+    // Abort as soon as the answer is in the log, while the run goes on.
+    await waitFor(rt, first.output.thread_id, "the answer", (evs) => evs.find((e) => e.run_id === first.output.run_id && e.type === "chat.message" && e.from.agent_id === dana.agent_id));
+    controller.abort("changed my mind");
+    await expect(answering).rejects.toThrow();
+    await expect.poll(async () => (await runRow(rt, first.output.run_id)).state, { timeout: 20_000 }).toBe("cancelled");
+    const cancel = (await threadEvents(rt, first.output.thread_id)).find((e) => e.run_id === first.output.run_id && e.type === "task.cancel");
+    expect(cancel?.payload).toMatchObject({ reason: "cancelled by the ACP caller" });
+  });
+
   it("refuses an unknown agent, a run that waits for nothing, and a call without a key", async () => {
     await expect(run({ name: "nobody", input: { text: "hi" } })).rejects.toThrow(/no agent nobody; agents\/list names the agents you may run/);
     await expect(run({ name: "pm-1", input: { text: "" } })).rejects.toThrow(/input.text/);
+    // A missing text is invalid params (-32602) with a message, never an internal error.
+    const empty = run({ name: "pm-1", input: {} });
+    await expect(empty).rejects.toMatchObject({ code: -32602 });
+    await expect(empty).rejects.toThrow(/input.text is the request; it is required/);
+    await expect(run({ name: "pm-1" })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("input: { text, channel?, run_id? } is required") });
     const noKey = await acpRoute.POST(new Request("http://test/api/acp", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }), undefined as never);
     expect(noKey.status).toBe(401);
   });

@@ -13,7 +13,9 @@
  *   notifications/agents/run/progress { progressToken, delta }: when the call carries
  *                  `_meta.progressToken`, the output as it grows, one delta per step; joined with
  *                  the seed's delta algorithm (lib/acp/delta.ts) they are the final output
- *   notifications/cancelled for a run in flight → the run is cancelled in Clutch
+ *   notifications/cancelled for a run in flight → the run is cancelled in Clutch. Stateless,
+ *                  it comes in a request of its own: the process serving the call matches it
+ *                  by the caller and the call's JSON-RPC id (`inFlight`)
  *
  * The output (OUTPUT_SCHEMA): `{ run_id, thread_id, channel, steps[], status, text }`; `status`
  * is succeeded, failed, timed_out, cancelled, or input_required (a question waits for the
@@ -56,15 +58,26 @@ export const OUTPUT_SCHEMA = {
   required: ["run_id", "thread_id", "channel", "steps", "status", "text"],
 } as const;
 
+const CancelledNotification = z.object({ method: z.literal("notifications/cancelled"), params: z.looseObject({ requestId: z.union([z.string(), z.number()]) }) });
 const AgentsListRequest = z.object({ method: z.literal("agents/list"), params: z.looseObject({}).optional() });
-const AgentsRunRequest = z.object({
-  method: z.literal("agents/run"),
-  params: z.looseObject({
-    name: z.string().min(1),
-    input: z.looseObject({ text: z.string().trim().min(1, "input.text is the request; it must not be empty"), channel: z.string().optional(), run_id: z.string().optional() }),
-    _meta: z.looseObject({ progressToken: z.union([z.string(), z.number()]).optional() }).optional(),
-  }),
+/** The request as the SDK routes it; its params are checked in the handler, so a bad one is InvalidParams (-32602). */
+const AgentsRunRequest = z.object({ method: z.literal("agents/run"), params: z.unknown() });
+const AgentsRunParams = z.looseObject({
+  name: z.string({ error: "name: the agent to run, as agents/list names it" }).min(1, "name: the agent to run, as agents/list names it"),
+  input: z.looseObject({
+    text: z.string({ error: "input.text is the request; it is required" }).trim().min(1, "input.text is the request; it must not be empty"),
+    channel: z.string().optional(),
+    run_id: z.string().optional(),
+  }, { error: "input: { text, channel?, run_id? } is required" }),
+  _meta: z.looseObject({ progressToken: z.union([z.string(), z.number()]).optional() }).optional(),
 });
+
+/**
+ * agents/run calls in flight on this process, by `<principal>\n<JSON-RPC id>`: what cancels each.
+ * A stateless call's `notifications/cancelled` arrives in a request of its own (handleAcp).
+ */
+const inFlight = new Map<string, () => void>();
+const flightKey = (principal: Principal, requestId: string | number) => `${principal.agent_id}\n${typeof requestId}:${requestId}`;
 
 const bare = (id: string) => id.replace(/^agent:/, "");
 
@@ -100,7 +113,12 @@ function acpServer(clutch: Clutch, principal: Principal): Server {
   }));
 
   server.setRequestHandler(AgentsRunRequest, async (request, extra) => {
-    const { name, input, _meta } = request.params;
+    const parsed = AgentsRunParams.safeParse(request.params);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new McpError(ErrorCode.InvalidParams, issue.message.includes(":") || issue.message.startsWith("input") ? issue.message : `${issue.path.join(".")}: ${issue.message}`);
+    }
+    const { name, input, _meta } = parsed.data;
     const agent = runnable().find((a) => bare(a.agent_id) === name || a.agent_id === name);
     if (!agent) throw new McpError(ErrorCode.InvalidParams, `no agent ${name}; agents/list names the agents you may run`);
     const channelName = input.channel ?? clutch.workspace.a2a.channel ?? clutch.channels[0]?.name;
@@ -129,6 +147,8 @@ function acpServer(clutch: Clutch, principal: Principal): Server {
     const abort = () => void cancelRun(clutch.store, run.run_id, requester(principal), "cancelled by the ACP caller").catch((err) => log.warn({ err, run_id: run.run_id }, "ACP: cancelling the run failed"));
     let ended = false;
     extra.signal.addEventListener("abort", () => ended || abort(), { once: true });
+    const key = flightKey(principal, extra.requestId);
+    inFlight.set(key, () => ended || abort());
 
     await followRun(
       clutch,
@@ -170,6 +190,7 @@ function acpServer(clutch: Clutch, principal: Principal): Server {
       extra.signal,
     );
     ended = true;
+    inFlight.delete(key);
     await send({ status: output.status, text: output.text });
     return { output };
   });
@@ -214,6 +235,12 @@ async function answerQuestion(clutch: Clutch, principal: Principal, run_id: stri
  * Streamable HTTP transport. `parsedBody` is the request's JSON, read with Clutch's limits.
  */
 export async function handleAcp(clutch: Clutch, principal: Principal, req: Request, parsedBody: unknown): Promise<Response> {
+  // A cancel of an agents/run in flight comes in a request of its own (no session ties the two):
+  // it cancels the run that call follows, if that call is the same principal's.
+  for (const msg of Array.isArray(parsedBody) ? parsedBody : [parsedBody]) {
+    const cancel = CancelledNotification.safeParse(msg);
+    if (cancel.success) inFlight.get(flightKey(principal, cancel.data.params.requestId))?.();
+  }
   const server = acpServer(clutch, principal);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   await server.connect(transport);
