@@ -14,7 +14,7 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClientFactory, type Client } from "@a2a-js/sdk/client";
-import { Role, TaskState, type StreamResponse } from "@a2a-js/sdk";
+import { AgentCard, Role, TaskState, type StreamResponse } from "@a2a-js/sdk";
 import { newId } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import { a2aApp } from "@/server/adapters/a2a/server";
@@ -85,6 +85,10 @@ describe("Clutch's A2A server", () => {
     expect(legacy).toMatchObject({ name: "travel-1", url: `${base}/a2a/agents/travel-1`, protocolVersion: "0.3" });
     const none = await fetch(`${base}/a2a/agents/nobody/.well-known/agent-card.json`);
     expect(none.status).toBe(404);
+    // The SDK reads the 1.0 card with its security scheme intact.
+    const read = AgentCard.fromJSON(v1);
+    expect(read.securitySchemes.clutchKey?.scheme).toMatchObject({ $case: "httpAuthSecurityScheme", value: { scheme: "Bearer" } });
+    expect(read.securityRequirements[0]?.schemes).toHaveProperty("clutchKey");
   });
 
   it("runs a streamed message in the channel: progress, input-required, the answer, the artifact", async () => {
@@ -154,6 +158,25 @@ describe("Clutch's A2A server", () => {
     expect(stateOf((await resubscribed!).at(-1)!)).toBe(TaskState.TASK_STATE_CANCELED);
     expect((await runRow(rt, run_id)).state).toBe("cancelled");
     await expect.poll(() => remote.cancelled.length, { timeout: 10_000 }).toBeGreaterThan(0);
+  });
+
+  it("cancels a task that waits for input at once, over the SDK and v0.3's tasks/cancel", async () => {
+    for (const via of ["sdk", "v0.3"] as const) {
+      const first = await collect(client.sendMessageStream(message(`Book me a flight to Oslo (${via})`), asDana()));
+      const task = first.find((r) => r.payload?.$case === "task")!.payload!.value as unknown as { id: string; metadata: { clutch: { run_id: string } } };
+      expect(stateOf(first.at(-1)!)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const started = Date.now();
+      if (via === "sdk") {
+        const cancelled = await client.cancelTask({ tenant: "", id: task.id, metadata: {} }, asDana());
+        expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      } else {
+        const res = await fetch(`${base}/a2a`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${dana.key}` }, body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tasks/cancel", params: { id: task.id } }) });
+        expect(((await res.json()) as { result: { status: { state: string } } }).result.status.state).toBe("canceled");
+      }
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect((await client.getTask({ tenant: "", id: task.id }, asDana())).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      expect((await runRow(rt, task.metadata.clutch.run_id)).state).toBe("cancelled");
+    }
   });
 
   it("counts calls against the key's writes a minute, like the API's", async () => {

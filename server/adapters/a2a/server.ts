@@ -28,7 +28,7 @@
  * and are in the log, but tasks/get no longer knows their A2A ids.
  */
 import express, { type Request, type Response, type NextFunction } from "express";
-import { Role, TaskState, type AgentCard, type AgentSkill, type Message, type TaskStatus } from "@a2a-js/sdk";
+import { AgentCard, Role, TaskState, type AgentSkill, type Message, type TaskStatus } from "@a2a-js/sdk";
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext, type User } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express";
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3";
@@ -69,6 +69,8 @@ interface RunLink {
   question_id: string | null;
   /** Who started it over A2A: a cancel is theirs. */
   caller: ReturnType<typeof requester>;
+  /** The A2A task's context id. */
+  context_id: string;
 }
 
 const now = () => new Date().toISOString();
@@ -101,12 +103,19 @@ class RunExecutor implements AgentExecutor {
     private readonly target: string | null,
   ) {}
 
+  /**
+   * tasks/cancel in any state answers at once: the run is cancelled in Clutch, and the task says
+   * canceled. While a run streams, its task.cancel does that (follow); a task waiting for input
+   * follows nothing, so its canceled status is published here.
+   */
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const link = this.links.get(taskId);
-    if (!link) return;
+    const canceled = (contextId: string) =>
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_CANCELED, timestamp: now(), message: agentText("Cancelled over A2A", taskId, contextId) }, metadata: {} }));
+    if (!link) return canceled("");
     const run = await this.clutch.store.queries.run(link.run_id);
     if (run && !run.ended_at) await cancelRun(this.clutch.store, link.run_id, link.caller, "cancelled over A2A");
-    else bus.publish(AgentEvent.statusUpdate({ taskId, contextId: "", status: { state: TaskState.TASK_STATE_CANCELED, timestamp: now(), message: undefined }, metadata: {} }));
+    if (!run || run.ended_at || link.question_id) canceled(link.context_id);
   };
 
   async execute(rc: RequestContext, bus: ExecutionEventBus): Promise<void> {
@@ -142,7 +151,7 @@ class RunExecutor implements AgentExecutor {
         return;
       }
       const started = await startRemoteRun(this.clutch, { principal, channel: this.channel, target: this.target, text, via: "a2a", key: rc.userMessage.messageId });
-      link = { run_id: started.run_id, task_id: started.task_id, thread_id: started.thread_id, question_id: null, caller: requester(principal) };
+      link = { run_id: started.run_id, task_id: started.task_id, thread_id: started.thread_id, question_id: null, caller: requester(principal), context_id: contextId };
       after = started.after;
       this.links.set(taskId, link);
       bus.publish(
@@ -253,8 +262,19 @@ class BoundedRequestHandler extends DefaultRequestHandler {
   }
 }
 
-/** The A2A card of a Clutch endpoint. */
+/**
+ * The A2A card of a Clutch endpoint. Served as A2A 1.0 JSON (the ProtoJSON form the SDK's
+ * `AgentCard.fromJSON` reads, e.g. `securitySchemes.clutchKey.httpAuthSecurityScheme`): the SDK's
+ * card handler writes the card with JSON.stringify, which would otherwise write its in-memory
+ * form (`{ $case, value }`); its 0.3 handler reads the in-memory form as before.
+ */
 function cardOf(base: string, endpoint: string, name: string, description: string, skills: AgentSkill[]): AgentCard {
+  const card = inMemoryCard(base, endpoint, name, description, skills);
+  Object.defineProperty(card, "toJSON", { value: () => AgentCard.toJSON(card), enumerable: false });
+  return card;
+}
+
+function inMemoryCard(base: string, endpoint: string, name: string, description: string, skills: AgentSkill[]): AgentCard {
   return {
     name,
     description,
