@@ -139,4 +139,37 @@ describe("workflows", () => {
     const stale = await post<{ error: { code: string } }>(workflowsRoute.POST, "/api/workflows", { source: SOURCE, version: 1 });
     expect(stale).toMatchObject({ status: 409, body: { error: { code: "workflow_changed" } } });
   });
+
+  it("takes Clutch Protocol §3.4's workflow verbatim: a step with only expects goes to a producer of its type, and is checked", async () => {
+    // The seed's example, as the seed writes it (no capability).
+    const SEED = `workflow: product-research
+steps:
+  - id: research
+    expects:
+      type: task.result
+      payload_type: research.summary.v1
+      required:
+        - findings
+        - citations
+`;
+    const saved = await post<{ workflow: WorkflowDetail }>(workflowsRoute.POST, "/api/workflows", { source: SEED, version: 2 });
+    expect(saved).toMatchObject({ status: 200, body: { workflow: { name: "product-research", version: 3, uncovered: [], steps: [{ id: "research", capability: null, payload_type: "research.summary.v1" }] } } });
+    const started = await post<{ run_id: string; thread_id: string }>(runsRoute.POST, "/api/workflows/product-research/runs", { text: "What is new in batteries?" }, { name: "product-research" });
+    expect(started.status).toBe(201);
+    const { run_id, thread_id } = started.body;
+    const end = await waitFor(rt, thread_id, "the workflow's result", rootEnding(run_id), 40_000);
+    expect(end).toMatchObject({ type: "task.result", payload_type: "research.summary.v1", payload: { findings: ["Solid-state cells ship in 2027", "Prices fell 12%"] } });
+    const events = (await threadEvents(rt, thread_id)).filter((e) => e.run_id === run_id);
+    const step = events.find((e) => isEvent(e, "task.request") && e.meta?.workflow_step === "research" && e.to[0]?.agent_id === "agent:orchestrator")!;
+    expect(step.requires).toEqual([]);
+    expect(step.payload).toMatchObject({ expects: { payload_type: "research.summary.v1", required: ["findings", "citations"] } });
+    // reviewer-1's card produces only review.feedback.v1: the router gives the step to researcher-1, which produces the type.
+    const routed = events.find((e) => isEvent(e, "routing.decision"))!;
+    expect(routed.payload).toMatchObject({ selected: "agent:researcher-1" });
+
+    // A step names who does it or what it must return.
+    const neither = await post<{ error: { code: string; issues: { path: string; message: string }[] } }>(workflowsRoute.POST, "/api/workflows", { source: "workflow: vague\nsteps:\n  - id: think\n" });
+    expect(neither.status).toBe(400);
+    expect(neither.body.error.issues).toEqual([{ path: "steps.0", message: expect.stringContaining("needs a capability (who does it, e.g. skill:research) or expects.payload_type") }]);
+  });
 });

@@ -20,6 +20,12 @@ const STATUS: Record<StepStatus, { tone: Tone; word: string }> = {
 };
 
 /** The strip (see the file comment); `onSelectTask` opens a step's task. */
+/** "skill:research, expects research.summary.v1", or for a step without a capability, who takes it. */
+function stepTitle(s: { capability: string | null; payload_type: string | null }): string {
+  if (!s.capability) return `an agent that produces ${s.payload_type}`;
+  return `${s.capability}${s.payload_type ? `, expects ${s.payload_type}` : ""}`;
+}
+
 export function WorkflowSteps({ progress, onSelectTask }: { progress: WorkflowProgress; onSelectTask: (task_id: string) => void }) {
   return (
     <section aria-label={`Workflow ${progress.name}`} className="border-b border-line bg-surface px-3 py-2 sm:px-4">
@@ -38,7 +44,7 @@ export function WorkflowSteps({ progress, onSelectTask }: { progress: WorkflowPr
                   {status.word}
                 </StatusBadge>
                 <span className="hidden truncate font-mono text-[11px] text-fg-muted xl:inline">
-                  {s.capability}
+                  {s.capability ?? "any producer"}
                   {s.payload_type ? ` → ${s.payload_type}` : ""}
                 </span>
                 {s.agent && <span className="truncate text-[11.5px] text-agent">{bareId(s.agent)}</span>}
@@ -51,13 +57,13 @@ export function WorkflowSteps({ progress, onSelectTask }: { progress: WorkflowPr
                   <button
                     type="button"
                     onClick={() => onSelectTask(s.task_id!)}
-                    title={`${s.capability}${s.payload_type ? `, expects ${s.payload_type}` : ""}`}
+                    title={stepTitle(s)}
                     className="flex min-w-0 max-w-[26rem] items-center gap-1.5 rounded-md border border-line bg-canvas px-2 py-1 hover:bg-hover"
                   >
                     {body}
                   </button>
                 ) : (
-                  <span title={`${s.capability}${s.payload_type ? `, expects ${s.payload_type}` : ""}`} className="flex min-w-0 max-w-[26rem] items-center gap-1.5 rounded-md border border-dashed border-line px-2 py-1 text-fg-muted">
+                  <span title={stepTitle(s)} className="flex min-w-0 max-w-[26rem] items-center gap-1.5 rounded-md border border-dashed border-line px-2 py-1 text-fg-muted">
                     {body}
                   </span>
                 )}

@@ -79,7 +79,7 @@ function WorkflowView({ wf }: { wf: WorkflowDetail }) {
                 {i + 1}. {s.title}
               </span>
               <span className="mt-0.5 flex flex-wrap gap-1">
-                <Chip>{s.capability}</Chip>
+                {s.capability ? <Chip>{s.capability}</Chip> : <Chip title="No capability: an agent whose card produces the payload type takes the step">any producer</Chip>}
                 {s.payload_type && <Chip title="The payload type its result must have">→ {s.payload_type}</Chip>}
               </span>
             </span>
@@ -92,7 +92,15 @@ function WorkflowView({ wf }: { wf: WorkflowDetail }) {
           <ul className="mt-1 list-disc pl-5">
             {wf.uncovered.map((u) => (
               <li key={u.step}>
-                {u.title} needs <code className="font-mono">{u.capability}</code>, which no agent offers. Add an agent that does, or change the step’s capability.
+                {u.capability !== null ? (
+                  <>
+                    {u.title} needs <code className="font-mono">{u.capability}</code>, which no agent offers. Add an agent that does, or change the step’s capability.
+                  </>
+                ) : (
+                  <>
+                    {u.title} expects <code className="font-mono">{u.payload_type}</code>, which no agent produces. Add an agent whose card produces it, or name the step’s capability.
+                  </>
+                )}
               </li>
             ))}
           </ul>

@@ -387,7 +387,8 @@ export interface WorkflowSummary {
 export interface WorkflowDetail extends WorkflowSummary {
   source: string;
   /** Steps whose capability no agent offers now (server/workflows/coverage.ts): a run would be refused. */
-  uncovered: { step: string; title: string; capability: string }[];
+  /** Steps no agent can take now: a capability no card offers, or (`capability: null`) a payload type no card may produce. */
+  uncovered: ({ step: string; title: string } & ({ capability: string } | { capability: null; payload_type: string }))[];
 }
 
 /**

@@ -12,7 +12,8 @@ export type StepStatus = "waiting" | "pending" | "running" | "succeeded" | "fail
 export interface StepProgress {
   id: string;
   title: string;
-  capability: string;
+  /** null: the step goes to an agent that produces `payload_type`. */
+  capability: string | null;
   payload_type: string | null;
   status: StepStatus;
   task_id: string | null;

@@ -7,13 +7,18 @@
  *   description: Research, then review     # optional
  *   steps:
  *     - id: research                       # unique within the workflow
- *       capability: skill:research@^1      # a requirement the router matches (§4.2)
+ *       capability: skill:research@^1      # optional: a requirement the router matches (§4.2)
  *       title: Research the market         # optional; the step id otherwise
  *       instructions: Cite every source    # optional
  *       expects:                           # optional (§3.4)
  *         type: task.result
  *         payload_type: research.summary.v1
  *         required: [findings, citations]
+ *
+ * A step without a capability is §3.4's own form, a validation rule on a result: it is given to
+ * an agent whose card produces its `expects.payload_type` (the router filters and prefers by
+ * `produces`), and its result is checked like any step's. A step names a capability, a payload
+ * type, or both.
  *
  * Steps run in order; each gets the previous step's result as its input. `WorkflowShape` is what
  * a run keeps of its workflow (the root request's `meta.workflow`), so the run view draws it and
@@ -27,7 +32,7 @@ const NAME = /^[a-z0-9][a-z0-9_-]*$/;
 
 export const WorkflowStepSchema = z.strictObject({
   id: z.string().regex(NAME, "a step id is lowercase letters, digits, - and _").max(60),
-  capability: z.string().trim().min(1, "a step needs the capability that does it, e.g. skill:research"),
+  capability: z.string().trim().min(1, "a step's capability names who does it, e.g. skill:research").optional(),
   title: z.string().trim().max(200).optional(),
   instructions: z.string().max(10_000).optional(),
   expects: z
@@ -49,6 +54,9 @@ export const WorkflowSchema = z
   .superRefine((wf, ctx) => {
     const seen = new Set<string>();
     wf.steps.forEach((s, i) => {
+      if (!s.capability && !s.expects?.payload_type) {
+        ctx.addIssue({ code: "custom", path: ["steps", i], message: `step ${s.id} needs a capability (who does it, e.g. skill:research) or expects.payload_type (what an agent that produces it must return)` });
+      }
       if (seen.has(s.id)) ctx.addIssue({ code: "custom", path: ["steps", i, "id"], message: `step id ${s.id} is used twice` });
       seen.add(s.id);
     });
@@ -60,7 +68,8 @@ export interface WorkflowShape {
   name: string;
   /** The stored version the run started from. */
   version: number;
-  steps: { id: string; title: string; capability: string; instructions: string | null; payload_type: string | null; required: string[] }[];
+  /** `capability` null: the step goes to an agent that produces its `payload_type`. */
+  steps: { id: string; title: string; capability: string | null; instructions: string | null; payload_type: string | null; required: string[] }[];
 }
 
 /** A definition problem: where (a dot path from the root, e.g. `steps.1.capability`) and what. */
@@ -86,6 +95,6 @@ export function shapeOf(wf: Workflow, version: number): WorkflowShape {
   return {
     name: wf.workflow,
     version,
-    steps: wf.steps.map((s) => ({ id: s.id, title: s.title ?? s.id, capability: s.capability, instructions: s.instructions ?? null, payload_type: s.expects?.payload_type ?? null, required: s.expects?.required ?? [] })),
+    steps: wf.steps.map((s) => ({ id: s.id, title: s.title ?? s.id, capability: s.capability ?? null, instructions: s.instructions ?? null, payload_type: s.expects?.payload_type ?? null, required: s.expects?.required ?? [] })),
   };
 }

@@ -8,17 +8,27 @@ import type { Workflow } from "@/lib/workflows/definition";
 import type { AgentRegistry } from "../router/registry";
 import { findCapability, parseRequirement, RequirementError } from "../router/requirement";
 
-/** A step no agent can take: its id, title and the capability it asks for. */
-export interface UncoveredStep {
-  step: string;
-  title: string;
-  capability: string;
-}
+/**
+ * A step no agent can take: its id, title and the capability it asks for, or (a step without a
+ * capability) the payload type it expects, when every card declares other types.
+ */
+export type UncoveredStep = { step: string; title: string } & ({ capability: string } | { capability: null; payload_type: string });
 
-/** The steps of `wf` whose capability no agent in `registry` offers (any version range taken into account). */
+/**
+ * The steps of `wf` no agent in `registry` can take: a capability no card offers (any version
+ * range taken into account), or for a step without one, a payload type that every card that
+ * declares its types leaves out, with no card that declares none.
+ */
 export function uncoveredSteps(wf: Workflow, registry: AgentRegistry): UncoveredStep[] {
   const agents = registry.list();
-  return wf.steps.flatMap((s) => {
+  return wf.steps.flatMap((s): UncoveredStep[] => {
+    const named = { step: s.id, title: s.title ?? s.id };
+    if (!s.capability) {
+      const type = s.expects?.payload_type ?? "";
+      // The router's `produces` filter: a card that declares no types passes it.
+      const takes = agents.some((a) => !a.card.produces?.length || a.card.produces.includes(type));
+      return takes ? [] : [{ ...named, capability: null, payload_type: type }];
+    }
     let covered = false;
     try {
       const req = parseRequirement(s.capability);
@@ -26,7 +36,7 @@ export function uncoveredSteps(wf: Workflow, registry: AgentRegistry): Uncovered
     } catch (err) {
       if (!(err instanceof RequirementError)) throw err;
     }
-    return covered ? [] : [{ step: s.id, title: s.title ?? s.id, capability: s.capability }];
+    return covered ? [] : [{ ...named, capability: s.capability }];
   });
 }
 

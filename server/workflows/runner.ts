@@ -190,7 +190,7 @@ export class WorkflowRunner {
           task_id: newId("task"),
           parent_task_id: task_id,
           to: [ORCHESTRATOR],
-          requires: [step.capability],
+          requires: step.capability ? [step.capability] : [],
           payload: {
             title: step.title,
             instructions: stepInstructions(shape, next.step),
