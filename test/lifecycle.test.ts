@@ -362,6 +362,38 @@ describe("compensation", () => {
     const { compensate } = await import("@/server/lifecycle/compensation");
     expect(await compensate({ store: rt.store, tools: { callTool: () => Promise.reject(new Error("called again")) } }, rt.workspace.agents.get("agent:lead-1")!, await taskRow(rt, run.task_id))).toBe(0);
   });
+
+  it("is made after a restart when the process stopped before it (or in the middle of it)", async () => {
+    // A Clutch of its own: it is stopped while lead-1 holds a reservation.
+    const { dir } = workspace({ lifecycle: { retry_delay_ms: 20, max_model_turns: 6 } });
+    const ledger = path.join(dir, "ledger.json");
+    const first = await withAgents(dir);
+    const channel = first.channels[0]!.thread_id;
+    let run: { run_id: string; task_id: string };
+    let reservation_id: string;
+    try {
+      const asked = await say(first, channel, "[reserve] Hold four widgets");
+      const root = await waitFor(first, channel, "the run's root task", (evs) => evs.find((e) => e.type === "task.request" && (e.payload.input as { message_id?: string } | undefined)?.message_id === asked.id));
+      run = { run_id: root.run_id, task_id: root.task_id };
+      const reserved = await waitFor(first, channel, "the reservation", (evs) => evs.find((e) => e.run_id === run.run_id && e.type === "tool.result" && e.payload.tool === "reserve"));
+      reservation_id = (reserved.payload.result as { reservation_id: string }).reservation_id;
+    } finally {
+      await first.stop({ graceMs: 500 });
+    }
+    // The task is cancelled while no Clutch runs this workspace (as if the process had died right after).
+    await cancelTask(rt.store, await taskRow(rt, run.task_id), DANA, "stopped while down");
+    expect((await taskRow(rt, run.task_id)).state).toBe("cancelled");
+    expect(Object.keys(JSON.parse(fs.readFileSync(ledger, "utf8")))).toContain(reservation_id);
+
+    const again = await withAgents(dir);
+    try {
+      const undone = await waitFor(again, channel, "the release after the restart", (evs) => evs.find((e) => e.run_id === run.run_id && e.type === "tool.result" && e.payload.tool === "release"));
+      expect(undone.payload.result).toEqual({ released: true });
+      expect(Object.keys(JSON.parse(fs.readFileSync(ledger, "utf8")))).not.toContain(reservation_id);
+    } finally {
+      await again.stop({ graceMs: 500 });
+    }
+  });
 });
 
 describe("long tasks", () => {

@@ -526,6 +526,15 @@ export class Queries {
     return rows.map(fromRow).filter((e): e is StoredEventOf<"chat.message"> => isEvent(e, "chat.message"));
   }
 
+  /** Tasks of `assignees` in `thread_ids` that ended failed, cancelled or timed out at or after `since`, oldest first. */
+  async unsuccessfulTasksSince(assignees: readonly string[], thread_ids: readonly string[], since: Date): Promise<Task[]> {
+    if (!assignees.length || !thread_ids.length) return [];
+    return this.db.task.findMany({
+      where: { assignee: { in: [...assignees] }, thread_id: { in: [...thread_ids] }, state: { in: ["failed", "cancelled", "timed_out"] }, ended_at: { gte: since } },
+      orderBy: [{ ended_at: "asc" }, { id: "asc" }],
+    });
+  }
+
   /**
    * Messages that @mention `person` (`payload.mentions` holds `user:<id>`, lib/mentions.ts) and
    * that someone else sent (not a fork's copy of one: `meta.forked_from`), in channels `thread_ids` ("all": every one), at or after `since`:

@@ -7,8 +7,12 @@
  *
  *   tool.call   (meta.compensation = { of_call_id, after })  then  tool.result | tool.error
  *
- * Idempotency keys make each undo happen once however often it is attempted (a restart, a
- * second sweep). A failed undo is recorded (tool.error) and the others still run.
+ * Idempotency keys make each undo's events happen once however often it is attempted. An undo
+ * counts as done once its outcome (tool.result or tool.error) is in the log: one whose call was
+ * recorded but whose outcome was not (the process stopped in between) is called again, so undo
+ * tools must be idempotent. A failed undo is recorded (tool.error) and the others still run.
+ * After a restart the orchestrator's `recover()` compensates the tasks that ended unsuccessfully
+ * within COMPENSATION_WINDOW_MS (`compensateEnded`), so an interrupted compensation finishes.
  */
 import { isEvent, makeMessage, type StoredEventOf } from "@/lib/protocol";
 import type { ToolCaller } from "../agents/actions";
@@ -49,7 +53,10 @@ export async function compensate(deps: { store: EventStore; tools: ToolCaller },
   if (!rules.length) return 0;
   const events = (await deps.store.readAll({ run_id: task.run_id })).filter((e) => e.task_id === task.id);
   const calls = new Map(events.filter((e): e is StoredEventOf<"tool.call"> => isEvent(e, "tool.call")).map((e) => [e.payload.call_id, e]));
-  const undone = new Set(events.map((e) => (e.meta?.compensation as { of_call_id?: string } | undefined)?.of_call_id).filter(Boolean));
+  // Undone: an undo whose outcome is recorded (a call alone was interrupted, and is made again).
+  const undone = new Set(
+    events.filter((e) => isEvent(e, "tool.result", "tool.error")).map((e) => (e.meta?.compensation as { of_call_id?: string } | undefined)?.of_call_id).filter(Boolean),
+  );
   const done: { result: StoredEventOf<"tool.result">; rule: Rule }[] = [];
   for (const e of events) {
     if (!isEvent(e, "tool.result") || e.meta?.compensation) continue;
@@ -79,4 +86,22 @@ export async function compensate(deps: { store: EventStore; tools: ToolCaller },
     );
   }
   return done.length;
+}
+
+/** How far back `compensateEnded` looks for tasks that ended unsuccessfully (ms). */
+export const COMPENSATION_WINDOW_MS = 24 * 3600_000;
+
+/**
+ * After a restart: compensate every task of `agents` (those with `compensations`) in the
+ * channels `thread_ids` that ended in failure, cancel or timeout within COMPENSATION_WINDOW_MS
+ * before `now`. What was undone before is not undone again. Returns how many undo calls were made.
+ */
+export async function compensateEnded(deps: { store: EventStore; tools: ToolCaller }, agents: readonly WorkspaceAgent[], thread_ids: readonly string[], now = Date.now()): Promise<number> {
+  const withRules = new Map(agents.filter((a) => a.manifest.compensations?.length).map((a) => [a.agent_id, a]));
+  if (!withRules.size) return 0;
+  let made = 0;
+  for (const task of await deps.store.queries.unsuccessfulTasksSince([...withRules.keys()], thread_ids, new Date(now - COMPENSATION_WINDOW_MS))) {
+    made += await compensate(deps, withRules.get(task.assignee!)!, task);
+  }
+  return made;
 }

@@ -51,7 +51,7 @@ import { log } from "../log";
 import { needsRouting, ORCHESTRATOR, type Router } from "../router/router";
 import type { AgentRegistry } from "../router/registry";
 import { Deadlines } from "../lifecycle/deadlines";
-import { compensate } from "../lifecycle/compensation";
+import { compensate, compensateEnded } from "../lifecycle/compensation";
 import { clutchTaskError } from "../lifecycle/task-error";
 import { cancelRun } from "../lifecycle/cancel";
 import { ClutchError } from "../errors";
@@ -565,6 +565,16 @@ export class Orchestrator {
     }
 
     for (const ev of await this.store.queries.reviewResults(threads)) await this.wakeAfterOutcome(ev);
+
+    // Compensations the previous process did not finish (or never started).
+    if (this.tools) {
+      const tools = this.tools;
+      const job = compensateEnded({ store: this.store, tools }, [...this.workspace.agents.values()], threads)
+        .then(() => undefined)
+        .catch((err) => log.error({ err }, "compensation after restart failed"))
+        .finally(() => this.background.delete(job));
+      this.background.add(job);
+    }
 
     for (const channel of channels) {
       const { run_id } = conversationIds(channel.thread_id);
