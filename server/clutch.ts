@@ -287,9 +287,28 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   });
   const onPostgres = Boolean(options.databaseUrl && !options.embeddedUrl);
   // On PostgreSQL a request to a workspace agent commits with its dispatch job (server/dispatch/queue.ts).
+  // Events addressed to external agents with a webhook go out as signed POSTs, in the orchestrator's
+  // channels; on PostgreSQL each is a job of the durable queue, committed with the event.
+  const webhooks: WebhookDelivery | null =
+    workspace !== NO_WORKSPACE
+      ? new WebhookDelivery({
+          store,
+          tail,
+          registry,
+          serverSecret,
+          inScope: (thread_id): Promise<boolean> => orchestrator.actsIn(thread_id),
+          attempts: workspace.lifecycle.retry_attempts,
+          delayMs: workspace.lifecycle.retry_delay_ms,
+        })
+      : null;
   const queue =
     onPostgres && workspace.agents.size
-      ? new DispatchQueue({ connectionString: options.databaseUrl!, identifier: `${deployment}.dispatch`, isLocalAgent: (id) => workspace.agents.has(id) })
+      ? new DispatchQueue({
+          connectionString: options.databaseUrl!,
+          identifier: `${deployment}.dispatch`,
+          isLocalAgent: (id) => workspace.agents.has(id),
+          ...(webhooks ? { webhooks: { identifier: `${deployment}.webhook`, agentsOf: webhooks.agentsOf } } : {}),
+        })
       : null;
   if (queue) {
     await queue.migrate();
@@ -309,19 +328,6 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     tools,
     durableDispatch: Boolean(queue),
   });
-  // Events addressed to external agents with a webhook go out as signed POSTs, in the orchestrator's channels.
-  const webhooks =
-    workspace !== NO_WORKSPACE
-      ? new WebhookDelivery({
-          store,
-          tail,
-          registry,
-          serverSecret,
-          inScope: (thread_id) => orchestrator.actsIn(thread_id),
-          attempts: workspace.lifecycle.retry_attempts,
-          delayMs: workspace.lifecycle.retry_delay_ms,
-        })
-      : null;
   // Registered agents whose card names an A2A endpoint are reached like workspace agents on runtime a2a.
   const a2aAgents =
     workspace !== NO_WORKSPACE
@@ -350,13 +356,16 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       await agentWork.beat();
       orchestrator.start();
       await workflowRunner.start();
-      webhooks?.start();
+      webhooks?.start({ follow: !queue });
       a2aAgents?.start();
       await orchestrator.recover();
       if (queue) {
         const unlocked = await queue.unlockAbandoned();
         if (unlocked) log.info({ workers: unlocked }, "dispatch jobs of stopped workers unlocked");
-        await queue.start((job) => orchestrator.dispatchJob(job));
+        await queue.start(
+          (job) => orchestrator.dispatchJob(job),
+          webhooks ? (job) => webhooks.deliverJob(job) : undefined,
+        );
       }
       log.info({ agents: [...workspace.agents.keys()], channels: channels.map((c) => c.name) }, "agents started");
     },
@@ -377,8 +386,8 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       stopHeartbeats();
       const grace = graceMs === undefined ? null : new Promise<void>((r) => setTimeout(r, graceMs).unref());
       const within = (p: Promise<void>) => (grace ? Promise.race([p, grace]) : p);
-      await within(queue?.stop() ?? Promise.resolve());
-      await within(webhooks?.stop() ?? Promise.resolve());
+      // Deliveries in hand stop first (a queue's job is kept for the next leader), so the queue's stop does not wait on them.
+      await within(Promise.all([webhooks?.stop(), queue?.stop()]).then(() => undefined));
       await within(a2aAgents?.stop() ?? Promise.resolve());
       await within(workflowRunner.stop());
       await within(orchestrator.stop());

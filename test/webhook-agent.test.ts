@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import { registerAgent } from "@/server/router/registration";
@@ -28,6 +28,9 @@ let base: string;
 /** What the agent's webhook received, and how it answers each call (default 200). */
 const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
 let answers: number[] = [];
+/** Paths whose first call gets no answer at all (a receiver that hangs). */
+const hangOnce = new Set<string>();
+let workspaceDir: string;
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -35,6 +38,7 @@ beforeAll(async () => {
     req.on("data", (c) => (body += c));
     req.on("end", () => {
       received.push({ headers: req.headers, body });
+      if (hangOnce.delete(req.url ?? "")) return; // no answer: the delivery hangs until it is cut short
       res.writeHead(answers.shift() ?? 200).end();
     });
   });
@@ -46,6 +50,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
   const channel = `hook-${newId("thread").slice(-8).toLowerCase()}`;
   fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: channel, entry_agent: "lead-1" }], lifecycle: { retry_delay_ms: 20 } }));
+  workspaceDir = dir;
   rt = await testClutch({ workspaceDir: dir, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")), modelFor: () => ({}) as never });
   thread_id = rt.channels[0]!.thread_id;
 });
@@ -116,5 +121,38 @@ describe("a webhook agent", () => {
     while (!received.some((r) => r.headers["webhook-id"] === error.id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(received.some((r) => r.headers["webhook-id"] === error.id)).toBe(true);
     expect((await taskRow(rt, request.task_id)).state).toBe("failed");
+  });
+});
+
+describe.skipIf(inject("embeddedDatabase"))("a webhook delivery cut short by a stop", () => {
+  it("is made again by the next node to lead, with the same webhook-id, and then no more", async () => {
+    const { agent_id } = await webhookAgent("/hang");
+    hangOnce.add("/hang");
+    const deployment = `test.${newId("task")}`;
+    const node = () => testClutch({ workspaceDir, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")), modelFor: () => ({}) as never, deployment });
+    const first = await node();
+    const at = { thread_id, run_id: newId("run"), task_id: newId("task") };
+    // The delivery is a job committed with the request; the first node takes it and the receiver hangs.
+    const request = (await first.store.append(makeMessage({ type: "task.request", ...at, from: DANA, to: [{ agent_id }], payload: { title: "Count the returns" } }))).events[0]!;
+    const deliveries = () => received.filter((r) => r.headers["webhook-id"] === request.id).length;
+    const until = async (n: number, ms: number) => {
+      const end = Date.now() + ms;
+      while (deliveries() < n && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+    };
+    await until(1, 10_000);
+    expect(deliveries()).toBe(1);
+    await first.stop({ graceMs: 2000 });
+
+    const second = await node();
+    try {
+      await until(2, 20_000);
+      expect(deliveries(), "delivered again after the stop").toBe(2);
+      // Answered 200 this time: the job is done, and nothing is delivered a third time.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(deliveries()).toBe(2);
+      expect(received.filter((r) => r.headers["webhook-id"] === request.id).map((r) => JSON.parse(r.body).id)).toEqual([request.id, request.id]);
+    } finally {
+      await second.stop({ graceMs: 2000 });
+    }
   });
 });

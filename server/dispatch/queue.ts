@@ -16,6 +16,12 @@
  * A job is `{ run_id, task_id, attempt }`; its handler dispatches the task (the policy gate, then
  * the agent's instance), which is idempotent, and a handler that throws is tried again by the
  * queue with backoff (at most 5 times).
+ *
+ * The same queue carries webhook deliveries (`<deployment>.webhook`, server/adapters/webhook/
+ * webhook.ts): an event addressed to an external agent with a webhook commits with a job
+ * `{ seq, agent_id }` (job key `<run>/<event id>>agent`, so one per event and agent), and the
+ * leader delivers it; a delivery cut short by a stop or a crash is delivered again after it,
+ * with the same `webhook-id`.
  */
 import { Pool } from "pg";
 import { Logger, makeWorkerUtils, run, runMigrations, type Runner } from "graphile-worker";
@@ -31,6 +37,12 @@ export interface DispatchJob {
   attempt: number;
 }
 
+/** One webhook delivery: the stored event (by seq) and the agent it goes to. */
+export interface WebhookJob {
+  seq: number;
+  agent_id: string;
+}
+
 /** The job `ev` creates: a task.request to an agent this Clutch runs (not one for the router). */
 export function dispatchJobOf(ev: StoredEvent, isLocalAgent: (agent_id: string) => boolean): DispatchJob | null {
   if (ev.type !== "task.request" || needsRouting(ev)) return null;
@@ -44,7 +56,9 @@ const MIGRATE_LOCK_KEY = 0x436c7564; // "Clud"
 
 /** graphile-worker's log lines through Clutch's logger (warnings and errors only). */
 const logger = new Logger(() => (level, message, meta) => {
-  if (level === "error") log.error({ meta }, `dispatch queue: ${message}`);
+  // A failed job is tried again (a delivery cut short by a stop, a dispatch that failed): a warning.
+  if (level === "error" && !(meta as { failure?: boolean } | undefined)?.failure) log.error({ meta }, `dispatch queue: ${message}`);
+  else if (level === "error") log.warn({ meta }, `dispatch queue: ${message}`);
   else if (level === "warning") log.warn({ meta }, `dispatch queue: ${message}`);
 });
 
@@ -57,7 +71,13 @@ export class DispatchQueue {
    * it uses the same); `isLocalAgent` says which agents this Clutch runs.
    */
   constructor(
-    private readonly opts: { connectionString: string; identifier: string; isLocalAgent: (agent_id: string) => boolean },
+    private readonly opts: {
+      connectionString: string;
+      identifier: string;
+      isLocalAgent: (agent_id: string) => boolean;
+      /** Webhook jobs: their kind, and the agents of `ev.to` that have a webhook. */
+      webhooks?: { identifier: string; agentsOf: (ev: StoredEvent) => string[] };
+    },
   ) {
     this.pool = new Pool({ connectionString: opts.connectionString, max: 3 });
   }
@@ -82,19 +102,35 @@ export class DispatchQueue {
     for (const ev of fresh) {
       const job = dispatchJobOf(ev, this.opts.isLocalAgent);
       if (job) await sql.query(`SELECT 1 FROM graphile_worker.add_job($1, $2::json, max_attempts => 5)`, [this.opts.identifier, JSON.stringify(job)]);
+      const hooks = this.opts.webhooks;
+      for (const agent_id of hooks?.agentsOf(ev) ?? []) {
+        const delivery: WebhookJob = { seq: ev.seq, agent_id };
+        await sql.query(`SELECT 1 FROM graphile_worker.add_job($1, $2::json, max_attempts => 5, job_key => $3, job_key_mode => 'preserve_run_at')`, [
+          hooks!.identifier,
+          JSON.stringify(delivery),
+          `${ev.run_id}/${ev.id}>${agent_id}`,
+        ]);
+      }
     }
   };
 
 
-  /** Take jobs (a LISTEN wakes the worker as a job is added; it also polls every 2 s) and hand each to `handle`. */
-  async start(handle: (job: DispatchJob) => Promise<void>): Promise<void> {
+  /**
+   * Take jobs (a LISTEN wakes the worker as a job is added; it also polls every 2 s) and hand
+   * each to its handler: dispatches to `handle`, webhook deliveries to `deliver`.
+   */
+  async start(handle: (job: DispatchJob) => Promise<void>, deliver?: (job: WebhookJob) => Promise<void>): Promise<void> {
+    const hooks = this.opts.webhooks;
     this.runner = await run({
       pgPool: this.pool,
       logger,
       concurrency: 2,
       pollInterval: 2000,
       noHandleSignals: true,
-      taskList: { [this.opts.identifier]: async (payload) => handle(payload as DispatchJob) },
+      taskList: {
+        [this.opts.identifier]: async (payload) => handle(payload as DispatchJob),
+        ...(hooks && deliver ? { [hooks.identifier]: async (payload: unknown) => deliver(payload as WebhookJob) } : {}),
+      },
     });
   }
 
@@ -106,8 +142,8 @@ export class DispatchQueue {
   async unlockAbandoned(): Promise<number> {
     const r = await this.pool.query(
       `SELECT DISTINCT j.locked_by FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-        WHERE t.identifier = $1 AND j.locked_by IS NOT NULL`,
-      [this.opts.identifier],
+        WHERE t.identifier = ANY($1::text[]) AND j.locked_by IS NOT NULL`,
+      [this.identifiers()],
     );
     const workers = r.rows.map((row: { locked_by: string }) => row.locked_by);
     if (workers.length) {
@@ -133,11 +169,17 @@ export class DispatchQueue {
     await this.pool.end();
   }
 
-  /** Jobs of this queue not yet done (tests, the health of the queue). */
-  async pending(): Promise<number> {
+  /** The job kinds this queue adds and takes. */
+  private identifiers(): string[] {
+    return [this.opts.identifier, ...(this.opts.webhooks ? [this.opts.webhooks.identifier] : [])];
+  }
+
+  /** Jobs of this queue not yet done, of every kind or of `kind` (tests, the health of the queue). */
+  async pending(kind?: "dispatch" | "webhook"): Promise<number> {
+    const kinds = kind === "webhook" ? [this.opts.webhooks?.identifier ?? ""] : kind === "dispatch" ? [this.opts.identifier] : this.identifiers();
     const r = await this.pool.query(
-      `SELECT count(*)::int AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = $1`,
-      [this.opts.identifier],
+      `SELECT count(*)::int AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = ANY($1::text[])`,
+      [kinds],
     );
     return (r.rows[0] as { n: number }).n;
   }

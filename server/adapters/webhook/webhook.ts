@@ -13,7 +13,12 @@
  * A delivery that fails (a non-2xx answer, no answer in 10 s, a network error) is tried again with
  * backoff, `lifecycle.retry_attempts` times in all; a task.request whose delivery failed every time
  * ends with task.error WEBHOOK_UNREACHABLE (retryable), so the task does not wait forever.
- * Deliveries in flight are not kept across a restart.
+ *
+ * On PostgreSQL each delivery is a job of the durable queue (server/dispatch/queue.ts), added in
+ * the event's own append transaction (`agentsOf` names the agents) and taken by the leader
+ * (`deliverJob`), so a delivery in flight when the process stops or dies is made again after it,
+ * with the same `webhook-id`; a receiver that drops repeats gets each event once. On the embedded
+ * database the deliveries follow the live stream (`start`), and one in flight at a stop is lost.
  */
 import { createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
@@ -24,6 +29,7 @@ import type { EventTail } from "../../events/tail";
 import { log } from "../../log";
 import type { AgentRegistry } from "../../router/registry";
 import { clutchTaskError } from "../../lifecycle/task-error";
+import type { WebhookJob } from "../../dispatch/queue";
 
 /** The agent's signing secret (`whsec_` + base64 of 32 bytes), derived from the server's secret. */
 export function webhookSecret(serverSecret: string, agent_id: string): string {
@@ -52,18 +58,29 @@ export interface WebhookDeps {
 export class WebhookDelivery {
   private unsubscribe: (() => void) | null = null;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly stopping = new AbortController();
+  private stopping = new AbortController();
 
   constructor(private readonly deps: WebhookDeps) {}
 
-  /** Follow the stream: each event addressed to a webhook agent is delivered, in the background. */
-  start(): void {
+  /** The agents among `ev.to` that are external and name a webhook URL. */
+  readonly agentsOf = (ev: StoredEvent): string[] => ev.to.map((t) => t.agent_id).filter((id) => this.urlOf(id) !== null);
+
+  private urlOf(agent_id: string): string | null {
+    const agent = this.deps.registry.get(agent_id);
+    return agent?.source === "external" ? webhookUrlOf(agent.card) : null;
+  }
+
+  /**
+   * Start delivering. `follow` (the embedded database): each event addressed to a webhook agent
+   * is delivered from the live stream, in the background; otherwise the durable queue hands
+   * deliveries to `deliverJob`.
+   */
+  start({ follow }: { follow: boolean }): void {
+    this.stopping = new AbortController();
+    if (!follow) return;
     this.unsubscribe = this.deps.tail.subscribe((ev) => {
-      for (const { agent_id } of ev.to) {
-        const agent = this.deps.registry.get(agent_id);
-        const url = agent?.source === "external" ? webhookUrlOf(agent.card) : null;
-        if (!url) continue;
-        const job = this.deliver(ev, agent_id, url)
+      for (const agent_id of this.agentsOf(ev)) {
+        const job = this.deliver(ev, agent_id, this.urlOf(agent_id)!)
           .catch((err) => log.error({ err, agent_id, seq: ev.seq }, "webhook delivery failed"))
           .finally(() => this.inFlight.delete(job));
         this.inFlight.add(job);
@@ -71,9 +88,25 @@ export class WebhookDelivery {
     });
   }
 
-  /** Stop following the stream; deliveries waiting to retry give up at once. */
+  /**
+   * One delivery job of the durable queue. Throws when the delivery was cut short by a stop, so
+   * the queue keeps the job for the next leader; an agent that no longer has a webhook, or an
+   * event gone, ends the job.
+   */
+  async deliverJob(job: WebhookJob): Promise<void> {
+    const ev = (await this.deps.store.queries.eventsAtSeqs([job.seq])).get(job.seq);
+    const url = this.urlOf(job.agent_id);
+    if (!ev || !url) return;
+    const run = this.deliver(ev, job.agent_id, url).finally(() => this.inFlight.delete(run));
+    this.inFlight.add(run);
+    await run;
+    if (this.stopping.signal.aborted) throw new Error(`webhook delivery of seq ${job.seq} to ${job.agent_id} was cut short by a stop; it is made again`);
+  }
+
+  /** Stop delivering; deliveries waiting to retry give up at once (a queue's job is kept for later). */
   async stop(): Promise<void> {
     this.unsubscribe?.();
+    this.unsubscribe = null;
     this.stopping.abort();
     await Promise.allSettled([...this.inFlight]);
   }
