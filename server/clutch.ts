@@ -51,7 +51,10 @@ import { PackImports } from "./workspace/imports";
 import { WorkflowRunner } from "./workflows/runner";
 import { WorkflowStore } from "./workflows/store";
 import { packToTeam } from "./workspace/promptpack";
-import { addTeam, loadWorkspace, NO_WORKSPACE, teamAgents, type Workspace, type WorkspaceAgent } from "./workspace/workspace";
+import { addTeam, loadWorkspace, NO_WORKSPACE, teamAgents, type Team, type Workspace, type WorkspaceAgent } from "./workspace/workspace";
+import { recordAudit } from "./auth/audit";
+import type { Principal } from "./auth/principal";
+import { isEvent } from "@/lib/protocol";
 
 export interface ClutchOptions {
   /** The PostgreSQL to use; unset: the embedded PGlite under `<dataDir>/pgdata`. */
@@ -119,7 +122,7 @@ export interface Clutch {
    * Throws ClutchError no_workspace (409), invalid_pack (400, issues with JSONPaths),
    * pack_exists / pack_conflict (409).
    */
-  importPack(input: { pack: unknown; variables?: Record<string, string> }, by: string): Promise<PackImportResult>;
+  importPack(input: { pack: unknown; variables?: Record<string, string> }, by: Principal): Promise<PackImportResult>;
   /** Where large tool results are kept (`<dataDir>/artifacts`). */
   artifacts: ArtifactStore;
   /** The agent loop of the workspace's agents. */
@@ -241,7 +244,14 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const identity = new Identity(eventLog.db, store, auth, (id) => registry.get(id)?.card, { origins, signInPolicy: options.signInPolicy });
   if (options.admin) await identity.ensureAdmin(options.admin);
   await registry.load(store.queries);
-  const unfollow = tail.subscribe((ev) => void registry.apply(ev));
+  const unfollowRegistry = tail.subscribe((ev) => void registry.apply(ev));
+  const unfollowTeams = tail.subscribe((ev) => {
+    if (isEvent(ev, "audit.change") && ev.payload.action === "team.imported") void mountImported(ev.payload.detail as Record<string, unknown> | undefined).catch((err) => log.error({ err }, "adding an imported team failed"));
+  });
+  const unfollow = () => {
+    unfollowRegistry();
+    unfollowTeams();
+  };
   registry.start();
   // Superseded heartbeats leave the log every COMPACTION_MS, on one node at a time (server/events/compaction.ts).
   const compaction = setInterval(() => {
@@ -412,6 +422,34 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     await agentWork.start();
   }
 
+  /** Add an imported team to the live workspace: its agents, its channel, and (leading) their cards and heartbeats. */
+  async function mountTeam(team: Pick<Team, "channel">, agents: WorkspaceAgent[]): Promise<ChannelBinding> {
+    addTeam(workspace, agents, team.channel);
+    for (const a of agents) registry.upsertWorkspaceAgent(a);
+    const [binding] = await ensureChannels(store, [workspace.channels.at(-1)!]);
+    channels.push(binding!);
+    if (working) {
+      await announceAgents(store, agents, binding!.thread_id);
+      await agentWork.beat();
+    }
+    return binding!;
+  }
+
+  /**
+   * A team another node of this deployment imported (its `team.imported` audit.change): read from
+   * the `promptpacks` table and added here too, within the tail's delay. A pack already here (this
+   * node imported it, or saw it before) is left as it is.
+   */
+  async function mountImported(detail: Record<string, unknown> | undefined): Promise<void> {
+    if (workspace === NO_WORKSPACE || detail?.deployment !== deployment || typeof detail.pack_id !== "string") return;
+    if (workspace.channels.some((c) => c.name === detail.channel)) return;
+    const stored = (await packs.list()).find((p) => p.id === detail.pack_id);
+    if (!stored || workspace.channels.some((c) => c.name === detail.channel)) return;
+    const team = packToTeam(stored.pack, stored.variables);
+    await mountTeam(team, teamAgents(workspace, team));
+    log.info({ pack: stored.id }, "a PromptPack imported on another node is added here");
+  }
+
   const clutch: Clutch = {
     store,
     tail,
@@ -427,17 +465,17 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     orchestrator,
     async importPack(input, by) {
       if (workspace === NO_WORKSPACE) throw new ClutchError("no_workspace", "this Clutch runs without a workspace (CLUTCH_WORKSPACE=none), so it has no agents to add a team to");
-      const { team, agents } = await packs.importTeam(workspace, input, by, async (name) => Boolean(await store.queries.threadByName(name)));
-      addTeam(workspace, agents, team.channel);
-      for (const a of agents) registry.upsertWorkspaceAgent(a);
-      const [binding] = await ensureChannels(store, [workspace.channels.at(-1)!]);
-      channels.push(binding!);
-      if (working) {
-        await announceAgents(store, agents, binding!.thread_id);
-        await agentWork.beat();
-      }
-      log.info({ pack: team.pack.id, agents: agents.map((a) => a.agent_id), by }, "PromptPack imported");
-      return { pack: team.pack, channel: binding!, agents: agents.map((a) => a.agent_id), warnings: team.warnings, notes: team.notes };
+      const { team, agents } = await packs.importTeam(workspace, input, by.agent_id, async (name) => Boolean(await store.queries.threadByName(name)));
+      const binding = await mountTeam(team, agents);
+      // The other nodes of the deployment add the team when they see this (mountImported).
+      await recordAudit(store, by, {
+        action: "team.imported",
+        subject: `pack:${deployment}/${team.pack.id}`,
+        summary: `imported the PromptPack ${team.pack.name} as a team in #${binding.name}`,
+        detail: { deployment, pack_id: team.pack.id, channel: binding.name, agents: agents.map((a) => a.agent_id) },
+      });
+      log.info({ pack: team.pack.id, agents: agents.map((a) => a.agent_id), by: by.agent_id }, "PromptPack imported");
+      return { pack: team.pack, channel: binding, agents: agents.map((a) => a.agent_id), warnings: team.warnings, notes: team.notes };
     },
     webhookSecretOf: (agent_id) => webhookSecret(serverSecret, agent_id),
     agents: () => (workspace === NO_WORKSPACE ? "none" : working ? "here" : "standby"),

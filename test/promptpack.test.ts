@@ -168,4 +168,23 @@ describe("POST /api/workspace/import", () => {
     expect([...rt.workspace.agents.keys()]).toEqual(["agent:helper-1", "agent:coordinator", "agent:researcher", "agent:analyst"]);
     expect(rt.channels.find((c) => c.name === "research-team")).toMatchObject({ entry_agent: "agent:coordinator" });
   });
+
+  it("a team imported on one node is live on the deployment's other nodes within seconds", async () => {
+    // A second node of the same deployment; the import route reaches it (the newest Clutch of the process).
+    const importer = await start();
+    try {
+      expect(rt.workspace.agents.has("agent:scout")).toBe(false);
+      const res = await post(admin, { pack: { id: "scouts", name: "Scouts", prompts: { scout: { name: "Scout", system_template: "You scout." } }, agents: { entry: "scout" } } });
+      expect(res.status).toBe(201);
+      expect(importer.channels.filter((c) => c.name === "scouts")).toHaveLength(1);
+      // The first node adds it from the log, once.
+      await expect.poll(() => rt.workspace.agents.has("agent:scout"), { timeout: 5_000 }).toBe(true);
+      expect(rt.channels.filter((c) => c.name === "scouts")).toEqual([expect.objectContaining({ entry_agent: "agent:scout" })]);
+      expect(rt.registry.get("agent:scout")?.card.display.name).toBe("Scout");
+      await new Promise((r) => setTimeout(r, 300));
+      expect(importer.channels.filter((c) => c.name === "scouts")).toHaveLength(1);
+    } finally {
+      await importer.stop();
+    }
+  });
 });

@@ -274,12 +274,14 @@ export const AUDIT_ACTIONS = [
   "channel.visibility_changed",
   "channel.member_added",
   "channel.member_removed",
+  "team.imported",
 ] as const;
 /**
  * audit.change (Clutch §6, least privilege with an audit trail): a change to who may do what,
  * by `from` (the admin or person who made it). `subject` is what changed: `user:<id>`,
- * `agent:<id>`, `key_<id>`, `inv_<id>` or a thread id. Stored in `_audit`, or in the channel for
- * a channel's membership and visibility.
+ * `agent:<id>`, `key_<id>`, `inv_<id>`, a thread id, or for `team.imported` (a PromptPack made a
+ * team, docs/promptpacks.md) `pack:<deployment>/<pack id>`. Stored in `_audit`, or in the channel
+ * for a channel's membership and visibility.
  */
 export const AuditChangePayload = z.looseObject({
   action: z.enum(AUDIT_ACTIONS),

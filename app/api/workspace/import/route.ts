@@ -19,7 +19,7 @@ const Body = z.strictObject({
 });
 
 export const POST = route({ auth: "admin", body: Body, maxBytes: 2 * 1024 * 1024 }, async ({ principal, body }) => {
-  const r = await getClutch().importPack(body, principal.agent_id);
+  const r = await getClutch().importPack(body, principal);
   const out: PackImport = { pack: r.pack, channel: { thread_id: r.channel.thread_id, name: r.channel.name }, agents: r.agents, warnings: r.warnings, notes: r.notes };
   return json(out, 201);
 });
