@@ -61,6 +61,11 @@ export interface ClutchOptions {
   databaseUrl?: string;
   /** `databaseUrl` is an embedded database served elsewhere (tests): one connection only. */
   embeddedUrl?: boolean;
+  /**
+   * Apply pending migrations on start (default true). False for a process whose parent applied
+   * them just before starting it (the realtime process), so a start migrates once.
+   */
+  migrate?: boolean;
   /** Clutch's data folder: the embedded database, and artifacts under `<dataDir>/artifacts`. */
   dataDir: string;
   /** Folder of workspace.json (server/workspace/workspace.ts); null: no agents. */

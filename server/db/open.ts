@@ -19,11 +19,12 @@ export interface Database {
 }
 
 /**
- * Start the embedded database when `databaseUrl` is unset, apply migrations and connect.
+ * Start the embedded database when `databaseUrl` is unset, apply migrations (unless `migrate`
+ * is false: a process whose parent applied them) and connect.
  * `embeddedUrl` says that `databaseUrl` is an embedded database served elsewhere (tests).
  * Throws when the database cannot be started or a migration fails.
  */
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; embeddedUrl?: boolean }): Promise<Database> {
+export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; embeddedUrl?: boolean; migrate?: boolean }): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = opts.databaseUrl;
   if (!url) {
@@ -31,7 +32,7 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
     url = embedded.url;
     log.info({ dataDir: opts.dataDir }, "embedded PostgreSQL (PGlite) started");
   }
-  await migrate(url);
+  if (opts.migrate !== false || embedded) await migrate(url);
   // PGlite serves every connection from one backend and interleaves their protocol messages,
   // so the embedded database gets a single connection.
   const db = createDb(url, { max: embedded || opts.embeddedUrl ? 1 : 10 });

@@ -27,6 +27,8 @@ const clutch = await createClutch({
   databaseUrl: config.databaseUrl,
   dataDir: config.dataDir,
   workspaceDir: null,
+  // The server applied the migrations before it started this process.
+  migrate: false,
   registry: config.registry,
   publicUrl: config.publicUrl,
 });
