@@ -39,6 +39,7 @@ import { WebhookDelivery, webhookSecret } from "./adapters/webhook/webhook";
 import { A2AClientDriver } from "./adapters/a2a/client";
 import { RegisteredA2AAgents } from "./adapters/a2a/registered";
 import { LangGraphDriver } from "./adapters/langgraph/graph";
+import { postgresCheckpointer } from "./adapters/langgraph/hosts";
 import { answersQuestions } from "./agents/driver";
 import { Approvals } from "./policy/approvals";
 import { PolicyKernel } from "./policy/kernel";
@@ -281,7 +282,8 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const approvals = new Approvals(store, kernel);
   const tools = new McpToolCaller(hub, artifacts);
   const a2a = new A2AClientDriver();
-  const graphs = new LangGraphDriver(workspace.dir);
+  const onPostgresDb = Boolean(options.databaseUrl && !options.embeddedUrl);
+  const graphs = new LangGraphDriver(workspace.dir, onPostgresDb ? postgresCheckpointer(options.databaseUrl!) : undefined);
   const runner = new AgentRunner({
     store,
     workspace,

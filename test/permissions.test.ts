@@ -121,6 +121,7 @@ const MATRIX: Record<string, { call: (f: Fixtures) => Call; expect: Expect }> = 
   "GET /api/runs/[run_id]": { call: (f) => ({ url: `/api/runs/${f.run}`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },
   "GET /api/runs/[run_id]/events": { call: (f) => ({ url: `/api/runs/${f.run}/events`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },
   "GET /api/runs/[run_id]/export": { call: (f) => ({ url: `/api/runs/${f.run}/export`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },
+  "GET /api/runs/[run_id]/compare": { call: (f) => ({ url: `/api/runs/${f.run}/compare`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 400 }) },
   "POST /api/runs/[run_id]/fork": { call: (f) => ({ url: `/api/runs/${f.run}/fork`, params: { run_id: f.run }, body: { at_seq: f.runSeq } }), expect: people(404, { admin: 201 }) },
   "GET /api/agents/[agent_id]/webhook": { call: () => ({ url: "/api/agents/agent%3Amatrix-a/webhook", params: { agent_id: "agent:matrix-a" } }), expect: signedIn(403, { agentA: 200, admin: 200 }) },
   "GET /api/agents/[agent_id]/inbox": { call: () => ({ url: "/api/agents/agent%3Amatrix-a/inbox?after=0", params: { agent_id: "agent:matrix-a" } }), expect: signedIn(403, { agentA: 200 }) },

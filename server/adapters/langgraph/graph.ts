@@ -23,15 +23,16 @@
  *                                           capability); resumed with its result or `{ error }`
  *   an exception                          → task.error LANGGRAPH_ERROR
  * A cancel or timeout aborts the graph (its signal; on a server, its run is cancelled). The thread
- * is kept between wakes by the server, or by the module's checkpointer if it compiled one (a
- * persistent one carries interrupted threads across restarts), else by an in-memory MemorySaver,
- * with which a restart runs the task again.
+ * is kept between wakes by the server, or by the module's checkpointer if it compiled one, else
+ * on PostgreSQL by LangGraph's PostgresSaver (schema `langgraph`: an interrupted thread resumes
+ * where it stopped after a restart, on any node), else (the embedded database) by an in-memory
+ * MemorySaver, with which a restart runs the task again.
  */
 import { isAIMessage, isBaseMessage } from "@langchain/core/messages";
 import { capAgentIdToClutch, isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import { ORCHESTRATOR } from "../../router/router";
 import { answerTo, expandEnv, expandHeaders, requestText, summarize, type DriverWake, type RuntimeDriver } from "../../agents/driver";
-import { loadGraph, localHost, serverHost, type GraphHost, type Interrupt, type StreamInput } from "./hosts";
+import { loadGraph, localHost, serverHost, type CheckpointerSource, type GraphHost, type Interrupt, type StreamInput } from "./hosts";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -86,8 +87,14 @@ function askedFor(value: unknown): { delegate: Delegation } | { approval: { summ
 }
 
 export class LangGraphDriver implements RuntimeDriver {
-  /** `workspaceDir`: where module paths in manifests start. */
-  constructor(private readonly workspaceDir: string | null) {}
+  /**
+   * `workspaceDir`: where module paths in manifests start. `checkpointer`: where in-process graphs
+   * without one of their own keep their threads (PostgreSQL: `postgresCheckpointer`).
+   */
+  constructor(
+    private readonly workspaceDir: string | null,
+    private readonly checkpointer?: CheckpointerSource,
+  ) {}
 
   /** The host of the agent's graph: its module loaded here, or its LangGraph server. */
   private async host(w: DriverWake): Promise<GraphHost | null> {
@@ -96,7 +103,7 @@ export class LangGraphDriver implements RuntimeDriver {
     const clutch = { run_id: w.ctx.run_id, task_id: w.ctx.task_id, thread_id: w.ctx.thread_id };
     if (runtime.kind === "langgraph-server") return serverHost(expandEnv(runtime.url), expandHeaders(runtime.headers), runtime.assistant_id, key, clutch);
     if (runtime.kind !== "langgraph") return null;
-    return localHost(await loadGraph(this.workspaceDir ?? process.cwd(), runtime.module, runtime.export), key, clutch);
+    return localHost(await loadGraph(this.workspaceDir ?? process.cwd(), runtime.module, runtime.export, this.checkpointer), key, clutch);
   }
 
   async wake(w: DriverWake): Promise<void> {

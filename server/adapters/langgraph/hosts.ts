@@ -8,7 +8,8 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { Command, MemorySaver, type CompiledStateGraph } from "@langchain/langgraph";
+import { BaseCheckpointSaver, Command, MemorySaver, type CompiledStateGraph } from "@langchain/langgraph";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { HumanMessage } from "@langchain/core/messages";
 import { Client } from "@langchain/langgraph-sdk";
 import { log } from "../../log";
@@ -46,21 +47,57 @@ export interface ClutchIds {
 
 type Graph = CompiledStateGraph<Record<string, unknown>, Record<string, unknown>, string>;
 const graphs = new Map<string, Promise<Graph>>();
+let generation = 0;
+
+/** Where an in-process graph without a checkpointer of its own keeps its threads. */
+export type CheckpointerSource = () => Promise<BaseCheckpointSaver>;
+
+const postgresSavers = new Map<string, Promise<PostgresSaver>>();
+
+/**
+ * The checkpointer of in-process graphs on PostgreSQL: LangGraph's PostgresSaver on the
+ * database at `url`, in the schema `langgraph` (its tables made by its own `setup()`, once per
+ * process), shared by every graph of the process. An interrupted thread is then resumed where
+ * it stopped after a restart, on any node.
+ */
+export function postgresCheckpointer(url: string): CheckpointerSource {
+  return () => {
+    let saver = postgresSavers.get(url);
+    if (!saver) {
+      const s = PostgresSaver.fromConnString(url, { schema: "langgraph" });
+      saver = s.setup().then(() => s);
+      saver.catch(() => postgresSavers.delete(url));
+      postgresSavers.set(url, saver);
+    }
+    return saver;
+  };
+}
+
+/**
+ * Forget the graphs loaded so far: the next load imports each module afresh, as a new process
+ * would (a restart, in tests).
+ */
+export function forgetLoadedGraphs(): void {
+  graphs.clear();
+  generation++;
+}
 
 /**
  * The graph `module` (relative to `dir`) exports as `exportName`, loaded once per process; without
- * a checkpointer of its own it gets an in-memory MemorySaver. Rejects when the module or the export
- * is missing (and is tried again on the next call).
+ * a checkpointer of its own it gets `checkpointer()` (PostgreSQL: `postgresCheckpointer`), else an
+ * in-memory MemorySaver, with which a restart runs an interrupted task again. Rejects when the
+ * module or the export is missing (and is tried again on the next call).
  */
-export function loadGraph(dir: string, module: string, exportName: string): Promise<Graph> {
+export function loadGraph(dir: string, module: string, exportName: string, checkpointer?: CheckpointerSource): Promise<Graph> {
   const file = path.resolve(dir, module);
   const key = `${file}#${exportName}`;
   let g = graphs.get(key);
   if (!g) {
-    g = import(pathToFileURL(file).href).then((mod: Record<string, unknown>) => {
+    const url = pathToFileURL(file).href + (generation ? `?load=${generation}` : "");
+    g = import(url).then(async (mod: Record<string, unknown>) => {
       const graph = mod[exportName] as Graph | undefined;
       if (!graph || typeof (graph as { stream?: unknown }).stream !== "function") throw new Error(`${module} has no compiled LangGraph graph exported as "${exportName}"`);
-      if (!graph.checkpointer) graph.checkpointer = new MemorySaver();
+      if (!graph.checkpointer) graph.checkpointer = checkpointer ? await checkpointer() : new MemorySaver();
       return graph;
     });
     g.catch(() => graphs.delete(key));
