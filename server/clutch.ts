@@ -282,8 +282,9 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const approvals = new Approvals(store, kernel);
   const tools = new McpToolCaller(hub, artifacts);
   const a2a = new A2AClientDriver();
-  const onPostgresDb = Boolean(options.databaseUrl && !options.embeddedUrl);
-  const graphs = new LangGraphDriver(workspace.dir, onPostgresDb ? postgresCheckpointer(options.databaseUrl!) : undefined);
+  const onPostgres = Boolean(options.databaseUrl && !options.embeddedUrl);
+  // In-process LangGraph graphs keep their threads in PostgreSQL, so an interrupted one resumes after a restart.
+  const graphs = new LangGraphDriver(workspace.dir, onPostgres ? postgresCheckpointer(options.databaseUrl!) : undefined);
   const runner = new AgentRunner({
     store,
     workspace,
@@ -302,7 +303,6 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     kernel,
     allowedAgentsOf: (id) => workspace.agents.get(id)?.allowed_agents ?? null,
   });
-  const onPostgres = Boolean(options.databaseUrl && !options.embeddedUrl);
   // On PostgreSQL a request to a workspace agent commits with its dispatch job (server/dispatch/queue.ts).
   // Events addressed to external agents with a webhook go out as signed POSTs, in the orchestrator's
   // channels; on PostgreSQL each is a job of the durable queue, committed with the event.

@@ -11,13 +11,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { newId } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import { answer, say, waitFor } from "./agents";
 import { approver, runRow, testClutch } from "./helpers";
 import { startA2AAgent, type ScriptedA2AAgent } from "@/examples/agents-from-anywhere/travel-agent";
 import { startLangGraphServer, type TestLangGraphServer } from "./fixtures/langgraph-server";
+import { forgetLoadedGraphs } from "@/server/adapters/langgraph/hosts";
 
 let rt: Clutch;
 let remote: ScriptedA2AAgent;
@@ -69,6 +70,37 @@ describe("a LangGraph agent", () => {
     expect(result.payload.report_markdown).toContain("- **Flight**: Flight booked for Monday");
     expect(result.payload.report_markdown).toContain("- **Finance**: sent for reimbursement.");
     expect((await runRow(rt, run_id)).state).toBe("succeeded");
+  });
+});
+
+describe.skipIf(inject("embeddedDatabase"))("a LangGraph agent across a restart, on PostgreSQL", () => {
+  it("resumes its interrupted graph where it stopped, without running what came before again", async () => {
+    const deployment = `test.${newId("task")}`;
+    const node = () => testClutch({ workspaceDir: "examples/agents-from-anywhere", dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")), modelFor: () => ({}) as never, deployment });
+    let first: Clutch | null = await node();
+    const thread_id = first.channels[0]!.thread_id;
+    try {
+      const asked = await say(first, thread_id, "Plan my trip to the Berlin office");
+      const question = await waitFor(first, thread_id, "the question", (evs) => evs.find((e) => e.type === "chat.message" && e.payload.expects_reply && e.ts >= asked.ts && e.from.agent_id === "agent:planner-1"));
+      const run_id = question.run_id;
+      await first.stop({ graceMs: 1000 });
+      first = null;
+      // A new process: the graph's module is loaded afresh; its thread is in PostgreSQL.
+      forgetLoadedGraphs();
+      const second = await node();
+      try {
+        await answer(second, thread_id, "Berlin on Tuesday");
+        const booking = await waitFor(second, thread_id, "travel-1's subtask", (evs) => evs.find((e) => e.type === "task.request" && e.run_id === run_id && e.to[0]?.agent_id === "agent:travel-1"));
+        expect(booking.payload.title).toBe("Book the flight: Berlin on Tuesday");
+        // The policy subgraph ran once, before the restart: the graph went on from its interrupt.
+        const policy = (await second.store.readAll({ run_id })).filter((e) => e.type === "task.request" && e.to[0]?.agent_id === "agent:planner-1/policy");
+        expect(policy).toHaveLength(1);
+      } finally {
+        await second.stop({ graceMs: 1000 });
+      }
+    } finally {
+      await first?.stop({ graceMs: 1000 });
+    }
   });
 });
 
