@@ -236,6 +236,7 @@ export class ArtifactStore {
             hash.update(chunk.bytes);
             controller.enqueue(new Uint8Array(chunk.bytes));
           } catch (err) {
+            log.error({ err, ref }, "an artifact could not be read whole; its stream was cut off");
             controller.error(err);
           }
         },
