@@ -2,16 +2,19 @@
  * Artifacts on several nodes (docs/deploy.md): they live in the database, so a node serves
  * through `GET /api/artifacts/:ref` an artifact another node stored, streamed with its hash
  * checked; a node started on a data folder of the old on-disk layout brings its files into the
- * database; an artifact over the limit is refused before anything is stored.
+ * database; an artifact over the limit is refused before anything is stored, the limit set by
+ * CLUTCH_ARTIFACT_MAX_BYTES.
  */
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import * as artifactRoute from "@/app/api/artifacts/[ref]/route";
 import type { Clutch } from "@/server/clutch";
-import { CHUNK_BYTES } from "@/server/artifacts/store";
+import { CHUNK_BYTES, DEFAULT_ARTIFACT_MAX_BYTES } from "@/server/artifacts/store";
+import { loadConfig } from "@/server/config";
+import { createDb } from "@/server/db/client";
 import { isClutchError } from "@/server/errors";
 import { requestAs, testClutch, testPerson, type TestPrincipal } from "./helpers";
 
@@ -88,10 +91,36 @@ describe("artifacts on two nodes", () => {
     expect((await fetchArtifact(`artifact:sha256-${hexOf(over)}`)).status).toBe(404);
   });
 
+  it("cuts the body off rather than serve bytes that no longer match their hash", async () => {
+    const bytes = randomBytes(CHUNK_BYTES + 10);
+    const put = await nodeA.artifacts.put(bytes);
+    const db = createDb(inject("databaseUrl"), { max: 1 });
+    try {
+      await db.$executeRaw`UPDATE "artifact_chunks" SET "bytes" = ${randomBytes(10)} WHERE "sha256" = ${put.ref.slice(-64)} AND "n" = 1`;
+    } finally {
+      await db.$disconnect();
+    }
+    const res = await fetchArtifact(put.ref);
+    expect(res.status).toBe(200);
+    await expect(res.arrayBuffer()).rejects.toThrow(/does not match its hash|do not match their hash|corrupt/);
+  });
+
   it("answers 400 for a malformed ref and 404 for an unknown one", async () => {
     expect((await fetchArtifact("artifact:nope")).status).toBe(400);
     const unknown = await fetchArtifact(`artifact:sha256-${"0".repeat(64)}`);
     expect(unknown.status).toBe(404);
     expect((await unknown.json()) as unknown).toMatchObject({ error: { code: "unknown_artifact" } });
+  });
+});
+
+describe("CLUTCH_ARTIFACT_MAX_BYTES", () => {
+  const env = (vars: Record<string, string>): NodeJS.ProcessEnv => ({ NODE_ENV: "test", ...vars });
+  it("is 100 MiB by default, a whole number of bytes up to 1 GiB when set", () => {
+    expect(loadConfig(env({})).artifactMaxBytes).toBe(DEFAULT_ARTIFACT_MAX_BYTES);
+    expect(DEFAULT_ARTIFACT_MAX_BYTES).toBe(100 * 1024 * 1024);
+    expect(loadConfig(env({ CLUTCH_ARTIFACT_MAX_BYTES: "5000000" })).artifactMaxBytes).toBe(5_000_000);
+    expect(() => loadConfig(env({ CLUTCH_ARTIFACT_MAX_BYTES: "10MB" }))).toThrow(/CLUTCH_ARTIFACT_MAX_BYTES/);
+    expect(() => loadConfig(env({ CLUTCH_ARTIFACT_MAX_BYTES: "0" }))).toThrow(/CLUTCH_ARTIFACT_MAX_BYTES must be a positive number of bytes/);
+    expect(() => loadConfig(env({ CLUTCH_ARTIFACT_MAX_BYTES: String(2 * 1024 ** 3) }))).toThrow(/at most 1073741824/);
   });
 });
