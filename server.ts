@@ -29,6 +29,7 @@ const clutch = await createClutch({
   admin: config.admin,
   publicUrl: config.publicUrl,
   port: config.port,
+  artifactMaxBytes: config.artifactMaxBytes,
   allChannels: true,
   defaultChannel: true,
   modelFor: (agent) => {

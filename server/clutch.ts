@@ -67,7 +67,10 @@ export interface ClutchOptions {
    * them just before starting it (the realtime process), so a start migrates once.
    */
   migrate?: boolean;
-  /** Clutch's data folder: the embedded database, and artifacts under `<dataDir>/artifacts`. */
+  /**
+   * Clutch's data folder: the embedded database (`<dataDir>/pgdata`). Artifacts an older Clutch
+   * kept under `<dataDir>/artifacts` are imported into the database at start (server/artifacts/store.ts).
+   */
   dataDir: string;
   /** Folder of workspace.json (server/workspace/workspace.ts); null: no agents. */
   workspaceDir: string | null;
@@ -98,6 +101,8 @@ export interface ClutchOptions {
    * PromptPacks and its workflows are its workspace's. Tests sharing a database give each Clutch its own.
    */
   deployment?: string;
+  /** Largest artifact, bytes (CLUTCH_ARTIFACT_MAX_BYTES; default DEFAULT_ARTIFACT_MAX_BYTES, 100 MiB). */
+  artifactMaxBytes?: number;
   /** How often a standby node tries to become the leader, and a leader probes its session, ms (default 2000). */
   leaseRetryMs?: number;
 }
@@ -129,7 +134,7 @@ export interface Clutch {
    * pack_exists / pack_conflict (409).
    */
   importPack(input: { pack: unknown; variables?: Record<string, string> }, by: Principal): Promise<PackImportResult>;
-  /** Where large tool results are kept (`<dataDir>/artifacts`). */
+  /** Where large tool results are kept: the database's `artifacts` table, which every node serves. */
   artifacts: ArtifactStore;
   /** The agent loop of the workspace's agents. */
   runner: AgentRunner;
@@ -274,7 +279,12 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const hub = workspace.mcpConfigPath
     ? await McpHub.fromFile(workspace.mcpConfigPath, options.cwd ? { cwd: options.cwd } : {})
     : new McpHub({ mcpServers: {} }, { cwd: options.cwd });
-  const artifacts = new ArtifactStore(options.dataDir);
+  const artifacts = new ArtifactStore(eventLog.db, options.artifactMaxBytes ? { maxBytes: options.artifactMaxBytes } : {});
+  // Artifacts an older Clutch kept on this node's disk move into the database, once (docs/deploy.md).
+  await artifacts
+    .importFromDisk(options.dataDir)
+    .then((moved) => (moved.imported || moved.failed) && log.info(moved, "artifacts imported from the data folder into the database"))
+    .catch((err) => log.error({ err }, "artifacts in the data folder could not be imported into the database; the files are kept, the next start tries again"));
   const kernel = new PolicyKernel(workspace.policyPath, {
     onChange: (s) => (s.ok ? log.info({ file: s.file, rules: s.rules }, "policy loaded") : log.error({ file: s.file, error: s.error }, "policy invalid")),
   });

@@ -24,11 +24,14 @@
  *                   (default 10) and for the whole request (default 60); docs/limits.md
  *   CLUTCH_TRUSTED_PROXIES  comma-separated IPs or CIDRs of the reverse proxies in front of
  *                   Clutch, whose X-Forwarded-For is believed (docs/deploy.md); unset: none
+ *   CLUTCH_ARTIFACT_MAX_BYTES  largest artifact in bytes (default 104857600, 100 MiB; at most
+ *                   1 GiB); a larger one is refused with 413 artifact_too_large (docs/limits.md)
  *
  * Throws a ZodError-derived Error with a readable message when a value is invalid.
  */
 import path from "node:path";
 import { z } from "zod";
+import { DEFAULT_ARTIFACT_MAX_BYTES } from "./artifacts/store";
 import { parseTrustedProxies, type TrustedProxies } from "./http/client-address";
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, type HttpTimeouts } from "./http/timeouts";
 
@@ -53,6 +56,12 @@ const ConfigSchema = z.object({
   CLUTCH_REALTIME: z.enum(["process", "inline"], "CLUTCH_REALTIME must be process or inline").optional(),
   CLUTCH_HEADERS_TIMEOUT_SEC: z.coerce.number().positive("CLUTCH_HEADERS_TIMEOUT_SEC must be a positive number of seconds").max(3600).default(DEFAULT_HEADERS_TIMEOUT_MS / 1000),
   CLUTCH_REQUEST_TIMEOUT_SEC: z.coerce.number().positive("CLUTCH_REQUEST_TIMEOUT_SEC must be a positive number of seconds").max(3600).default(DEFAULT_REQUEST_TIMEOUT_MS / 1000),
+  CLUTCH_ARTIFACT_MAX_BYTES: z.coerce
+    .number()
+    .int("CLUTCH_ARTIFACT_MAX_BYTES must be a whole number of bytes")
+    .positive("CLUTCH_ARTIFACT_MAX_BYTES must be a positive number of bytes")
+    .max(1024 ** 3, "CLUTCH_ARTIFACT_MAX_BYTES is at most 1073741824 (1 GiB)")
+    .default(DEFAULT_ARTIFACT_MAX_BYTES),
   CLUTCH_TRUSTED_PROXIES: z.string().optional().transform((v, ctx) => {
     try {
       return parseTrustedProxies(v);
@@ -89,6 +98,8 @@ export interface ClutchConfig {
   timeouts: HttpTimeouts;
   /** CLUTCH_TRUSTED_PROXIES, parsed (server/http/client-address.ts). */
   trustedProxies: TrustedProxies;
+  /** Largest artifact, bytes (CLUTCH_ARTIFACT_MAX_BYTES). */
+  artifactMaxBytes: number;
 }
 
 /** The configuration read from `env` (defaults to process.env). */
@@ -117,5 +128,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ClutchConfig {
     realtime: c.DATABASE_URL ? (c.CLUTCH_REALTIME ?? "inline") : "inline",
     timeouts: { headersMs: c.CLUTCH_HEADERS_TIMEOUT_SEC * 1000, requestMs: c.CLUTCH_REQUEST_TIMEOUT_SEC * 1000 },
     trustedProxies: c.CLUTCH_TRUSTED_PROXIES,
+    artifactMaxBytes: c.CLUTCH_ARTIFACT_MAX_BYTES,
   };
 }

@@ -95,6 +95,7 @@ export const ERROR_STATUS = {
   // 413 / 422 / 429: too much, or a reference that does not resolve
   body_too_large: [413],
   batch_too_large: [413],
+  artifact_too_large: [413],
   unknown_message: [422],
   unknown_member: [422],
   rate_limited: [429],

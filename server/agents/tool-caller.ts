@@ -6,6 +6,7 @@
 import type { McpHub } from "../adapters/mcp/hub";
 import { isMcpToolError, truncateForEvent } from "../adapters/mcp/hub";
 import type { ArtifactStore } from "../artifacts/store";
+import { isClutchError } from "../errors";
 import type { ToolCaller } from "./actions";
 import type { OfferedTool } from "./runner";
 
@@ -39,6 +40,8 @@ export class McpToolCaller implements ToolCaller {
       return { ok: true, result: cut.preview, duration_ms: r.duration_ms, truncated: true, artifact_ref: ref };
     } catch (err) {
       if (isMcpToolError(err)) return { ok: false, code: err.code, message: err.message, retryable: err.retryable, duration_ms: err.duration_ms };
+      // A result over the artifact size limit will be as large on a retry.
+      if (isClutchError(err) && err.code === "artifact_too_large") return { ok: false, code: "TOOL_ERROR", message: `the tool's result could not be kept: ${err.message}`, retryable: false, duration_ms: 0 };
       return { ok: false, code: "TOOL_ERROR", message: (err as Error).message, retryable: true, duration_ms: 0 };
     }
   }
