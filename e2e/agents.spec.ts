@@ -95,8 +95,8 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   // One run card for the run, live: who works on what, and the question it waits on.
   const run = log.getByRole("article", { name: "Run: Analyze last quarter's sales trends" }).last();
   await expect(run.getByLabel("Run state: Waiting on you")).toBeVisible();
-  await expect(run).toContainText("pm-1 asks:");
-  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("pm-1 is waiting for your answer");
+  await expect(run).toContainText("Project Manager asks:");
+  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("Project Manager is waiting for your answer");
   // The composer never answers on its own: it says the next message is a new request.
   await expect(page.getByRole("group", { name: "A question is waiting" })).toContainText("This message starts a new request");
   await expect(page.getByRole("group", { name: /^Answering / })).toHaveCount(0);
@@ -162,8 +162,8 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await expect(review.getByLabel("Decision: Approved")).toBeVisible();
   await expect(review).toContainText("No blocking issues");
   const approved = pane.getByRole("article", { name: "Result: Q4 2017 sales analysis by region" }).last();
-  await expect(approved.getByLabel("Approved by qa-1")).toBeVisible();
-  await expect(pane.getByRole("article", { name: /^Submitted for review/ }).last()).toContainText("Reviewed by qa-1");
+  await expect(approved.getByLabel("Approved by QA Agent")).toBeVisible();
+  await expect(pane.getByRole("article", { name: /^Submitted for review/ }).last()).toContainText("Reviewed by QA Agent");
   await pane.getByRole("button", { name: "Close thread" }).click();
 
   // Agents are free again.

@@ -98,7 +98,7 @@ export function Welcome({ fallback }: { fallback: { id: string; name: string } }
                   <Avatar name={a.name} hue={hueFor(a.agent_id)} agent size={32} />
                   <div className="min-w-0">
                     <p className="flex items-center gap-2 text-sm font-semibold">
-                      {bareId(a.agent_id)}
+                      <span title={a.agent_id}>{a.name}</span>
                       <span className="text-xs font-normal text-fg-muted">{STATUS[a.status]}</span>
                     </p>
                     {a.description && <p className="line-clamp-2 text-xs text-fg-muted">{a.description}</p>}
