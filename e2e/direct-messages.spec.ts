@@ -75,7 +75,7 @@ test("a DM between two people: the second person sees it under Direct messages w
   await expect(message).toBeVisible({ timeout: 15_000 });
 
   // The admin's card from the name: presence and Message; Escape closes it and gives focus back.
-  const nameButton = message.getByRole("button", { name: E2E_ADMIN.name });
+  const nameButton = message.getByRole("button", { name: E2E_ADMIN.name, exact: true });
   await nameButton.click();
   const card = grace.getByRole("dialog", { name: E2E_ADMIN.name });
   await expect(card).toContainText("Online");

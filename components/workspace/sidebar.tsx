@@ -33,10 +33,13 @@ function DmLink({ thread, active, unread, onNavigate }: { thread: ThreadSummary;
   const { title, other } = useThreadTitle(thread);
   const isOnline = usePresence();
   const person = other?.startsWith("user:") ? other : null;
+  // A person's link is named with their presence: "Ada Lovelace, online, 2 unread".
+  const label = person ? `${title}, ${isOnline(person) ? "online" : "offline"}${unread > 0 ? `, ${unread} unread` : ""}` : undefined;
   return (
     <Link
       href={`/c/${encodeURIComponent(thread.id)}`}
       onClick={onNavigate}
+      aria-label={label}
       aria-current={active ? "page" : undefined}
       className={`flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
         active ? "bg-sidebar-active font-semibold text-sidebar-active-fg" : unread ? "font-bold text-sidebar-fg hover:bg-sidebar-hover" : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
@@ -49,10 +52,7 @@ function DmLink({ thread, active, unread, onNavigate }: { thread: ThreadSummary;
       ) : (
         <MessageIcon size={13} className="shrink-0 opacity-70" />
       )}
-      <span className="min-w-0 flex-1 truncate">
-        {title}
-        {person && <span className="sr-only">, {isOnline(person) ? "online" : "offline"}</span>}
-      </span>
+      <span className="min-w-0 flex-1 truncate">{title}</span>
       {unread > 0 && (
         <span aria-label={`${unread} unread`} className="ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full bg-accent px-1.5 text-[11px] font-bold leading-none text-accent-fg">
           {unread > 99 ? "99+" : unread}
