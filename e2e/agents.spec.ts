@@ -110,14 +110,14 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   // The answer, through the question's Answer button: the composer names the question and its run.
   await question.getByRole("button", { name: "Answer" }).click();
   await expect(box).toBeFocused();
-  await expect(page.getByRole("group", { name: "Answering pm-1" })).toContainText("“Analyze last quarter's sales trends”");
+  await expect(page.getByRole("group", { name: "Answering Project Manager" })).toContainText("“Analyze last quarter's sales trends”");
   await box.fill("Regional breakdown by major market");
   await box.press("Enter");
   await expect(box).toHaveValue("");
   await expect(question.getByLabel("Answered")).toBeVisible();
   const answer = log.getByRole("article", { name: "Message from Dana Whitfield" }).last();
   await expect(answer).toContainText("Regional breakdown by major market");
-  await expect(answer.getByRole("button", { name: /^In reply to pm-1/ })).toBeVisible();
+  await expect(answer.getByRole("button", { name: /^In reply to Project Manager/ })).toBeVisible();
   await expect(page.getByRole("group", { name: /^Answering / })).toHaveCount(0);
 
   // The team works: analyst-1 and pm-1 talk, qa-1 inquires and approves. The example policy
@@ -153,11 +153,11 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await run.getByRole("button", { name: /^Open the thread of / }).click();
   const pane = page.getByRole("complementary", { name: "Thread of run Analyze last quarter's sales trends" });
   const toPm = pane.getByRole("article", { name: "Question from analyst-1" }).last();
-  await expect(toPm).toContainText("→ pm-1");
+  await expect(toPm).toContainText("→ Project Manager");
   await expect(toPm.getByLabel("Answered")).toBeVisible();
   const inquiry = pane.getByRole("article", { name: "Oversight inquiry from qa-1" }).last();
   await expect(inquiry.getByLabel("Oversight inquiry")).toBeVisible();
-  await expect(inquiry).toContainText("→ analyst-1");
+  await expect(inquiry).toContainText("→ Analyst Agent");
   const review = pane.getByRole("article", { name: /^Review decision: / }).last();
   await expect(review.getByLabel("Decision: Approved")).toBeVisible();
   await expect(review).toContainText("No blocking issues");
@@ -189,8 +189,8 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await page.setViewportSize({ width: 1280, height: 800 });
   await run.getByRole("button", { name: /^Open the thread of / }).click();
   const runThread = page.getByRole("complementary", { name: "Thread of run Analyze last quarter's sales trends" });
-  await expect(runThread.getByRole("group", { name: "Follow-up for pm-1" })).toContainText("it carries on with this conversation");
-  const reply = runThread.getByRole("combobox", { name: "Follow-up for pm-1" });
+  await expect(runThread.getByRole("group", { name: "Follow-up for Project Manager" })).toContainText("it carries on with this conversation");
+  const reply = runThread.getByRole("combobox", { name: "Follow-up for Project Manager" });
   await reply.fill("Now break it down by customer segment");
   await reply.press("Enter");
   await expect(reply).toHaveValue("");
