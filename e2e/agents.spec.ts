@@ -74,7 +74,7 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
     await expect(agents.getByRole("button", { name: new RegExp(`^${id}, `) })).toBeVisible();
   }
   await agents.getByRole("button", { name: /^pm-1, Project Manager/ }).click();
-  const card = page.getByRole("dialog", { name: "pm-1" });
+  const card = page.getByRole("dialog", { name: "Project Manager" });
   await expect(card).toContainText("Break down incoming tasks and delegate to specialists.");
   await expect(card).toContainText("mcp:DocsServer");
   await expect(card).toContainText("read_file");
@@ -137,7 +137,7 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await expect(run.getByLabel("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
   await expect(run).toContainText("3 of 3 tasks done");
   await expect(run.getByRole("progressbar", { name: "Tasks done" })).toHaveAttribute("aria-valuenow", "3");
-  await expect(run).toContainText("Result · pm-1");
+  await expect(run).toContainText("Result · Project Manager");
   await expect(page.getByRole("status", { name: "Runs in progress" })).toBeHidden();
 
   // The report: headings and tables, figures right-aligned, Central among the regions.
