@@ -8,7 +8,7 @@
  * Keyboard: the name is a button (Enter or Space opens the card and focuses it); Escape closes
  * it and gives focus back to the name; a click outside or Tab past its end closes it too.
  */
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useId, useLayoutEffect, useRef, useState } from "react";
 import { hueFor } from "@/components/events/participant";
 import { usePresence } from "@/components/live/presence";
 import { Avatar } from "@/components/ui/avatar";
@@ -24,16 +24,36 @@ export function PersonName({ agent_id, name, className = "" }: { agent_id: strin
   const button = useRef<HTMLButtonElement>(null);
   const card = useRef<HTMLDivElement>(null);
   const cardId = useId();
+  // Fixed to the viewport, so no scrolling list clips it: under the name, or above it when the
+  // name is near the bottom (a message just above the composer). Placed before the first paint,
+  // then focused.
+  useLayoutEffect(() => {
+    const el = card.current;
+    if (!open || !button.current || !el) return;
+    const at = button.current.getBoundingClientRect();
+    const height = el.offsetHeight;
+    const below = at.bottom + 4 + height <= window.innerHeight - 8;
+    el.style.left = `${Math.max(8, Math.min(at.left, window.innerWidth - el.offsetWidth - 8))}px`;
+    el.style.top = `${below ? at.bottom + 4 : Math.max(8, at.top - 4 - height)}px`;
+    el.focus({ preventScroll: true });
+  }, [open]);
 
   useEffect(() => {
     if (!open) return;
-    card.current?.focus();
     const onDown = (e: PointerEvent) => {
       const t = e.target as Node;
       if (!card.current?.contains(t) && !button.current?.contains(t)) setOpen(false);
     };
+    // A scroll moves the name away from its fixed card: close it.
+    const onScroll = (e: Event) => {
+      if (!card.current?.contains(e.target as Node)) setOpen(false);
+    };
     document.addEventListener("pointerdown", onDown);
-    return () => document.removeEventListener("pointerdown", onDown);
+    document.addEventListener("scroll", onScroll, true);
+    return () => {
+      document.removeEventListener("pointerdown", onDown);
+      document.removeEventListener("scroll", onScroll, true);
+    };
   }, [open]);
 
   return (
@@ -67,7 +87,7 @@ export function PersonName({ agent_id, name, className = "" }: { agent_id: strin
           onBlur={(e) => {
             if (e.relatedTarget && !card.current?.contains(e.relatedTarget as Node) && e.relatedTarget !== button.current) setOpen(false);
           }}
-          className="absolute left-0 top-full z-40 mt-1 w-64 animate-pop-in rounded-lg border border-line bg-surface p-3 text-left font-normal shadow-pop outline-none"
+          className="fixed z-50 w-64 animate-pop-in rounded-lg border border-line bg-surface p-3 text-left font-normal shadow-pop outline-none"
         >
           <PersonCard agent_id={agent_id} name={name} onOpened={() => setOpen(false)} />
         </div>
