@@ -74,7 +74,7 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
     await expect(agents.getByRole("button", { name: new RegExp(`^${id}, `) })).toBeVisible();
   }
   await agents.getByRole("button", { name: /^pm-1, Project Manager/ }).click();
-  const card = page.getByRole("dialog", { name: "pm-1" });
+  const card = page.getByRole("dialog", { name: "Project Manager" });
   await expect(card).toContainText("Break down incoming tasks and delegate to specialists.");
   await expect(card).toContainText("mcp:DocsServer");
   await expect(card).toContainText("read_file");
@@ -95,8 +95,8 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   // One run card for the run, live: who works on what, and the question it waits on.
   const run = log.getByRole("article", { name: "Run: Analyze last quarter's sales trends" }).last();
   await expect(run.getByLabel("Run state: Waiting on you")).toBeVisible();
-  await expect(run).toContainText("pm-1 asks:");
-  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("pm-1 is waiting for your answer");
+  await expect(run).toContainText("Project Manager asks:");
+  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("Project Manager is waiting for your answer");
   // The composer never answers on its own: it says the next message is a new request.
   await expect(page.getByRole("group", { name: "A question is waiting" })).toContainText("This message starts a new request");
   await expect(page.getByRole("group", { name: /^Answering / })).toHaveCount(0);
@@ -110,14 +110,14 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   // The answer, through the question's Answer button: the composer names the question and its run.
   await question.getByRole("button", { name: "Answer" }).click();
   await expect(box).toBeFocused();
-  await expect(page.getByRole("group", { name: "Answering pm-1" })).toContainText("“Analyze last quarter's sales trends”");
+  await expect(page.getByRole("group", { name: "Answering Project Manager" })).toContainText("“Analyze last quarter's sales trends”");
   await box.fill("Regional breakdown by major market");
   await box.press("Enter");
   await expect(box).toHaveValue("");
   await expect(question.getByLabel("Answered")).toBeVisible();
   const answer = log.getByRole("article", { name: "Message from Dana Whitfield" }).last();
   await expect(answer).toContainText("Regional breakdown by major market");
-  await expect(answer.getByRole("button", { name: /^In reply to pm-1/ })).toBeVisible();
+  await expect(answer.getByRole("button", { name: /^In reply to Project Manager/ })).toBeVisible();
   await expect(page.getByRole("group", { name: /^Answering / })).toHaveCount(0);
 
   // The team works: analyst-1 and pm-1 talk, qa-1 inquires and approves. The example policy
@@ -137,7 +137,7 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await expect(run.getByLabel("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
   await expect(run).toContainText("3 of 3 tasks done");
   await expect(run.getByRole("progressbar", { name: "Tasks done" })).toHaveAttribute("aria-valuenow", "3");
-  await expect(run).toContainText("Result · pm-1");
+  await expect(run).toContainText("Result · Project Manager");
   await expect(page.getByRole("status", { name: "Runs in progress" })).toBeHidden();
 
   // The report: headings and tables, figures right-aligned, Central among the regions.
@@ -153,17 +153,17 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await run.getByRole("button", { name: /^Open the thread of / }).click();
   const pane = page.getByRole("complementary", { name: "Thread of run Analyze last quarter's sales trends" });
   const toPm = pane.getByRole("article", { name: "Question from analyst-1" }).last();
-  await expect(toPm).toContainText("→ pm-1");
+  await expect(toPm).toContainText("→ Project Manager");
   await expect(toPm.getByLabel("Answered")).toBeVisible();
   const inquiry = pane.getByRole("article", { name: "Oversight inquiry from qa-1" }).last();
   await expect(inquiry.getByLabel("Oversight inquiry")).toBeVisible();
-  await expect(inquiry).toContainText("→ analyst-1");
+  await expect(inquiry).toContainText("→ Analyst Agent");
   const review = pane.getByRole("article", { name: /^Review decision: / }).last();
   await expect(review.getByLabel("Decision: Approved")).toBeVisible();
   await expect(review).toContainText("No blocking issues");
   const approved = pane.getByRole("article", { name: "Result: Q4 2017 sales analysis by region" }).last();
-  await expect(approved.getByLabel("Approved by qa-1")).toBeVisible();
-  await expect(pane.getByRole("article", { name: /^Submitted for review/ }).last()).toContainText("Reviewed by qa-1");
+  await expect(approved.getByLabel("Approved by QA Agent")).toBeVisible();
+  await expect(pane.getByRole("article", { name: /^Submitted for review/ }).last()).toContainText("Reviewed by QA Agent");
   await pane.getByRole("button", { name: "Close thread" }).click();
 
   // Agents are free again.
@@ -189,8 +189,8 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await page.setViewportSize({ width: 1280, height: 800 });
   await run.getByRole("button", { name: /^Open the thread of / }).click();
   const runThread = page.getByRole("complementary", { name: "Thread of run Analyze last quarter's sales trends" });
-  await expect(runThread.getByRole("group", { name: "Follow-up for pm-1" })).toContainText("it carries on with this conversation");
-  const reply = runThread.getByRole("combobox", { name: "Follow-up for pm-1" });
+  await expect(runThread.getByRole("group", { name: "Follow-up for Project Manager" })).toContainText("it carries on with this conversation");
+  const reply = runThread.getByRole("combobox", { name: "Follow-up for Project Manager" });
   await reply.fill("Now break it down by customer segment");
   await reply.press("Enter");
   await expect(reply).toHaveValue("");

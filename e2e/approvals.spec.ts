@@ -168,7 +168,7 @@ test("approve from the channel card: the held report is sent and the card says w
   await expect(call).toContainText("Waiting for approval");
   await expect(log.getByLabel("State: Needs approval").first()).toBeVisible();
   await expect(page.locator(`[data-run-id="${runId}"]`)).toContainText("Waiting for approval: pm-1's report");
-  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("pm-1 is waiting for approval");
+  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("Project Manager is waiting for approval");
   await expect(page.getByRole("link", { name: /^Approvals, \d+ pending$/ })).toBeVisible();
   const before = await report(page).count();
 
@@ -225,7 +225,7 @@ test("approve from the inbox with the keyboard: j/k, Enter opens it in #sales, a
   await expect(page.getByRole("tab", { name: /Pending/ })).toHaveAttribute("aria-selected", "true");
   const item = await selectInInbox(page, approval.approval_id);
   await expect(item).toContainText("#sales");
-  await expect(item).toContainText("pm-1 → reply to people");
+  await expect(item).toContainText("Project Manager → reply to people");
   await expect(item.getByRole("region", { name: "Preview" })).toBeVisible();
 
   await shoot(page, info, "approvals-inbox", async () => {

@@ -71,10 +71,13 @@ async function approveUntilDone(request: APIRequestContext, id: string): Promise
     .toBe("succeeded");
 }
 
+/** The example agents' display names (from their CAP system prompts): task nodes are labelled by them. */
+const CARD_NAME: Record<string, string> = { "pm-1": "Project Manager", "analyst-1": "Analyst Agent", "qa-1": "QA Agent" };
+
 /** The node button of an agent's task: "analyst-1: <title> — <state>". */
 function taskNode(page: Page, agent: string, state?: string | RegExp) {
   const s = state === undefined ? ".*" : typeof state === "string" ? state : state.source;
-  return page.getByRole("button", { name: new RegExp(`^${agent}: .* — (${s})`) });
+  return page.getByRole("button", { name: new RegExp(`^${CARD_NAME[agent] ?? agent}: .* — (${s})`) });
 }
 
 /** The node's position on the canvas (React Flow's transform), to check it never moves. */
@@ -116,7 +119,7 @@ test("a run's DAG grows live: nodes appear and change state, and placed nodes st
   await expect(page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "sales" })).toHaveAttribute("href", `/c/${thread.id}`);
   // pm-1 asks its clarifying question: its node waits for input; the edge from the run says how it was routed.
   await expect(taskNode(page, "pm-1", "Waiting for input")).toBeVisible({ timeout: 30_000 });
-  await expect(page.locator('[data-edge-kind="request"]')).toContainText("request · pm-1");
+  await expect(page.locator('[data-edge-kind="request"]')).toContainText("request · Project Manager");
   await expect(taskNode(page, "analyst-1")).toHaveCount(0);
   await expect(page.getByRole("slider", { name: "Replay position" })).toBeVisible();
   await expect(page.getByText("Live", { exact: true })).toBeVisible();
@@ -133,9 +136,9 @@ test("a run's DAG grows live: nodes appear and change state, and placed nodes st
 
   // The work is handed on: analyst-1's subtask, then qa-1's review of it, appear and finish.
   await expect(taskNode(page, "analyst-1")).toBeVisible({ timeout: 30_000 });
-  await expect(page.locator('[data-edge-kind="delegation"]').first()).toContainText("delegation · analyst-1");
+  await expect(page.locator('[data-edge-kind="delegation"]').first()).toContainText("delegation · Analyst Agent");
   await expect(taskNode(page, "qa-1")).toBeVisible({ timeout: 30_000 });
-  await expect(page.locator('[data-edge-kind="review"]')).toContainText("oversight review · qa-1");
+  await expect(page.locator('[data-edge-kind="review"]')).toContainText("oversight review · QA Agent");
   await expect(page.locator('[data-edge-kind="review"]')).toHaveAttribute("title", /oversees/);
   await expect(taskNode(page, "qa-1", "Succeeded")).toBeVisible({ timeout: 60_000 });
   await expect(taskNode(page, "analyst-1", "Succeeded")).toBeVisible({ timeout: 60_000 });

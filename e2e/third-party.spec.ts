@@ -32,7 +32,7 @@ test("a person's request to a third-party agent is answered by it, on the public
     const card = messageLog(page, thread.name).getByRole("article", { name: "Run: count the words in this request please" });
     await expect(card).toContainText("Succeeded");
     await expect(card).toContainText("The request has 7 words.");
-    await expect(card).toContainText(`Result · ${name}`);
+    await expect(card).toContainText("Result · Word counter");
   } finally {
     agent?.kill();
   }

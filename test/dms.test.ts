@@ -1,8 +1,9 @@
 /**
  * Direct messages (docs/channels.md "Direct messages"): a person opens a DM with pm-1, which is
  * a private thread of the two where pm-1 takes every message as a request; opening it again finds
- * the same one; nobody else can read it; a DM with a disabled agent is refused. Real PostgreSQL,
- * the built-in model.
+ * the same one; nobody else can read it; a DM with a disabled agent is refused. A DM between two
+ * people: both read it, no agent takes its messages, a third person cannot see it. Real
+ * PostgreSQL, the built-in model.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ThreadSummary } from "@/lib/api/types";
@@ -28,6 +29,32 @@ const openDm = async (withWhom: string) => {
   const res = await dmsRoute.POST(await asAdmin("http://t/api/dms", json({ with: withWhom })), undefined as never);
   return { status: res.status, body: (await res.json()) as { thread: ThreadSummary; error?: { code: string; message: string } } };
 };
+
+describe("a direct message with a person", () => {
+  it("is a private thread of the two, readable by both, with no agent, closed to a third", async () => {
+    const ada = await testPerson(rt, "member", "Ada DM");
+    const res = await dmsRoute.POST(requestAs(ada, "http://t/api/dms", json({ with: ada.agent_id })), undefined as never);
+    expect(res.status).toBe(400);
+    const first = await openDm(ada.agent_id);
+    expect(first.status).toBe(201);
+    expect(first.body.thread).toMatchObject({ kind: "dm", visibility: "private", entry_agent: null });
+    expect(first.body.thread.dm_between).toContain(ada.agent_id);
+    const thread_id = first.body.thread.id;
+
+    // Ada opens it from her side: the same thread.
+    const hers = await dmsRoute.POST(requestAs(ada, "http://t/api/dms", json({ with: first.body.thread.dm_between.find((id) => id !== ada.agent_id) })), undefined as never);
+    expect(hers.status).toBe(200);
+    expect(((await hers.json()) as { thread: ThreadSummary }).thread.id).toBe(thread_id);
+
+    const sent = await messagesRoute.POST(await asAdmin(`http://t/api/threads/${thread_id}/messages`, json({ text: "Hi Ada" })), { params: Promise.resolve({ thread_id }) });
+    expect(sent.status).toBe(201);
+    const read = await threadRoute.GET(requestAs(ada, `http://t/api/threads/${thread_id}`), { params: Promise.resolve({ thread_id }) });
+    expect(read.status).toBe(200);
+    const third = await testPerson(rt, "member", "Third DM");
+    expect((await threadRoute.GET(requestAs(third, `http://t/api/threads/${thread_id}`), { params: Promise.resolve({ thread_id }) })).status).toBe(404);
+    expect((await openDm("user:nobody-at-all")).body.error?.code).toBe("unknown_person");
+  });
+});
 
 describe("a direct message with an agent", () => {
   it("is a private thread of the two where the agent takes every message, found again, and closed to others", async () => {

@@ -96,7 +96,7 @@ function AgentCardView({ agent: a, all }: { agent: AgentSummary; all: AgentSumma
       <BackLink />
       <header className="flex items-start gap-3.5">
         <span className={`shrink-0 transition-[filter,opacity] ${a.status === "offline" ? "opacity-60 grayscale" : ""}`}>
-          <Avatar name={bareId(a.agent_id)} hue={hueFor(a.agent_id)} agent size={48} />
+          <Avatar name={a.name} hue={hueFor(a.agent_id)} agent size={48} />
         </span>
         <div className="min-w-0 flex-1">
           <div className="flex flex-wrap items-center gap-x-2.5 gap-y-1">
@@ -292,8 +292,8 @@ function AgentRef({ refId, all }: { refId: string; all: AgentSummary[] }) {
       aria-label={`${bareId(target.agent_id)} (${target.name}), ${STATUS_WORD[target.status]}`}
     >
       <PresenceDot status={target.status} />
-      <span className="font-mono text-[12.5px]">{bareId(target.agent_id)}</span>
-      <span className="text-[12px] text-fg-muted">{target.name}</span>
+      <span>{target.name}</span>
+      <span className="font-mono text-[11.5px] text-fg-muted">{bareId(target.agent_id)}</span>
     </Link>
   );
 }

@@ -309,7 +309,7 @@ function AgentRow({ agent: a, selected, now }: { agent: AgentSummary; selected: 
       >
         {selected && <span aria-hidden="true" className="absolute inset-y-0 left-0 w-[3px] bg-accent" />}
         <span className={`mt-0.5 h-fit shrink-0 transition-[filter,opacity] ${a.status === "offline" ? "opacity-55 grayscale" : ""}`}>
-          <Avatar name={bareId(a.agent_id)} hue={hueFor(a.agent_id)} agent size={34} />
+          <Avatar name={a.name} hue={hueFor(a.agent_id)} agent size={34} />
         </span>
         <div className="min-w-0 flex-1">
           <div className="flex items-start gap-2">

@@ -6,7 +6,7 @@
  */
 import { useMemo, type RefObject } from "react";
 import type { ApprovalSummary } from "@/lib/api/types";
-import { bareId } from "@/components/events/participant";
+import { useNameOf } from "@/components/events/use-sender-name";
 import { inputClass } from "@/components/ui/button";
 import { SearchIcon } from "@/components/ui/icons";
 import { filterOptions, isFiltered, kindLabel, NO_FILTERS, type ApprovalFilters, type FilterOption } from "./model";
@@ -30,7 +30,8 @@ export function FilterBar({
   onEscape: () => void;
 }) {
   const channels = useMemo(() => filterOptions(list, (a) => a.thread_id, (a) => `#${a.thread_name ?? a.thread_id}`), [list]);
-  const agents = useMemo(() => filterOptions(list, (a) => a.agent_id, (a) => bareId(a.agent_id)), [list]);
+  const nameOf = useNameOf();
+  const agents = useMemo(() => filterOptions(list, (a) => a.agent_id, (a) => nameOf(a.agent_id)), [list, nameOf]);
   const kinds = useMemo(() => filterOptions(list, (a) => a.kind, (a) => kindLabel(a.kind)), [list]);
   const set = (patch: Partial<ApprovalFilters>) => onChange({ ...filters, ...patch });
   return (

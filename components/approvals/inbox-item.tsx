@@ -9,6 +9,7 @@ import type { ApprovalSummary } from "@/lib/api/types";
 import type { ApprovalActionsHandle } from "@/components/events/approval-actions";
 import { ExpiryCountdown } from "@/components/events/approval-details";
 import { subjectLabel } from "@/components/events/approval-model";
+import { useNameOf } from "@/components/events/use-sender-name";
 import { HashIcon, HourglassIcon, ShieldAlertIcon, ShieldCheckIcon, ShieldXIcon } from "@/components/ui/icons";
 import { formatFull } from "@/components/ui/time";
 import { useNow } from "@/components/ui/use-now";
@@ -44,6 +45,7 @@ export function InboxItem({
   const pending = a.state === "pending";
   const now = useNow(true, 15_000);
   const titleId = useId();
+  const nameOf = useNameOf();
   return (
     <li
       data-approval-item={a.approval_id}
@@ -93,7 +95,9 @@ export function InboxItem({
               </>
             )}
             <span aria-hidden="true">·</span>
-            <span className="min-w-0 truncate font-mono text-[11.5px]">{subjectLabel(subjectOf(a))}</span>
+            <span className="min-w-0 truncate font-mono text-[11.5px]" title={subjectLabel(subjectOf(a))}>
+              {subjectLabel(subjectOf(a), nameOf)}
+            </span>
             <span aria-hidden="true">·</span>
             <span>{kindLabel(a.kind)}</span>
             <span aria-hidden="true">·</span>

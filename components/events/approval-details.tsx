@@ -15,7 +15,7 @@ import { formatFull } from "@/components/ui/time";
 import { useNow } from "@/components/ui/use-now";
 import { approversLabel, argumentsForDisplay, subjectLabel, timeLeft, toolLabel } from "./approval-model";
 import { usePersonLabel } from "@/components/identity/names";
-import { bareId } from "./participant";
+import { useNameOf } from "./use-sender-name";
 import { DecisionBadge } from "./review";
 
 /** "Expires in 59 min 12 s", ticking each second while `active`; amber under 5 minutes. */
@@ -66,13 +66,14 @@ export function ApprovalFacts({
   rule?: string | null;
   reason?: string;
 }) {
+  const nameOf = useNameOf();
   const tool = toolLabel(subject);
-  const to = subject.recipient ? (subject.recipient === "user" || subject.recipient.startsWith("user:") ? "people in the channel" : bareId(subject.recipient)) : null;
+  const to = subject.recipient ? (subject.recipient === "user" || subject.recipient.startsWith("user:") ? "people in the channel" : nameOf(subject.recipient)) : null;
   return (
     <dl className="mt-1.5 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-0.5 text-[12.5px] leading-5">
       <dt className="text-fg-subtle">Agent</dt>
-      <dd className="min-w-0 truncate font-mono text-fg" title={subject.agent}>
-        {bareId(subject.agent)}
+      <dd className="min-w-0 truncate text-fg" title={subject.agent}>
+        {nameOf(subject.agent)}
       </dd>
       <dt className="text-fg-subtle">{subject.kind === "dispatch" ? "Action" : "Tool"}</dt>
       <dd className="min-w-0 break-words font-mono text-fg">
@@ -148,10 +149,11 @@ function commentsOf(c: unknown): string[] {
 /** An overseer agent's verdict, for a person to confirm. */
 export function RecommendationBox({ rec, by }: { rec: Recommendation; by?: string }) {
   const comments = commentsOf(rec.comments);
+  const nameOf = useNameOf();
   return (
     <div className="mt-2 rounded-md border border-agent/25 bg-agent/[0.05] px-2.5 py-1.5 text-[13px]" aria-label="Recommendation">
       <div className="flex flex-wrap items-center gap-2">
-        <span className="text-[11px] font-semibold uppercase tracking-wide text-agent">{by ? `${bareId(by)} recommends` : "Overseer recommends"}</span>
+        <span className="text-[11px] font-semibold uppercase tracking-wide text-agent">{by ? `${nameOf(by)} recommends` : "Overseer recommends"}</span>
         <DecisionBadge decision={rec.decision} />
       </div>
       {comments.length > 0 && (
@@ -169,9 +171,10 @@ export function RecommendationBox({ rec, by }: { rec: Recommendation; by?: strin
 
 /** One line: "analyst-1 → DataServer.process_data". */
 export function SubjectText({ subject, className = "" }: { subject: Subject; className?: string }) {
+  const nameOf = useNameOf();
   return (
     <span className={`font-mono ${className}`} title={subjectLabel(subject)}>
-      {subjectLabel(subject)}
+      {subjectLabel(subject, nameOf)}
     </span>
   );
 }

@@ -21,12 +21,13 @@ export function toolLabel(s: Subject | undefined): string {
 
 /**
  * What a subject is, as one short phrase: "analyst-1 → DataServer.process_data",
- * "pm-1 → reply to people", "task → analyst-1".
+ * "pm-1 → reply to people", "task → analyst-1". `nameOf` names the agents (the card's display
+ * name in the UI, components/events/use-sender-name.ts); by default their bare ids.
  */
-export function subjectLabel(s: Subject | undefined): string {
+export function subjectLabel(s: Subject | undefined, nameOf: (id: string) => string = bareId): string {
   if (!s) return "";
-  const agent = bareId(s.agent);
-  const to = s.recipient ? (s.recipient === "user" || s.recipient.startsWith("user:") ? "people" : bareId(s.recipient)) : "";
+  const agent = nameOf(s.agent);
+  const to = s.recipient ? (s.recipient === "user" || s.recipient.startsWith("user:") ? "people" : nameOf(s.recipient)) : "";
   if (s.kind === "dispatch") return `task → ${agent}${to && to !== agent ? ` (for ${to})` : ""}`;
   const tool = toolLabel(s);
   return `${agent} → ${tool || "tool"}${to ? ` to ${to}` : ""}`;

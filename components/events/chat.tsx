@@ -5,6 +5,7 @@
  * to the message it answers; an overseer's question carries an "Oversight inquiry" badge.
  */
 "use client";
+import { useNameOf } from "./use-sender-name";
 import { ShieldCheckIcon } from "@/components/ui/icons";
 import type { StoredEvent, StoredEventOf } from "@/lib/protocol";
 import { excerpt, isPeopleRecipient, type MessageRef, type QuestionView } from "@/lib/fold/questions";
@@ -19,15 +20,16 @@ import { useChannelPeople } from "@/components/live/people";
 
 /** "→ analyst-1" for a message addressed to agents or to one person; nothing for the whole channel. */
 function Addressing({ event }: { event: StoredEvent }) {
+  const nameOf = useNameOf();
   const targets = event.to.filter((t) => t.agent_id !== "user");
   if (targets.length === 0) return null;
   return (
-    <span className="min-w-0 truncate text-[13px] text-fg-muted" aria-label={`to ${targets.map((t) => displayName(t)).join(", ")}`}>
+    <span className="min-w-0 truncate text-[13px] text-fg-muted" aria-label={`to ${targets.map((t) => nameOf(t)).join(", ")}`}>
       <span aria-hidden="true">→ </span>
       {targets.map((t, i) => (
         <span key={t.agent_id} className="font-medium text-fg" title={t.agent_id}>
           {i > 0 ? ", " : ""}
-          {displayName(t)}
+          {nameOf(t)}
         </span>
       ))}
     </span>
@@ -36,6 +38,7 @@ function Addressing({ event }: { event: StoredEvent }) {
 
 /** "↳ in reply to pm-1: “excerpt”", a button that scrolls to the message it answers. */
 function ReplyLink({ target, replyToId }: { target?: MessageRef; replyToId: string }) {
+  const nameOf = useNameOf();
   const { jumpTo } = useThreadActions();
   if (!target) {
     return (
@@ -44,7 +47,7 @@ function ReplyLink({ target, replyToId }: { target?: MessageRef; replyToId: stri
       </p>
     );
   }
-  const who = displayName(target.from);
+  const who = nameOf(target.from);
   return (
     <button
       type="button"
@@ -63,6 +66,7 @@ function ReplyLink({ target, replyToId }: { target?: MessageRef; replyToId: stri
 
 /** Under a question: waiting (with Reply for people), answered (with a link to the answer), or closed. */
 function QuestionStatus({ question }: { question: QuestionView }) {
+  const nameOf = useNameOf();
   const { replyTo, jumpTo } = useThreadActions();
   const answer = question.answer;
   if (answer) {
@@ -73,7 +77,7 @@ function QuestionStatus({ question }: { question: QuestionView }) {
           Answered
         </StatusBadge>
         <button type="button" onClick={() => jumpTo(answer.id)} className="hover:text-fg hover:underline">
-          by <span className="font-medium">{displayName(answer.from)}</span> · show answer
+          by <span className="font-medium">{nameOf(answer.from)}</span> · show answer
         </button>
       </div>
     );

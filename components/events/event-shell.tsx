@@ -1,7 +1,8 @@
 /**
  * The frame every event row shares (consecutive messages grouped like Slack, the exact time and
  * the seq on hover): a 36 px gutter (avatar, icon, or the time on hover for
- * a grouped row), the sender line for the first row of a group, and a hover tag with `#seq`.
+ * a grouped row), the sender line for the first row of a group, and a hover tag with `#seq`. A
+ * person's name opens their card (components/identity/person-card.tsx).
  */
 import { ShieldCheckIcon } from "@/components/ui/icons";
 import type { ReactNode } from "react";
@@ -10,6 +11,7 @@ import { Avatar } from "@/components/ui/avatar";
 import { formatFull, formatShortTime, formatTime } from "@/components/ui/time";
 import { hueFor, isClutch, isHuman } from "./participant";
 import { useSenderName } from "./use-sender-name";
+import { PersonName } from "@/components/identity/person-card";
 
 /** Exact time on hover, seq included for debugging. */
 export function EventTime({ event, className = "", short = false }: { event: StoredEvent; className?: string; short?: boolean }) {
@@ -78,9 +80,13 @@ export function SenderRow({
       <div className="min-w-0 flex-1">
         {!continued && (
           <div className="flex flex-wrap items-baseline gap-x-1.5 leading-5">
-            <span className="min-w-0 truncate font-semibold text-fg" title={event.from.agent_id}>
-              {name}
-            </span>{" "}
+            {human && event.from.agent_id.startsWith("user:") ? (
+              <PersonName agent_id={event.from.agent_id} name={name} className="font-semibold text-fg" />
+            ) : (
+              <span className="min-w-0 truncate font-semibold text-fg" title={event.from.agent_id}>
+                {name}
+              </span>
+            )}{" "}
             {handle && <span className="shrink-0 text-xs text-fg-muted">{handle}</span>}
             {verified(event) && (
               <span

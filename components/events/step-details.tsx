@@ -1,7 +1,7 @@
 "use client";
 /**
  * `StepDetails`: the machinery between the steps of a run's thread (how work was routed, what the
- * policy allowed, who accepted) as one quiet line, "Clutch routed it to pm-1 · pm-1 accepted ·
+ * policy allowed, who accepted) as one quiet line, "Clutch routed it to Project Manager · Project Manager accepted ·
  * the policy allowed 2 steps", with the events themselves behind "Details" (docs/channels.md
  * "Threads"; components/thread/rows.ts `steps` groups them).
  */
@@ -10,11 +10,12 @@ import { isEvent, type StoredEvent } from "@/lib/protocol";
 import { ChevronRightIcon, SettingsIcon } from "@/components/ui/icons";
 import { bareId } from "./participant";
 import { EventView } from "./event-view";
+import { useNameOf } from "./use-sender-name";
 
-/** One sentence for the group: routing, accepts, allows. */
-export function detailsSummary(events: readonly StoredEvent[]): string {
-  const routed = events.flatMap((e) => (isEvent(e, "routing.decision") && typeof e.payload.selected === "string" ? [bareId(e.payload.selected)] : []));
-  const accepted = events.flatMap((e) => (e.type === "task.accept" ? [bareId(e.from.agent_id)] : []));
+/** One sentence for the group: routing, accepts, allows; `nameOf` names the agents (default: bare ids). */
+export function detailsSummary(events: readonly StoredEvent[], nameOf: (id: string) => string = bareId): string {
+  const routed = events.flatMap((e) => (isEvent(e, "routing.decision") && typeof e.payload.selected === "string" ? [nameOf(e.payload.selected)] : []));
+  const accepted = events.flatMap((e) => (e.type === "task.accept" ? [nameOf(e.from.agent_id)] : []));
   const allowed = events.filter((e) => e.type === "policy.decision").length;
   const parts = [
     routed.length ? `Clutch routed it to ${[...new Set(routed)].join(", ")}` : "",
@@ -27,6 +28,7 @@ export function detailsSummary(events: readonly StoredEvent[]): string {
 export function StepDetails({ events }: { events: StoredEvent[] }) {
   const [open, setOpen] = useState(false);
   const id = useId();
+  const nameOf = useNameOf();
   return (
     <div className="px-4 py-0.5 sm:px-5">
       <button
@@ -37,7 +39,7 @@ export function StepDetails({ events }: { events: StoredEvent[] }) {
         className="flex w-full min-w-0 items-center gap-1.5 rounded py-0.5 pl-[46px] text-left text-[11.5px] text-fg-subtle hover:text-fg-muted"
       >
         <SettingsIcon size={12} className="shrink-0" />
-        <span className="min-w-0 truncate">{detailsSummary(events)}</span>
+        <span className="min-w-0 truncate">{detailsSummary(events, nameOf)}</span>
         <span className="ml-auto inline-flex shrink-0 items-center gap-0.5 font-medium">
           Details
           <ChevronRightIcon size={11} className={`transition-transform ${open ? "rotate-90" : ""}`} />

@@ -17,7 +17,7 @@ import { LockIcon, ShieldCheckIcon, TaskIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
 import { SenderRow } from "./event-shell";
 import { JsonView } from "@/components/ui/json-view";
-import { bareId } from "./participant";
+import { useNameOf } from "./use-sender-name";
 import { DECISION_ACCENT, DecisionBadge, ReviewFeedback, reviewDecision } from "./review";
 
 const STATE: Record<TaskState, { tone: Tone; label: string }> = {
@@ -110,11 +110,26 @@ function ProgressBar({ percent }: { percent: number }) {
   );
 }
 
+/** An agent by its card's display name, its id as the tooltip. */
+function AgentName({ id, plain = false }: { id: string; plain?: boolean }) {
+  const nameOf = useNameOf();
+  return (
+    <span className={plain ? "" : "font-medium text-fg"} title={id}>
+      {nameOf(id)}
+    </span>
+  );
+}
+
 /** "In review by qa-1" while the review runs; "Reviewed by qa-1 · Approved" once it is decided. */
 function InReview({ event, review, decision }: { event: StoredEventOf<"task.progress">; review?: TaskView; decision?: string }) {
   const fromText = /review(?:ed)? by (agent:[\w.-]+)/.exec(event.payload.message ?? "")?.[1];
   const reviewer = review?.assignee ?? fromText;
-  const who = <span className="font-semibold text-fg">{reviewer ? bareId(reviewer) : "its overseer"}</span>;
+  const nameOf = useNameOf();
+  const who = (
+    <span className="font-semibold text-fg" title={reviewer}>
+      {reviewer ? nameOf(reviewer) : "its overseer"}
+    </span>
+  );
   return (
     <p className="flex flex-wrap items-center gap-x-2 gap-y-1 text-[13px] text-fg-muted">
       <span>{decision ? <>Reviewed by {who}</> : <>In review by {who}</>}</span>
@@ -130,7 +145,7 @@ function Body({ event, related, decision }: { event: TaskEvent; related?: TaskVi
       if (typeof event.meta?.review_of === "string") {
         return (
           <p className="text-[13px] text-fg-muted">
-            Checks the work of <span className="font-semibold text-fg">{related?.assignee ? bareId(related.assignee) : "another agent"}</span>
+            Checks the work of <span className="font-semibold text-fg">{related?.assignee ? <AgentName id={related.assignee} plain /> : "another agent"}</span>
             {related?.title && <> on “{related.title}”</>} before it goes back to whoever asked.
           </p>
         );
@@ -165,7 +180,7 @@ function Body({ event, related, decision }: { event: TaskEvent; related?: TaskVi
       const p = event.payload;
       return (
         <p className="text-[13px] text-fg-muted">
-          Accepted by <span className="font-medium text-fg">{p.agent_id ?? event.from.agent_id}</span>
+          Accepted by <AgentName id={p.agent_id ?? event.from.agent_id} />
           {p.instance_id && <> · instance {p.instance_id}</>}
           {p.note && <> — {p.note}</>}
         </p>
@@ -283,6 +298,7 @@ export function TaskCard({
   decision?: string;
 }) {
   const verb = verbOf(event);
+  const nameOf = useNameOf();
   // Any task event may name a title (a task.request's is typed; others are read as unknown).
   const title = task?.title ?? event.payload.title;
   // The agent working on it, when that is not the sender already named above the card.
@@ -317,14 +333,14 @@ export function TaskCard({
             </span>
           )}
           {approvedBy && (
-            <StatusBadge tone="success" label={`Approved by ${bareId(approvedBy)}`}>
+            <StatusBadge tone="success" label={`Approved by ${nameOf(approvedBy)}`}>
               <ShieldCheckIcon size={12} strokeWidth={2.25} />
-              Approved by {bareId(approvedBy)}
+              Approved by {nameOf(approvedBy)}
             </StatusBadge>
           )}
           {agent && (
             <span className="ml-auto truncate text-xs text-fg-muted" title={agent}>
-              {bareId(agent)}
+              {nameOf(agent)}
             </span>
           )}
         </header>

@@ -1,6 +1,7 @@
 "use client";
 /**
- * `AdminPage` (/admin): what an admin manages (docs/identity.md): people and their roles (and
+ * `AdminPage` (/admin): what an admin manages (docs/identity.md): people, with their presence and
+ * a "Message" button, and their roles (and
  * the lock on a person's sign-in after too many failed passwords, with Unlock), invite
  * links (shown once to pass on; revocable), every API key (people's and agents'; a new key for an
  * external agent), and the registered agents (disable an external one). Every change is an
@@ -12,6 +13,11 @@ import { ApiRequestError } from "@/components/live/api";
 import { Button, inputClass } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
+import { MessageButton } from "@/components/workspace/message-button";
+import { Avatar } from "@/components/ui/avatar";
+import { AvatarWithPresence } from "@/components/ui/presence-dot";
+import { hueFor } from "@/components/events/participant";
+import { usePresence } from "@/components/live/presence";
 import { ROLE_LABEL } from "@/components/workspace/settings-dialog";
 import { useMe } from "./me";
 import { useCreateInvite, useInvites, useKeys, usePeople, useRevokeInvite, useSetAgentDisabled, useSetRole, useUnlockSignIn, type Role } from "./api";
@@ -60,6 +66,7 @@ function People() {
   const setRole = useSetRole();
   const unlock = useUnlockSignIn();
   const me = useMe();
+  const isOnline = usePresence();
   return (
     <Section id="admin-people" title="People">
       {people.isPending ? (
@@ -80,8 +87,16 @@ function People() {
             {people.data.map((p) => (
               <tr key={p.id} className="border-t border-line">
                 <td className="py-1.5 pr-3 font-medium">
-                  {p.name}
-                  {p.id === me.user_id && <span className="text-fg-muted"> (you)</span>}
+                  <span className="flex items-center gap-2">
+                    <AvatarWithPresence online={isOnline(p.agent_id)} dot={9}>
+                      <Avatar name={p.name} hue={hueFor(p.agent_id)} agent={false} size={24} />
+                    </AvatarWithPresence>
+                    <span className="min-w-0">
+                      {p.name}
+                      {p.id === me.user_id && <span className="text-fg-muted"> (you)</span>}
+                    </span>
+                    {p.id !== me.user_id && <MessageButton with={p.agent_id} name={p.name} compact className="ml-auto" />}
+                  </span>
                 </td>
                 <td className="py-1.5 pr-3 text-fg-muted">{p.email}</td>
                 <td className="py-1.5 pr-3">

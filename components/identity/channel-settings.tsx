@@ -2,7 +2,8 @@
 /**
  * `ChannelSettingsDialog`: who can see a channel (docs/identity.md, "Channels"): public or
  * private, and its members, with add (people of the workspace, registered agents) and remove. A
- * guest sees the members but changes nothing. Every change is an `audit.change` in the channel.
+ * guest sees the members but changes nothing. People show their presence and a "Message" button
+ * (docs/channels.md "Presence", "Direct messages"). Every change is an `audit.change` in the channel.
  */
 import { useId, useState } from "react";
 import { useAgents } from "@/components/live/use-agents";
@@ -10,6 +11,11 @@ import { ApiRequestError } from "@/components/live/api";
 import type { ThreadSummary } from "@/lib/api/types";
 import { Button, inputClass } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
+import { Avatar } from "@/components/ui/avatar";
+import { AvatarWithPresence } from "@/components/ui/presence-dot";
+import { hueFor } from "@/components/events/participant";
+import { usePresence } from "@/components/live/presence";
+import { MessageButton } from "@/components/workspace/message-button";
 import { useMe } from "./me";
 import { useChannelMemberChange, useChannelMembers, usePeople, useSetVisibility } from "./api";
 
@@ -31,6 +37,7 @@ function ChannelSettings({ thread, onClose }: { thread: ThreadSummary; onClose: 
   const visibility = useSetVisibility(thread.id);
   const people = usePeople();
   const agents = useAgents();
+  const isOnline = usePresence();
   const [pick, setPick] = useState("");
   const pickId = useId();
   const inChannel = new Set(members.data?.map((m) => m.member));
@@ -61,10 +68,18 @@ function ChannelSettings({ thread, onClose }: { thread: ThreadSummary; onClose: 
       <ul className="max-h-56 divide-y divide-line overflow-y-auto text-[13px]" aria-label="Members">
         {members.data?.map((m) => (
           <li key={m.member} className="flex items-center gap-2 py-1.5">
+            {m.member.startsWith("user:") ? (
+              <AvatarWithPresence online={isOnline(m.member)} dot={9}>
+                <Avatar name={m.name} hue={hueFor(m.member)} agent={false} size={24} />
+              </AvatarWithPresence>
+            ) : (
+              <Avatar name={agents.data?.find((a) => a.agent_id === m.member)?.name ?? m.name} hue={hueFor(m.member)} agent size={24} />
+            )}
             <span className="min-w-0 flex-1 truncate">
               {m.name}
               {m.member === me.agent_id && <span className="text-fg-muted"> (you)</span>}
             </span>
+            {m.member.startsWith("user:") && m.member !== me.agent_id && <MessageButton with={m.member} name={m.name} compact onOpened={onClose} />}
             {(manage || m.member === me.agent_id) && (
               <Button onClick={() => change.mutate({ member: m.member, add: false })} disabled={change.isPending} aria-label={m.member === me.agent_id ? "Leave the channel" : `Remove ${m.name}`}>
                 {m.member === me.agent_id ? "Leave" : "Remove"}

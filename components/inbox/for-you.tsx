@@ -13,6 +13,7 @@ import type { InboxItem } from "@/lib/api/types";
 import { useInbox } from "@/components/live/inbox";
 import { ago } from "@/components/approvals/model";
 import { hueFor } from "@/components/events/participant";
+import { useNameOf } from "@/components/events/use-sender-name";
 import { Avatar } from "@/components/ui/avatar";
 import { AtSignIcon, InboxCheckIcon, MessageQuestionIcon } from "@/components/ui/icons";
 import { PageHeader } from "@/components/ui/page-header";
@@ -25,11 +26,6 @@ const KIND: Record<InboxItem["kind"], { verb: string; icon: typeof AtSignIcon; t
   approval: { verb: "needs your approval", icon: InboxCheckIcon, tone: "bg-accent/12 text-accent" },
   mention: { verb: "mentioned you", icon: AtSignIcon, tone: "bg-info/12 text-info" },
 };
-
-/** Who an item is from, as people read it. */
-function whoOf(item: InboxItem): string {
-  return item.from.display_name ?? item.from.agent_id.replace(/^(agent|user):/, "");
-}
 
 /** The `/inbox` page (see the file comment). */
 export function ForYou() {
@@ -125,7 +121,7 @@ function ItemList({ label, items, now }: { label: string; items: InboxItem[]; no
 function Row({ item, now }: { item: InboxItem; now: number }) {
   const kind = KIND[item.kind];
   const Icon = kind.icon;
-  const who = whoOf(item);
+  const who = useNameOf()(item.from);
   return (
     <Link
       href={item.href}

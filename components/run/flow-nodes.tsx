@@ -15,7 +15,7 @@ import { memo } from "react";
 import { BaseEdge, EdgeLabelRenderer, Handle, Position, getSmoothStepPath, type EdgeProps, type NodeProps } from "@xyflow/react";
 import { runDurationMs, taskDurationMs } from "@/lib/fold/run-graph";
 import { TERMINAL_STATES } from "@/lib/fold/task-state";
-import { bareId } from "@/components/events/participant";
+import { useNameOf } from "@/components/events/use-sender-name";
 import { ChevronRightIcon, RouteIcon, ShieldCheckIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
 import { RunStateBadge } from "./run-state-badge";
@@ -38,6 +38,7 @@ function shortDuration(ms: number): string {
 /** A task card (see the file comment). */
 export const TaskFlowNode = memo(function TaskFlowNode({ id, data }: NodeProps<Node<TaskNodeData, "task">>) {
   const task = data.node.task!;
+  const nameOf = useNameOf();
   const s = stateStyle(task.state);
   // A request to the router (`agent:orchestrator`) has no agent until it is routed (Clutch §4).
   const agent = !task.assignee
@@ -46,7 +47,7 @@ export const TaskFlowNode = memo(function TaskFlowNode({ id, data }: NodeProps<N
       ? TERMINAL_STATES.has(task.state)
         ? "no agent"
         : "awaiting an agent"
-      : bareId(task.assignee);
+      : nameOf(task.assignee);
   const duration = taskDurationMs(task, data.at);
   const review = data.node.edge === "review";
   const title = task.title ?? "Untitled task";
@@ -168,16 +169,16 @@ const EDGE_STYLE: Record<HandoffEdgeData["kind"], { stroke: string; dash?: strin
 };
 
 /** The tooltip of an edge: why its agent was chosen. */
-function routingTooltip(data: HandoffEdgeData): string {
+function routingTooltip(data: HandoffEdgeData, nameOf: (id: string) => string): string {
   const r = data.routing;
   const kind = EDGE_STYLE[data.kind].label;
   if (!r) return `${kind}: no routing decision recorded`;
   if (r.kind === "failure") return `${kind}: routing failed — ${r.reason}`;
   const scores = Object.entries(r.scores)
     .sort((a, b) => b[1] - a[1])
-    .map(([a, s]) => `${bareId(a)} ${s.toFixed(2)}`)
+    .map(([a, s]) => `${nameOf(a)} ${s.toFixed(2)}`)
     .join(", ");
-  return `${kind} → ${r.selected ? bareId(r.selected) : "?"}\n${r.reason}${scores ? `\nScores: ${scores}` : ""}`;
+  return `${kind} → ${r.selected ? nameOf(r.selected) : "?"}\n${r.reason}${scores ? `\nScores: ${scores}` : ""}`;
 }
 
 /** An edge labelled with its handoff kind and the routing decision (see the file comment). */
@@ -195,7 +196,8 @@ export const HandoffEdge = memo(function HandoffEdge({
   const st = EDGE_STYLE[kind];
   const [path, labelX, labelY] = getSmoothStepPath({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, borderRadius: 10, offset: 16 });
   const routing = data?.routing;
-  const selected = routing?.kind === "decision" && routing.selected && !data?.compact ? bareId(routing.selected) : null;
+  const nameOf = useNameOf();
+  const selected = routing?.kind === "decision" && routing.selected && !data?.compact ? nameOf(routing.selected) : null;
   return (
     <>
       <BaseEdge id={id} path={path} style={{ stroke: st.stroke, strokeDasharray: st.dash, strokeWidth: kind === "review" ? 1.75 : 1.5 }} />
@@ -206,7 +208,7 @@ export const HandoffEdge = memo(function HandoffEdge({
             style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${(labelY + targetY) / 2}px)`, pointerEvents: "all" }}
           >
             <span
-              title={data ? routingTooltip(data) : undefined}
+              title={data ? routingTooltip(data, nameOf) : undefined}
               data-edge-kind={kind}
               className={`inline-flex max-w-[190px] items-center gap-1 truncate rounded-full border bg-surface px-1.5 py-px text-[10.5px] font-medium leading-4 shadow-sm ${
                 kind === "review" ? "border-agent/40 text-agent" : kind === "request" ? "border-accent/40 text-accent" : "border-line-strong text-fg-muted"

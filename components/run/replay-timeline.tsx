@@ -11,7 +11,7 @@
  */
 import { memo, useEffect, useRef } from "react";
 import type { StoredEvent } from "@/lib/protocol";
-import { bareId, displayName } from "@/components/events/participant";
+import { useNameOf } from "@/components/events/use-sender-name";
 import { formatFull } from "@/components/ui/time";
 import { ForkIcon, PauseIcon, PlayIcon, RadioIcon, SkipEndIcon, SkipStartIcon, StepBackIcon, StepForwardIcon } from "./icons";
 import { familyOf, summarize, type EventFamily } from "./event-summary";
@@ -64,6 +64,7 @@ const EventRow = memo(function EventRow({
 }) {
   const fam = familyOf(event);
   const forked = event.meta?.forked_from !== undefined;
+  const sender = useNameOf()(event.from);
   return (
     <div
       role="listitem"
@@ -80,7 +81,7 @@ const EventRow = memo(function EventRow({
         type="button"
         onClick={() => onSeek(index + 1)}
         title={`${formatFull(event.ts)} · seq ${event.seq}${forked ? " · copied from the source run" : ""}`}
-        aria-label={`Event ${index + 1}: ${event.type} from ${displayName(event.from)}. Show the run after it`}
+        aria-label={`Event ${index + 1}: ${event.type} from ${sender}. Show the run after it`}
         className="flex h-full min-w-0 flex-1 items-center gap-2 pl-2 text-left"
       >
         <span className="w-12 shrink-0 text-right font-mono text-[10.5px] tabular-nums text-fg-subtle">#{event.seq}</span>
@@ -89,7 +90,7 @@ const EventRow = memo(function EventRow({
           {event.type}
         </span>
         <span className="w-[84px] shrink-0 truncate font-medium text-fg-muted max-sm:w-16" title={event.from.agent_id}>
-          {event.from.role === "human" ? displayName(event.from) : bareId(event.from.agent_id)}
+          {sender}
         </span>
         <span className="min-w-0 flex-1 truncate text-fg-muted">{summarize(event)}</span>
         {forked && (

@@ -14,7 +14,7 @@ import { getNode, taskDurationMs, type RunGraphState } from "@/lib/fold/run-grap
 import { cancelledBy, type TaskView } from "@/lib/fold/task-state";
 import { EventView } from "@/components/events/event-view";
 import { ThreadActionsContext, type ThreadActions } from "@/components/events/thread-actions";
-import { bareId } from "@/components/events/participant";
+import { usePersonLabel } from "@/components/identity/names";
 import { CloseIcon } from "@/components/ui/icons";
 import { formatDuration, formatFull } from "@/components/ui/time";
 import { ForkIcon } from "./icons";
@@ -81,6 +81,7 @@ export function TaskPanel({
   live: boolean;
 }) {
   const router = useRouter();
+  const nameOf = usePersonLabel();
   const body = useRef<HTMLDivElement>(null);
   const rows = useMemo(() => panelRows(state, events, taskId), [state, events, taskId]);
   const node = getNode(state, taskId);
@@ -133,7 +134,9 @@ export function TaskPanel({
             {task?.assignee && (
               <>
                 {" · "}
-                <span className="font-medium text-fg">{bareId(task.assignee)}</span>
+                <span className="font-medium text-fg" title={task.assignee}>
+                  {nameOf(task.assignee)}
+                </span>
               </>
             )}
             {node?.edge === "review" && " · oversight review"}
@@ -155,7 +158,7 @@ export function TaskPanel({
               <dl className="grid grid-cols-2 gap-x-4 gap-y-2 sm:grid-cols-3">
                 <Fact label="Attempts">{task.attempts}</Fact>
                 <Fact label={task.ended_at ? "Duration" : "Running for"}>{duration === null ? "—" : formatDuration(duration)}</Fact>
-                <Fact label="Requested by">{task.requester ? bareId(task.requester) : "—"}</Fact>
+                <Fact label="Requested by">{task.requester ? nameOf(task.requester) : "—"}</Fact>
                 <Fact label="Started">
                   <time dateTime={task.created_at} title={formatFull(task.created_at)}>
                     {new Date(task.created_at).toLocaleTimeString()}
@@ -198,7 +201,7 @@ export function TaskPanel({
               {routingEvent ? (
                 <EventView event={routingEvent} ctx={{ continued: false }} />
               ) : (
-                <p className="px-4 pt-1 text-[12.5px] text-fg-muted">No routing decision was recorded for this task; it was sent to {task.assignee ? bareId(task.assignee) : "its agent"} by id.</p>
+                <p className="px-4 pt-1 text-[12.5px] text-fg-muted">No routing decision was recorded for this task; it was sent to {task.assignee ? nameOf(task.assignee) : "its agent"} by id.</p>
               )}
             </section>
             <section aria-label="Events of the task" className="pt-2">

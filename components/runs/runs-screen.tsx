@@ -221,7 +221,9 @@ function RunRow({ run, selected, onFocus, now }: { run: RunSummary; selected: bo
         {run.agents.length > 0 && (
           <>
             <span aria-hidden="true">·</span>
-            <span className="min-w-0 truncate">{run.agents.map(bareId).join(", ")}</span>
+            <span className="min-w-0 truncate" title={run.agents.map(bareId).join(", ")}>
+              {run.agents.map(nameOf).join(", ")}
+            </span>
           </>
         )}
         <span className="basis-full tabular-nums sm:hidden">
@@ -277,7 +279,7 @@ function FilterBar({ filters, onChange, viewsRef, runs }: { filters: RunFilters;
             <option value="">All agents</option>
             {agents.map((a) => (
               <option key={a.agent_id} value={a.agent_id}>
-                {bareId(a.agent_id)}
+                {a.name && a.name !== bareId(a.agent_id) ? `${a.name} (${bareId(a.agent_id)})` : bareId(a.agent_id)}
               </option>
             ))}
           </select>

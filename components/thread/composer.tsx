@@ -19,11 +19,11 @@
  * for analyst-1", "New request routed by skill:data-analysis" or, when it mentions only people
  * of the channel, "A message for Lee: no agent request". Only the text is sent.
  */
+import { useNameOf } from "@/components/events/use-sender-name";
 import { useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
 import { excerpt } from "@/lib/fold/questions";
 import type { Participant } from "@/lib/protocol";
 import { parseMentions } from "@/lib/mentions";
-import { displayName } from "@/components/events/participant";
 import { CloseIcon, CornerDownRightIcon, MessageIcon, RouteIcon, SendIcon } from "@/components/ui/icons";
 import { useMutation } from "@tanstack/react-query";
 import { useSendMessage } from "@/components/live/use-send-message";
@@ -90,6 +90,7 @@ export function Composer({
   /** The field's accessible name; "Message #channel" by default. */
   label?: string;
 }) {
+  const nameOf = useNameOf();
   const [text, setTextState] = useState(() => readLocal<string>(draftKey(draft), ""));
   const setText = (t: string) => {
     setTextState(t);
@@ -168,9 +169,9 @@ export function Composer({
   const fieldLabel = label ?? `Message ${channelName}`;
   const followUp = target.kind === "follow_up" ? target.agent : null;
   const placeholder = answering
-    ? `Answer ${displayName(answering.from)}…`
+    ? `Answer ${nameOf(answering.from)}…`
     : followUp
-      ? `Ask ${displayName(followUp)} a follow-up…`
+      ? `Ask ${nameOf(followUp)} a follow-up…`
       : target.kind === "thread"
         ? "Reply in thread…"
         : `Message ${channelName}`;
@@ -201,7 +202,7 @@ export function Composer({
         {answering && (
           <div
             role="group"
-            aria-label={`Answering ${displayName(answering.from)}`}
+            aria-label={`Answering ${nameOf(answering.from)}`}
             className="flex min-w-0 items-center gap-1.5 rounded-t-xl border-b border-warning/25 bg-warning/[0.08] py-1 pl-3 pr-1 text-xs"
           >
             <CornerDownRightIcon size={13} className="shrink-0 text-warning" />
@@ -212,7 +213,7 @@ export function Composer({
               title={answering.text}
             >
               <span className="shrink-0 text-fg-muted">
-                Answering <span className="font-semibold text-fg">{displayName(answering.from)}</span>
+                Answering <span className="font-semibold text-fg">{nameOf(answering.from)}</span>
                 {answering.runTitle ? (
                   <>
                     {" "}
@@ -240,7 +241,7 @@ export function Composer({
         {target.kind === "new" && meant && (
           <div role="status" aria-label="Sent as a new request" className="flex min-w-0 items-center gap-1.5 rounded-t-xl border-b border-line py-1 pl-3 pr-1.5 text-xs text-fg-muted">
             <span className="min-w-0 flex-1 truncate">
-              {asAnswer.isError ? `Couldn’t make it the answer: ${asAnswer.error.message}` : `Sent as a new request. Meant as your answer to ${displayName(meant.question.from)}?`}
+              {asAnswer.isError ? `Couldn’t make it the answer: ${asAnswer.error.message}` : `Sent as a new request. Meant as your answer to ${nameOf(meant.question.from)}?`}
             </span>
             <button
               type="button"
@@ -268,7 +269,7 @@ export function Composer({
             className="flex min-w-0 items-center gap-1.5 rounded-t-xl border-b border-line py-1 pl-3 pr-1.5 text-xs text-fg-muted"
           >
             <span className="min-w-0 flex-1 truncate">
-              {displayName(newest.from)} is waiting for an answer{newest.runTitle ? ` in “${excerpt(newest.runTitle, 48)}”` : ""}. This message
+              {nameOf(newest.from)} is waiting for an answer{newest.runTitle ? ` in “${excerpt(newest.runTitle, 48)}”` : ""}. This message
               starts a new request.
             </span>
             <button
@@ -279,19 +280,19 @@ export function Composer({
               }}
               className="shrink-0 rounded px-1.5 py-0.5 font-semibold text-accent hover:bg-hover"
             >
-              Answer {displayName(newest.from)}
+              Answer {nameOf(newest.from)}
             </button>
           </div>
         )}
         {followUp && (
           <div
             role="group"
-            aria-label={`Follow-up for ${displayName(followUp)}`}
+            aria-label={`Follow-up for ${nameOf(followUp)}`}
             className="flex min-w-0 items-center gap-1.5 rounded-t-xl border-b border-line py-1 pl-3 pr-1.5 text-xs text-fg-muted"
           >
             <CornerDownRightIcon size={13} className="shrink-0 text-accent" />
             <span className="min-w-0 truncate">
-              Follow-up for <span className="font-semibold text-fg">{displayName(followUp)}</span>: it carries on with this conversation
+              Follow-up for <span className="font-semibold text-fg">{nameOf(followUp)}</span>: it carries on with this conversation
             </span>
           </div>
         )}
@@ -333,7 +334,7 @@ export function Composer({
           />
           <button
             type="submit"
-            aria-label={answering ? `Send answer to ${displayName(answering.from)}` : followUp ? `Send follow-up to ${displayName(followUp)}` : target.kind === "thread" ? "Send reply" : "Send message"}
+            aria-label={answering ? `Send answer to ${nameOf(answering.from)}` : followUp ? `Send follow-up to ${nameOf(followUp)}` : target.kind === "thread" ? "Send reply" : "Send message"}
             disabled={!text.trim() || send.isPending}
             className="inline-flex h-8 w-8 shrink-0 items-center justify-center rounded-lg bg-accent text-accent-fg transition hover:brightness-110 disabled:bg-fg-muted/15 disabled:text-fg-subtle"
           >

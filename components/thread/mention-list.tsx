@@ -4,7 +4,7 @@
  * of the channel (`@Dana_Scully`) or a capability (`@skill:research`) and picks it from a
  * list, following the WAI-ARIA combobox pattern: the textarea is the combobox (aria-expanded,
  * aria-controls, aria-activedescendant; focus never leaves it), `MentionList` the listbox of
- * options grouped into Agents (handle, name, status), People (handle, name, role; the
+ * options grouped into Agents (handle, name, status), People (handle, name, role, presence; the
  * channel's members only, docs/channels.md "Mentions") and Capabilities (id, version, how
  * many agents offer it).
  *
@@ -17,8 +17,11 @@ import { useId, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, 
 import type { AgentSummary } from "@/lib/api/types";
 import { useAgents } from "@/components/live/use-agents";
 import { useChannelPeople } from "@/components/live/people";
+import { usePresence } from "@/components/live/presence";
+import { Avatar } from "@/components/ui/avatar";
+import { AvatarWithPresence } from "@/components/ui/presence-dot";
 import { hueFor } from "@/components/events/participant";
-import { BotIcon, RouteIcon, UserIcon } from "@/components/ui/icons";
+import { BotIcon, RouteIcon } from "@/components/ui/icons";
 import {
   agentCount,
   filterMentions,
@@ -159,16 +162,12 @@ function AgentRow({ o }: { o: Extract<MentionOption, { kind: "agent" }> }) {
   );
 }
 
-function PersonRow({ o }: { o: Extract<MentionOption, { kind: "person" }> }) {
+function PersonRow({ o, online }: { o: Extract<MentionOption, { kind: "person" }>; online: boolean }) {
   return (
     <>
-      <span
-        aria-hidden="true"
-        className="inline-flex h-5 w-5 shrink-0 items-center justify-center rounded-full text-white"
-        style={{ background: `hsl(${hueFor(o.agent_id)} 45% 45%)` }}
-      >
-        <UserIcon size={12} strokeWidth={2.25} />
-      </span>
+      <AvatarWithPresence online={online} dot={8}>
+        <Avatar name={o.name} hue={hueFor(o.agent_id)} agent={false} size={20} />
+      </AvatarWithPresence>
       <span className="shrink-0 font-mono text-[13px] font-semibold text-fg">@{o.handle}</span>
       <span className="min-w-0 flex-1 truncate text-[13px] text-fg-muted">{o.name}</span>
       <span className="shrink-0 text-[11px] text-fg-subtle">{o.role}</span>
@@ -191,9 +190,9 @@ function CapabilityRow({ o }: { o: Extract<MentionOption, { kind: "capability" }
 }
 
 /** The accessible name of an option: what it inserts, then what it is. */
-function optionLabel(o: MentionOption): string {
+function optionLabel(o: MentionOption, online: boolean): string {
   if (o.kind === "agent") return `@${o.handle}, ${o.name}, ${o.status}`;
-  if (o.kind === "person") return `@${o.handle}, ${o.name}, person, ${o.role}`;
+  if (o.kind === "person") return `@${o.handle}, ${o.name}, person, ${o.role}, ${online ? "online" : "offline"}`;
   const version = o.versions.length ? `, version ${o.versions.join(" or ")}` : "";
   return `@${o.id}, capability${version}, offered by ${agentCount(o.agents.length)}`;
 }
@@ -219,6 +218,7 @@ export function MentionList({
     { kind: "person", title: "People in this channel" },
     { kind: "capability", title: "Capabilities · routed to the best match" },
   ] as const;
+  const isOnline = usePresence();
   return (
     <div
       id={id}
@@ -241,13 +241,13 @@ export function MentionList({
                 id={optionId(i)}
                 role="option"
                 aria-selected={i === activeIndex}
-                aria-label={optionLabel(o)}
+                aria-label={optionLabel(o, o.kind === "person" && isOnline(o.agent_id))}
                 onMouseDown={(e) => e.preventDefault()}
                 onMouseMove={() => i !== activeIndex && onHover(i)}
                 onClick={() => onChoose(o)}
                 className={`mx-1 flex h-8 cursor-pointer items-center gap-2 rounded-md px-2 ${i === activeIndex ? "bg-accent/12" : ""}`}
               >
-                {o.kind === "agent" ? <AgentRow o={o} /> : o.kind === "person" ? <PersonRow o={o} /> : <CapabilityRow o={o} />}
+                {o.kind === "agent" ? <AgentRow o={o} /> : o.kind === "person" ? <PersonRow o={o} online={isOnline(o.agent_id)} /> : <CapabilityRow o={o} />}
               </div>
             ))}
           </div>

@@ -1,13 +1,13 @@
 "use client";
 /**
  * `RunBanner`: a slim bar at the top of the channel while a run is in progress: "1 run in
- * progress · pm-1 is waiting for your answer". Clicking it scrolls to the open question to the
- * person, else to the oldest approval waiting for a decision ("analyst-1 is waiting for
- * approval"), else to the newest running run's header.
+ * progress · PM Agent is waiting for your answer". Clicking it scrolls to the open question to the
+ * person, else to the oldest approval waiting for a decision ("Analyst is waiting for
+ * approval"; agents by their card's display name), else to the newest running run's header.
  */
 import type { RunSummary } from "@/lib/api/types";
 import type { Participant } from "@/lib/protocol";
-import { bareId as bare, displayName } from "@/components/events/participant";
+import { useNameOf } from "@/components/events/use-sender-name";
 import { ChevronRightIcon } from "@/components/ui/icons";
 import { runsInProgressLabel } from "@/lib/fold/run-status";
 import { useMe } from "@/components/identity/me";
@@ -38,6 +38,7 @@ export function RunBanner({
   onJumpToRun: (runId: string) => void;
 }) {
   const me = useMe();
+  const nameOf = useNameOf();
   const running = runs.filter((r) => r.state === "running");
   if (running.length === 0 && !question && !approval) return null;
   const inProgress = runsInProgressLabel(running, me);
@@ -71,9 +72,9 @@ export function RunBanner({
             </span>
           )}
           {question ? (
-            <span className="font-semibold">{displayName(question.from)} is waiting for your answer</span>
+            <span className="font-semibold">{nameOf(question.from)} is waiting for your answer</span>
           ) : approval ? (
-            <span className="font-semibold">{bare(approval.agent)} is waiting for approval</span>
+            <span className="font-semibold">{nameOf(approval.agent)} is waiting for approval</span>
           ) : null}
           {!waiting && newest?.title && <span className="font-normal"> · {newest.title}</span>}
         </span>

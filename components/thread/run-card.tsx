@@ -15,7 +15,7 @@ import Link from "next/link";
 import type { RunSummary } from "@/lib/api/types";
 import { waitingLabel, type RunStatus } from "@/lib/fold/run-status";
 import { useMe } from "@/components/identity/me";
-import { bareId, displayName } from "@/components/events/participant";
+import { useNameOf } from "@/components/events/use-sender-name";
 import { useThreadActions } from "@/components/events/thread-actions";
 import { Markdown } from "@/components/markdown/markdown";
 import { RunStateBadge } from "@/components/run/run-state-badge";
@@ -79,6 +79,7 @@ function Elapsed({ run }: { run: RunSummary }) {
 export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boolean }) {
   const { jumpTo, openThread } = useThreadActions();
   const me = useMe();
+  const nameOf = useNameOf();
   const status: RunStatus = run.status ?? run.state;
   const s = EDGE[status] ?? EDGE.running;
   const total = Math.max(run.task_total, run.task_done);
@@ -122,7 +123,9 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
         <ul aria-label="Working now" className="mt-1.5 space-y-0.5">
           {run.active.slice(0, 4).map((t) => (
             <li key={t.task_id} className="flex min-w-0 items-baseline gap-1.5 text-xs">
-              <span className="shrink-0 font-semibold text-fg">{bareId(t.assignee)}</span>
+              <span className="shrink-0 font-semibold text-fg" title={t.assignee}>
+                {nameOf(t.assignee)}
+              </span>
               <span className="shrink-0 text-fg-muted">{TASK_STATE[t.state] ?? t.state}</span>
               {t.title && <span className="min-w-0 truncate text-fg-muted">· {t.title}</span>}
             </li>
@@ -133,12 +136,12 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
       {question && (
         <div className="mt-2 min-w-0 rounded-md border border-warning/30 bg-warning/[0.07] px-2 py-1.5 text-xs">
           <p className="min-w-0">
-            <span className="font-semibold text-fg">{displayName(question.from)} asks:</span>{" "}
+            <span className="font-semibold text-fg">{nameOf(question.from)} asks:</span>{" "}
             <button type="button" className="text-left text-fg hover:underline" onClick={() => jumpTo(question.id) || openThread({ run_id: run.run_id })}>
               {excerpt(question.text, 140)}
             </button>
           </p>
-          <InlineAnswer threadId={run.thread_id} questionId={question.id} asker={displayName(question.from)} />
+          <InlineAnswer threadId={run.thread_id} questionId={question.id} asker={nameOf(question.from)} />
         </div>
       )}
       {approval && (
@@ -162,7 +165,7 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
         <div className={`mt-2 rounded-md border px-2.5 py-1.5 ${OUTCOME[status].box}`}>
           <p className="text-[11px] font-semibold text-fg-muted">
             <span className="uppercase tracking-wide">{OUTCOME[status].label}</span>
-            {run.outcome.agent_id && run.state !== "cancelled" ? ` · ${bareId(run.outcome.agent_id)}` : ""}
+            {run.outcome.agent_id && run.state !== "cancelled" ? ` · ${nameOf(run.outcome.agent_id)}` : ""}
           </p>
           <Foldable lines={6}>
             <div className="text-[13px] text-fg">

@@ -13,6 +13,7 @@
  * events); live events come with the channel's own subscription (a run's events are in its
  * channel), merged by seq (components/live/merge.ts).
  */
+import { useNameOf } from "@/components/events/use-sender-name";
 import Link from "next/link";
 import { CancelWork } from "@/components/run/work-controls";
 import { useEffect, useMemo, useRef, useState } from "react";
@@ -22,7 +23,6 @@ import type { RunSummary } from "@/lib/api/types";
 import { isThreadReply } from "@/lib/conversation";
 import { excerpt } from "@/lib/fold/questions";
 import { EventView } from "@/components/events/event-view";
-import { displayName } from "@/components/events/participant";
 import { PolicyAllowGroup } from "@/components/events/policy-event";
 import { StepDetails } from "@/components/events/step-details";
 import { ForkCopies } from "@/components/events/fork-copies";
@@ -94,6 +94,7 @@ export function ThreadPane({
   focusEventId?: string | null;
   onClose: () => void;
 }) {
+  const nameOf = useNameOf();
   const runId = "run_id" in target ? target.run_id : null;
   const messageId = "message_id" in target ? target.message_id : null;
   const history = useRunHistory(runId);
@@ -129,7 +130,7 @@ export function ThreadPane({
     setTimeout(() => el.classList.remove("flash"), 1700);
   }, [focusEventId, rows]);
   const root = events.find((e) => e.id === rootId);
-  const title = runId ? (run?.title ?? "Run") : root ? `${displayName(root.from)}: ${excerpt(isEvent(root, "chat.message") ? root.payload.text : "", 60)}` : "Thread";
+  const title = runId ? (run?.title ?? "Run") : root ? `${nameOf(root.from)}: ${excerpt(isEvent(root, "chat.message") ? root.payload.text : "", 60)}` : "Thread";
   // × on the answer chip: reply in the thread instead of answering.
   const [declined, setDeclined] = useState<string | null>(null);
   const answer = answerTarget?.kind === "answer" && answerTarget.question.id !== declined ? answerTarget : null;
@@ -227,9 +228,9 @@ export function ThreadPane({
           }}
           label={
             composerTarget.kind === "answer"
-              ? `Answer ${displayName(composerTarget.question.from)}`
+              ? `Answer ${nameOf(composerTarget.question.from)}`
               : composerTarget.kind === "follow_up"
-                ? `Follow-up for ${displayName(composerTarget.agent)}`
+                ? `Follow-up for ${nameOf(composerTarget.agent)}`
                 : "Reply in thread"
           }
         />

@@ -45,12 +45,20 @@ export function Avatar({
   );
 }
 
-/** One or two letters for an avatar: "Ada Lovelace" → "AL", "ken" → "KE". */
+/** A trailing word that names what every agent is, not which one: "PM Agent" is initialled "PM". */
+const GENERIC = new Set(["agent", "bot", "assistant"]);
+
+/**
+ * One or two letters for an avatar, the same for a sender wherever it is drawn (always pass the
+ * display name, never the id): "Ada Lovelace" → "AL", "ken" → "KE", "PM Agent" → "PM",
+ * "Research Agent" → "RE".
+ */
 export function initials(name: string): string {
-  const words = name
+  const all = name
     .replace(/[^\p{L}\p{N}\s_-]/gu, " ")
     .split(/[\s_-]+/)
     .filter(Boolean);
+  const words = all.length > 1 && GENERIC.has(all[all.length - 1].toLowerCase()) ? all.slice(0, -1) : all;
   if (words.length === 0) return "?";
   if (words.length === 1) return words[0].slice(0, 2).toUpperCase();
   return (words[0][0] + words[1][0]).toUpperCase();

@@ -41,14 +41,14 @@ export function AgentDialog({ agent, onClose, onNavigate }: { agent: AgentSummar
     <Dialog
       open={Boolean(agent)}
       onClose={onClose}
-      title={agent ? bareId(agent.agent_id) : "Agent"}
-      description={agent ? agent.name : undefined}
+      title={agent ? agent.name : "Agent"}
+      description={agent ? bareId(agent.agent_id) : undefined}
       className="max-h-[85dvh] max-w-lg overflow-y-auto"
     >
       {agent && card && (
         <div className="px-5 pb-5 pt-2 text-[13px]">
           <div className="flex items-start gap-3">
-            <Avatar name={bareId(agent.agent_id)} hue={hueFor(agent.agent_id)} agent size={40} />
+            <Avatar name={agent.name} hue={hueFor(agent.agent_id)} agent size={40} />
             <div className="min-w-0 flex-1">
               <div className="flex flex-wrap items-center gap-2">
                 <StatusBadge tone={TONE[agent.status]} label={`Status: ${agent.status}`}>
@@ -137,7 +137,7 @@ export function AgentDialog({ agent, onClose, onNavigate }: { agent: AgentSummar
 
           <MessageButton
             with={agent.agent_id}
-            name={bareId(agent.agent_id)}
+            name={agent.name}
             className="mt-5 flex"
             onOpened={() => {
               onClose();

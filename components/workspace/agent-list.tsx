@@ -89,8 +89,8 @@ export function AgentList({ onNavigate }: { onNavigate?: () => void }) {
                     <StatusDot status={a.status} className="absolute -bottom-0.5 -right-0.5 h-2 w-2" />
                   </span>
                   <span className="min-w-0 flex-1 truncate">
-                    <span className={a.status === "offline" ? "" : "font-medium"}>{id}</span>
-                    <span className="ml-1.5 text-xs text-sidebar-muted">{a.name}</span>
+                    <span className={a.status === "offline" ? "" : "font-medium"}>{a.name}</span>
+                    {a.name !== id && <span className="ml-1.5 font-mono text-[11px] text-sidebar-muted">{id}</span>}
                   </span>
                   {a.waiting_tasks > 0 && (
                     <span className="shrink-0 rounded bg-warning/15 px-1 text-[10px] font-semibold uppercase tracking-wide text-warning">

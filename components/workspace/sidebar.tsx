@@ -5,6 +5,7 @@
  * workspace's agents with their status (agent-list.tsx). Above the channels, For you (the
  * person's inbox, docs/channels.md "For you") with the count of its open items, the offer to
  * notify while something is open, and the Approvals inbox with a live count of pending approvals.
+ * Direct messages with a person show their avatar and presence (docs/channels.md "Presence").
  */
 import Link from "next/link";
 import type { ReactNode } from "react";
@@ -17,6 +18,8 @@ import { useMe } from "@/components/identity/me";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { hueFor } from "@/components/events/participant";
 import { Avatar } from "@/components/ui/avatar";
+import { AvatarWithPresence } from "@/components/ui/presence-dot";
+import { usePresence } from "@/components/live/presence";
 import { ActivityIcon, AtSignIcon, BracesIcon, CloseIcon, ListIcon, HashIcon, InboxCheckIcon, LockIcon, MessageIcon, PlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon } from "@/components/ui/icons";
 import type { ThreadSummary } from "@/lib/api/types";
 import { useThreadTitle } from "./thread-title";
@@ -25,19 +28,30 @@ import { ROLE_LABEL } from "./settings-dialog";
 import { ThemeToggle } from "./theme-toggle";
 import { useWorkspace } from "./workspace-context";
 
-/** A direct message in the sidebar, named by the other party. */
+/** A direct message in the sidebar, named by the other party; with a person, their avatar and presence. */
 function DmLink({ thread, active, unread, onNavigate }: { thread: ThreadSummary; active: boolean; unread: number; onNavigate: () => void }) {
-  const { title } = useThreadTitle(thread);
+  const { title, other } = useThreadTitle(thread);
+  const isOnline = usePresence();
+  const person = other?.startsWith("user:") ? other : null;
+  // A person's link is named with their presence: "Ada Lovelace, online, 2 unread".
+  const label = person ? `${title}, ${isOnline(person) ? "online" : "offline"}${unread > 0 ? `, ${unread} unread` : ""}` : undefined;
   return (
     <Link
       href={`/c/${encodeURIComponent(thread.id)}`}
       onClick={onNavigate}
+      aria-label={label}
       aria-current={active ? "page" : undefined}
       className={`flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
         active ? "bg-sidebar-active font-semibold text-sidebar-active-fg" : unread ? "font-bold text-sidebar-fg hover:bg-sidebar-hover" : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
       }`}
     >
-      <MessageIcon size={13} className="shrink-0 opacity-70" />
+      {person ? (
+        <AvatarWithPresence online={isOnline(person)} dot={8} decorative>
+          <Avatar name={title} hue={hueFor(person)} agent={false} size={18} />
+        </AvatarWithPresence>
+      ) : (
+        <MessageIcon size={13} className="shrink-0 opacity-70" />
+      )}
       <span className="min-w-0 flex-1 truncate">{title}</span>
       {unread > 0 && (
         <span aria-label={`${unread} unread`} className="ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full bg-accent px-1.5 text-[11px] font-bold leading-none text-accent-fg">

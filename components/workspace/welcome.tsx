@@ -12,7 +12,8 @@ import { useQuery } from "@tanstack/react-query";
 import type { WorkspaceChannel } from "@/lib/api/types";
 import { apiRequest } from "@/components/live/api";
 import { useAgents } from "@/components/live/use-agents";
-import { bareId, hueFor } from "@/components/events/participant";
+import { hueFor } from "@/components/events/participant";
+import { agentName } from "@/components/events/use-sender-name";
 import { useMe } from "@/components/identity/me";
 import { writeLocal } from "@/components/prefs/local-store";
 import { draftKey } from "@/components/thread/composer";
@@ -58,7 +59,7 @@ export function Welcome({ fallback }: { fallback: { id: string; name: string } }
                   <div className="flex items-center gap-2">
                     <HashIcon size={16} className="text-fg-muted" />
                     <span className="font-semibold">{c.name}</span>
-                    {c.entry_agent && <span className="text-xs text-fg-muted">· requests go to {bareId(c.entry_agent)}</span>}
+                    {c.entry_agent && <span className="text-xs text-fg-muted">· requests go to {agentName(agents, c.entry_agent)}</span>}
                   </div>
                   {c.topic && <p className="mt-1 text-sm text-fg-muted">{c.topic}</p>}
                   <div className="mt-3 flex flex-wrap gap-2">
@@ -98,7 +99,7 @@ export function Welcome({ fallback }: { fallback: { id: string; name: string } }
                   <Avatar name={a.name} hue={hueFor(a.agent_id)} agent size={32} />
                   <div className="min-w-0">
                     <p className="flex items-center gap-2 text-sm font-semibold">
-                      {bareId(a.agent_id)}
+                      <span title={a.agent_id}>{a.name}</span>
                       <span className="text-xs font-normal text-fg-muted">{STATUS[a.status]}</span>
                     </p>
                     {a.description && <p className="line-clamp-2 text-xs text-fg-muted">{a.description}</p>}

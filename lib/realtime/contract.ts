@@ -12,6 +12,8 @@
  *                 (`not_your_agent`). Give `after` (the last seq seen) when resuming: the backlog
  *                 of an inbox is found by reading the log from there.
  *   `unsubscribe` the same shape (after ignored) → ack.
+ *   `presence`    (no argument) → ack PresenceSnapshot: the people online now (as
+ *                 `presence.snapshot`), for a client that starts listening after it connected.
  * The server disconnects a socket (reason `io server disconnect`) whose credential stops working
  * (a revoked key, a disabled agent), and drops the subscriptions its principal may no longer read
  * (docs/identity.md "Live connections").
@@ -23,6 +25,11 @@
  *   `agents.changed`  every agent's AgentSummary (GET /api/agents), whenever one registers,
  *                     updates, comes online, goes offline or its load changes; at most one
  *                     message per client every 500 ms, so presence shows live.
+ *   `presence.snapshot` PresenceSnapshot `{ online: ["user:…", …] }`: the people online now,
+ *                     sent to each socket right after it connects (docs/channels.md "Presence").
+ *   `presence.changed`  PresenceChange `{ agent_id: "user:…", status: "online" | "offline" }`
+ *                     to every socket when a person's first socket connects or their last one
+ *                     disconnects (a second tab changes nothing). Ephemeral: never stored.
  */
 import { z } from "zod";
 import type { StoredEvent } from "../protocol/envelope";
@@ -42,13 +49,24 @@ export type Subscription = z.infer<typeof SubscriptionSchema>;
 
 export type Ack = { ok: true } | { ok: false; error: { code: string; message: string } };
 
+/** The people online now, by `user:` id (`presence.snapshot`, and the `presence` ack). */
+export const PresenceSnapshotSchema = z.strictObject({ online: z.array(z.string().min(1)) });
+export type PresenceSnapshot = z.infer<typeof PresenceSnapshotSchema>;
+
+/** One person came online (their first socket) or went offline (their last one closed). */
+export const PresenceChangeSchema = z.strictObject({ agent_id: z.string().min(1), status: z.enum(["online", "offline"]) });
+export type PresenceChange = z.infer<typeof PresenceChangeSchema>;
+
 export interface ClientEvents {
   subscribe: (sub: Subscription, ack: (res: Ack) => void) => void;
   unsubscribe: (sub: Subscription, ack: (res: Ack) => void) => void;
+  presence: (ack: (snapshot: PresenceSnapshot) => void) => void;
 }
 
 export interface ServerEvents {
   event: (event: StoredEvent) => void;
   "thread.activity": (threads: ThreadSummary[]) => void;
   "agents.changed": (agents: AgentSummary[]) => void;
+  "presence.snapshot": (snapshot: PresenceSnapshot) => void;
+  "presence.changed": (change: PresenceChange) => void;
 }

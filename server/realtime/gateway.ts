@@ -22,6 +22,10 @@
  * names it, in every channel) is for that agent's own key only. `thread.activity` carries only the channels each
  * client may read; an inbox carries only the events of channels its agent may read.
  *
+ * It tracks people's presence (server/realtime/presence.ts): a person's first socket broadcasts
+ * `presence.changed` online to every client and their last one's disconnect offline; each socket
+ * gets a `presence.snapshot` of the people online right after it connects.
+ *
  * Access is taken away at once, on every node (docs/identity.md "Live connections"): each node
  * learns of changes from the `audit.change` events in its own tail, whoever made them.
  * - A channel's members or visibility changed (`channel.*`, in the channel): every subscription
@@ -46,6 +50,7 @@ import { log } from "../log";
 import type { Identity } from "../auth/identity";
 import type { Readable } from "../auth/access";
 import type { Principal } from "../auth/principal";
+import { PresenceTracker } from "./presence";
 
 const ACTIVITY_MS = 250;
 const REPLAY_PAGE = 1000;
@@ -92,6 +97,8 @@ export class RealtimeGateway {
   private readonly unsubscribeTail: () => void;
   /** Deliveries, one event at a time in seq order (see the module doc). */
   private chain: Promise<void> = Promise.resolve();
+  /** People's connected sockets (see the module doc). */
+  readonly presence = new PresenceTracker();
 
   constructor(
     httpServer: HttpServer,
@@ -128,6 +135,13 @@ export class RealtimeGateway {
   private onConnection(socket: ClutchSocket): void {
     const subs = new Map<string, LiveSub>();
     socket.data.subs = subs;
+    // Presence is the handshake's person: a later role change keeps the same `user:` id.
+    const person = socket.data.principal.kind === "person" ? socket.data.principal.agent_id : null;
+    if (person && this.presence.connect(person, socket.id) === "online") this.io.emit("presence.changed", { agent_id: person, status: "online" });
+    socket.emit("presence.snapshot", { online: this.presence.online() });
+    socket.on("presence", (ack) => {
+      if (typeof ack === "function") ack({ online: this.presence.online() });
+    });
     socket.on("subscribe", (raw, ack) => {
       const reply = typeof ack === "function" ? ack : () => {};
       const parsed = SubscriptionSchema.safeParse(raw);
@@ -145,6 +159,7 @@ export class RealtimeGateway {
     });
     socket.on("disconnect", () => {
       for (const sub of [...subs.values()]) this.remove(sub, subs);
+      if (person && this.presence.disconnect(person, socket.id) === "offline") this.io.emit("presence.changed", { agent_id: person, status: "offline" });
     });
   }
 
