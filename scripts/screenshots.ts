@@ -34,6 +34,8 @@ const PORT = Number(process.env.PORT ?? 3300);
 const BASE_URL = `http://localhost:${PORT}`;
 const ASK = "Analyze last quarter's sales trends";
 const ANSWER = "Regional breakdown by major market";
+/** The example agents' card names: the run view labels task nodes with them. */
+const CARD_NAME: Record<string, string> = { "pm-1": "Project Manager", "analyst-1": "Analyst Agent", "qa-1": "QA Agent" };
 const SEGMENTS = "Now break it down by customer segment";
 const ROUTED = "Which region had the highest sales?";
 const FOLLOW_UP = "Yes, compare with last year";
@@ -257,7 +259,7 @@ async function salesRun(s: Session): Promise<string> {
   await step("the run card with its result, and the report: sales-report.png", async () => {
     await expect(run.getByLabel("Run state: Succeeded")).toBeVisible(SLOW);
     await expect(page.getByRole("list", { name: "Agents" }).getByRole("button", { name: /^pm-1, Project Manager: online$/ })).toBeVisible(SLOW);
-    await expect(run).toContainText("Result · pm-1");
+    await expect(run).toContainText("Result · Project Manager");
     await scrollToTop(page, run);
     await shoot(page, "sales-report.png");
   });
@@ -268,7 +270,7 @@ async function salesRun(s: Session): Promise<string> {
     await run.getByRole("button", { name: /^Open the thread of / }).click();
     const pane = page.getByRole("complementary", { name: `Thread of run ${ASK}` });
     const result = pane.getByRole("article", { name: "Result: Q4 2017 sales analysis by region" });
-    await expect(result.getByLabel("Approved by qa-1")).toBeVisible(SLOW);
+    await expect(result.getByLabel("Approved by QA Agent")).toBeVisible(SLOW);
     await scrollToTop(page, question);
     await result.scrollIntoViewIfNeeded();
     await shoot(page, "channel-light.png");
@@ -305,7 +307,7 @@ async function shootHeldReport({ page }: Session, card: Locator, held: ApprovalS
 /** The run page: re-runs the run from the analyst's hand-off, approves the fork's report, then shows the source run. */
 async function runPage(s: Session, runId: string): Promise<void> {
   const { page, request } = s;
-  const node = (agent: string, state: string) => page.getByRole("button", { name: new RegExp(`^${agent}: .* — ${state}`) });
+  const node = (agent: string, state: string) => page.getByRole("button", { name: new RegExp(`^${CARD_NAME[agent] ?? agent}: .* — ${state}`) });
   await step("open the run and re-run it from the analyst's hand-off", async () => {
     await s.log.getByRole("article", { name: `Run: ${ASK}` }).getByRole("link", { name: /^Open run / }).click();
     await expect(page.getByRole("heading", { level: 1, name: ASK })).toBeVisible();
@@ -442,7 +444,7 @@ async function cancelled(s: Session): Promise<void> {
     const dialog = page.getByRole("dialog", { name: "Cancel this run?" });
     await dialog.getByRole("textbox", { name: /Reason/ }).fill("Asked twice by mistake");
     await dialog.getByRole("button", { name: "Cancel run" }).click();
-    const node = page.getByRole("button", { name: /^pm-1: .* — Cancelled/ });
+    const node = page.getByRole("button", { name: /^Project Manager: .* — Cancelled/ });
     await expect(node).toBeVisible(SLOW);
     await node.click();
     await expect(page.getByRole("complementary", { name: `Task: ${ASK}` })).toContainText("Cancelled by Dana Whitfield: Asked twice by mistake");
