@@ -87,7 +87,7 @@ export interface ClutchOptions {
    * The deployment this node belongs to (default `clutch`), the same on every node of it: its
    * nodes share the durable dispatch queue's jobs (`<deployment>.dispatch`, server/dispatch/queue.ts)
    * and elect one leader that does the agents' work (server/cluster/leader.ts); its imported
-   * PromptPacks and its workflows are its workspace's. Tests sharing a database give each Clutch its own.
+   * PromptPacks and its workflows are its workspace's, and its A2A tasks its own. Tests sharing a database give each Clutch its own.
    */
   deployment?: string;
   /** How often a standby node tries to become the leader, and a leader probes its session, ms (default 2000). */

@@ -24,8 +24,15 @@
  * when the task completes, fails or waits for input, or after at most CLUTCH_A2A_BLOCKING_SEC
  * seconds (30 by default; docs/limits.md) with the task as it stands then (`working`): the run
  * goes on, and the caller follows it with tasks/get or tasks/resubscribe.
- * The A2A tasks are kept in memory (the SDK's InMemoryTaskStore): after a restart the runs go on
- * and are in the log, but tasks/get no longer knows their A2A ids.
+ * The A2A tasks are kept in the database (`a2a_tasks`, ./tasks.ts), so any node of the deployment
+ * serves them, also after a restart: tasks/get and tasks/list (each caller's own), tasks/cancel (a
+ * node that runs no execution of the task cancels its run here, then marks it canceled) and the
+ * answer to input-required. A node without the task's link to its run rebuilds it from the
+ * task's `metadata.clutch` (run, root task, thread, caller) and the log (the question: the run's
+ * newest unanswered question to people). When the app is created, each endpoint follows again the
+ * runs of its tasks still submitted or working and writes their question or end into the record
+ * (RunExecutor.resume; several nodes write the same, and an ended task never changes).
+ * tasks/resubscribe streams from the node running the task's message; elsewhere it gives the task.
  */
 import express, { type Request, type Response, type NextFunction } from "express";
 import { AgentCard, Role, TaskState, type AgentSkill, type Message, type Task, type TaskStatus } from "@a2a-js/sdk";
