@@ -109,6 +109,9 @@ describe.skipIf(inject("embeddedDatabase"))("A2A tasks on two nodes of one deplo
     const there = await b.client.getTask({ tenant: "", id: task.id }, asDana());
     expect(there.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(there.metadata).toMatchObject({ clutch: { run_id: task.metadata.clutch.run_id, caller: { agent_id: dana.agent_id } } });
+    // The record names the question it waits on, so whichever node gets the answer posts it there.
+    const question = (there.metadata as { clutch: { question_id: string } }).clutch.question_id;
+    expect((await b.rt.store.queries.eventInThread(task.metadata.clutch.thread_id, question))?.type).toBe("chat.message");
 
     const answered = await b.client.sendMessage(message("Friday", { taskId: task.id, contextId: task.contextId }), asDana());
     const done = answered as Task;

@@ -101,7 +101,10 @@ interface RunLink {
   context_id: string;
 }
 
-/** What an A2A task's `metadata.clutch` holds: its run, and who started it (to act for them on any node). */
+/**
+ * What an A2A task's `metadata.clutch` holds: its run, who started it (to act for them on any
+ * node), and while it waits for input the question it waits on.
+ */
 interface ClutchTaskMeta {
   run_id: string;
   /** The run's root task. */
@@ -109,6 +112,8 @@ interface ClutchTaskMeta {
   thread_id: string;
   channel: string;
   caller: RunLink["caller"];
+  /** The chat.message the task's input-required asks (set with that state). */
+  question_id?: string;
 }
 
 /** The `metadata.clutch` of a stored task, or null when it lacks any of its fields (a task that never started a run). */
@@ -118,7 +123,7 @@ function clutchMetaOf(task: Task): ClutchTaskMeta | null {
   const c = m?.caller as Record<string, unknown> | undefined;
   if (!m || !str(m.run_id) || !str(m.task_id) || !str(m.thread_id) || !c || !str(c.agent_id) || (c.role !== "human" && c.role !== "worker")) return null;
   const caller: RunLink["caller"] = { agent_id: c.agent_id, role: c.role, ...(str(c.display_name) ? { display_name: c.display_name } : {}) };
-  return { run_id: m.run_id, task_id: m.task_id, thread_id: m.thread_id, channel: str(m.channel) ? m.channel : "", caller };
+  return { run_id: m.run_id, task_id: m.task_id, thread_id: m.thread_id, channel: str(m.channel) ? m.channel : "", caller, ...(str(m.question_id) ? { question_id: m.question_id } : {}) };
 }
 
 const isQuestion = (e: StoredEvent): e is StoredEventOf<"chat.message"> => isEvent(e, "chat.message") && Boolean(e.payload.expects_reply) && e.to.some((t) => t.agent_id === "user");
@@ -180,17 +185,17 @@ class RunExecutor implements AgentExecutor {
   ) {}
 
   /**
-   * The link of stored task `task` to its run: this node's, else rebuilt from its
-   * `metadata.clutch` and the log (the question it waits on: the run's newest unanswered question
-   * to people, else its newest, when the task waits for input). Null for a task without a run.
+   * The link of stored task `task` to its run, rebuilt from its `metadata.clutch` (the record is
+   * the same on every node, this node's memory may be behind another's) and kept as this node's.
+   * When the task waits for input, the question is the one its record names, else the run's newest
+   * unanswered question to people (else its newest), read from the log. Null for a task without a run.
    */
   private async linkOf(task: Task): Promise<RunLink | null> {
-    const known = this.links.get(task.id);
-    if (known) return known;
     const meta = clutchMetaOf(task);
     if (!meta) return null;
     let question_id: string | null = null;
-    if (task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+    if (task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && meta.question_id) question_id = meta.question_id;
+    else if (task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
       const events = await this.clutch.store.readAll({ run_id: meta.run_id });
       const answered = new Set(events.flatMap((e) => (isEvent(e, "chat.message") && e.payload.reply_to ? [e.payload.reply_to] : [])));
       const questions = events.filter(isQuestion);
@@ -220,7 +225,7 @@ class RunExecutor implements AgentExecutor {
    * cancelled in Clutch when it goes on; the SDK then marks the stored task canceled.
    */
   async cancelStored(task: Task): Promise<void> {
-    const link = await this.linkOf(task);
+    const link = this.links.get(task.id) ?? (await this.linkOf(task));
     if (link) await this.cancelRun(link);
   }
 
@@ -249,11 +254,11 @@ class RunExecutor implements AgentExecutor {
     const status = (state: TaskState, message?: string): TaskStatus => ({ state, timestamp: now(), message: message ? agentText(message, taskId, contextId) : undefined });
     const update = (state: TaskState, message?: string) => bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(state, message), metadata: {} }));
 
-    let link: RunLink | null | undefined = this.links.get(taskId);
+    let link: RunLink | null;
     let after: number;
     if (rc.task) {
       bus.publish(AgentEvent.task(rc.task));
-      link ??= await this.linkOf(rc.task);
+      link = await this.linkOf(rc.task);
       if (!link?.question_id) {
         update(TaskState.TASK_STATE_FAILED, "This task is not waiting for input; send a new message to start another.");
         return;
@@ -269,8 +274,7 @@ class RunExecutor implements AgentExecutor {
       link = { run_id: started.run_id, task_id: started.task_id, thread_id: started.thread_id, question_id: null, caller: requester(principal), context_id: contextId };
       after = started.after;
       this.links.set(taskId, link);
-      const clutch: ClutchTaskMeta = { run_id: link.run_id, task_id: link.task_id, thread_id: link.thread_id, channel: this.channel.name, caller: link.caller };
-      bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED), artifacts: [], history: [rc.userMessage], metadata: { clutch: { ...clutch } } }));
+      bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED), artifacts: [], history: [rc.userMessage], metadata: { clutch: { ...this.metaOf(link) } } }));
       update(TaskState.TASK_STATE_WORKING); // the run has started in the channel
     }
     await this.follow(link, after, { taskId, contextId }, bus, update);
@@ -302,6 +306,17 @@ class RunExecutor implements AgentExecutor {
     return question.seq;
   }
 
+  /** The `metadata.clutch` of `link`'s task. */
+  private metaOf(link: RunLink, question_id?: string): ClutchTaskMeta {
+    return { run_id: link.run_id, task_id: link.task_id, thread_id: link.thread_id, channel: this.channel.name, caller: link.caller, ...(question_id ? { question_id } : {}) };
+  }
+
+  /** The task's input-required with `question`, which its record names (metadata.clutch.question_id) for any node to answer. */
+  private asking(link: RunLink, question: StoredEventOf<"chat.message">, ids: { taskId: string; contextId: string }): AgentExecutionEvent {
+    const status: TaskStatus = { state: TaskState.TASK_STATE_INPUT_REQUIRED, timestamp: now(), message: agentText(question.payload.text, ids.taskId, ids.contextId) };
+    return AgentEvent.statusUpdate({ ...ids, status, metadata: { clutch: { ...this.metaOf(link, question.id) } } });
+  }
+
   /** Whether someone replied to `question` in the run. */
   private async answered(question: StoredEvent): Promise<boolean> {
     const since = await this.clutch.store.readAll({ run_id: question.run_id }, question.seq);
@@ -314,7 +329,7 @@ class RunExecutor implements AgentExecutor {
       progress: (ev) => update(TaskState.TASK_STATE_WORKING, `${ev.from.agent_id.replace(/^agent:/, "")}: ${ev.payload.message}`),
       question: (ev) => {
         link.question_id = ev.id;
-        update(TaskState.TASK_STATE_INPUT_REQUIRED, ev.payload.text);
+        bus.publish(this.asking(link, ev, ids));
         return true;
       },
       ended: (ev) => {
@@ -368,7 +383,7 @@ class RunExecutor implements AgentExecutor {
           write(async () => {
             if (await this.answered(ev)) return null;
             link.question_id = ev.id;
-            return [AgentEvent.statusUpdate({ ...ids, status: { state: TaskState.TASK_STATE_INPUT_REQUIRED, timestamp: now(), message: agentText(ev.payload.text, ids.taskId, ids.contextId) }, metadata: {} })];
+            return [this.asking(link, ev, ids)];
           });
           return false;
         },
