@@ -25,7 +25,7 @@
  * seconds (30 by default; docs/limits.md) with the task as it stands then (`working`): the run
  * goes on, and the caller follows it with tasks/get or tasks/resubscribe.
  * The A2A tasks are kept in the database (`a2a_tasks`, ./tasks.ts), so any node of the deployment
- * serves them, also after a restart: tasks/get and tasks/list (each caller's own), tasks/cancel (a
+ * serves them, also after a restart: tasks/get and ListTasks (each caller's own), tasks/cancel (a
  * node that runs no execution of the task cancels its run here, then marks it canceled) and the
  * answer to input-required. A node without the task's link to its run rebuilds it from the
  * task's `metadata.clutch` (run, root task, thread, caller) and the log (the question: the run's
@@ -481,7 +481,9 @@ function inMemoryCard(base: string, endpoint: string, name: string, description:
  * The Express app of Clutch's A2A endpoints (see the module doc). `base`: Clutch's public URL
  * (CLUTCH_PUBLIC_URL, else http://localhost:<port>), which the cards name. `opts.blockingSec`:
  * the bound of a blocking message/send (default: `blockingSec()`, CLUTCH_A2A_BLOCKING_SEC or 30). Without a workspace
- * channel there is nothing to start runs in: every path answers 404.
+ * channel there is nothing to start runs in: every path answers 404. The tasks are `clutch.a2aTasks`'
+ * (the database); creating the app starts following again the runs of those still submitted or
+ * working (see the module doc), in the background: a failure there is logged, never thrown.
  */
 export function a2aApp(clutch: Clutch, base: string, opts: { blockingSec?: number } = {}): express.Express {
   const boundMs = (opts.blockingSec ?? blockingSec()) * 1000;

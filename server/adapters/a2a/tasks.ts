@@ -131,12 +131,14 @@ class DbTaskStore implements TaskStore {
   /**
    * The caller's tasks at this endpoint, newest status first (then by id, descending), filtered by
    * context, state and status time, a page at a time (`pageToken` from the previous page's
-   * `nextPageToken`). Artifacts are left out unless `includeArtifacts`. Throws RequestMalformedError
-   * for a page token that does not read.
+   * `nextPageToken`; `pageSize` 1 to 100, default 50). Artifacts are left out unless
+   * `includeArtifacts`. Throws RequestMalformedError for a page size out of range, a page token or
+   * a `statusTimestampAfter` that does not read.
    */
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     const { contextId, status, pageToken, statusTimestampAfter, includeArtifacts = false } = params;
     const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE;
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) throw new RequestMalformedError("pageSize must be between 1 and 100");
     const { tenant, owner } = this.scope(context);
     const state = status !== undefined && status !== TaskState.TASK_STATE_UNSPECIFIED ? taskStateToJSON(status) : null;
     const after = statusTimestampAfter ? new Date(statusTimestampAfter) : null;
