@@ -132,6 +132,24 @@ describe.skipIf(inject("embeddedDatabase"))("A2A tasks on two nodes of one deplo
     expect((await a.client.getTask({ tenant: "", id: task.id }, asDana())).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 
+  it("cancels on the other node a task whose run works: the run is cancelled there, both nodes say canceled", async () => {
+    let task: (Task & { metadata: ClutchMeta }) | undefined;
+    const stream = a.client.sendMessageStream(message("[slow] Find a flight to anywhere warm"), asDana());
+    const seen: StreamResponse[] = [];
+    for await (const r of stream) {
+      seen.push(r);
+      if (r.payload?.$case === "task") task = r.payload.value as Task & { metadata: ClutchMeta };
+      if (textOf(r) === "travel-1: Searching every airline…") {
+        const cancelled = await b.client.cancelTask({ tenant: "", id: task!.id, metadata: {} }, asDana());
+        expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      }
+    }
+    // The node that streams it saw the run's cancel too.
+    expect(stateOf(seen.at(-1)!)).toBe(TaskState.TASK_STATE_CANCELED);
+    expect((await runRow(a.rt, task!.metadata.clutch.run_id)).state).toBe("cancelled");
+    expect((await a.client.getTask({ tenant: "", id: task!.id }, asDana())).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
   it("shows the end of a run whose node stopped while it worked, once a node that starts follows it again", async () => {
     const c = await startNode();
     extra.push(c);
