@@ -51,6 +51,7 @@ import { SchemaRegistry } from "./schemas/registry";
 import { PackImports } from "./workspace/imports";
 import { WorkflowRunner } from "./workflows/runner";
 import { WorkflowStore } from "./workflows/store";
+import { A2ATaskRecords } from "./adapters/a2a/tasks";
 import { packToTeam } from "./workspace/promptpack";
 import { addTeam, loadWorkspace, NO_WORKSPACE, teamAgents, type Team, type Workspace, type WorkspaceAgent } from "./workspace/workspace";
 import { recordAudit } from "./auth/audit";
@@ -98,7 +99,7 @@ export interface ClutchOptions {
    * The deployment this node belongs to (default `clutch`), the same on every node of it: its
    * nodes share the durable dispatch queue's jobs (`<deployment>.dispatch`, server/dispatch/queue.ts)
    * and elect one leader that does the agents' work (server/cluster/leader.ts); its imported
-   * PromptPacks and its workflows are its workspace's. Tests sharing a database give each Clutch its own.
+   * PromptPacks and its workflows are its workspace's, and its A2A tasks its own. Tests sharing a database give each Clutch its own.
    */
   deployment?: string;
   /** Largest artifact, bytes (CLUTCH_ARTIFACT_MAX_BYTES; default DEFAULT_ARTIFACT_MAX_BYTES, 100 MiB). */
@@ -127,6 +128,8 @@ export interface Clutch {
   schemas: SchemaRegistry;
   /** The workflows (Clutch Protocol §3.4; docs/workflows.md), from the workspace folder and edited since. */
   workflows: WorkflowStore;
+  /** The A2A tasks this deployment's A2A endpoints serve, on the database (server/adapters/a2a/tasks.ts). */
+  a2aTasks: A2ATaskRecords;
   /**
    * Import a PromptPack as a team (RFC 0007, docs/promptpacks.md): its agents join the workspace
    * and start working at once (on this node when it leads), in a new channel named after the pack.
@@ -243,6 +246,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   if (workspace !== NO_WORKSPACE) await addImportedTeams(workspace, packs);
   const workflows = new WorkflowStore(eventLog.db, deployment);
   await workflows.seedFrom(workspace.dir);
+  const a2aTasks = new A2ATaskRecords(eventLog.db, deployment);
   const modelFor = modelsFor(options, workspace);
   // Payload types are checked against the schema registry on every append (docs/schemas.md).
   const schemas = new SchemaRegistry(eventLog.db);
@@ -477,6 +481,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     approvals,
     schemas,
     workflows,
+    a2aTasks,
     artifacts,
     runner,
     orchestrator,

@@ -24,15 +24,34 @@
  * when the task completes, fails or waits for input, or after at most CLUTCH_A2A_BLOCKING_SEC
  * seconds (30 by default; docs/limits.md) with the task as it stands then (`working`): the run
  * goes on, and the caller follows it with tasks/get or tasks/resubscribe.
- * The A2A tasks are kept in memory (the SDK's InMemoryTaskStore): after a restart the runs go on
- * and are in the log, but tasks/get no longer knows their A2A ids.
+ * The A2A tasks are kept in the database (`a2a_tasks`, ./tasks.ts), so any node of the deployment
+ * serves them, also after a restart: tasks/get and ListTasks (each caller's own), tasks/cancel (a
+ * node that runs no execution of the task cancels its run here, then marks it canceled) and the
+ * answer to input-required. A node without the task's link to its run rebuilds it from the
+ * task's `metadata.clutch` (run, root task, thread, caller) and the log (the question: the run's
+ * newest unanswered question to people). When the app is created, each endpoint follows again the
+ * runs of its tasks still submitted or working and writes their question or end into the record
+ * (RunExecutor.resume; several nodes write the same, and an ended task never changes).
+ * tasks/resubscribe streams from the node running the task's message; elsewhere it gives the task.
  */
 import express, { type Request, type Response, type NextFunction } from "express";
-import { AgentCard, Role, TaskState, type AgentSkill, type Message, type TaskStatus } from "@a2a-js/sdk";
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext, type User } from "@a2a-js/sdk/server";
+import { AgentCard, Role, TaskState, type AgentSkill, type Message, type Task, type TaskStatus } from "@a2a-js/sdk";
+import {
+  AgentEvent,
+  DefaultExecutionEventBusManager,
+  type AgentExecutionEvent,
+  DefaultRequestHandler,
+  ResultManager,
+  ServerCallContext,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+  type TaskStore,
+  type User,
+} from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express";
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3";
-import { isEvent, makeMessage, newId } from "@/lib/protocol";
+import { isEvent, makeMessage, newId, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import type { Clutch } from "../../clutch";
 import type { Principal } from "../../auth/principal";
 import { cancelRun } from "../../lifecycle/cancel";
@@ -40,6 +59,7 @@ import { followRun, requester, startRemoteRun } from "../../runs/remote";
 import { log } from "../../log";
 import { countWrite } from "../../http/write-limit";
 import { partsText, textPart } from "./client";
+import type { A2ATaskRecords, StoredA2ATask } from "./tasks";
 
 /** How long a blocking message/send waits for its task to finish by default (seconds; docs/limits.md). */
 export const A2A_BLOCKING_SEC = 30;
@@ -61,6 +81,14 @@ class ClutchUser implements User {
   }
 }
 
+/** A task's caller when a node acts for them without a call (following a run again at start). */
+class OwnerUser implements User {
+  constructor(readonly userName: string) {}
+  get isAuthenticated(): boolean {
+    return true;
+  }
+}
+
 /** An A2A task's Clutch run, and the question it waits on. */
 interface RunLink {
   run_id: string;
@@ -72,6 +100,33 @@ interface RunLink {
   /** The A2A task's context id. */
   context_id: string;
 }
+
+/**
+ * What an A2A task's `metadata.clutch` holds: its run, who started it (to act for them on any
+ * node), and while it waits for input the question it waits on.
+ */
+interface ClutchTaskMeta {
+  run_id: string;
+  /** The run's root task. */
+  task_id: string;
+  thread_id: string;
+  channel: string;
+  caller: RunLink["caller"];
+  /** The chat.message the task's input-required asks (set with that state). */
+  question_id?: string;
+}
+
+/** The `metadata.clutch` of a stored task, or null when it lacks any of its fields (a task that never started a run). */
+function clutchMetaOf(task: Task): ClutchTaskMeta | null {
+  const m = (task.metadata as { clutch?: Record<string, unknown> } | undefined)?.clutch;
+  const str = (v: unknown): v is string => typeof v === "string" && v.length > 0;
+  const c = m?.caller as Record<string, unknown> | undefined;
+  if (!m || !str(m.run_id) || !str(m.task_id) || !str(m.thread_id) || !c || !str(c.agent_id) || (c.role !== "human" && c.role !== "worker")) return null;
+  const caller: RunLink["caller"] = { agent_id: c.agent_id, role: c.role, ...(str(c.display_name) ? { display_name: c.display_name } : {}) };
+  return { run_id: m.run_id, task_id: m.task_id, thread_id: m.thread_id, channel: str(m.channel) ? m.channel : "", caller, ...(str(m.question_id) ? { question_id: m.question_id } : {}) };
+}
+
+const isQuestion = (e: StoredEvent): e is StoredEventOf<"chat.message"> => isEvent(e, "chat.message") && Boolean(e.payload.expects_reply) && e.to.some((t) => t.agent_id === "user");
 
 const now = () => new Date().toISOString();
 const agentText = (text: string, taskId: string, contextId: string): Message => ({
@@ -85,7 +140,33 @@ const agentText = (text: string, taskId: string, contextId: string): Message => 
   referenceTaskIds: [],
 });
 
-/** Carries an A2A message into a Clutch run and the run's events back as the A2A task. */
+/** The A2A events of a run's root task ending: the result artifact then completed, or failed / canceled. */
+function endedEvents(ev: StoredEventOf<"task.result" | "task.error" | "task.timeout" | "task.cancel">, ids: { taskId: string; contextId: string }): AgentExecutionEvent[] {
+  const update = (state: TaskState, message?: string) =>
+    AgentEvent.statusUpdate({ ...ids, status: { state, timestamp: now(), message: message ? agentText(message, ids.taskId, ids.contextId) : undefined }, metadata: {} });
+  if (isEvent(ev, "task.result")) {
+    const p = ev.payload as Record<string, unknown>;
+    const report = typeof p.report_markdown === "string" ? p.report_markdown : typeof p.summary === "string" ? p.summary : "Done.";
+    return [
+      AgentEvent.artifactUpdate({
+        ...ids,
+        artifact: { artifactId: "result", name: "result", description: typeof p.summary === "string" ? p.summary : "", parts: [textPart(report), { content: { $case: "data", value: p }, metadata: undefined, filename: "", mediaType: "application/json" }], metadata: undefined, extensions: [] },
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+      }),
+      update(TaskState.TASK_STATE_COMPLETED, typeof p.summary === "string" ? p.summary : undefined),
+    ];
+  }
+  if (isEvent(ev, "task.cancel")) return [update(TaskState.TASK_STATE_CANCELED, ev.payload.reason ?? "Cancelled")];
+  return [update(TaskState.TASK_STATE_FAILED, isEvent(ev, "task.error") ? `${ev.payload.code}: ${ev.payload.message}` : "The task timed out")];
+}
+
+/**
+ * Carries an A2A message into a Clutch run and the run's events back as the A2A task. The link
+ * from a task to its run is kept in memory while this node serves the task, and rebuilt from the
+ * stored task's `metadata.clutch` and the log when it has none (after a restart, on another node).
+ */
 class RunExecutor implements AgentExecutor {
   private readonly links = new Map<string, RunLink>();
   /** The A2A task each incoming message went to (message id → task id), for a bounded message/send. */
@@ -104,6 +185,28 @@ class RunExecutor implements AgentExecutor {
   ) {}
 
   /**
+   * The link of stored task `task` to its run, rebuilt from its `metadata.clutch` (the record is
+   * the same on every node, this node's memory may be behind another's) and kept as this node's.
+   * When the task waits for input, the question is the one its record names, else the run's newest
+   * unanswered question to people (else its newest), read from the log. Null for a task without a run.
+   */
+  private async linkOf(task: Task): Promise<RunLink | null> {
+    const meta = clutchMetaOf(task);
+    if (!meta) return null;
+    let question_id: string | null = null;
+    if (task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && meta.question_id) question_id = meta.question_id;
+    else if (task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+      const events = await this.clutch.store.readAll({ run_id: meta.run_id });
+      const answered = new Set(events.flatMap((e) => (isEvent(e, "chat.message") && e.payload.reply_to ? [e.payload.reply_to] : [])));
+      const questions = events.filter(isQuestion);
+      question_id = (questions.findLast((q) => !answered.has(q.id)) ?? questions.at(-1))?.id ?? null;
+    }
+    const link: RunLink = { run_id: meta.run_id, task_id: meta.task_id, thread_id: meta.thread_id, question_id, caller: meta.caller, context_id: task.contextId };
+    this.links.set(task.id, link);
+    return link;
+  }
+
+  /**
    * tasks/cancel in any state answers at once: the run is cancelled in Clutch, and the task says
    * canceled. While a run streams, its task.cancel does that (follow); a task waiting for input
    * follows nothing, so its canceled status is published here.
@@ -113,10 +216,26 @@ class RunExecutor implements AgentExecutor {
     const canceled = (contextId: string) =>
       bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_CANCELED, timestamp: now(), message: agentText("Cancelled over A2A", taskId, contextId) }, metadata: {} }));
     if (!link) return canceled("");
-    const run = await this.clutch.store.queries.run(link.run_id);
-    if (run && !run.ended_at) await cancelRun(this.clutch.store, link.run_id, link.caller, "cancelled over A2A");
-    if (!run || run.ended_at || link.question_id) canceled(link.context_id);
+    const ended = await this.cancelRun(link);
+    if (ended || link.question_id) canceled(link.context_id);
   };
+
+  /**
+   * tasks/cancel of a task this node follows nothing of (it runs no execution of it): its run is
+   * cancelled in Clutch when it goes on; the SDK then marks the stored task canceled.
+   */
+  async cancelStored(task: Task): Promise<void> {
+    const link = this.links.get(task.id) ?? (await this.linkOf(task));
+    if (link) await this.cancelRun(link);
+  }
+
+  /** Cancel `link`'s run in Clutch unless it has ended; true when it had ended (or is gone). */
+  private async cancelRun(link: RunLink): Promise<boolean> {
+    const run = await this.clutch.store.queries.run(link.run_id);
+    if (!run || run.ended_at) return true;
+    await cancelRun(this.clutch.store, link.run_id, link.caller, "cancelled over A2A");
+    return false;
+  }
 
   async execute(rc: RequestContext, bus: ExecutionEventBus): Promise<void> {
     this.taskOfMessage.set(rc.userMessage.messageId, rc.taskId);
@@ -135,10 +254,11 @@ class RunExecutor implements AgentExecutor {
     const status = (state: TaskState, message?: string): TaskStatus => ({ state, timestamp: now(), message: message ? agentText(message, taskId, contextId) : undefined });
     const update = (state: TaskState, message?: string) => bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(state, message), metadata: {} }));
 
-    let link = this.links.get(taskId);
+    let link: RunLink | null;
     let after: number;
     if (rc.task) {
       bus.publish(AgentEvent.task(rc.task));
+      link = await this.linkOf(rc.task);
       if (!link?.question_id) {
         update(TaskState.TASK_STATE_FAILED, "This task is not waiting for input; send a new message to start another.");
         return;
@@ -154,14 +274,11 @@ class RunExecutor implements AgentExecutor {
       link = { run_id: started.run_id, task_id: started.task_id, thread_id: started.thread_id, question_id: null, caller: requester(principal), context_id: contextId };
       after = started.after;
       this.links.set(taskId, link);
-      bus.publish(
-        AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED), artifacts: [], history: [rc.userMessage], metadata: { clutch: { run_id: link.run_id, thread_id: link.thread_id, channel: this.channel.name } } }),
-      );
+      bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED), artifacts: [], history: [rc.userMessage], metadata: { clutch: { ...this.metaOf(link) } } }));
       update(TaskState.TASK_STATE_WORKING); // the run has started in the channel
     }
     await this.follow(link, after, { taskId, contextId }, bus, update);
   }
-
 
   /**
    * The caller's answer to the run's question, as a reply in the channel, unless someone answered
@@ -172,8 +289,7 @@ class RunExecutor implements AgentExecutor {
     const { store } = this.clutch;
     const question = await store.queries.eventInThread(link.thread_id, link.question_id!);
     if (!question) throw new Error(`question ${link.question_id} is gone`);
-    const since = await store.readAll({ run_id: question.run_id }, question.seq);
-    if (!since.some((e) => isEvent(e, "chat.message") && e.payload.reply_to === question.id)) {
+    if (!(await this.answered(question))) {
       await store.append(
         makeMessage({
           type: "chat.message",
@@ -190,31 +306,34 @@ class RunExecutor implements AgentExecutor {
     return question.seq;
   }
 
+  /** The `metadata.clutch` of `link`'s task. */
+  private metaOf(link: RunLink, question_id?: string): ClutchTaskMeta {
+    return { run_id: link.run_id, task_id: link.task_id, thread_id: link.thread_id, channel: this.channel.name, caller: link.caller, ...(question_id ? { question_id } : {}) };
+  }
+
+  /** The task's input-required with `question`, which its record names (metadata.clutch.question_id) for any node to answer. */
+  private asking(link: RunLink, question: StoredEventOf<"chat.message">, ids: { taskId: string; contextId: string }): AgentExecutionEvent {
+    const status: TaskStatus = { state: TaskState.TASK_STATE_INPUT_REQUIRED, timestamp: now(), message: agentText(question.payload.text, ids.taskId, ids.contextId) };
+    return AgentEvent.statusUpdate({ ...ids, status, metadata: { clutch: { ...this.metaOf(link, question.id) } } });
+  }
+
+  /** Whether someone replied to `question` in the run. */
+  private async answered(question: StoredEvent): Promise<boolean> {
+    const since = await this.clutch.store.readAll({ run_id: question.run_id }, question.seq);
+    return since.some((e) => isEvent(e, "chat.message") && e.payload.reply_to === question.id);
+  }
+
   /** Stream the run's events after `after` as the A2A task's, until its root ends or a question waits for the caller. */
   private follow(link: RunLink, after: number, ids: { taskId: string; contextId: string }, bus: ExecutionEventBus, update: (s: TaskState, m?: string) => void): Promise<void> {
     return followRun(this.clutch, link, after, {
       progress: (ev) => update(TaskState.TASK_STATE_WORKING, `${ev.from.agent_id.replace(/^agent:/, "")}: ${ev.payload.message}`),
       question: (ev) => {
         link.question_id = ev.id;
-        update(TaskState.TASK_STATE_INPUT_REQUIRED, ev.payload.text);
+        bus.publish(this.asking(link, ev, ids));
         return true;
       },
       ended: (ev) => {
-        if (isEvent(ev, "task.result")) {
-          const p = ev.payload as Record<string, unknown>;
-          const report = typeof p.report_markdown === "string" ? p.report_markdown : typeof p.summary === "string" ? p.summary : "Done.";
-          bus.publish(
-            AgentEvent.artifactUpdate({
-              ...ids,
-              artifact: { artifactId: "result", name: "result", description: typeof p.summary === "string" ? p.summary : "", parts: [textPart(report), { content: { $case: "data", value: p }, metadata: undefined, filename: "", mediaType: "application/json" }], metadata: undefined, extensions: [] },
-              append: false,
-              lastChunk: true,
-              metadata: undefined,
-            }),
-          );
-          update(TaskState.TASK_STATE_COMPLETED, typeof p.summary === "string" ? p.summary : undefined);
-        } else if (isEvent(ev, "task.cancel")) update(TaskState.TASK_STATE_CANCELED, ev.payload.reason ?? "Cancelled");
-        else update(TaskState.TASK_STATE_FAILED, isEvent(ev, "task.error") ? `${ev.payload.code}: ${ev.payload.message}` : "The task timed out");
+        for (const e of endedEvents(ev, ids)) bus.publish(e);
       },
       failed: (err) => {
         log.error({ err, run_id: link.run_id }, "A2A: reading the run failed");
@@ -222,23 +341,80 @@ class RunExecutor implements AgentExecutor {
       },
     });
   }
+
+  /**
+   * Follow again the runs of `endpoint`'s stored tasks that neither ended nor wait for input (at
+   * start: no node may follow them any more), and write into `tasks`, as their callers' tasks,
+   * what the executor would have published: input-required at the run's first unanswered
+   * question, or its end (the result artifact and completed, failed, canceled). Safe on several
+   * nodes at once: the updates are the same whoever writes them, and a task that ended stays so.
+   * Resolves when every such run has reached a question or its end.
+   */
+  async resume(records: A2ATaskRecords, endpoint: string, tasks: TaskStore): Promise<void> {
+    const unfinished = await records.unfinished(endpoint);
+    await Promise.all(unfinished.map((stored) => this.resumeOne(stored, tasks).catch((err: unknown) => log.error({ err, taskId: stored.task.id }, "A2A: following a task's run again failed"))));
+  }
+
+  private async resumeOne({ task, tenant, owner }: StoredA2ATask, tasks: TaskStore): Promise<void> {
+    const link = await this.linkOf(task);
+    if (!link) return;
+    const ids = { taskId: task.id, contextId: task.contextId };
+    const results = new ResultManager(tasks, new ServerCallContext({ user: new OwnerUser(owner), tenant }));
+    const stop = new AbortController();
+    let over = false;
+    // Events are written in the run's order, one at a time; a question counts only when still unanswered.
+    let writes = Promise.resolve();
+    const write = (step: () => Promise<AgentExecutionEvent[] | null>) => {
+      writes = writes.then(async () => {
+        if (over) return;
+        const events = await step();
+        if (!events) return;
+        over = true;
+        stop.abort();
+        for (const e of events) await results.processEvent(e);
+      });
+    };
+    await followRun(
+      this.clutch,
+      link,
+      0,
+      {
+        question: (ev) => {
+          write(async () => {
+            if (await this.answered(ev)) return null;
+            link.question_id = ev.id;
+            return [this.asking(link, ev, ids)];
+          });
+          return false;
+        },
+        ended: (ev) => write(async () => endedEvents(ev, ids)),
+        failed: (err) => log.warn({ err, run_id: link.run_id, taskId: task.id }, "A2A: reading a task's run again failed; the next start tries again"),
+      },
+      stop.signal,
+    );
+    await writes;
+  }
 }
 
 type SendParams = Parameters<DefaultRequestHandler["sendMessage"]>;
+type CancelParams = Parameters<DefaultRequestHandler["cancelTask"]>;
 
 /**
  * The SDK's request handler with a bound on a blocking message/send (see the module doc): after
  * `boundMs` it answers with the task as the task store has it then, while the run and the
- * SDK's processing of its events go on (tasks/get reads the same store).
+ * SDK's processing of its events go on (tasks/get reads the same store). A tasks/cancel of a
+ * task this node runs no execution of (it was sent to another node, or before a restart)
+ * cancels its run in Clutch too.
  */
 class BoundedRequestHandler extends DefaultRequestHandler {
   constructor(
     card: AgentCard,
-    private readonly tasks: InMemoryTaskStore,
+    private readonly tasks: TaskStore,
     private readonly executor: RunExecutor,
     private readonly boundMs: number,
+    private readonly buses = new DefaultExecutionEventBusManager(),
   ) {
-    super(card, tasks, executor);
+    super(card, tasks, executor, buses);
   }
 
   override async sendMessage(params: SendParams[0], context: SendParams[1]): ReturnType<DefaultRequestHandler["sendMessage"]> {
@@ -260,7 +436,17 @@ class BoundedRequestHandler extends DefaultRequestHandler {
     whole.catch((err: unknown) => log.warn({ err, taskId }, "A2A: a message/send answered at its bound failed later"));
     return task;
   }
+
+  override async cancelTask(params: CancelParams[0], context: CancelParams[1]): ReturnType<DefaultRequestHandler["cancelTask"]> {
+    if (typeof params?.id === "string" && params.id && !this.buses.getByTaskId(params.id, context)) {
+      const task = await this.tasks.load(params.id, context);
+      if (task && !TERMINAL_STATES.includes(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED)) await this.executor.cancelStored(task);
+    }
+    return super.cancelTask(params, context);
+  }
 }
+
+const TERMINAL_STATES: readonly TaskState[] = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED];
 
 /**
  * The A2A card of a Clutch endpoint. Served as A2A 1.0 JSON (the ProtoJSON form the SDK's
@@ -295,7 +481,9 @@ function inMemoryCard(base: string, endpoint: string, name: string, description:
  * The Express app of Clutch's A2A endpoints (see the module doc). `base`: Clutch's public URL
  * (CLUTCH_PUBLIC_URL, else http://localhost:<port>), which the cards name. `opts.blockingSec`:
  * the bound of a blocking message/send (default: `blockingSec()`, CLUTCH_A2A_BLOCKING_SEC or 30). Without a workspace
- * channel there is nothing to start runs in: every path answers 404.
+ * channel there is nothing to start runs in: every path answers 404. The tasks are `clutch.a2aTasks`'
+ * (the database); creating the app starts following again the runs of those still submitted or
+ * working (see the module doc), in the background: a failure there is logged, never thrown.
  */
 export function a2aApp(clutch: Clutch, base: string, opts: { blockingSec?: number } = {}): express.Express {
   const boundMs = (opts.blockingSec ?? blockingSec()) * 1000;
@@ -334,9 +522,11 @@ export function a2aApp(clutch: Clutch, base: string, opts: { blockingSec?: numbe
     next();
   };
   const mount = (path: string, card: AgentCard, target: string | null) => {
-    const tasks = new InMemoryTaskStore();
+    const tasks = clutch.a2aTasks.storeFor(path);
     const executor = new RunExecutor(clutch, channel, target);
     const handler = new BoundedRequestHandler(card, tasks, executor, boundMs);
+    // Tasks left working by a stopped node: their runs are followed again, to their question or end.
+    void executor.resume(clutch.a2aTasks, path, tasks).catch((err: unknown) => log.error({ err, endpoint: path }, "A2A: following unfinished tasks again failed"));
     app.use(`${path}/.well-known/agent-card.json`, agentCardHandler({ agentCardProvider: handler, legacyCompat: { enabled: true } }));
     const rpc = jsonRpcHandler({ requestHandler: handler, userBuilder: async (req) => new ClutchUser((req.res as Response).locals.principal as Principal), legacyCompat: { enabled: true } });
     // The endpoint itself only: a longer path under it (another agent's, one that does not exist) goes on.
