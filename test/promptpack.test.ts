@@ -178,8 +178,8 @@ describe("POST /api/workspace/import", () => {
       expect(res.status).toBe(201);
       expect(importer.channels.filter((c) => c.name === "scouts")).toHaveLength(1);
       // The first node adds it from the log, once.
-      await expect.poll(() => rt.workspace.agents.has("agent:scout"), { timeout: 5_000 }).toBe(true);
-      expect(rt.channels.filter((c) => c.name === "scouts")).toEqual([expect.objectContaining({ entry_agent: "agent:scout" })]);
+      await expect.poll(() => rt.channels.filter((c) => c.name === "scouts"), { timeout: 5_000 }).toEqual([expect.objectContaining({ entry_agent: "agent:scout" })]);
+      expect(rt.workspace.agents.has("agent:scout")).toBe(true);
       expect(rt.registry.get("agent:scout")?.card.display.name).toBe("Scout");
       await new Promise((r) => setTimeout(r, 300));
       expect(importer.channels.filter((c) => c.name === "scouts")).toHaveLength(1);
