@@ -114,7 +114,12 @@ test("a run shows in the channel as request, question and one live run card; the
 
   // Every event inline, for those who want it.
   await page.getByRole("button", { name: "All events" }).click();
-  await expect(log.getByRole("article", { name: "Tool call query_data" })).toBeVisible();
+  // It is 300 events up: long lists draw only the rows near the view (docs/channels.md "Threads").
+  await expect(async () => {
+    await log.hover();
+    await page.mouse.wheel(0, -50_000);
+    await expect(log.getByRole("article", { name: "Tool call query_data" })).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 15_000 });
   await page.getByRole("button", { name: "All events" }).click();
   await expect(log.getByRole("article", { name: "Tool call query_data" })).toHaveCount(0);
 

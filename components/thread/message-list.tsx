@@ -3,17 +3,19 @@
  * `MessageList`: a channel's events in seq order, newest at the bottom.
  * Sticks to the bottom while the person is there; when they have scrolled up, new events show
  * a "N new" pill that jumps down. Scrolling near the top loads older history (`before=`) and
- * keeps the view where it was.
+ * keeps the view where it was. Only the rows near the view are drawn (virtual-rows.tsx), so
+ * `jumpTo` first scrolls to a row that is not drawn, then flashes it.
  */
-import { useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
+import { memo, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
 import type { StoredEvent } from "@/lib/protocol";
 import type { RunSummary } from "@/lib/api/types";
 import { EventView } from "@/components/events/event-view";
 import { PolicyAllowGroup } from "@/components/events/policy-event";
 import { StepDetails } from "@/components/events/step-details";
 import { ArrowDownIcon, HashIcon } from "@/components/ui/icons";
-import { buildRows } from "./rows";
+import { buildRows, type Row } from "./rows";
 import { RunCard } from "./run-card";
+import { useVirtualRows, VirtualRowsView } from "./virtual-rows";
 
 /** What the list lets its parent do (the composer scrolls down after sending). */
 export interface MessageListHandle {
@@ -67,6 +69,7 @@ export function MessageList({
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
+  const lastTop = useRef(0);
   const lastHeight = useRef(0);
   const firstSeq = useRef<number | null>(null);
   const lastSeqRef = useRef(0);
@@ -95,14 +98,30 @@ export function MessageList({
     flash(el);
     return true;
   }, []);
+  const list = useVirtualRows({ scroller, rows, headerSize: hasMoreBefore ? 48 : 140, startAtEnd: true });
+  const { reveal } = list;
+  // Where each message and run is among the rows (a grouped row holds several messages).
+  const index = useMemo(() => rowIndex(rows), [rows]);
+  /** Scrolls to the element `selector` finds, drawing its row (`at`) first when it is not drawn. */
+  const jump = useCallback(
+    (selector: string, at: number | undefined) => {
+      const find = () => scroller.current?.querySelector(selector);
+      if (jumpToElement(find())) return true;
+      if (at === undefined) return false;
+      stick.current = false;
+      reveal(at + 1, find, (el) => jumpToElement(el));
+      return true;
+    },
+    [jumpToElement, reveal],
+  );
   useImperativeHandle(
     ref,
     () => ({
       scrollToBottom: toBottom,
-      jumpTo: (id) => jumpToElement(scroller.current?.querySelector(`[data-msg-id="${CSS.escape(id)}"]`)),
-      jumpToRun: (id) => jumpToElement(scroller.current?.querySelector(`[data-run-id="${CSS.escape(id)}"]`)),
+      jumpTo: (id) => jump(`[data-msg-id="${CSS.escape(id)}"]`, index.get(id)),
+      jumpToRun: (id) => jump(`[data-run-id="${CSS.escape(id)}"]`, index.get(`run:${id}`)),
     }),
-    [toBottom, jumpToElement],
+    [toBottom, jump, index],
   );
 
   // After each change: keep the view on older-history prepends, follow the bottom if stuck.
@@ -144,9 +163,16 @@ export function MessageList({
     const el = scroller.current;
     if (!el) return;
     const bottom = el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK;
-    stick.current = bottom;
-    setAtBottom(bottom);
-    if (bottom) setSeenSeq(lastSeqRef.current);
+    // Off the bottom because the person scrolled up, not because rows drawn below it grew
+    // (rows are measured as they are drawn, sometimes inside this very scroll event): the
+    // list follows the bottom again when the content settles (the ResizeObserver below).
+    const movedUp = el.scrollTop < lastTop.current - 1;
+    lastTop.current = el.scrollTop;
+    if (bottom) stick.current = true;
+    else if (movedUp) stick.current = false;
+    const stuck = stick.current;
+    setAtBottom(stuck);
+    if (stuck) setSeenSeq(lastSeqRef.current);
     else setSeenSeq((s) => (Number.isFinite(s) ? s : lastSeqRef.current));
     lastHeight.current = el.scrollHeight;
     if (el.scrollTop < LOAD_OLDER_AT && hasMoreBefore && !loadingOlder && !olderError) loadOlder();
@@ -167,43 +193,34 @@ export function MessageList({
         className="scroll-slim h-full overflow-y-auto overscroll-contain [overflow-anchor:none]"
       >
         <div ref={content} className="flex min-h-full flex-col justify-end pb-3">
-          <div className="px-4 pt-4 sm:px-5">
-            {hasMoreBefore ? (
-              <div className="flex h-8 items-center justify-center text-xs text-fg-subtle" role="status">
-                {olderError ? (
-                  <span>
-                    Couldn’t load older messages.{" "}
-                    <button type="button" className="font-medium text-accent hover:underline" onClick={loadOlder}>
-                      Retry
-                    </button>
-                  </span>
-                ) : loadingOlder ? (
-                  "Loading older messages…"
+          <VirtualRowsView
+            list={list}
+            header={
+              <div className="px-4 pt-4 sm:px-5">
+                {hasMoreBefore ? (
+                  <div className="flex h-8 items-center justify-center text-xs text-fg-subtle" role="status">
+                    {olderError ? (
+                      <span>
+                        Couldn’t load older messages.{" "}
+                        <button type="button" className="font-medium text-accent hover:underline" onClick={loadOlder}>
+                          Retry
+                        </button>
+                      </span>
+                    ) : loadingOlder ? (
+                      "Loading older messages…"
+                    ) : (
+                      ""
+                    )}
+                  </div>
                 ) : (
-                  ""
+                  <ChannelIntro name={channelName} topic={topic} />
                 )}
               </div>
-            ) : (
-              <ChannelIntro name={channelName} topic={topic} />
-            )}
-          </div>
-          <div role="log" aria-label={`Messages in ${channelName}`} aria-live="polite" aria-relevant="additions">
-            {rows.map((row) =>
-              row.kind === "day" ? (
-                <DayDivider key={row.key} label={row.label} />
-              ) : row.kind === "unread" ? (
-                <UnreadDivider key={row.key} />
-              ) : row.kind === "run" ? (
-                <RunCard key={row.key} run={row.run} />
-              ) : row.kind === "policy-group" ? (
-                <PolicyAllowGroup key={row.key} events={row.events} />
-              ) : row.kind === "details" ? (
-                <StepDetails key={row.key} events={row.events} />
-              ) : row.kind === "event" ? (
-                <EventView key={row.key} event={row.event} ctx={row.ctx} />
-              ) : null,
-            )}
-          </div>
+            }
+            // Rows drawn by scrolling are not news: the log announces additions only while the person is at the bottom.
+            listProps={{ role: "log", "aria-label": `Messages in ${channelName}`, "aria-live": atBottom ? "polite" : "off", "aria-relevant": "additions" }}
+            renderRow={(i) => <ListRow row={rows[i]!} />}
+          />
         </div>
       </div>
       {newCount > 0 && (
@@ -222,6 +239,34 @@ export function MessageList({
     </div>
   );
 }
+
+/** Row index of each message id (every message of a grouped row) and of each run (`run:<id>`). */
+function rowIndex(rows: readonly Row[]): Map<string, number> {
+  const at = new Map<string, number>();
+  rows.forEach((row, i) => {
+    if (row.kind === "event") at.set(row.event.id, i);
+    else if (row.kind === "run") at.set(`run:${row.run.run_id}`, i);
+    else if (row.kind === "policy-group" || row.kind === "details") for (const e of row.events) at.set(e.id, i);
+  });
+  return at;
+}
+
+/** One row of the channel's list (memoized: rows keep their identity until the events change). */
+const ListRow = memo(function ListRow({ row }: { row: Row }) {
+  return row.kind === "day" ? (
+    <DayDivider label={row.label} />
+  ) : row.kind === "unread" ? (
+    <UnreadDivider />
+  ) : row.kind === "run" ? (
+    <RunCard run={row.run} />
+  ) : row.kind === "policy-group" ? (
+    <PolicyAllowGroup events={row.events} />
+  ) : row.kind === "details" ? (
+    <StepDetails events={row.events} />
+  ) : row.kind === "event" ? (
+    <EventView event={row.event} ctx={row.ctx} />
+  ) : null;
+});
 
 function UnreadDivider() {
   return (

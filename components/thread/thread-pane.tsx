@@ -11,12 +11,13 @@
  *
  * The run's history is loaded from `GET /api/runs/:id/events` (all pages, up to RUN_CAP
  * events); live events come with the channel's own subscription (a run's events are in its
- * channel), merged by seq (components/live/merge.ts).
+ * channel), merged by seq (components/live/merge.ts). Only the rows near the view are drawn
+ * (virtual-rows.tsx): a run of RUN_CAP events opens like a short one.
  */
 import { useNameOf } from "@/components/events/use-sender-name";
 import Link from "next/link";
 import { CancelWork } from "@/components/run/work-controls";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { isEvent, type StoredEvent } from "@/lib/protocol";
 import type { RunSummary } from "@/lib/api/types";
@@ -33,12 +34,20 @@ import { EVENT_PAGE, fetchRunEvents } from "@/components/run/api";
 import { CloseIcon, ExternalLinkIcon, MessageIcon } from "@/components/ui/icons";
 import { Composer, type ComposerTarget } from "./composer";
 import { RunCard } from "./run-card";
-import { buildRows } from "./rows";
+import { buildRows, type Row } from "./rows";
+import { useVirtualRows, VirtualRowsView } from "./virtual-rows";
 
 /** At most this many of a run's events are shown in its thread; the run view shows them all. */
 export const RUN_CAP = 20_000;
 
-/** Every stored event of a run, up to RUN_CAP (ascending). */
+/** Events in the first page of a run's thread: enough to draw its start at once. */
+const FIRST_PAGE = 1000;
+
+/**
+ * Every stored event of a run, up to RUN_CAP (ascending): `{ events, capped, complete }`. The
+ * pages show as they come (the pane opens at the run's start): `complete` is false until the
+ * last one is in.
+ */
 function useRunHistory(runId: string | null) {
   return useQuery({
     queryKey: ["run-thread", runId],
@@ -46,16 +55,17 @@ function useRunHistory(runId: string | null) {
     staleTime: Infinity,
     gcTime: 5 * 60_000,
     refetchOnWindowFocus: false,
-    queryFn: async ({ signal }) => {
+    queryFn: async ({ signal, client, queryKey }) => {
       const events: StoredEvent[] = [];
       let after = 0;
       for (;;) {
-        const page = await fetchRunEvents(runId!, after, EVENT_PAGE, signal);
-        events.push(...page.events);
+        const page = await fetchRunEvents(runId!, after, events.length ? EVENT_PAGE : FIRST_PAGE, signal);
+        for (const e of page.events) events.push(e);
         if (page.next_after === null || page.events.length === 0 || events.length >= RUN_CAP) break;
+        client.setQueryData(queryKey, { events: events.slice(), capped: false, complete: false });
         after = page.next_after;
       }
-      return { events, capped: events.length >= RUN_CAP };
+      return { events, capped: events.length >= RUN_CAP, complete: true };
     },
   });
 }
@@ -118,17 +128,38 @@ export function ThreadPane({
 
   const rows = useMemo(() => buildRows(events, [], { view: "all", steps: Boolean(runId) }), [events, runId]);
 
-  // Scroll to the event asked for, once, when it is there.
-  const focused = useRef(false);
+  const list = useVirtualRows({ scroller: body, rows, headerSize: runId ? 140 : 0 });
+  // Whether the log announces additions: until the person scrolls away from the end.
+  const [atEnd, setAtEnd] = useState(true);
+  const stickEnd = useRef(false);
+  const lastTop = useRef(0);
+  const content = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    if (!focusEventId || focused.current) return;
-    const el = body.current?.querySelector(`[data-msg-id="${CSS.escape(focusEventId)}"]`);
-    if (!el) return;
-    focused.current = true;
+    const el = body.current;
+    const inner = content.current;
+    if (!el || !inner || typeof ResizeObserver === "undefined") return;
+    const ro = new ResizeObserver(() => {
+      if (stickEnd.current) el.scrollTop = el.scrollHeight;
+    });
+    ro.observe(inner);
+    return () => ro.disconnect();
+  }, []);
+  const { reveal } = list;
+
+  // Scroll to the event asked for, once, when it is there (drawing its row first).
+  const focused = useRef(false);
+  const show = useCallback((el: Element) => {
     el.scrollIntoView({ block: "center" });
     el.classList.add("flash");
     setTimeout(() => el.classList.remove("flash"), 1700);
-  }, [focusEventId, rows]);
+  }, []);
+  useEffect(() => {
+    if (!focusEventId || focused.current) return;
+    const at = rows.findIndex((row) => rowHolds(row, focusEventId));
+    if (at < 0) return;
+    focused.current = true;
+    reveal(at + 1, () => body.current?.querySelector(`[data-msg-id="${CSS.escape(focusEventId)}"]`), show);
+  }, [focusEventId, rows, reveal, show]);
   const root = events.find((e) => e.id === rootId);
   const title = runId ? (run?.title ?? "Run") : root ? `${nameOf(root.from)}: ${excerpt(isEvent(root, "chat.message") ? root.payload.text : "", 60)}` : "Thread";
   // × on the answer chip: reply in the thread instead of answering.
@@ -171,51 +202,64 @@ export function ThreadPane({
           <CloseIcon size={16} />
         </button>
       </div>
-      <div ref={body} className="scroll-slim min-h-0 flex-1 overflow-y-auto pb-3">
-        {run && (
-          <div className="px-3 pt-3">
-            <RunCard run={run} inPane />
-          </div>
-        )}
-        {runId && history.isLoading && (
-          <p className="px-4 py-3 text-sm text-fg-muted" role="status">
-            Loading the run’s events…
-          </p>
-        )}
-        {history.error && (
-          <p className="px-4 py-3 text-sm text-danger" role="alert">
-            Couldn’t load the run’s events: {history.error.message}
-          </p>
-        )}
-        {!runId && !root && (
-          <p className="px-4 py-3 text-sm text-fg-muted">This message is further back than what is loaded in the channel.</p>
-        )}
-        <div role="log" aria-label={`Events in the thread of ${title}`} aria-live="polite" aria-relevant="additions">
-          {rows.map((row) =>
-            row.kind === "day" ? (
-              <p key={row.key} className="mx-4 mt-3 text-[11px] font-semibold text-fg-muted">
-                {row.label}
-              </p>
-            ) : row.kind === "policy-group" ? (
-              <PolicyAllowGroup key={row.key} events={row.events} />
-            ) : row.kind === "details" ? (
-              <StepDetails key={row.key} events={row.events} />
-            ) : row.kind === "copied" ? (
-              <ForkCopies key={row.key} events={row.events} />
-            ) : row.kind === "event" ? (
-              <EventView key={row.key} event={row.event} ctx={row.ctx} />
-            ) : null,
+      <div
+        ref={body}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          const end = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+          // As in the channel: at the end, the pane follows it while rows drawn there are
+          // measured and new events come; scrolling up lets go.
+          if (end) stickEnd.current = true;
+          else if (el.scrollTop < lastTop.current - 1) stickEnd.current = false;
+          lastTop.current = el.scrollTop;
+          setAtEnd(end || stickEnd.current);
+        }}
+        className="scroll-slim min-h-0 flex-1 overflow-y-auto pb-3 [overflow-anchor:none]"
+      >
+        <div ref={content}>
+          <VirtualRowsView
+            list={list}
+            header={
+              <>
+                {run && (
+                  <div className="px-3 pt-3">
+                    <RunCard run={run} inPane />
+                  </div>
+                )}
+                {runId && history.isLoading && (
+                  <p className="px-4 py-3 text-sm text-fg-muted" role="status">
+                    Loading the run’s events…
+                  </p>
+                )}
+                {history.error && (
+                  <p className="px-4 py-3 text-sm text-danger" role="alert">
+                    Couldn’t load the run’s events: {history.error.message}
+                  </p>
+                )}
+                {!runId && !root && (
+                  <p className="px-4 py-3 text-sm text-fg-muted">This message is further back than what is loaded in the channel.</p>
+                )}
+              </>
+            }
+            // Rows drawn by scrolling are not news: the log announces additions only while the person is at the end.
+            listProps={{ role: "log", "aria-label": `Events in the thread of ${title}`, "aria-live": atEnd ? "polite" : "off", "aria-relevant": "additions" }}
+            renderRow={(i) => <PaneRow row={rows[i]!} />}
+          />
+          {history.data && !history.data.complete && (
+            <p className="px-4 py-2 text-xs text-fg-muted" role="status">
+              Loading the rest of the run’s events…
+            </p>
+          )}
+          {history.data?.capped && (
+            <p className="px-4 py-2 text-xs text-fg-muted">
+              The first {RUN_CAP.toLocaleString()} events are shown here;{" "}
+              <Link href={`/runs/${encodeURIComponent(runId!)}`} className="font-medium text-accent hover:underline">
+                the run view
+              </Link>{" "}
+              has them all.
+            </p>
           )}
         </div>
-        {history.data?.capped && (
-          <p className="px-4 py-2 text-xs text-fg-muted">
-            The first {RUN_CAP.toLocaleString()} events are shown here;{" "}
-            <Link href={`/runs/${encodeURIComponent(runId!)}`} className="font-medium text-accent hover:underline">
-              the run view
-            </Link>{" "}
-            has them all.
-          </p>
-        )}
       </div>
       {composerTarget && (
         <Composer
@@ -238,6 +282,28 @@ export function ThreadPane({
     </aside>
   );
 }
+
+/** Whether `row` shows the event `id` (a "Details" or policy row holds several). */
+function rowHolds(row: Row, id: string): boolean {
+  if (row.kind === "event") return row.event.id === id;
+  if (row.kind === "details" || row.kind === "policy-group") return row.events.some((e) => e.id === id);
+  return false;
+}
+
+/** One row of a thread: a day line, a fold of machinery or policy allows, or an event (memoized like the channel's). */
+const PaneRow = memo(function PaneRow({ row }: { row: Row }) {
+  return row.kind === "day" ? (
+    <p className="mx-4 mt-3 text-[11px] font-semibold text-fg-muted">{row.label}</p>
+  ) : row.kind === "policy-group" ? (
+    <PolicyAllowGroup events={row.events} />
+  ) : row.kind === "details" ? (
+    <StepDetails events={row.events} />
+  ) : row.kind === "copied" ? (
+    <ForkCopies events={row.events} />
+  ) : row.kind === "event" ? (
+    <EventView event={row.event} ctx={row.ctx} />
+  ) : null;
+});
 
 /**
  * The newest thing an agent said to people in a run's events: a message to people (not a
