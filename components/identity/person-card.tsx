@@ -9,6 +9,7 @@
  * it and gives focus back to the name; a click outside or Tab past its end closes it too.
  */
 import { useEffect, useId, useLayoutEffect, useRef, useState } from "react";
+import { createPortal } from "react-dom";
 import { hueFor } from "@/components/events/participant";
 import { usePresence } from "@/components/live/presence";
 import { Avatar } from "@/components/ui/avatar";
@@ -24,18 +25,23 @@ export function PersonName({ agent_id, name, className = "" }: { agent_id: strin
   const button = useRef<HTMLButtonElement>(null);
   const card = useRef<HTMLDivElement>(null);
   const cardId = useId();
-  // Fixed to the viewport, so no scrolling list clips it: under the name, or above it when the
-  // name is near the bottom (a message just above the composer). Placed before the first paint,
-  // then focused.
-  useLayoutEffect(() => {
+  // Fixed to the viewport (in the body), so no scrolling list clips it: under the name, or above it
+  // when the name is near the bottom (a message just above the composer). Placed before the first
+  // paint, then focused. `place` answers false when the name is out of view.
+  const place = (): boolean => {
     const el = card.current;
-    if (!open || !button.current || !el) return;
+    if (!button.current || !el) return false;
     const at = button.current.getBoundingClientRect();
+    if (at.bottom < 0 || at.top > window.innerHeight) return false;
     const height = el.offsetHeight;
     const below = at.bottom + 4 + height <= window.innerHeight - 8;
     el.style.left = `${Math.max(8, Math.min(at.left, window.innerWidth - el.offsetWidth - 8))}px`;
     el.style.top = `${below ? at.bottom + 4 : Math.max(8, at.top - 4 - height)}px`;
-    el.focus({ preventScroll: true });
+    return true;
+  };
+  useLayoutEffect(() => {
+    if (!open || !place()) return;
+    card.current?.focus({ preventScroll: true });
   }, [open]);
 
   useEffect(() => {
@@ -44,9 +50,11 @@ export function PersonName({ agent_id, name, className = "" }: { agent_id: strin
       const t = e.target as Node;
       if (!card.current?.contains(t) && !button.current?.contains(t)) setOpen(false);
     };
-    // A scroll moves the name away from its fixed card: close it.
+    // The card follows its name while a list scrolls (a list that measures its rows or keeps to its
+    // bottom moves it too), and closes once the name is out of view.
     const onScroll = (e: Event) => {
-      if (!card.current?.contains(e.target as Node)) setOpen(false);
+      if (card.current?.contains(e.target as Node)) return;
+      if (!place()) setOpen(false);
     };
     document.addEventListener("pointerdown", onDown);
     document.addEventListener("scroll", onScroll, true);
@@ -70,7 +78,8 @@ export function PersonName({ agent_id, name, className = "" }: { agent_id: strin
       >
         {name}
       </button>
-      {open && (
+      {open &&
+        createPortal(
         <div
           ref={card}
           id={cardId}
@@ -90,8 +99,10 @@ export function PersonName({ agent_id, name, className = "" }: { agent_id: strin
           className="fixed z-50 w-64 animate-pop-in rounded-lg border border-line bg-surface p-3 text-left font-normal shadow-pop outline-none"
         >
           <PersonCard agent_id={agent_id} name={name} onOpened={() => setOpen(false)} />
-        </div>
-      )}
+        </div>,
+          // In the body: a row of a virtualized list is transformed, which would hold a fixed card inside it.
+          document.body,
+        )}
     </span>
   );
 }
