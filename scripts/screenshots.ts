@@ -358,7 +358,7 @@ async function followUp(s: Session): Promise<void> {
   const { page, log } = s;
   await step(`follow up in the run's thread: "${SEGMENTS}"`, async () => {
     await page.goto(`/c/${s.sales.id}`);
-    const run = log.getByRole("article", { name: `Run: ${ASK}` }).first();
+    const run = log.getByRole("article", { name: `Run: ${ASK}`, exact: true });
     await run.getByRole("button", { name: /^Open the thread of / }).click();
     const pane = page.getByRole("complementary", { name: `Thread of run ${ASK}` });
     const reply = pane.getByRole("combobox", { name: /^Follow-up for / });
@@ -382,7 +382,7 @@ async function mentions(s: Session): Promise<void> {
     await expect(log).toBeVisible();
     await box.click();
     await box.pressSequentially("@");
-    await expect(page.getByRole("listbox", { name: "Mention an agent or a capability" })).toBeVisible();
+    await expect(page.getByRole("listbox", { name: "Mention an agent, a person or a capability" })).toBeVisible();
     await shoot(page, "mention-completion.png");
     await box.press("Escape");
     await box.fill("");
@@ -407,6 +407,8 @@ async function mentions(s: Session): Promise<void> {
   await step("the routing decision in the run's thread: routing-decision.png", async () => {
     await run.getByRole("button", { name: /^Open the thread of / }).click();
     const pane = page.getByRole("complementary", { name: `Thread of run ${ROUTED}` });
+    // The thread folds how work was routed behind "Details": open the first.
+    await pane.getByRole("button", { name: /Clutch routed it to Analyst Agent/ }).first().click();
     const decision = pane.getByRole("article", { name: "Routing decision: agent:analyst-1" }).last();
     await expect(decision).toContainText("by capability");
     await scrollToTop(page, decision);
@@ -459,8 +461,8 @@ async function takeScreenshots(browser: Browser): Promise<void> {
   const sales = await salesThread(context.request);
   const s: Session = { page, request: context.request, sales, log: messageLog(page, "sales"), box: page.getByRole("combobox", { name: "Message #sales" }) };
   const runId = await salesRun(s);
-  await runPage(s, runId);
   await followUp(s);
+  await runPage(s, runId);
   await mentions(s);
   await directory(s);
   await cancelled(s);
