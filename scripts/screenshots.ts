@@ -354,12 +354,11 @@ async function runPage(s: Session, runId: string): Promise<void> {
 }
 
 /** A follow-up in the run's thread, answered by segment for the period agreed: follow-up.png. */
-async function followUp(s: Session): Promise<void> {
+async function followUp(s: Session, runId: string): Promise<void> {
   const { page, log } = s;
   await step(`follow up in the run's thread: "${SEGMENTS}"`, async () => {
-    await page.goto(`/c/${s.sales.id}`);
-    const run = log.getByRole("article", { name: `Run: ${ASK}`, exact: true });
-    await run.getByRole("button", { name: /^Open the thread of / }).click();
+    // The original run's thread (its card is far up the channel by now): the link its card opens.
+    await page.goto(`/c/${s.sales.id}?run=${encodeURIComponent(runId)}`);
     const pane = page.getByRole("complementary", { name: `Thread of run ${ASK}` });
     const reply = pane.getByRole("combobox", { name: /^Follow-up for / });
     await reply.fill(SEGMENTS);
@@ -367,7 +366,7 @@ async function followUp(s: Session): Promise<void> {
     await expect(reply).toHaveValue("");
     const segments = log.getByRole("article").filter({ hasText: "Q4 2017 by customer segment" }).last();
     await expect(segments).toBeVisible(SLOW);
-    await expect(run.getByLabel("Run state: Succeeded")).toBeVisible(SLOW);
+    await expect(pane.getByLabel("Run state: Succeeded").first()).toBeVisible(SLOW);
     await scrollToTop(page, segments);
     await shoot(page, "follow-up.png");
     await pane.getByRole("button", { name: "Close thread" }).click();
@@ -461,8 +460,8 @@ async function takeScreenshots(browser: Browser): Promise<void> {
   const sales = await salesThread(context.request);
   const s: Session = { page, request: context.request, sales, log: messageLog(page, "sales"), box: page.getByRole("combobox", { name: "Message #sales" }) };
   const runId = await salesRun(s);
-  await followUp(s);
   await runPage(s, runId);
+  await followUp(s, runId);
   await mentions(s);
   await directory(s);
   await cancelled(s);
