@@ -115,7 +115,7 @@ describe("abuse", () => {
     const thread_id = await channel();
     const agent = await testAgent(rt, `agent:chatty-${newId("user").slice(-6).toLowerCase()}`);
     const from = { agent_id: agent.agent_id, role: "worker" };
-    process.env.CLUTCH_WRITES_PER_MIN = "3";
+    process.env.CLUTCH_AGENT_WRITES_PER_MIN = "3";
     try {
       for (let i = 0; i < 3; i++) expect((await eventsRoute.POST(post(agent, chat(`m${i}`, { thread_id, run_id: newId("run"), from })))).status).toBe(201);
       const extra = chat("one too many", { thread_id, run_id: newId("run"), from });
@@ -127,6 +127,22 @@ describe("abuse", () => {
       // Someone else is not held up by it.
       const other = await testAgent(rt, `agent:calm-${newId("user").slice(-6).toLowerCase()}`);
       expect((await eventsRoute.POST(post(other, chat("calm", { thread_id, run_id: newId("run"), from: { agent_id: other.agent_id, role: "worker" } })))).status).toBe(201);
+    } finally {
+      delete process.env.CLUTCH_AGENT_WRITES_PER_MIN;
+    }
+  });
+
+  it("an agent that streams progress is held to its own, larger limit: 60,000 writes a minute by default, people to 3,000", async () => {
+    const { AGENT_WRITES_PER_MIN, PERSON_WRITES_PER_MIN, countWrite } = await import("@/server/http/write-limit");
+    expect([AGENT_WRITES_PER_MIN, PERSON_WRITES_PER_MIN]).toEqual([60_000, 3000]);
+    // A person's limit does not hold an agent back: 200 writes a second of a streaming agent pass.
+    process.env.CLUTCH_WRITES_PER_MIN = "100";
+    try {
+      const streamer = `agent:streamer-${newId("user").slice(-6).toLowerCase()}`;
+      for (let i = 0; i < 200; i++) expect(await countWrite(streamer)).toBeNull();
+      const person = `user:${newId("user")}`;
+      for (let i = 0; i < 100; i++) expect(await countWrite(person)).toBeNull();
+      expect(await countWrite(person)).toMatchObject({ per_minute: 100 });
     } finally {
       delete process.env.CLUTCH_WRITES_PER_MIN;
     }

@@ -1,14 +1,22 @@
 /**
- * How many writes each person or key may make a minute (docs/limits.md): CLUTCH_WRITES_PER_MIN,
- * default 3,000, counted per principal across every door that writes (the API's routes, the A2A
- * endpoints). One limiter per process: it lives on globalThis, since Next's route bundles are
+ * How many writes each principal may make a minute (docs/limits.md), counted across every door
+ * that writes (the API's routes, the A2A endpoints):
+ *   - a person (or a person's key): CLUTCH_WRITES_PER_MIN, default 3,000 (50/s);
+ *   - an agent's key: CLUTCH_AGENT_WRITES_PER_MIN, default 60,000 (1,000/s), sized for an agent
+ *     that streams its progress one event per request.
+ * One limiter per process and limit: they live on globalThis, since Next's route bundles are
  * module graphs of their own.
  */
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 
-/** Writes each principal may make per minute. */
-function writesPerMinute(): number {
-  return Number(process.env.CLUTCH_WRITES_PER_MIN) || 3000;
+/** Default writes a minute of a person, and of an agent's key. */
+export const PERSON_WRITES_PER_MIN = 3000;
+export const AGENT_WRITES_PER_MIN = 60_000;
+
+/** Writes `principal_id` may make per minute: an agent's (`agent:`) or a person's limit. */
+function writesPerMinute(principal_id: string): number {
+  if (principal_id.startsWith("agent:")) return Number(process.env.CLUTCH_AGENT_WRITES_PER_MIN) || AGENT_WRITES_PER_MIN;
+  return Number(process.env.CLUTCH_WRITES_PER_MIN) || PERSON_WRITES_PER_MIN;
 }
 
 const KEY = Symbol.for("clutch.write-limiters");
@@ -26,7 +34,7 @@ function writeLimiter(points: number): RateLimiterMemory {
  * (whole seconds, at least 1) and the limit it hit.
  */
 export async function countWrite(principal_id: string): Promise<{ wait_sec: number; per_minute: number } | null> {
-  const points = writesPerMinute();
+  const points = writesPerMinute(principal_id);
   try {
     await writeLimiter(points).consume(principal_id);
     return null;
