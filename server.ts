@@ -61,7 +61,13 @@ const gateway = realtime ? null : new RealtimeGateway(httpServer, clutch.store, 
 const stopAgentsFeed = gateway ? startAgentsFeed(gateway.io, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail }) : () => {};
 
 httpServer.listen(config.port, config.host, () => {
-  log.info({ url: `http://localhost:${config.port}`, database: clutch.databaseKind, dev: config.dev, realtime: config.realtime }, "Clutch is running");
+  const url = config.publicUrl ?? `http://localhost:${config.port}`;
+  log.info({ url, database: clutch.databaseKind, dev: config.dev, realtime: config.realtime }, "Clutch is running");
+  // One plain line for people, after the JSON log lines: where to go (and, before anyone has an account, where to set up).
+  void clutch.identity.needsSetup().then(
+    (setup) => process.stdout.write(`Clutch is ready: ${url}${setup ? `\nSet up your workspace (the first account is its admin): ${url}/setup` : ""}\n`),
+    () => process.stdout.write(`Clutch is ready: ${url}\n`),
+  );
 });
 
 /**
