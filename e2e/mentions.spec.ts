@@ -213,7 +213,8 @@ test("a routing decision reads as a table in the channel and in the run view's s
 
   // The run view: the task's side panel shows the same decision, folded for its width.
   await page.goto(`/runs/${run_id}`);
-  await page.getByRole("button", { name: /^ken: / }).click();
+  // By its card name when another test registered ken ("Ken"), else by its id.
+  await page.getByRole("button", { name: /^ken: /i }).click();
   const panel = page.getByRole("complementary", { name: /^Task: / });
   const routing = panel.getByRole("region", { name: "Routing", exact: true });
   const inPanel = routing.getByRole("table", { name: "Agents considered" });
