@@ -8,6 +8,9 @@
  *   - conversation shown: the first run card is visible.
  *   - the JavaScript the page loaded (transfer and decoded size).
  * One warm-up visit fills the browser's cache of the bundles; --visits visits are measured.
+ * Then channel switches in one page, as a person moves between channels: from a click on a
+ * channel in the sidebar until that channel's composer is usable and its first run card drawn,
+ * the first visit to each channel (cold) and the visits after (warm). Target < 300 ms.
  *
  *   node --import tsx bench/composer.ts [--runs=40] [--visits=7] [--port=3470] [--name=composer] [--keep]
  *
@@ -29,6 +32,7 @@ const VISITS = numArg("visits", 7);
 const PORT = numArg("port", 3470);
 const NAME = arg("name", "composer");
 const KEEP = flag("keep");
+const SWITCHES = numArg("switches", 8);
 
 const person = { agent_id: "user:bench", role: "human", display_name: "Bench Person" } as const;
 const pm = { agent_id: "agent:pm-1", role: "worker", display_name: "pm-1" } as const;
@@ -77,12 +81,22 @@ async function main() {
   try {
     const rt = await createClutch({ databaseUrl: db.url, dataDir: "", workspaceDir: null });
     const thread = await rt.store.createThread({ name: "bench-channel", topic: "channel load benchmark" }, { agent_id: "user:bench" });
-    const conversation = { run_id: `run_${thread.id.replace(/^thr_/, "")}`, task_id: `task_${thread.id.replace(/^thr_/, "")}` };
     let events = 0;
-    for (let i = 0; i < RUNS; i++) {
-      const batch = [makeMessage({ type: "chat.message", thread_id: thread.id, ...conversation, from: person, to: [], payload: { text: `Analyze sales, request ${i}` } }), ...run(thread.id, i)];
-      events += batch.length;
-      await rt.store.append(batch);
+    const fill = async (t: { id: string }, runs: number) => {
+      const ids = { run_id: `run_${t.id.replace(/^thr_/, "")}`, task_id: `task_${t.id.replace(/^thr_/, "")}` };
+      for (let i = 0; i < runs; i++) {
+        const batch = [makeMessage({ type: "chat.message", thread_id: t.id, ...ids, from: person, to: [], payload: { text: `Analyze sales, request ${i}` } }), ...run(t.id, i)];
+        events += batch.length;
+        await rt.store.append(batch);
+      }
+    };
+    await fill(thread, RUNS);
+    // Channels to switch between, each with runs of its own.
+    const others = [];
+    for (const name of ["bench-east", "bench-west"]) {
+      const t = await rt.store.createThread({ name, topic: "channel switch benchmark" }, { agent_id: "user:bench" });
+      await fill(t, Math.max(1, Math.round(RUNS / 2)));
+      others.push({ id: t.id, name });
     }
     await rt.stop();
     console.log(`#bench-channel: ${RUNS} runs, ${events} events`);
@@ -130,6 +144,37 @@ async function main() {
     await visit();
     const visits = [];
     for (let i = 0; i < VISITS; i++) visits.push(await visit());
+
+    // Channel switches in one page: a click on the channel in the sidebar → its composer usable
+    // and its first run card drawn (both in the new channel).
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForFunction("window.__composerReady !== undefined && window.__conversationShown !== undefined", null, { timeout: 60_000 });
+    const ring = [...others, { id: thread.id, name: "bench-channel" }];
+    const seen = new Set<string>([thread.id]);
+    const cold: number[] = [];
+    const warm: number[] = [];
+    for (let i = 0; i < SWITCHES + ring.length; i++) {
+      const to = ring[i % ring.length]!;
+      await page.waitForTimeout(300);
+      const start = (await page.evaluate("performance.now()")) as number;
+      await page.getByRole("navigation", { name: "Channels" }).getByRole("link", { name: new RegExp(`^${to.name}\\b`) }).click();
+      const done = (await (
+        await page.waitForFunction(
+          `(() => {
+            const box = document.querySelector('textarea[aria-label="Message #${to.name}"]');
+            const usable = box && !box.disabled && Object.keys(box).some((k) => k.startsWith("__reactProps"));
+            const log = document.querySelector('[role="log"][aria-label="Messages in #${to.name}"]');
+            return usable && log && log.querySelector("[data-run-id]") ? performance.now() : false;
+          })()`,
+          null,
+          { timeout: 30_000, polling: "raf" },
+        )
+      ).jsonValue()) as number;
+      (seen.has(to.id) ? warm : cold).push(done - start);
+      seen.add(to.id);
+    }
+    await page.close();
     await browser.close();
 
     const kb = (b: number) => Math.round(b / 1024);
@@ -142,10 +187,13 @@ async function main() {
       conversation_shown_ms: summarize(visits.map((v) => v.shown)),
       html_received_ms: summarize(visits.map((v) => v.html)),
       javascript: { files: visits[0]!.js_files, transfer_kb: kb(visits[0]!.js_transfer), decoded_kb: kb(visits[0]!.js_decoded) },
-      targets: { composer_ready_ms: 1500 },
+      switch_cold_ms: summarize(cold),
+      switch_warm_ms: summarize(warm),
+      targets: { composer_ready_ms: 1500, switch_ms: 300 },
     };
     console.log(`composer usable after navigation: p50 ${result.composer_ready_ms.p50} ms, max ${result.composer_ready_ms.max} ms (target < 1500; ${VISITS} visits)`);
     console.log(`first run card shown: p50 ${result.conversation_shown_ms.p50} ms; HTML received p50 ${result.html_received_ms.p50} ms`);
+    console.log(`channel switch → composer usable and a run card drawn: first visit p50 ${result.switch_cold_ms.p50} ms (max ${result.switch_cold_ms.max}), again p50 ${result.switch_warm_ms.p50} ms (max ${result.switch_warm_ms.max}) (target < 300)`);
     console.log(`JavaScript: ${result.javascript.files} files, ${result.javascript.transfer_kb} KB transferred (first visit after warm-up: from cache), ${result.javascript.decoded_kb} KB decoded; load ${machine().loadavg.join(" ")}`);
     console.log(`results: ${path.relative(process.cwd(), writeResults(NAME, result))}`);
   } finally {
