@@ -17,6 +17,8 @@
  *                          auto: server when .next/BUILD_ID exists, else handler
  *   --threads=8            channels the events are spread over
  *   --profile              time the append transactions (bench/_txprofile.ts), in-process only
+ *   --server-cpu-prof      HTTP: run the server with `node --cpu-prof` (profiles in
+ *                          bench/results/cpu/; summarise with bench/_cpuprofile.ts)
  *   --probe=1              after each mode's matrix, batch 1 × 1 writer for 5 s again on the
  *                          grown log (0 to skip)
  *   --paced=200            after each mode's matrix, single-event appends at this rate for 10 s:
@@ -48,6 +50,7 @@ const MODES = listArg("modes", "inproc,http");
 const HTTP_KIND = arg("http", "auto");
 const THREADS = numArg("threads", 8);
 const PROFILE = flag("profile");
+const SERVER_CPU_PROF = flag("server-cpu-prof");
 const NAME = arg("name", "ingest");
 const PROBE = arg("probe", "1") !== "0";
 const PACED = numArg("paced", 200);
@@ -200,10 +203,11 @@ async function startHttpTarget(databaseUrl: string): Promise<HttpTarget> {
   if (kind === "next-server" && !built) throw new Error("--http=server needs a production build: run `npx next build` first");
   const port = kind === "next-server" ? numArg("port", 3200) : 0;
   const script = kind === "next-server" ? "server.ts" : "bench/_http-server.ts";
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+  const cpuProf = SERVER_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(ROOT, "bench/results/cpu")}`] : [];
+  const child = spawn(process.execPath, [...cpuProf, "--import", "tsx", script], {
     cwd: ROOT,
-    // The bench writes far more than a person would: lift the per-principal write limit.
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production", LOG_LEVEL: "warn", CLUTCH_WRITES_PER_MIN: "100000000" },
+    // The bench writes far more than a person or an agent would: lift the per-principal write limits.
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production", LOG_LEVEL: "warn", CLUTCH_WRITES_PER_MIN: "100000000", CLUTCH_AGENT_WRITES_PER_MIN: "100000000" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

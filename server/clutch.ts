@@ -260,12 +260,15 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   if (options.admin) await identity.ensureAdmin(options.admin);
   await registry.load(store.queries);
   const unfollowRegistry = tail.subscribe((ev) => void registry.apply(ev));
-  const unfollowTeams = tail.subscribe((ev) => {
-    if (isEvent(ev, "audit.change") && ev.payload.action === "team.imported") void mountImported(ev.payload.detail as Record<string, unknown> | undefined).catch((err) => log.error({ err }, "adding an imported team failed"));
+  const unfollowAudit = tail.subscribe((ev) => {
+    if (!isEvent(ev, "audit.change")) return;
+    // Who may do what changed (here or on another node): no cached key principal outlives it.
+    identity.forgetPrincipals();
+    if (ev.payload.action === "team.imported") void mountImported(ev.payload.detail as Record<string, unknown> | undefined).catch((err) => log.error({ err }, "adding an imported team failed"));
   });
   const unfollow = () => {
     unfollowRegistry();
-    unfollowTeams();
+    unfollowAudit();
   };
   registry.start();
   // Superseded heartbeats leave the log every COMPACTION_MS, on one node at a time (server/events/compaction.ts).

@@ -17,7 +17,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { APIError } from "better-auth/api";
 import { z } from "zod";
-import { newId, type AgentCard, type ClutchMessage } from "@/lib/protocol";
+import { newId, type AgentCard, type ClutchMessage, type PayloadOf } from "@/lib/protocol";
 import type { InviteSummary, PersonSummary } from "@/lib/api/types";
 import type { Db } from "../db/client";
 import type { EventStore } from "../events/store";
@@ -57,6 +57,10 @@ export const SignUpSchema = z.strictObject({
 });
 export type SignUp = z.infer<typeof SignUpSchema>;
 
+/** How long a key's principal is kept (ms), and for how many keys at most. */
+const KEY_CACHE_MS = 30_000;
+const KEY_CACHE_MAX = 10_000;
+
 export class Identity {
   readonly keys: ApiKeys;
   readonly channels: ChannelAccess;
@@ -86,13 +90,35 @@ export class Identity {
     this.origins = settings.origins ?? {};
   }
 
+  /**
+   * Principals of API keys by the key's SHA-256, for KEY_CACHE_MS: a key's lookup and the
+   * disabled check are two queries, on every request an agent makes. Forgotten at every change
+   * of who may do what: this node's own (`audit`), and any node's as its audit.change reaches
+   * this one through the log (`forgetPrincipals`, server/clutch.ts). A lookup that began before
+   * a change is not kept (`generation`).
+   */
+  private readonly keyPrincipals = new Map<string, { principal: Principal; until: number }>();
+  private generation = 0;
+
+  /** Forget every cached principal (a change of keys, roles, people or agents anywhere). */
+  forgetPrincipals(): void {
+    this.keyPrincipals.clear();
+    this.generation++;
+  }
+
+  /** Record a change of who may do what (docs/identity.md), after forgetting cached principals. */
+  private async audit(by: Principal, change: PayloadOf<"audit.change">, thread_id?: string): Promise<void> {
+    this.forgetPrincipals();
+    await recordAudit(this.store, by, change, thread_id);
+  }
+
   // -------------------------------------------------------------------------------------------
   // Who is speaking
 
   /** The principal of a request or socket handshake, or null when it proves nobody. */
   async authenticate(headers: Headers, token?: string): Promise<Principal | null> {
     const bearer = token ?? /^Bearer\s+(\S+)$/i.exec(headers.get("authorization") ?? "")?.[1];
-    if (bearer) return this.byKey(bearer);
+    if (bearer) return this.byCachedKey(bearer);
     const session = await this.auth.api.getSession({ headers }).catch(() => null);
     if (!session) return null;
     const user = session.user as UserRow & { role?: string };
@@ -102,6 +128,19 @@ export class Identity {
 
   private personOf(p: PersonSummary): PersonPrincipal {
     return { kind: "person", agent_id: p.agent_id, user_id: p.id, role: p.role, name: p.name, email: p.email, via: "session" };
+  }
+
+  private async byCachedKey(key: string): Promise<Principal | null> {
+    const id = createHash("sha256").update(key).digest("hex");
+    const hit = this.keyPrincipals.get(id);
+    if (hit && hit.until > Date.now()) return hit.principal;
+    const generation = this.generation;
+    const principal = await this.byKey(key);
+    if (principal && generation === this.generation) {
+      if (this.keyPrincipals.size >= KEY_CACHE_MAX) this.keyPrincipals.clear();
+      this.keyPrincipals.set(id, { principal, until: Date.now() + KEY_CACHE_MS });
+    } else this.keyPrincipals.delete(id);
+    return principal;
   }
 
   private async byKey(key: string): Promise<Principal | null> {
@@ -147,7 +186,7 @@ export class Identity {
   async setUp(input: SignUp): Promise<{ person: PersonSummary; headers: Headers }> {
     if (!(await this.needsSetup())) throw new ClutchError("already_set_up", "this workspace already has an admin; sign in instead", 409);
     const out = await this.signUp(input, "admin");
-    await recordAudit(this.store, { ...this.personOf(out.person), via: "session" }, { action: "workspace.set_up", subject: out.person.agent_id, summary: `${out.person.name} set up the workspace as its admin` });
+    await this.audit({ ...this.personOf(out.person), via: "session" }, { action: "workspace.set_up", subject: out.person.agent_id, summary: `${out.person.name} set up the workspace as its admin` });
     return out;
   }
 
@@ -194,11 +233,11 @@ export class Identity {
       }
       const r = await this.db.disabledAgent.createMany({ data: [{ agent_id: person.agent_id, disabled_by: by.agent_id, reason }], skipDuplicates: true });
       await this.db.session.deleteMany({ where: { userId: user_id } });
-      if (r.count) await recordAudit(this.store, by, { action: "member.deactivated", subject: person.agent_id, summary: `deactivated ${person.name}${reason ? `: ${reason}` : ""}` });
+      if (r.count) await this.audit(by, { action: "member.deactivated", subject: person.agent_id, summary: `deactivated ${person.name}${reason ? `: ${reason}` : ""}` });
       return { ...person, deactivated: true };
     }
     const r = await this.db.disabledAgent.deleteMany({ where: { agent_id: person.agent_id } });
-    if (r.count) await recordAudit(this.store, by, { action: "member.reactivated", subject: person.agent_id, summary: `activated ${person.name} again` });
+    if (r.count) await this.audit(by, { action: "member.reactivated", subject: person.agent_id, summary: `activated ${person.name} again` });
     return person;
   }
 
@@ -221,7 +260,7 @@ export class Identity {
     const person = await this.person(user_id);
     if (!person) throw new ClutchError("unknown_user", `no person ${user_id}`, 404);
     if (await this.signIns.unlock(person.email)) {
-      await recordAudit(this.store, by, { action: "member.sign_in_unlocked", subject: person.agent_id, summary: `unlocked the sign-in of ${person.name} (locked after too many failed passwords)` });
+      await this.audit(by, { action: "member.sign_in_unlocked", subject: person.agent_id, summary: `unlocked the sign-in of ${person.name} (locked after too many failed passwords)` });
     }
     return person;
   }
@@ -240,7 +279,7 @@ export class Identity {
       throw new ClutchError("last_admin", `${before.name} is the only admin; make someone else admin first`, 409);
     }
     const after = toPerson(await this.db.user.update({ where: { id: user_id }, data: { role } }));
-    await recordAudit(this.store, by, { action: "member.role_changed", subject: after.agent_id, summary: `${after.name} is now ${role === "admin" ? "an admin" : `a ${role}`} (was ${before.role})`, detail: { from: before.role, to: role } });
+    await this.audit(by, { action: "member.role_changed", subject: after.agent_id, summary: `${after.name} is now ${role === "admin" ? "an admin" : `a ${role}`} (was ${before.role})`, detail: { from: before.role, to: role } });
     return after;
   }
 
@@ -254,7 +293,7 @@ export class Identity {
       data: { id: newId("invite"), token_hash: sha256(token), role, note, created_by: by.agent_id, expires_at: new Date(Date.now() + INVITE_TTL_MS) },
     });
     const invite = this.toInvite(row);
-    await recordAudit(this.store, by, { action: "member.invited", subject: row.id, summary: `invited a new ${role}${note ? ` (${note})` : ""}`, detail: { role, expires_at: invite.expires_at } });
+    await this.audit(by, { action: "member.invited", subject: row.id, summary: `invited a new ${role}${note ? ` (${note})` : ""}`, detail: { role, expires_at: invite.expires_at } });
     return { token, invite };
   }
 
@@ -281,7 +320,7 @@ export class Identity {
       throw new ClutchError("invalid_invite", "this invite link was used a moment ago; ask an admin for a new one", 410);
     }
     const joined: PersonPrincipal = { ...this.personOf(out.person), via: "session" };
-    await recordAudit(this.store, joined, { action: "member.joined", subject: out.person.agent_id, summary: `${out.person.name} joined as ${invite.role}`, detail: { invite_id: invite.id, role: invite.role } });
+    await this.audit(joined, { action: "member.joined", subject: out.person.agent_id, summary: `${out.person.name} joined as ${invite.role}`, detail: { invite_id: invite.id, role: invite.role } });
     await this.startWithHistoryRead(joined);
     return out;
   }
@@ -289,7 +328,7 @@ export class Identity {
   /** Revoke an invite; false when it was not open. */
   async revokeInvite(by: Principal, id: string): Promise<boolean> {
     const r = await this.db.invite.updateMany({ where: { id, accepted_at: null, revoked_at: null }, data: { revoked_at: new Date() } });
-    if (r.count) await recordAudit(this.store, by, { action: "invite.revoked", subject: id, summary: "revoked an invite link" });
+    if (r.count) await this.audit(by, { action: "invite.revoked", subject: id, summary: "revoked an invite link" });
     return r.count > 0;
   }
 
@@ -313,7 +352,7 @@ export class Identity {
   /** A new key for `owner` (`user:<id>` or `agent:<id>`); the key is in the answer only. */
   async createKey(by: Principal, owner: string, name: string): Promise<{ key: string; summary: ApiKeySummary }> {
     const out = await this.keys.create(owner, name, by.agent_id);
-    await recordAudit(this.store, by, { action: "key.created", subject: out.summary.id, summary: `created the API key "${name}" (${out.summary.prefix}…) for ${owner}`, detail: { owner, prefix: out.summary.prefix } });
+    await this.audit(by, { action: "key.created", subject: out.summary.id, summary: `created the API key "${name}" (${out.summary.prefix}…) for ${owner}`, detail: { owner, prefix: out.summary.prefix } });
     return out;
   }
 
@@ -322,7 +361,7 @@ export class Identity {
     const key = await this.keys.get(id);
     if (!key || (allowedOwner && key.owner !== allowedOwner)) throw new ClutchError("unknown_key", `no API key ${id}`, 404);
     if (await this.keys.revoke(id)) {
-      await recordAudit(this.store, by, { action: "key.revoked", subject: id, summary: `revoked the API key "${key.name}" (${key.prefix}…) of ${key.owner}`, detail: { owner: key.owner } });
+      await this.audit(by, { action: "key.revoked", subject: id, summary: `revoked the API key "${key.name}" (${key.prefix}…) of ${key.owner}`, detail: { owner: key.owner } });
     }
     return (await this.keys.get(id))!;
   }
@@ -342,10 +381,10 @@ export class Identity {
   async setAgentDisabled(by: Principal, agent_id: string, disabled: boolean, reason = ""): Promise<void> {
     if (disabled) {
       const r = await this.db.disabledAgent.createMany({ data: [{ agent_id, disabled_by: by.agent_id, reason }], skipDuplicates: true });
-      if (r.count) await recordAudit(this.store, by, { action: "agent.disabled", subject: agent_id, summary: `disabled ${agent_id}${reason ? `: ${reason}` : ""}` });
+      if (r.count) await this.audit(by, { action: "agent.disabled", subject: agent_id, summary: `disabled ${agent_id}${reason ? `: ${reason}` : ""}` });
     } else {
       const r = await this.db.disabledAgent.deleteMany({ where: { agent_id } });
-      if (r.count) await recordAudit(this.store, by, { action: "agent.enabled", subject: agent_id, summary: `enabled ${agent_id} again` });
+      if (r.count) await this.audit(by, { action: "agent.enabled", subject: agent_id, summary: `enabled ${agent_id} again` });
     }
   }
 
@@ -364,20 +403,20 @@ export class Identity {
   /** Adds `member` to the channel (an audit.change); a person added starts with its history read. */
   async addMember(by: Principal, thread_id: string, member: string): Promise<void> {
     if (await this.channels.add(thread_id, member, by.agent_id)) {
-      await recordAudit(this.store, by, { action: "channel.member_added", subject: member, summary: `added ${await this.nameOf(member)} to the channel`, detail: { thread_id } }, thread_id);
+      await this.audit(by, { action: "channel.member_added", subject: member, summary: `added ${await this.nameOf(member)} to the channel`, detail: { thread_id } }, thread_id);
       if (member.startsWith("user:")) await this.readMarks.startAtEnd(member, [thread_id]);
     }
   }
 
   async removeMember(by: Principal, thread_id: string, member: string): Promise<void> {
     if (await this.channels.remove(thread_id, member)) {
-      await recordAudit(this.store, by, { action: "channel.member_removed", subject: member, summary: `removed ${await this.nameOf(member)} from the channel`, detail: { thread_id } }, thread_id);
+      await this.audit(by, { action: "channel.member_removed", subject: member, summary: `removed ${await this.nameOf(member)} from the channel`, detail: { thread_id } }, thread_id);
     }
   }
 
   async setVisibility(by: Principal, thread_id: string, visibility: "public" | "private"): Promise<void> {
     await this.channels.setVisibility(thread_id, visibility);
-    await recordAudit(this.store, by, { action: "channel.visibility_changed", subject: thread_id, summary: `made the channel ${visibility}`, detail: { visibility } }, thread_id);
+    await this.audit(by, { action: "channel.visibility_changed", subject: thread_id, summary: `made the channel ${visibility}`, detail: { visibility } }, thread_id);
   }
 
   /** A member's display name: the person's name, or the agent id. */
