@@ -33,10 +33,15 @@ export class ChannelAccess {
   /** True when `p` may read channel `thread_id` (false for an unknown channel). */
   async canRead(p: Principal, thread_id: string): Promise<boolean> {
     if (p.kind === "system") return true;
-    const thread = await this.db.thread.findUnique({ where: { id: thread_id }, select: { visibility: true } });
+    // One statement: it runs for every write and read of a channel.
+    const [thread] = await this.db.$queryRawUnsafe<{ visibility: string; member: boolean }[]>(
+      `SELECT t.visibility, EXISTS (SELECT 1 FROM thread_members m WHERE m.thread_id = t.id AND m.member = $2) AS member FROM threads t WHERE t.id = $1`,
+      thread_id,
+      p.agent_id,
+    );
     if (!thread) return false;
     if (thread.visibility === "public" && !(p.kind === "person" && p.role === "guest")) return true;
-    return (await this.db.threadMember.count({ where: { thread_id, member: p.agent_id } })) > 0;
+    return thread.member;
   }
 
   /**

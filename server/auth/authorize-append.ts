@@ -94,9 +94,8 @@ export async function authorizeAppend(
     }
   }
   // Every scope a message names must be its channel's: the run, the task and the parent task.
-  const runThread = new Map((await deps.queries.runs(messages.map((m) => m.run_id))).map((r) => [r.id, r.thread_id]));
-  const taskIds = [...new Set(messages.flatMap((m) => (m.parent_task_id ? [m.task_id, m.parent_task_id] : [m.task_id])))];
-  const tasks = new Map((await deps.queries.tasks(taskIds)).map((t) => [t.id, t]));
+  const taskIds = messages.flatMap((m) => (m.parent_task_id ? [m.task_id, m.parent_task_id] : [m.task_id]));
+  const { runs: runThread, tasks } = await deps.queries.appendScopes(messages.map((m) => m.run_id), taskIds);
   for (const [i, m] of messages.entries()) {
     const owner = runThread.get(m.run_id);
     if (owner === undefined) runThread.set(m.run_id, m.thread_id); // a new run belongs to the channel of its first message
