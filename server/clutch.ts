@@ -320,7 +320,6 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     kernel,
     allowedAgentsOf: (id) => workspace.agents.get(id)?.allowed_agents ?? null,
   });
-  // On PostgreSQL a request to a workspace agent commits with its dispatch job (server/dispatch/queue.ts).
   // Events addressed to external agents with a webhook go out as signed POSTs, in the orchestrator's
   // channels; on PostgreSQL each is a job of the durable queue, committed with the event.
   const webhooks: WebhookDelivery | null =
@@ -335,6 +334,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
           delayMs: workspace.lifecycle.retry_delay_ms,
         })
       : null;
+  // On PostgreSQL a request to a workspace agent commits with its dispatch job (server/dispatch/queue.ts).
   const queue =
     onPostgres && workspace.agents.size
       ? new DispatchQueue({
