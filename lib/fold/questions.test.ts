@@ -52,5 +52,6 @@ describe("excerpt", () => {
   it("flattens markdown and cuts long text with an ellipsis", () => {
     expect(excerpt("# Title\n\nSome **bold** text")).toBe("Title Some bold text");
     expect(excerpt("a".repeat(200), 10)).toBe(`${"a".repeat(9)}…`);
+    expect(excerpt("_emphasis_ for @Lee_Park")).toBe("emphasis for @Lee_Park");
   });
 });

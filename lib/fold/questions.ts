@@ -102,10 +102,13 @@ export function indexQuestions(events: readonly StoredEvent[]): QuestionIndex {
   return { questions, messages, openToPeople };
 }
 
-/** The first `max` characters of a message on one line, for chips and "in reply to" links. */
+/**
+ * The first `max` characters of a message on one line, markdown's marks left out, for chips,
+ * "in reply to" links and inbox items. An underscore inside a word stays (`@Lee_Park`, `pm_1`).
+ */
 export function excerpt(text: string, max = 90): string {
   const flat = text
-    .replace(/[#>*_`|]+/g, " ")
+    .replace(/[#>*`|]+|(?<!\w)_+|_+(?!\w)/g, " ")
     .replace(/\s+/g, " ")
     .trim();
   return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;

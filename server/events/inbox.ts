@@ -15,6 +15,7 @@
 import type { InboxAnswer, InboxItem } from "@/lib/api/types";
 import { mayDecide, type Decider } from "@/lib/approvers";
 import { inConversation } from "@/lib/conversation";
+import { excerpt } from "@/lib/fold/questions";
 import type { StoredEventOf } from "@/lib/protocol";
 import { listApprovals } from "../policy/list";
 import type { Readable } from "../auth/access";
@@ -27,11 +28,8 @@ export const MENTION_DAYS = 30;
 /** At most this many items of each kind. */
 export const INBOX_LIMIT = 100;
 
-/** `text` with whitespace folded, cut at 280 characters. */
-export function excerpt(text: string, max = 280): string {
-  const t = text.replace(/\s+/g, " ").trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
-}
+/** How much of a message an item shows (characters). */
+const EXCERPT = 280;
 
 /** Where a message opens in context: a reply in its message's thread, machinery in its run's thread, else the channel. */
 function messageHref(ev: StoredEventOf<"chat.message">): string {
@@ -64,10 +62,12 @@ export async function inboxOf(queries: Queries, person: Decider, readable: Reada
   const titles = await runTitles(queries, await queries.runs(questions.map((q) => q.run_id)));
   const unread = (thread_id: string, seq: number) => seq > (marks.get(thread_id)?.seq ?? 0);
 
-  const items: InboxItem[] = [
-    ...questions.map((ev): InboxItem => ({
-      kind: "question",
-      key: `question:${ev.run_id}/${ev.id}`,
+  // A question or a mention: a message, shown where it was said.
+  const messageItem = (kind: "question" | "mention", ev: StoredEventOf<"chat.message">): InboxItem => {
+    const isUnread = unread(ev.thread_id, ev.seq);
+    return {
+      kind,
+      key: `${kind}:${ev.run_id}/${ev.id}`,
       thread_id: ev.thread_id,
       thread_name: names.get(ev.thread_id) ?? null,
       run_id: ev.run_id,
@@ -75,13 +75,17 @@ export async function inboxOf(queries: Queries, person: Decider, readable: Reada
       seq: ev.seq,
       approval_id: null,
       from: fromOf(ev),
-      text: excerpt(typeof ev.payload.text === "string" ? ev.payload.text : ""),
-      run_title: titles.get(ev.run_id) ?? null,
+      text: excerpt(typeof ev.payload.text === "string" ? ev.payload.text : "", EXCERPT),
+      // A question opens in its run's thread; a mention is done once read.
+      run_title: kind === "question" ? (titles.get(ev.run_id) ?? null) : null,
       at: ev.ts,
-      href: `/c/${encodeURIComponent(ev.thread_id)}?${new URLSearchParams({ run: ev.run_id, event: ev.id })}`,
-      unread: unread(ev.thread_id, ev.seq),
-      done: false,
-    })),
+      href: kind === "question" ? `/c/${encodeURIComponent(ev.thread_id)}?${new URLSearchParams({ run: ev.run_id, event: ev.id })}` : messageHref(ev),
+      unread: isUnread,
+      done: kind === "mention" && !isUnread,
+    };
+  };
+  const items: InboxItem[] = [
+    ...questions.map((ev) => messageItem("question", ev)),
     ...approvals.map((a): InboxItem => ({
       kind: "approval",
       key: `approval:${a.approval_id}`,
@@ -92,33 +96,14 @@ export async function inboxOf(queries: Queries, person: Decider, readable: Reada
       seq: a.request_seq,
       approval_id: a.approval_id,
       from: { agent_id: a.agent_id },
-      text: excerpt(a.summary),
+      text: excerpt(a.summary, EXCERPT),
       run_title: a.run_title,
       at: a.requested_at,
       href: `/approvals?${new URLSearchParams({ approval: a.approval_id })}`,
       unread: unread(a.thread_id, a.request_seq),
       done: false,
     })),
-    ...mentions.map((ev): InboxItem => {
-      const isUnread = unread(ev.thread_id, ev.seq);
-      return {
-        kind: "mention",
-        key: `mention:${ev.run_id}/${ev.id}`,
-        thread_id: ev.thread_id,
-        thread_name: names.get(ev.thread_id) ?? null,
-        run_id: ev.run_id,
-        event_id: ev.id,
-        seq: ev.seq,
-        approval_id: null,
-        from: fromOf(ev),
-        text: excerpt(typeof ev.payload.text === "string" ? ev.payload.text : ""),
-        run_title: null,
-        at: ev.ts,
-        href: messageHref(ev),
-        unread: isUnread,
-        done: !isUnread,
-      };
-    }),
+    ...mentions.map((ev) => messageItem("mention", ev)),
   ];
   // A question that also mentions the person is listed once, as the question.
   const seen = new Set(questions.map((q) => `${q.run_id}/${q.id}`));
