@@ -38,7 +38,7 @@
  * the previous process was stopped before making; idempotency keys make each reaction happen
  * once however often it is attempted.
  */
-import { isEvent, makeMessage, newId, type MessageType, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { isEvent, makeMessage, newId, type ClutchMessage, type MessageType, type PayloadOf, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { mentionsOnlyPeople } from "@/lib/mentions";
 import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
@@ -375,7 +375,7 @@ export class Orchestrator {
     const firstLine = text.split("\n")[0]!.replace(/^(\s*@\S+)+\s*/, "").trim() || text.split("\n")[0]!.trim();
     const who = ev.from.display_name ?? ev.from.agent_id;
     const request = {
-      title: firstLine.length > 120 ? `${firstLine.slice(0, 119)}…` : firstLine,
+      title: requestTitle(firstLine),
       instructions: text,
       context_summary: `User request from ${who} in #${channel.name}: ${text}`,
       input: { message_id: ev.id, from: ev.from },
@@ -397,24 +397,8 @@ export class Orchestrator {
     const reason = named
       ? `${who} addressed @${named.replace(/^agent:/, "")} by name in #${channel.name}`
       : `${selected} is the entry agent of #${channel.name}: a person's new request starts with planning (${this.workspace.agents.get(selected)?.card.capabilities[0]?.id ?? "planner"})`;
-    await this.store.append([
-      makeMessage({
-        type: "routing.decision",
-        ...at,
-        from: ORCHESTRATOR,
-        to: [],
-        payload: {
-          selected,
-          candidates: [selected],
-          reason,
-          scores: { [selected]: 1 },
-          mode: "fixed",
-          rejected: named ? [] : others.map((agent_id) => ({ agent_id, filter: "entry_agent", reason: `not the entry agent of #${channel.name}; reachable by delegation or @mention` })),
-        },
-        idempotency_key: `open-run-routing:${ev.id}`,
-      }),
-      makeMessage({ type: "task.request", ...at, from: ORCHESTRATOR, to: [{ agent_id: selected }], payload: request, meta, idempotency_key: `open-run:${ev.id}` }),
-    ]);
+    const rejected = named ? [] : others.map((agent_id) => ({ agent_id, filter: "entry_agent", reason: `not the entry agent of #${channel.name}; reachable by delegation or @mention` }));
+    await this.store.append(fixedRequest(at, selected, { reason, rejected }, request, meta, { routing: `open-run-routing:${ev.id}`, request: `open-run:${ev.id}` }));
   }
 
   /**
@@ -449,30 +433,16 @@ export class Orchestrator {
     const who = ev.from.display_name ?? ev.from.agent_id;
     const agent = agent_id.replace(/^agent:/, "");
     const at = { thread_id: ev.thread_id, run_id: ev.run_id, task_id: ev.task_id, parent_task_id: null };
-    await this.store.append([
-      makeMessage({
-        type: "routing.decision",
-        ...at,
-        from: ORCHESTRATOR,
-        to: [],
-        payload: { selected: agent_id, candidates: [agent_id], reason: `${who} replied to ${agent}'s ${followed.type === "task.result" ? "result" : "message"}: ${agent} carries on`, scores: { [agent_id]: 1 }, mode: "fixed" },
-        idempotency_key: `follow-up-routing:${ev.id}`,
-      }),
-      makeMessage({
-        type: "task.request",
-        ...at,
-        from: ORCHESTRATOR,
-        to: [{ agent_id }],
-        payload: {
-          title: firstLine.length > 120 ? `${firstLine.slice(0, 119)}…` : firstLine,
-          instructions: text,
-          context_summary: `Follow-up from ${who}, in reply to ${agent}'s ${followed.type === "task.result" ? "result" : "message"} ${followed.id}; the conversation so far comes with it.`,
-          input: { message_id: ev.id, from: ev.from, follows: followed.id },
-        },
-        meta: { follows: followed.id, follow_up_message: ev.id },
-        idempotency_key: `follow-up:${ev.id}`,
-      }),
-    ]);
+    const what = followed.type === "task.result" ? "result" : "message";
+    const request = {
+      title: requestTitle(firstLine),
+      instructions: text,
+      context_summary: `Follow-up from ${who}, in reply to ${agent}'s ${what} ${followed.id}; the conversation so far comes with it.`,
+      input: { message_id: ev.id, from: ev.from, follows: followed.id },
+    };
+    await this.store.append(
+      fixedRequest(at, agent_id, { reason: `${who} replied to ${agent}'s ${what}: ${agent} carries on` }, request, { follows: followed.id, follow_up_message: ev.id }, { routing: `follow-up-routing:${ev.id}`, request: `follow-up:${ev.id}` }),
+    );
   }
 
   /** A task ended: release a reviewed result, or wake the delegator; then route waiting requests (an agent may have room now). */
@@ -585,4 +555,35 @@ export class Orchestrator {
       }
     }
   }
+}
+
+/** A request's title: its first line, at most 120 characters. */
+function requestTitle(line: string): string {
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+}
+
+/**
+ * A request given to one agent without matching (a channel's entry agent, an agent named by
+ * @mention, the agent a follow-up replies to): its routing.decision (`mode: fixed`, with the
+ * reason and the agents passed over) and the task.request to that agent, each with its key.
+ */
+function fixedRequest(
+  at: { thread_id: string; run_id: string; task_id: string; parent_task_id: null },
+  agent_id: string,
+  why: { reason: string; rejected?: { agent_id: string; filter: string; reason: string }[] },
+  payload: PayloadOf<"task.request">,
+  meta: Record<string, unknown>,
+  keys: { routing: string; request: string },
+): ClutchMessage[] {
+  return [
+    makeMessage({
+      type: "routing.decision",
+      ...at,
+      from: ORCHESTRATOR,
+      to: [],
+      payload: { selected: agent_id, candidates: [agent_id], reason: why.reason, scores: { [agent_id]: 1 }, mode: "fixed", ...(why.rejected ? { rejected: why.rejected } : {}) },
+      idempotency_key: keys.routing,
+    }),
+    makeMessage({ type: "task.request", ...at, from: ORCHESTRATOR, to: [{ agent_id }], payload, meta, idempotency_key: keys.request }),
+  ];
 }
