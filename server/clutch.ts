@@ -426,6 +426,8 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       await within(workflowRunner.stop());
       await within(orchestrator.stop());
       await within(runner.stop({ abort }));
+      // Steps that outlived the grace stop now, before the database closes (the next start carries them on from the log).
+      if (grace) await runner.stop({ abort: true });
     },
   };
   let stopping: { graceMs?: number } = {};
