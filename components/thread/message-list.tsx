@@ -12,7 +12,7 @@ import type { RunSummary } from "@/lib/api/types";
 import { EventView } from "@/components/events/event-view";
 import { PolicyAllowGroup } from "@/components/events/policy-event";
 import { StepDetails } from "@/components/events/step-details";
-import { ArrowDownIcon, HashIcon } from "@/components/ui/icons";
+import { ArrowDownIcon, HashIcon, MessageIcon } from "@/components/ui/icons";
 import { buildRows, type Row } from "./rows";
 import { RunCard } from "./run-card";
 import { useVirtualRows, VirtualRowsView } from "./virtual-rows";
@@ -290,14 +290,14 @@ function DayDivider({ label }: { label: string }) {
 }
 
 function ChannelIntro({ name, topic }: { name: string; topic?: string }) {
+  // A channel's name comes with its "#"; a direct message is named after the other side.
+  const channel = name.startsWith("#");
   return (
     <div className="pb-2 pt-6">
-      <div className="mb-2 inline-flex h-11 w-11 items-center justify-center rounded-xl bg-accent/12 text-accent">
-        <HashIcon size={22} />
-      </div>
-      <h2 className="text-xl font-bold tracking-tight">{name.startsWith("#") ? `Welcome to ${name}` : `Your direct messages with ${name}`}</h2>
+      <div className="mb-2 inline-flex h-11 w-11 items-center justify-center rounded-xl bg-accent/12 text-accent">{channel ? <HashIcon size={22} /> : <MessageIcon size={22} />}</div>
+      <h2 className="text-xl font-bold tracking-tight">{channel ? `Welcome to ${name}` : `Your direct messages with ${name}`}</h2>
       <p className="mt-0.5 text-[13px] text-fg-muted">
-        {name.startsWith("#") ? (
+        {channel ? (
           <>
             This is the very beginning of the <span className="font-medium text-fg">{name}</span> channel.
           </>
