@@ -257,6 +257,27 @@ export const ApprovalExpiredPayload = z.looseObject({
   expires_at: z.iso.datetime({ offset: true }).optional(),
 });
 
+/**
+ * model.usage: one model call made for a task (Clutch's extension of §2, docs/observability.md),
+ * reported by the task's assignee: workspace agents after each call, external agents the same way.
+ * Token counts are whole tokens as the provider counted them (`cached_input_tokens` is the part of
+ * `input_tokens` read from the provider's prompt cache); `latency_ms` is wall time from the call to
+ * its answer. Cost is not stored: it is the workspace's price for `model` times the counts, folded
+ * when read (lib/fold/usage.ts), so a price fixed later prices old runs too.
+ */
+export const ModelUsagePayload = z.looseObject({
+  model: z.string().min(1).max(200),
+  provider: z.string().max(100).optional(),
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cached_input_tokens: z.number().int().nonnegative().optional(),
+  reasoning_tokens: z.number().int().nonnegative().optional(),
+  latency_ms: z.number().nonnegative(),
+  finish_reason: z.string().max(100).optional(),
+  /** The agent's step (model turn) in the task, from 1. */
+  step: z.number().int().positive().optional(),
+});
+
 /** What an `audit.change` records (docs/identity.md). */
 export const AUDIT_ACTIONS = [
   "workspace.set_up",
@@ -315,6 +336,7 @@ export const PAYLOAD_BY_TYPE = {
   "approval.rejected": ApprovalRejectedPayload,
   "approval.expired": ApprovalExpiredPayload,
   "audit.change": AuditChangePayload,
+  "model.usage": ModelUsagePayload,
 } as const;
 
 export type MessageType = keyof typeof PAYLOAD_BY_TYPE;

@@ -9,7 +9,7 @@
  * 2. reserved_type (403): routing.*, policy.decision, approval.*, audit.change, chat.system,
  *    task.cancel and task.timeout are written by Clutch only.
  * 3. not_yourself (403): agent.register / heartbeat / update name the principal's own agent_id.
- * 4. not_your_task (403): task.accept / progress / result / error only for a task assigned to the
+ * 4. not_your_task (403): task.accept / progress / result / error and model.usage only for a task assigned to the
  *    principal (or a new task it starts for itself); a repeated task.request only by the task's
  *    requester.
  * 5. unknown_thread (422): the channel must exist and be readable by the principal (a channel
@@ -39,7 +39,7 @@ import { isAdmin, type Principal } from "./principal";
 import { signatureProblem } from "./signatures";
 
 const RESERVED = new Set(["routing.decision", "routing.failure", "policy.decision", "approval.requested", "approval.granted", "approval.rejected", "approval.expired", "audit.change", "chat.system", "task.cancel", "task.timeout"]);
-const LIFECYCLE = new Set(["task.accept", "task.progress", "task.result", "task.error"]);
+const LIFECYCLE = new Set(["task.accept", "task.progress", "task.result", "task.error", "model.usage"]);
 const SELF = new Set(["agent.register", "agent.heartbeat", "agent.update"]);
 
 const refuse = (code: string, message: string, index: number, status = 403) =>
