@@ -43,6 +43,8 @@ import { postgresCheckpointer } from "./adapters/langgraph/hosts";
 import { answersQuestions } from "./agents/driver";
 import { Approvals } from "./policy/approvals";
 import { PolicyKernel } from "./policy/kernel";
+import { Budgets } from "./policy/budgets";
+import { PriceBook } from "./usage/prices";
 import { announceAgents, startHeartbeats } from "./router/registration";
 import { AgentRegistry, type RegistryConfig } from "./router/registry";
 import { Router } from "./router/router";
@@ -124,6 +126,8 @@ export interface Clutch {
   channels: ChannelBinding[];
   /** The policy gate and the approvals people decide. */
   approvals: Approvals;
+  /** The workspace's model prices, reloaded when workspace.json changes (server/usage/prices.ts). */
+  prices: PriceBook;
   /** Every payload type's schema, built in and added (Clutch Protocol §3; docs/schemas.md). */
   schemas: SchemaRegistry;
   /** The workflows (Clutch Protocol §3.4; docs/workflows.md), from the workspace folder and edited since. */
@@ -297,6 +301,9 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   });
   kernel.watch();
   const approvals = new Approvals(store, kernel);
+  const prices = new PriceBook(workspace.dir ? path.join(workspace.dir, "workspace.json") : null, workspace.prices);
+  prices.watch();
+  const budgets = new Budgets({ queries: store.queries, kernel, approvals, prices: () => prices.current() });
   const tools = new McpToolCaller(hub, artifacts);
   const a2a = new A2AClientDriver();
   const onPostgres = Boolean(options.databaseUrl && !options.embeddedUrl);
@@ -310,6 +317,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     gate: (g) => approvals.gate(g),
     isRegistered: (id) => registry.has(id),
     schemas,
+    budgets: (at) => budgets.check(at),
     drivers: { a2a, langgraph: graphs, "langgraph-server": graphs },
   });
   for (const a of workspace.agents.values()) registry.upsertWorkspaceAgent(a);
@@ -484,6 +492,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     workspace,
     channels,
     approvals,
+    prices,
     schemas,
     workflows,
     a2aTasks,
@@ -511,6 +520,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     async stop(opts = {}) {
       clearInterval(compaction);
       kernel.close();
+      prices.close();
       store.setInTx(null);
       stopping = opts;
       if (lease) await lease.stop();

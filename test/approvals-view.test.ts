@@ -163,7 +163,7 @@ describe("channel rows with policy decisions and approvals", () => {
     const run: RunSummary = {
       run_id: RUN, thread_id: T, run_number: 1, requester: null, agents: [], state: "running", status: "running", waiting_on: [], title: "Report", started_at: decision.ts, updated_at: call.ts, ended_at: null,
       task_total: 1, task_done: 0, event_count: 3, first_seq: decision.seq, last_seq: call.seq, forked_from: null,
-      active: [], questions: [], approvals: [], outcome: null,
+      active: [], questions: [], approvals: [], outcome: null, usage: [],
     };
     let rows = buildRows([decision, r, call], [run], { view: "all" });
     const at = (e: StoredEvent) => rows.find((x) => x.kind === "event" && x.event === e) as Extract<Row, { kind: "event" }>;

@@ -11,6 +11,7 @@
  *   `mcp_bindings`, the tools each server allows);
  * - CAP delegation (allowed_agents, overseer) as links to those agents; limits, security and
  *   endpoints;
+ * - its model usage of the last 7 days (tokens, cost, time in the model; agent-usage.tsx);
  * - recent tasks with their state, linked to their run and channel;
  * - the raw AgentCard JSON, collapsed.
  */
@@ -23,6 +24,7 @@ import { useThreads } from "@/components/live/use-threads";
 import { bareId, hueFor } from "@/components/events/participant";
 import { JsonView } from "@/components/ui/json-view";
 import { stateStyle } from "@/components/run/task-style";
+import { AgentUsage } from "./agent-usage";
 import { Avatar } from "@/components/ui/avatar";
 import { Chip } from "@/components/ui/chip";
 import { Disclosure } from "@/components/ui/disclosure";
@@ -217,6 +219,10 @@ function AgentCardView({ agent: a, all }: { agent: AgentSummary; all: AgentSumma
             ))}
           </Facts>
         )}
+      </Section>
+
+      <Section title="Usage, last 7 days">
+        <AgentUsage agentId={a.agent_id} />
       </Section>
 
       <Section title="Recent tasks" count={a.recent_tasks.length}>

@@ -114,7 +114,8 @@ export function startLiveSync(queryClient: QueryClient): () => void {
   const onEvent = (ev: StoredEvent) => {
     if (ev && typeof ev.seq === "number" && typeof ev.thread_id === "string") {
       ingestEvents([ev]);
-      if (typeof ev.type === "string" && ev.payload && affectsTask(ev)) markTaskActivity(ev.thread_id);
+      // A model call changes what its run's card shows it cost.
+      if (typeof ev.type === "string" && ev.payload && (affectsTask(ev) || ev.type === "model.usage")) markTaskActivity(ev.thread_id);
       if (typeof ev.type === "string" && ev.type.startsWith("approval.")) {
         markTaskActivity(ev.thread_id);
         approvalsChanged(queryClient, true);

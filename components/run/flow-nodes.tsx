@@ -4,8 +4,8 @@
  * (colour and icon), attempts and duration; edges are labelled by the kind of handoff
  * (delegation, oversight review) and carry the routing decision that chose the agent.
  *
- * - `TaskFlowNode`: a card with the state's colour and icon, the agent, the title, attempts and
- *   duration; a click opens the side panel; a subtree toggle when the task has subtasks.
+ * - `TaskFlowNode`: a card with the state's colour and icon, the agent, the title, attempts,
+ *   duration and its model tokens and cost (lib/fold/usage.ts); a click opens the side panel; a subtree toggle when the task has subtasks.
  * - `RunFlowNode`: the run at the top: its state at event N, tasks done, duration.
  * - `MoreFlowNode`: "+N more" for a parent with many children; a click shows them all.
  * - `HandoffEdge`: a smooth-step edge with a label "delegation · analyst-1" (or "oversight
@@ -108,6 +108,11 @@ export const TaskFlowNode = memo(function TaskFlowNode({ id, data }: NodeProps<N
         {duration !== null && (
           <span className="shrink-0 whitespace-nowrap tabular-nums text-fg-subtle" title={task.ended_at ? "Duration" : "Running for"}>
             · {shortDuration(duration)}
+          </span>
+        )}
+        {data.usage && (
+          <span className="ml-auto shrink-0 whitespace-nowrap tabular-nums text-fg-subtle" data-task-usage title="Model tokens and cost of this task">
+            {data.usage}
           </span>
         )}
       </div>

@@ -287,6 +287,8 @@ export interface TaskNodeData extends Record<string, unknown> {
   childCount: number;
   /** Subtasks hidden under it (collapsed), existing at N. */
   hidden: number;
+  /** Its model calls at N, e.g. "12.4k tok · $0.04" (lib/fold/usage.ts); "" when none. */
+  usage: string;
   onToggle: (id: string) => void;
   onSelect: (id: string) => void;
 }
@@ -316,6 +318,8 @@ export interface FrameInput {
   onToggle: (id: string) => void;
   onSelect: (id: string) => void;
   onOpenMore: (parent: string) => void;
+  /** Each task's usage badge at N, by task id (lib/fold/usage.ts); a task without model calls has none. */
+  usage: ReadonlyMap<string, string>;
 }
 
 /** Nodes take clicks although they are neither draggable nor selectable (React Flow would let them through). */
@@ -340,6 +344,7 @@ function sameTaskData(a: TaskNodeData, b: TaskNodeData): boolean {
     a.collapsed === b.collapsed &&
     a.childCount === b.childCount &&
     a.hidden === b.hidden &&
+    a.usage === b.usage &&
     a.onToggle === b.onToggle &&
     a.onSelect === b.onSelect
   );
@@ -381,6 +386,7 @@ export function frameAt(s: Structure, layout: StableLayout, state: RunGraphState
         // Subtasks it has at N (the structure knows the newest count).
         childCount: Math.min(n.childCount, node.children.length),
         hidden: n.collapsed ? (hidden.get(n.id) ?? 0) : 0,
+        usage: input.usage.get(n.id) ?? "",
         onToggle: input.onToggle,
         onSelect: input.onSelect,
       };

@@ -7,8 +7,8 @@
  *   socket; the run's summary, lineage and forks (`GET /api/runs/:id`). While a large run's
  *   events still load, the graph is drawn from the run's task projection so it shows at once.
  * - Position n (events shown): "live" follows the newest event; any move back replays. The
- *   graph, the side panel and the timeline all show the state after events 1..n, from the same
- *   fold (`RunTimeline.seek`). `?at=<seq>` deep-links a position; the URL follows the scrubber
+ *   graph, the side panel, the timeline and the run's tokens, cost and time (run-usage.tsx) all
+ *   show the state after events 1..n, from the same events (`RunTimeline.seek`). `?at=<seq>` deep-links a position; the URL follows the scrubber
  *   (replaceState, debounced).
  * - Keyboard anywhere on the page: Space play/pause, ←/→ one event (Shift: ten), Home/End,
  *   Escape closes the task panel.
@@ -32,6 +32,7 @@ import { ForkDialog } from "./fork-dialog";
 import { RunGraph } from "./run-graph";
 import { RunEventsStore } from "./run-events-store";
 import { RunPageHeader } from "./run-page-header";
+import { RunUsageBar, useRunUsage } from "./run-usage";
 import { TaskPanel } from "./task-panel";
 import { WorkflowSteps } from "./workflow-steps";
 import { workflowProgress } from "@/lib/fold/workflow";
@@ -162,7 +163,9 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
   const workflow = useMemo(() => workflowProgress(timeline.events, position), [timeline.events, position]);
 
   const title = detail?.run.title ?? "Run";
-  const input = useMemo<FrameInput>(() => ({ title, selected, onSelect, onToggle, onOpenMore }), [title, selected, onSelect, onToggle, onOpenMore]);
+  // Tokens, cost and time at the same position as the graph (lib/fold/usage.ts).
+  const { usage, badges } = useRunUsage(timeline.events, position);
+  const input = useMemo<FrameInput>(() => ({ title, selected, onSelect, onToggle, onOpenMore, usage: badges }), [title, selected, onSelect, onToggle, onOpenMore, badges]);
   const [userMoved, setUserMoved] = useState(false);
   const onUserMove = useCallback(() => setUserMoved(true), []);
 
@@ -251,6 +254,7 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
           </button>
         </div>
       )}
+      <RunUsageBar usage={usage} />
       {workflow && <WorkflowSteps progress={workflow} onSelectTask={setSelected} />}
       <div className="relative flex min-h-0 flex-1">
         <div className="relative min-w-0 flex-1" data-graph-at={shown.last_seq} data-graph-count={shown.count}>
@@ -295,6 +299,8 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
               onSelectTask={setSelected}
               forking={fork.isPending}
               live={!replaying}
+              usage={usage.tasks.get(selected)}
+              currency={usage.currency}
             />
           </div>
         )}

@@ -1,7 +1,7 @@
 "use client";
 /**
  * `TaskPanel`: the side panel a click on a node opens, for its task at event N: the task's state,
- * agent, attempts, duration and ids; why it ended without a result (who cancelled it, the timeout,
+ * agent, attempts, duration, tokens, cost and time in the model, tools and people, and ids; why it ended without a result (who cancelled it, the timeout,
  * the error); Cancel while it runs and Retry once it failed (live, not in a replay); the routing
  * decision that chose its agent; every event of the task up to N drawn by the channel's renderers (components/events/event-view.tsx, payloads and
  * tool calls included), each with "Re-run from here". A question's Reply goes to the channel, where
@@ -18,6 +18,8 @@ import { usePersonLabel } from "@/components/identity/names";
 import { CloseIcon } from "@/components/ui/icons";
 import { formatDuration, formatFull } from "@/components/ui/time";
 import { ForkIcon } from "./icons";
+import { TaskUsageFacts } from "./run-usage";
+import type { TaskUsage } from "@/lib/fold/usage";
 import { panelRows } from "./panel-rows";
 import { stateStyle } from "./task-style";
 import { CancelWork, RetryTask } from "./work-controls";
@@ -69,6 +71,8 @@ export function TaskPanel({
   onSelectTask,
   forking,
   live,
+  usage,
+  currency = "USD",
 }: {
   taskId: string;
   state: RunGraphState;
@@ -79,6 +83,9 @@ export function TaskPanel({
   forking: boolean;
   /** The panel shows the task now (not a point of the replay): it can be cancelled or retried. */
   live: boolean;
+  /** The task's tokens, cost and time at N (lib/fold/usage.ts), in `currency`. */
+  usage?: TaskUsage;
+  currency?: string;
 }) {
   const router = useRouter();
   const nameOf = usePersonLabel();
@@ -173,6 +180,7 @@ export function TaskPanel({
                     "—"
                   )}
                 </Fact>
+                <TaskUsageFacts usage={usage} currency={currency} Fact={Fact} />
                 <Fact label="Task id">
                   <span className="font-mono text-[11px]" title={task.task_id}>
                     {task.task_id}

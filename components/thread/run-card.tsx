@@ -4,7 +4,8 @@
  * summarises the run and updates in place: its state and title, the elapsed time (ticking while
  * it runs), "2 of 3 tasks done" with a progress bar, who is working on what right now, the
  * question to the people or the approval it waits on (with Answer / Review), and, once ended,
- * the final result or the error (who cancelled it, and why). "Thread" opens the run's events in
+ * the final result or the error (who cancelled it, and why), and what its model calls cost
+ * (tokens and, with the workspace's prices, money; docs/observability.md). "Thread" opens the run's events in
  * the side pane; "Open run" the run view (task graph and replay); "Cancel run" stops it, and
  * "Retry the run" starts its first task again once it failed, was cancelled or timed out.
  *
@@ -26,6 +27,8 @@ import { formatDuration, formatFull } from "@/components/ui/time";
 import { excerpt } from "@/lib/fold/questions";
 import { Foldable } from "@/components/ui/foldable";
 import { InlineAnswer } from "./inline-answer";
+import { formatTokens, totalsOfRows, usageLine } from "@/lib/fold/usage";
+import { usePrices } from "@/components/usage/use-prices";
 
 const EDGE: Record<RunStatus, { bar: string; edge: string }> = {
   running: { bar: "bg-info", edge: "border-l-info" },
@@ -75,6 +78,20 @@ function Elapsed({ run }: { run: RunSummary }) {
   );
 }
 
+/** "· 12.4k tokens · $0.42" once the run has called a model; the title says in and out, per model. */
+function RunUsage({ run }: { run: RunSummary }) {
+  const prices = usePrices();
+  const rows = run.usage ?? [];
+  const totals = totalsOfRows(rows, prices);
+  if (!totals.calls) return null;
+  const detail = rows.map((r) => `${r.model}: ${r.calls} ${r.calls === 1 ? "call" : "calls"}, ${formatTokens(r.input_tokens)} in, ${formatTokens(r.output_tokens)} out`).join("\n");
+  return (
+    <span className="text-xs tabular-nums text-fg-muted" data-run-usage title={detail}>
+      · {usageLine(totals, prices.currency)}
+    </span>
+  );
+}
+
 /** The card of one run (see the file comment). `inPane`: shown at the top of its own thread, whose header has the links. */
 export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boolean }) {
   const { jumpTo, openThread } = useThreadActions();
@@ -118,6 +135,7 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
         <span className="text-xs tabular-nums text-fg-muted">
           {run.task_done} of {total} {total === 1 ? "task" : "tasks"} done
         </span>
+        <RunUsage run={run} />
       </div>
       {running && run.active.length > 0 && (
         <ul aria-label="Working now" className="mt-1.5 space-y-0.5">

@@ -143,6 +143,16 @@ export interface TaskSummary {
 }
 
 /** A run as `GET /api/runs`, `GET /api/threads/:id/runs` and `GET /api/runs/:id` list it. */
+/** One model's calls in a scope, `model.usage` events summed (docs/observability.md); `model_ms` is time in the model. */
+export interface ModelUsageRow {
+  model: string;
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  model_ms: number;
+}
+
 export interface RunSummary {
   run_id: string;
   thread_id: string;
@@ -179,6 +189,8 @@ export interface RunSummary {
   approvals: WaitingApproval[];
   /** Once the run ended: its root task's result (as text) or error; null while it runs. */
   outcome: RunOutcome | null;
+  /** Its model calls by model (a fork's copies left out); priced in the browser with `GET /api/usage/prices`. */
+  usage: ModelUsageRow[];
 }
 
 /** A task of a run in hand: what its card shows as "analyst-1 · Query the sales data". */

@@ -153,6 +153,23 @@ export const CapManifestSchema = CapManifestObjectSchema.extend({
     .strictObject({
       max_runtime_sec: z.number().positive().max(7 * 24 * 3600).optional(),
       max_model_turns: z.number().int().positive().max(1000).optional(),
+      /**
+       * The agent's own budgets (docs/observability.md "Budgets"), as the policy's: tokens and/or
+       * cost per run, task or day, and what happens once one is reached.
+       */
+      budgets: z
+        .array(
+          z
+            .strictObject({
+              per: z.enum(["run", "task", "agent_day"]),
+              max_tokens: z.number().int().positive().optional(),
+              max_cost: z.number().positive().optional(),
+              on_exceed: z.enum(["stop", "require_approval"]).default("stop"),
+            })
+            .refine((b) => b.max_tokens !== undefined || b.max_cost !== undefined, { message: "a budget needs max_tokens, max_cost or both", path: ["max_tokens"] }),
+        )
+        .max(10)
+        .optional(),
     })
     .optional(),
   /**

@@ -191,9 +191,12 @@ export const RoutingFailurePayload = z.looseObject({
 // Policy and approvals (after Cordum's Safety Kernel, seed 004). Not in Clutch §2: Clutch's own
 // extension types, recorded in docs/protocol.md.
 
-/** What a policy decision is about: a task dispatched to an agent, or an agent's tool call. */
+/**
+ * What a policy decision is about: a task dispatched to an agent, an agent's tool call, or an
+ * agent's next model call once a budget is reached (docs/observability.md "Budgets").
+ */
 export const PolicySubject = z.looseObject({
-  kind: z.enum(["dispatch", "tool_call"]),
+  kind: z.enum(["dispatch", "tool_call", "model_call"]),
   agent: z.string().min(1),
   server_id: z.string().optional(),
   tool: z.string().optional(),

@@ -36,7 +36,7 @@
  */
 import { z } from "zod";
 import { generateText, jsonSchema, tool, type LanguageModel, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
-import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { isEvent, type PayloadOf, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { foldTask, TERMINAL_STATES, type TaskState, type TaskView } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
 import type { Workspace, WorkspaceAgent } from "../workspace/workspace";
@@ -47,6 +47,7 @@ import { buildConversation, parentsOf, stepMetaOf } from "./conversation";
 import { describeModelError, isPassingModelError, retryNotice, withRetries } from "./retry";
 import { RunLog } from "./run-log";
 import type { Gate, GateResult } from "../policy/approvals";
+import type { BudgetOutcome, BudgetScope } from "../policy/budgets";
 import { answersQuestions, askerOf, summarize, type Drivers } from "./driver";
 import type { SchemaRegistry } from "../schemas/registry";
 import { Wakes } from "./wakes";
@@ -75,6 +76,8 @@ export interface RunnerDeps {
   drivers?: Drivers;
   /** The schema registry: results are checked against their payload type, and a task that `expects` one shows its schema. */
   schemas?: SchemaRegistry;
+  /** Budgets checked before each model call (server/policy/budgets.ts); none: no limit. */
+  budgets?: (at: BudgetScope) => Promise<BudgetOutcome>;
 }
 
 const BUILTIN_DESCRIPTIONS: Record<keyof typeof BUILTIN_TOOLS, string> = {
@@ -333,6 +336,12 @@ export class AgentRunner {
       }
       const step = conv.steps + 1;
       const seen_seq = events.at(-1)?.seq ?? 0;
+      const budget = await this.deps.budgets?.({ agent, thread_id: ctx.thread_id, run_id: ctx.run_id, task_id, parent_task_id: ctx.parent_task_id });
+      if (budget?.status === "wait") return; // a person decides whether it goes on: woken again by the decision
+      if (budget?.status === "refused") {
+        await fail("BUDGET_EXCEEDED", budget.message, false, { budget: budget.budget, used: budget.used, limit: budget.limit }, `budget:${budget.budget}:${attempt}`);
+        return;
+      }
       const result = await this.ask(ctx, { system: conv.instructions, messages: conv.messages, tools }, step, signal, attempt);
       if (!result) return; // the task ended: cancelled, timed out, or the model could not be reached
       const text = result.text.trim();
@@ -381,16 +390,22 @@ export class AgentRunner {
    * One model call, tried `lifecycle.retry_attempts` times in all while it fails for a passing
    * reason (each retry a task.progress "retrying" with its attempt and delay). Null when the task
    * must stop: `signal` aborted, or every attempt failed (then task.error MODEL_UNAVAILABLE,
-   * retryable, is stored) or the failure cannot pass (task.error MODEL_ERROR).
+   * retryable, is stored) or the failure cannot pass (task.error MODEL_ERROR). Each answered
+   * call is recorded as a `model.usage` event (tokens, latency, finish reason;
+   * docs/observability.md) before its actions.
    */
   private async ask(ctx: TaskContext, prompt: { system: SystemModelMessage; messages: ModelMessage[]; tools: ToolSet }, step: number, signal: AbortSignal, attempt: number) {
     const { retry_attempts, retry_delay_ms } = this.deps.workspace.lifecycle;
     type Outcome = { result: Awaited<ReturnType<typeof generateText>> } | { error: string; passing: boolean };
+    const model = this.deps.modelFor(ctx.agent);
     const { outcome, attempts } = await withRetries<Outcome>(
       { attempts: retry_attempts, first_ms: retry_delay_ms, signal },
       async () => {
         try {
-          return { outcome: { result: await generateText({ model: this.deps.modelFor(ctx.agent), ...prompt, ...samplingOf(ctx.agent), maxRetries: 0, abortSignal: signal }) }, again: false };
+          const started = performance.now();
+          const result = await generateText({ model, ...prompt, ...samplingOf(ctx.agent), maxRetries: 0, abortSignal: signal });
+          await this.deps.store.append(ctx.envelope("model.usage", usageOf(model, result, performance.now() - started, step), { idempotency_key: `${ctx.instance_id}:${step}:usage:${attempt}` }));
+          return { outcome: { result }, again: false };
         } catch (err) {
           const passing = isPassingModelError(err);
           return { outcome: { error: describeModelError(err), passing }, again: passing };
@@ -454,4 +469,27 @@ export class AgentRunner {
     }
     return set;
   }
+}
+
+/**
+ * The `model.usage` payload of one answered call (docs/observability.md): the AI SDK's token
+ * counts (missing counts as 0), `latency_ms` the call's wall time in ms, the model id the
+ * provider answered with (else the one asked for).
+ */
+function usageOf(model: LanguageModel, result: Awaited<ReturnType<typeof generateText>>, latency_ms: number, step: number): PayloadOf<"model.usage"> {
+  const u = result.usage;
+  const asked = typeof model === "string" ? { modelId: model, provider: undefined } : model;
+  const cached = u.inputTokenDetails?.cacheReadTokens ?? u.cachedInputTokens;
+  const reasoning = u.outputTokenDetails?.reasoningTokens ?? u.reasoningTokens;
+  return {
+    model: result.response?.modelId || asked.modelId,
+    ...(asked.provider ? { provider: asked.provider } : {}),
+    input_tokens: u.inputTokens ?? 0,
+    output_tokens: u.outputTokens ?? 0,
+    ...(cached ? { cached_input_tokens: cached } : {}),
+    ...(reasoning ? { reasoning_tokens: reasoning } : {}),
+    latency_ms: Math.round(latency_ms),
+    finish_reason: result.finishReason,
+    step,
+  };
 }

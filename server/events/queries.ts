@@ -9,6 +9,7 @@
  * re-exported here. Nothing here writes.
  */
 import { isEvent, type AgentCard, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import type { ModelUsageRow } from "@/lib/api/types";
 import { TERMINAL_STATES } from "@/lib/fold/task-state";
 import type { Db } from "../db/client";
 import type { Approval, Event as EventRow, Run, Task, Thread } from "../db/generated/client";
@@ -581,5 +582,34 @@ export class Queries {
       limit,
     );
     return rows.map(fromRow).filter((e): e is StoredEventOf<"chat.message"> => isEvent(e, "chat.message"));
+  }
+
+  /**
+   * `model.usage` events summed by scope key and model (docs/observability.md): per run of
+   * `run_ids` (key: run id), for one task (key: task id), or one agent's since `since` (key: the
+   * UTC day, YYYY-MM-DD). A fork's copies (`meta.forked_from`) are left out: the original paid
+   * for them. Uses the (run_id, seq), (task_id) and (type, from_agent_id, seq) indexes.
+   */
+  async usageByModel(scope: { run_ids: readonly string[] } | { task_id: string } | { agent_id: string; since: Date }): Promise<(ModelUsageRow & { key: string })[]> {
+    const [key, where, params]: [string, string, unknown[]] =
+      "run_ids" in scope
+        ? ["run_id", "run_id = ANY($1::text[])", [[...new Set(scope.run_ids)]]]
+        : "task_id" in scope
+          ? ["task_id", "task_id = $1", [scope.task_id]]
+          : [`to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD')`, "from_agent_id = $1 AND ts >= $2", [scope.agent_id, scope.since]];
+    if ("run_ids" in scope && !scope.run_ids.length) return [];
+    const rows = await this.db.$queryRawUnsafe<{ key: string; model: string; calls: number; input_tokens: number; output_tokens: number; cached_input_tokens: number; model_ms: number }[]>(
+      `SELECT ${key} AS key, payload->>'model' AS model, count(*)::int AS calls,
+              coalesce(sum((payload->>'input_tokens')::bigint), 0)::float8 AS input_tokens,
+              coalesce(sum((payload->>'output_tokens')::bigint), 0)::float8 AS output_tokens,
+              coalesce(sum((payload->>'cached_input_tokens')::bigint), 0)::float8 AS cached_input_tokens,
+              coalesce(sum((payload->>'latency_ms')::float8), 0)::float8 AS model_ms
+         FROM events
+        WHERE type = 'model.usage' AND ${where}
+          AND NOT coalesce(rest->'meta' ? 'forked_from', false)
+        GROUP BY 1, 2 ORDER BY 1, 2`,
+      ...params,
+    );
+    return rows.map((r) => ({ ...r, calls: Number(r.calls), input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens), cached_input_tokens: Number(r.cached_input_tokens), model_ms: Number(r.model_ms) }));
   }
 }

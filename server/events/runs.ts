@@ -55,6 +55,7 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
   const ended = roots.filter((t) => t.state !== "pending" && t.state !== "running" && t.state !== "waiting_input");
   const results = await queries.lastResults(ended.filter((t) => t.state === "succeeded").map((t) => t.id));
   const facts = await queries.runFacts(ids);
+  const usage = await queries.usageByModel({ run_ids: ids });
   return rows.map((r) => {
     const own = roots.filter((t) => t.run_id === r.id);
     // The first root names the run; the newest (a follow-up, docs/channels.md) gives its outcome.
@@ -116,6 +117,7 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
           request_seq: Number(a.request_seq),
         })),
       outcome: r.state === "running" || !root ? null : outcomeOf(root, results.get(root.id)),
+      usage: usage.filter((u) => u.key === r.id).map(({ key: _run, ...row }) => row),
     };
   });
 }

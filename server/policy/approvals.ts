@@ -16,7 +16,7 @@ import { ClutchError } from "../errors";
 import type { ApprovalRow } from "../events/queries";
 import type { EventStore } from "../events/store";
 import { requesterOfRun } from "../runs/requester";
-import type { PolicyKernel, Usage } from "./kernel";
+import type { Decision, PolicyKernel, Usage } from "./kernel";
 import type { Subject } from "./rules";
 
 export type GateResult =
@@ -41,6 +41,11 @@ export interface Gate {
    * waits for one unless the policy denies the subject outright.
    */
   require?: boolean;
+  /**
+   * A decision made outside the rules (a budget reached, server/policy/budgets.ts): recorded and
+   * carried out as the kernel's would be, without asking the kernel.
+   */
+  decided?: Decision;
 }
 
 const KERNEL = { agent_id: "agent:policy", role: "system" } as const;
@@ -62,7 +67,7 @@ export class Approvals {
     const existing = await this.store.queries.approvalByGate(g.key);
     if (existing) return this.outcome(existing);
     for (let attempt = 0; ; attempt++) {
-      const evaluated = this.kernel.evaluate(g.subject, g.usage);
+      const evaluated = g.decided ?? this.kernel.evaluate(g.subject, g.usage);
       const d =
         g.require && evaluated.decision !== "deny" && evaluated.decision !== "require_approval"
           ? { ...evaluated, decision: "require_approval" as const, rule: null, reason: "the agent asks for a person's approval" }

@@ -7,7 +7,8 @@
  *                      registry?: { heartbeat_interval_sec, offline_after_missed },
  *                      routing?: { on_no_match: "wait" | "fail", wait_timeout_sec, weights },
  *                      lifecycle?: { timeouts, retries, runaway guards: docs/lifecycle.md },
- *                      a2a?: { channel, expose: "all" | [manifest ids] } }
+ *                      a2a?: { channel, expose: "all" | [manifest ids] },
+ *                      prices?: { currency, models: { <model id>: { input, output, cached_input? } } } }
  *   agents/*.json    CAP agent manifests (seed 000)
  *   mcp.json         { mcpServers: { <server_id>: { command, args?, env? } } }
  *
@@ -18,6 +19,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { PricesSchema } from "../usage/prices";
 import {
   capAgentIdToClutch,
   CapManifestSchema,
@@ -50,6 +52,8 @@ const WorkspaceFileSchema = z.strictObject({
     .default([]),
   /** The policy file (server/policy), relative to the workspace; absent file: everything allowed. */
   policy: z.string().min(1).default("clutch.policy.yaml"),
+  /** Model prices per million tokens (server/usage/prices.ts, docs/observability.md). */
+  prices: PricesSchema,
   /** Concurrent tasks per agent (several instances of one agent run in parallel). */
   max_concurrency: z.number().int().positive().default(4),
   /** Agents' heartbeats (Clutch Protocol §2.4): every N seconds; offline after this many missed. */
@@ -146,6 +150,8 @@ export interface Workspace {
   a2a: A2ASettings;
   /** Concurrent tasks per agent, on every AgentCard of the workspace. */
   max_concurrency: number;
+  /** The prices workspace.json names, as checked at load (server/usage/prices.ts serves the current ones). */
+  prices: z.infer<typeof PricesSchema>;
 }
 
 const DEFAULTS = WorkspaceFileSchema.parse({});
@@ -165,6 +171,7 @@ export const NO_WORKSPACE: Workspace = Object.freeze({
   lifecycle: DEFAULTS.lifecycle,
   a2a: DEFAULTS.a2a,
   max_concurrency: DEFAULTS.max_concurrency,
+  prices: DEFAULTS.prices,
 });
 
 function readJson(file: string): unknown {
@@ -212,7 +219,7 @@ export function loadWorkspace(dir: string): Workspace {
   for (const c of channels) {
     if (!agents.has(c.entry_agent)) throw new WorkspaceError(`${wsFile}: channel #${c.name} has entry_agent ${c.entry_agent}, which is not defined`);
   }
-  return { dir: root, agents, channels, mcpConfigPath: path.resolve(root, ws.data.mcp), policyPath: path.resolve(root, ws.data.policy), registry: ws.data.registry, routing: ws.data.routing, lifecycle: ws.data.lifecycle, a2a: ws.data.a2a, max_concurrency: ws.data.max_concurrency };
+  return { dir: root, agents, channels, mcpConfigPath: path.resolve(root, ws.data.mcp), policyPath: path.resolve(root, ws.data.policy), registry: ws.data.registry, routing: ws.data.routing, lifecycle: ws.data.lifecycle, a2a: ws.data.a2a, max_concurrency: ws.data.max_concurrency, prices: ws.data.prices };
 }
 
 /** A workspace agent from its manifest (the card derived with the workspace's max_concurrency). */
