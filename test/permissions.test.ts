@@ -108,6 +108,8 @@ const MATRIX: Record<string, { call: (f: Fixtures) => Call; expect: Expect }> = 
   "GET /api/agents": { call: () => ({ url: "/api/agents" }), expect: signedIn(200) },
   "POST /api/agents": { call: () => ({ url: "/api/agents", body: CARD }), expect: signedIn(403, { agentA: 200, admin: 200 }) },
   "PATCH /api/agents/[agent_id]": { call: () => ({ url: "/api/agents/agent:matrix-c", params: { agent_id: "agent:matrix-c" }, body: { disabled: false } }), expect: admins(200) },
+  "GET /api/agents/[agent_id]/usage": { call: () => ({ url: "/api/agents/agent:matrix-c/usage", params: { agent_id: "agent:matrix-c" } }), expect: signedIn(200) },
+  "GET /api/usage/prices": { call: () => ({ url: "/api/usage/prices" }), expect: signedIn(200) },
   "GET /api/agents/[agent_id]/keys": { call: () => ({ url: "/api/agents/agent:matrix-c/keys", params: { agent_id: "agent:matrix-c" } }), expect: admins(200) },
   "POST /api/agents/[agent_id]/keys": { call: () => ({ url: "/api/agents/agent:matrix-c/keys", params: { agent_id: "agent:matrix-c" }, body: { name: "matrix" } }), expect: admins(201) },
   "POST /api/agents/[agent_id]/heartbeat": { call: () => ({ url: "/api/agents/agent:matrix-a/heartbeat", params: { agent_id: "agent:matrix-a" }, body: {} }), expect: signedIn(403, { agentA: 202, admin: 202 }) },

@@ -43,6 +43,7 @@ export const STATE_WORD: Record<ApprovalState, string> = {
 export function kindLabel(kind: string): string {
   if (kind === "tool_call") return "Tool call";
   if (kind === "dispatch") return "Dispatch";
+  if (kind === "model_call") return "Budget";
   if (kind === "review") return "Review";
   return kind.replace(/[_-]+/g, " ").replace(/^\w/, (c) => c.toUpperCase());
 }

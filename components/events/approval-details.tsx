@@ -75,9 +75,9 @@ export function ApprovalFacts({
       <dd className="min-w-0 truncate text-fg" title={subject.agent}>
         {nameOf(subject.agent)}
       </dd>
-      <dt className="text-fg-subtle">{subject.kind === "dispatch" ? "Action" : "Tool"}</dt>
-      <dd className="min-w-0 break-words font-mono text-fg">
-        {subject.kind === "dispatch" ? "receive a task" : tool || "a tool"}
+      <dt className="text-fg-subtle">{subject.kind === "tool_call" ? "Tool" : "Action"}</dt>
+      <dd className={`min-w-0 break-words text-fg ${subject.kind === "tool_call" ? "font-mono" : ""}`}>
+        {subject.kind === "dispatch" ? "receive a task" : subject.kind === "model_call" ? "go on calling its model over its budget" : tool || "a tool"}
         {to && <span className="font-sans text-fg-muted"> → {to}</span>}
       </dd>
       {rule && (

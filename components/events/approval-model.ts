@@ -29,6 +29,7 @@ export function subjectLabel(s: Subject | undefined, nameOf: (id: string) => str
   const agent = nameOf(s.agent);
   const to = s.recipient ? (s.recipient === "user" || s.recipient.startsWith("user:") ? "people" : nameOf(s.recipient)) : "";
   if (s.kind === "dispatch") return `task → ${agent}${to && to !== agent ? ` (for ${to})` : ""}`;
+  if (s.kind === "model_call") return `${agent} → over its budget`;
   const tool = toolLabel(s);
   return `${agent} → ${tool || "tool"}${to ? ` to ${to}` : ""}`;
 }

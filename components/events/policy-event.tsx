@@ -55,7 +55,7 @@ function limitsText(limits: Record<string, unknown> | undefined): string {
 /** The subject's details beyond its one-line label. */
 function SubjectDetails({ subject }: { subject: Subject }) {
   const rows: [string, string][] = [];
-  rows.push(["Kind", subject.kind === "dispatch" ? "task dispatch" : "tool call"]);
+  rows.push(["Kind", subject.kind === "dispatch" ? "task dispatch" : subject.kind === "model_call" ? "model call (budget)" : "tool call"]);
   rows.push(["Agent", subject.agent]);
   if (subject.tool) rows.push(["Tool", subject.server_id ? `${subject.server_id} · ${subject.tool}` : subject.tool]);
   if (subject.recipient) rows.push(["Recipient", subject.recipient]);

@@ -62,6 +62,7 @@ function isInReview(event: TaskEvent): boolean {
 /** What happened, for the card's header and the row's label. */
 function verbOf(event: TaskEvent): string {
   if (isRefusal(event)) return "Delegation refused";
+  if (event.type === "task.error" && event.payload.code === "BUDGET_EXCEEDED") return "Stopped: budget reached";
   if (isReviewResult(event)) return "Review decision";
   if (isInReview(event)) return "Submitted for review";
   if (event.type === "task.request" && typeof event.meta?.review_of === "string") return "Review requested";

@@ -39,7 +39,7 @@ describe("ClutchMessageSchema", () => {
     const out = issues({ ...valid, type: "chat.whisper" });
     expect(out).toHaveLength(1);
     expect(out[0][0]).toEqual(["type"]);
-    expect(out[0][1]).toMatch(/^unknown type "chat\.whisper"; expected one of task\.request, .*routing\.failure, policy\.decision, .*approval\.expired, audit\.change$/);
+    expect(out[0][1]).toMatch(/^unknown type "chat\.whisper"; expected one of task\.request, .*routing\.failure, policy\.decision, .*approval\.expired, audit\.change, model\.usage$/);
   });
 
   it("bad ts → ts", () => {

@@ -22,6 +22,7 @@ const price = z.number({ error: "a price is a number: the currency's units per m
 /** workspace.json `prices`. */
 export const PricesSchema = z
   .strictObject({
+    $comment: z.string().optional(),
     currency: z.string().regex(/^[A-Z]{3}$/, "currency is a three-letter ISO 4217 code such as USD or EUR").default("USD"),
     models: z.record(z.string().min(1).max(200), z.strictObject({ input: price, output: price, cached_input: price.optional() })).default({}),
   })
