@@ -55,7 +55,7 @@ test("a run's tokens and cost on its card, per task and per agent in the run vie
   await page.goto(`/c/${thread.id}`);
   const card = page.getByRole("article", { name: `Run: ${title}` });
   await expect(card.locator("[data-run-usage]")).toHaveText("· 16.8k tokens · $0.0030 + unpriced");
-  await expect(card.locator("[data-run-usage]")).toHaveAttribute("title", /gpt-4o-mini: 2 calls, 15\.0k in, 1\.2k out/);
+  await expect(card.locator("[data-run-usage]")).toHaveAttribute("title", /gpt-4o-mini: 2 calls, 15k in, 1\.2k out/);
 
   await page.goto(`/runs/${run_id}`);
   const bar = page.getByRole("region", { name: "Run usage" });
@@ -64,7 +64,7 @@ test("a run's tokens and cost on its card, per task and per agent in the run vie
   await expect(bar).toContainText("No price for mystery-model");
   // Each task's badge.
   await expect(page.locator('[data-task-id] [data-task-usage]').first()).toBeVisible();
-  await expect(page.locator(`[data-task-id="${child.task_id}"] [data-task-usage]`)).toHaveText("4.0k tok · $0.0007 + unpriced");
+  await expect(page.locator(`[data-task-id="${child.task_id}"] [data-task-usage]`)).toHaveText("4k tok · $0.0007 + unpriced");
 
   // The breakdown per agent.
   await bar.getByRole("button", { name: "Breakdown" }).click();

@@ -19,6 +19,7 @@ import { RoutingDecision, RoutingFailure } from "./routing-event";
 import { TaskCard } from "./task-card";
 import { ToolCall, ToolError, ToolResult } from "./tool-event";
 import { UnknownEvent } from "./unknown-event";
+import { UsageLine } from "./usage-event";
 
 /** What a renderer may need beyond the event itself (computed by components/thread/rows.ts). */
 export interface EventContext {
@@ -126,6 +127,8 @@ function Renderer({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
     case "approval.rejected":
     case "approval.expired":
       return <ApprovalOutcomeLine event={event} approval={ctx.approval} />;
+    case "model.usage":
+      return <UsageLine event={event} />;
     default:
       return <UnknownEvent event={event} />;
   }

@@ -9,6 +9,10 @@ function str(v: unknown): string | null {
   return typeof v === "string" && v.trim() ? v.trim() : null;
 }
 
+function num(v: unknown): string {
+  return typeof v === "number" && Number.isFinite(v) ? Math.round(v).toLocaleString("en-US") : "?";
+}
+
 function oneLine(s: string, max = 140): string {
   const t = s.replace(/\s+/g, " ").trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
@@ -66,6 +70,8 @@ export function summarize(ev: StoredEvent): string {
       return oneLine(`→ ${bareId(str(p.selected) ?? "?")}: ${str(p.reason) ?? ""}`);
     case "routing.failure":
       return oneLine(`no agent: ${str(p.reason) ?? ""}`);
+    case "model.usage":
+      return oneLine(`${str(p.model) ?? "model"} · ${num(p.input_tokens)} in, ${num(p.output_tokens)} out · ${num(p.latency_ms)} ms`);
     case "approval.requested":
     case "approval.granted":
     case "approval.rejected":

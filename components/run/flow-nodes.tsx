@@ -104,14 +104,14 @@ export const TaskFlowNode = memo(function TaskFlowNode({ id, data }: NodeProps<N
         {title}
       </p>
       <div className="pointer-events-none relative mt-auto flex min-w-0 items-center gap-1.5 text-[11px] leading-4">
-        <span className={`truncate font-semibold ${s.text}`}>{s.label}</span>
+        <span className={`shrink-0 font-semibold ${s.text}`}>{s.label}</span>
         {duration !== null && (
           <span className="shrink-0 whitespace-nowrap tabular-nums text-fg-subtle" title={task.ended_at ? "Duration" : "Running for"}>
             · {shortDuration(duration)}
           </span>
         )}
         {data.usage && (
-          <span className="ml-auto shrink-0 whitespace-nowrap tabular-nums text-fg-subtle" data-task-usage title="Model tokens and cost of this task">
+          <span className="ml-auto min-w-0 truncate whitespace-nowrap tabular-nums text-fg-subtle" data-task-usage title={`Model tokens and cost of this task: ${data.usage}`}>
             {data.usage}
           </span>
         )}

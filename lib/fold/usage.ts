@@ -211,11 +211,12 @@ export function foldUsage(events: readonly StoredEvent[], prices: PriceTable = E
   };
 }
 
-/** "12.4k" / "1.2M" tokens; whole numbers below 1,000. */
+/** Tokens as people read them: "850", "3.5k", "16.8k", "15k", "240k", "1.2M". */
 export function formatTokens(n: number): string {
+  const short = (v: number, unit: string) => `${(v < 100 ? v.toFixed(1) : Math.round(v).toString()).replace(/\.0$/, "")}${unit}`;
   if (n < 1000) return String(Math.round(n));
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(n < 10_000_000 ? 1 : 0)}M`;
+  if (n < 999_950) return short(n / 1000, "k");
+  return short(n / 1_000_000, "M");
 }
 
 /**
