@@ -163,8 +163,13 @@ export const RoutingDecisionPayload = z.looseObject({
   scores: z.record(z.string(), z.number()),
   requires: z.array(z.string()).optional(),
   prefers: z.array(z.string()).optional(),
-  /** `fixed` when the recipient was named (by id or @mention) rather than matched. */
-  mode: z.enum(["capability", "fixed"]).optional(),
+  /**
+   * `fixed` when the recipient was named (by id or @mention) rather than matched; `group_chat`
+   * when a group chat's pattern gave the turn (docs/adapters.md "AutoGen: group chats"), with the
+   * pattern's rule in `rule` (round_robin, selector, swarm).
+   */
+  mode: z.enum(["capability", "fixed", "group_chat"]).optional(),
+  rule: z.string().optional(),
   ranked: z.array(RoutingCandidate).optional(),
   /** The tie-breaker that decided among equal scores, and the agents it chose among. */
   tie_break: z
