@@ -44,7 +44,10 @@ export function revealMatch(el: Element, words: readonly string[]): void {
       const HighlightCtor = (globalThis as { Highlight?: new (...r: Range[]) => unknown }).Highlight;
       if (highlights && HighlightCtor) highlights.set(MATCH_HIGHLIGHT, new HighlightCtor(...ranges));
       const first = ranges[0]?.startContainer.parentElement;
-      if (first) centerInScroller(first);
+      if (!first) return;
+      centerInScroller(first);
+      // Again once the list's own smooth scroll to the event has settled.
+      setTimeout(() => first.isConnected && centerInScroller(first), 450);
     }),
   );
 }
@@ -53,7 +56,7 @@ export function revealMatch(el: Element, words: readonly string[]): void {
 function centerInScroller(el: HTMLElement): void {
   for (let box = el.parentElement; box; box = box.parentElement) {
     const overflow = getComputedStyle(box).overflowY;
-    if ((overflow === "auto" || overflow === "scroll") && box.scrollHeight > box.clientHeight) {
+    if ((overflow === "auto" || overflow === "scroll") && box.scrollHeight > box.clientHeight + 1) {
       const r = el.getBoundingClientRect();
       const top = box.scrollTop + (r.top - box.getBoundingClientRect().top) - (box.clientHeight - r.height) / 2;
       box.scrollTo({ top: Math.max(0, top) });

@@ -78,6 +78,8 @@ function SearchBox({ id, value, onChange }: { id: string; value: string; onChang
         onChange={(e) => {
           onChange(e.target.value);
           track(e.target);
+          // autoFocus may land before hydration, without a focus event.
+          setFocused(true);
         }}
         onSelect={(e) => track(e.currentTarget)}
         onFocus={() => setFocused(true)}

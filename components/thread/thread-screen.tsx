@@ -102,7 +102,8 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   // history API with a fresh state keeps Next's router and useSearchParams in step.
   const setPane = useCallback((next: ThreadTarget | null) => {
     const url = new URL(window.location.href);
-    for (const p of ["run", "message", "event", "hl"]) url.searchParams.delete(p);
+    for (const p of ["run", "message", "event"]) url.searchParams.delete(p);
+    if (!next) url.searchParams.delete("hl");
     if (next && "run_id" in next) url.searchParams.set("run", next.run_id);
     if (next && "message_id" in next) url.searchParams.set("message", next.message_id);
     if (next) window.history.pushState(null, "", url);
