@@ -58,6 +58,16 @@ async function serious(page: Page, what: string) {
   expect(bad, `${what}: serious axe violations`).toEqual([]);
 }
 
+/** Opens Ctrl+K (pressed again until the page, still hydrating, listens for it). */
+async function ctrlK(page: Page) {
+  const dialog = page.getByRole("dialog", { name: "Jump to a channel or search" });
+  await expect(async () => {
+    if (!(await dialog.isVisible())) await page.keyboard.press("Control+k");
+    await expect(dialog).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 15_000 });
+  return dialog;
+}
+
 /** The parts of a figure as the search marks them ("280,054.07" → "280", "054.07"). */
 const parts = (figure: string) => figure.split(",");
 
@@ -84,8 +94,7 @@ test("the report ranks above the approval and the review that quote it, reads as
 
   // Ctrl+K: the same order, the report first.
   await page.goto(`/c/${thread.id}`);
-  await page.keyboard.press("Control+k");
-  const dialog = page.getByRole("dialog", { name: "Jump to a channel or search" });
+  const dialog = await ctrlK(page);
   await dialog.getByRole("combobox", { name: "Jump to a channel or search" }).fill(`"${figure}"`);
   const hits = dialog.getByRole("option").filter({ hasText: `#${thread.name}` });
   await expect(hits).toHaveCount(4);
@@ -139,8 +148,7 @@ test("operators are completed as they are typed, by keyboard, on the search page
   await serious(page, "/search with suggestions");
 
   // Ctrl+K completes the same way.
-  await page.keyboard.press("Control+k");
-  const dialog = page.getByRole("dialog", { name: "Jump to a channel or search" });
+  const dialog = await ctrlK(page);
   const input = dialog.getByRole("combobox", { name: "Jump to a channel or search" });
   await input.pressSequentially("on:to");
   await expect(dialog.getByRole("listbox", { name: "Suggestions" }).getByRole("option")).toHaveText([/^on:today/]);
@@ -152,8 +160,7 @@ test("opening a hit inside a folded report unfolds it and highlights the figure"
   test.setTimeout(90_000);
   const { thread, figure, message_id } = await seed(request);
   await page.goto(`/c/${thread.id}`);
-  await page.keyboard.press("Control+k");
-  const dialog = page.getByRole("dialog", { name: "Jump to a channel or search" });
+  const dialog = await ctrlK(page);
   // The report as the channel shows it: Report Writer's message (is:message, an operator in Ctrl+K).
   await dialog.getByRole("combobox", { name: "Jump to a channel or search" }).fill(`"${figure}" is:message`);
   const hit = dialog.getByRole("option").filter({ hasText: "Report Writer" });
@@ -185,8 +192,7 @@ for (const scheme of ["light", "dark"] as const) {
     await expect(page.getByRole("list", { name: "Search results" }).getByRole("listitem")).toHaveCount(4);
     await serious(page, `/search (${scheme})`);
     await page.goto(`/c/${thread.id}`);
-    await page.keyboard.press("Control+k");
-    const dialog = page.getByRole("dialog", { name: "Jump to a channel or search" });
+    const dialog = await ctrlK(page);
     await dialog.getByRole("combobox", { name: "Jump to a channel or search" }).fill(`"${figure}"`);
     await expect(dialog.getByRole("option").filter({ hasText: "Report Writer" }).first()).toBeVisible();
     await serious(page, `Ctrl+K with hits (${scheme})`);
