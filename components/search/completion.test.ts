@@ -20,14 +20,14 @@ describe("completions", () => {
 
   it("offers agents by id or display name and people after from:, only people after from:@", () => {
     expect(labels("from:pl")).toEqual(["Planner"]);
-    expect(labels("from:ana")).toEqual(["Ana Lyst"]);
+    expect(labels("from:ana")).toEqual(["Ana Lyst", "Dana Scully"]);
     expect(labels("from:da")).toEqual(["Dana Scully"]);
     expect(labels("from:@")).toEqual(["Dana Scully"]);
   });
 
   it("offers kinds after is: and days after on:, and nothing for plain words or a finished value", () => {
     expect(labels("is:re")).toEqual(["is:result", "is:request"]);
-    expect(labels("on:y")).toEqual(["on:yesterday"]);
+    expect(labels("on:ye")).toEqual(["on:yesterday"]);
     expect(labels("profit")).toEqual([]);
     expect(labels("is:result")).toEqual([]);
   });
