@@ -27,12 +27,23 @@ export async function search(query: SearchQuery, signal?: AbortSignal): Promise<
   return (await apiRequest<{ results: SearchHit[] }>(`/api/search?${params}`, { signal })).results;
 }
 
-/** Where a hit opens: `/c/<thread>?event=<id>`, with `&run=<run_id>` for an event that lives in its run's thread. */
+/**
+ * Where a hit opens: `/c/<thread>?event=<id>&hl=<words>`, with `&run=<run_id>` for an event that
+ * lives in its run's thread. `hl` is the matched words of the excerpt, which the thread unfolds
+ * and highlights (components/search/reveal-match.ts).
+ */
 export function hitHref(hit: SearchHit): string {
   const ev = hit.event;
   const q = new URLSearchParams({ event: ev.id });
   if (!inConversation(ev)) q.set("run", ev.run_id);
+  const words = matchedWords(hit.snippet);
+  if (words.length) q.set("hl", words.join(" "));
   return `/c/${encodeURIComponent(ev.thread_id)}?${q}`;
+}
+
+/** The distinct matched words of an excerpt, as marked (« »), at most 10. */
+export function matchedWords(snippet: string): string[] {
+  return [...new Set(snippetParts(snippet).filter((p) => p.hit).map((p) => p.text.trim()).filter(Boolean))].slice(0, 10);
 }
 
 /** The snippet's parts: plain text and the matched words (between « and »). */

@@ -7,19 +7,19 @@
  * The query and filters live in the URL, so a search can be shared and survives a reload.
  */
 import Link from "next/link";
-import { useId, useState } from "react";
+import { useId, useRef, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import type { SearchHit } from "@/lib/api/types";
-import { bareId, displayName, hueFor, isHuman } from "@/components/events/participant";
+import { OPERATOR_HELP, parseSearch, SEARCH_OPERATORS } from "@/lib/search/query";
+import { bareId } from "@/components/events/participant";
 import { useAgents } from "@/components/live/use-agents";
 import { useThreads } from "@/components/live/use-threads";
-import { Avatar } from "@/components/ui/avatar";
 import { SearchIcon } from "@/components/ui/icons";
 import { PageHeader } from "@/components/ui/page-header";
-import { formatFull } from "@/components/ui/time";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import { hitHref, search, SEARCH_FIELDS as FIELDS, type SearchQuery } from "./api";
-import { Snippet } from "./snippet";
+import { SearchHitView } from "./hit";
+import { useSearchCompletion } from "./use-completion";
 
 /** The kinds a person can filter by, with their event type. */
 export const SEARCH_KINDS = [
@@ -31,39 +31,90 @@ export const SEARCH_KINDS = [
   { type: "approval.requested", label: "Approvals" },
 ] as const;
 
-const KIND_LABEL: Record<string, string> = {
-  "chat.message": "Message",
-  "task.request": "Request",
-  "task.result": "Result",
-  "task.error": "Error",
-  "tool.result": "Tool result",
-  "approval.requested": "Approval",
-};
-
-/** One hit: where it is, who said it, when, and the matched words. */
+/** One hit: the message it is, opening the event in context. */
 function HitRow({ hit }: { hit: SearchHit }) {
-  const ev = hit.event;
-  const name = displayName(ev.from);
   return (
     <li>
-      <Link href={hitHref(hit)} className="flex gap-3 rounded-lg px-3 py-2.5 hover:bg-hover focus-visible:bg-hover">
-        <Avatar name={name} hue={hueFor(ev.from.agent_id)} agent={!isHuman(ev.from)} size={32} />
-        <div className="min-w-0 flex-1">
-          <p className="flex min-w-0 flex-wrap items-baseline gap-x-2 text-xs text-fg-muted">
-            <span className="font-semibold text-fg">{name}</span>
-            <span>#{hit.thread_name ?? bareId(ev.thread_id)}</span>
-            {hit.run_title && <span className="min-w-0 truncate">· {hit.run_title}</span>}
-            <span className="rounded bg-fg-muted/12 px-1 text-[11px] font-medium">{KIND_LABEL[ev.type] ?? ev.type}</span>
-            <time dateTime={ev.ts} className="ml-auto">
-              {formatFull(ev.ts)}
-            </time>
-          </p>
-          <p className="mt-0.5 line-clamp-3 break-words text-sm text-fg" dir="auto">
-            <Snippet text={hit.snippet} />
-          </p>
-        </div>
+      <Link href={hitHref(hit)} className="block rounded-lg px-3 py-2.5 hover:bg-hover focus-visible:bg-hover">
+        <SearchHitView hit={hit} />
       </Link>
     </li>
+  );
+}
+
+/**
+ * The search box: a combobox that completes the operators as they are typed (channels after
+ * `in:#`, agents and people after `from:`, kinds after `is:`, days after `on:`), with ↑/↓ and
+ * Enter or Tab; Enter without a suggestion open searches.
+ */
+function SearchBox({ id, value, onChange }: { id: string; value: string; onChange: (v: string) => void }) {
+  const input = useRef<HTMLInputElement>(null);
+  const [caret, setCaret] = useState(value.length);
+  const [focused, setFocused] = useState(false);
+  const listId = `${id}-list`;
+  const complete = useSearchCompletion(value, caret, (text, at) => {
+    onChange(text);
+    setCaret(at);
+    requestAnimationFrame(() => input.current?.setSelectionRange(at, at));
+  });
+  const open = focused && complete.options.length > 0;
+  const track = (el: HTMLInputElement) => setCaret(el.selectionStart ?? el.value.length);
+  return (
+    <div className="relative min-w-0 flex-1">
+      <input
+        ref={input}
+        id={id}
+        type="text"
+        role="combobox"
+        aria-autocomplete="list"
+        aria-expanded={open}
+        aria-controls={listId}
+        aria-activedescendant={open ? `${listId}-${complete.active}` : undefined}
+        aria-describedby={`${id}-help`}
+        autoFocus
+        autoComplete="off"
+        spellCheck={false}
+        value={value}
+        onChange={(e) => {
+          onChange(e.target.value);
+          track(e.target);
+          // autoFocus may land before hydration, without a focus event.
+          setFocused(true);
+        }}
+        onSelect={(e) => track(e.currentTarget)}
+        onFocus={() => setFocused(true)}
+        onBlur={() => setFocused(false)}
+        onKeyDown={(e) => void complete.onKeyDown(e)}
+        placeholder="Search, or narrow: in:#channel from:agent is:result on:today"
+        className="h-10 w-full rounded-lg border border-line-strong bg-surface px-3 text-[15px] text-fg placeholder:text-fg-muted focus:border-accent focus:outline-none"
+      />
+      <ul
+        id={listId}
+        role="listbox"
+        aria-label="Suggestions"
+        hidden={!open}
+        className="absolute left-0 right-0 top-11 z-20 max-h-72 overflow-y-auto rounded-lg border border-line bg-surface p-1 shadow-lg"
+      >
+        {open &&
+          complete.options.map((o, i) => (
+            <li
+              key={o.key}
+              id={`${listId}-${i}`}
+              role="option"
+              aria-selected={i === complete.active}
+              onMouseDown={(e) => {
+                e.preventDefault();
+                complete.accept(o);
+              }}
+              onMouseMove={() => i !== complete.active && complete.setActive(i)}
+              className={`flex cursor-pointer items-baseline gap-2 rounded-md px-2.5 py-1.5 text-sm ${i === complete.active ? "bg-accent text-accent-fg" : "text-fg"}`}
+            >
+              <span className="font-medium">{o.label}</span>
+              {o.detail && <span className={`min-w-0 truncate text-xs ${i === complete.active ? "text-accent-fg/85" : "text-fg-muted"}`}>{o.detail}</span>}
+            </li>
+          ))}
+      </ul>
+    </div>
   );
 }
 
@@ -84,7 +135,10 @@ export function SearchScreen({ initial }: { initial: SearchQuery }) {
     }
     window.history.replaceState(window.history.state, "", url);
   };
-  const active = query.q.trim().length > 0;
+  // The box's operators are checked as typed: a wrong value says what it takes.
+  const syntax = query.q.trim() ? parseSearch(query.q) : null;
+  const syntaxError = syntax && !syntax.ok ? syntax.error.message : null;
+  const active = query.q.trim().length > 0 && !syntaxError;
   const results = useQuery({
     queryKey: ["search", query],
     enabled: active,
@@ -115,19 +169,21 @@ export function SearchScreen({ initial }: { initial: SearchQuery }) {
               Search messages, run titles, reports and tool results
             </label>
             <div className="flex gap-2">
-              <input
-                id={`${ids}-q`}
-                type="search"
-                autoFocus
-                value={draft}
-                onChange={(e) => setDraft(e.target.value)}
-                placeholder="Search messages, run titles, reports and tool results"
-                className="h-10 min-w-0 flex-1 rounded-lg border border-line-strong bg-surface px-3 text-[15px] text-fg placeholder:text-fg-muted focus:border-accent focus:outline-none"
-              />
+              <SearchBox id={`${ids}-q`} value={draft} onChange={setDraft} />
               <button type="submit" className="h-10 shrink-0 rounded-lg bg-accent px-4 text-sm font-semibold text-accent-fg hover:brightness-110">
                 Search
               </button>
             </div>
+            <p id={`${ids}-q-help`} className="mt-1.5 text-xs text-fg-muted">
+              {SEARCH_OPERATORS.map((op, i) => (
+                <span key={op}>
+                  {i > 0 && " · "}
+                  <code className="font-mono text-fg">{op}:</code> {OPERATOR_HELP[op]}
+                </span>
+              ))}
+              {" · "}
+              <code className="font-mono text-fg">&quot;a phrase&quot;</code>
+            </p>
             <div className="mt-3 flex flex-wrap items-end gap-3 text-xs text-fg-muted">
               <label className="flex flex-col gap-1">
                 Channel
@@ -157,7 +213,7 @@ export function SearchScreen({ initial }: { initial: SearchQuery }) {
                   <option value="">Anyone</option>
                   {agents.map((a) => (
                     <option key={a.agent_id} value={a.agent_id}>
-                      {bareId(a.agent_id)}
+                      {a.name?.trim() || bareId(a.agent_id)}
                     </option>
                   ))}
                 </select>
@@ -174,7 +230,11 @@ export function SearchScreen({ initial }: { initial: SearchQuery }) {
           </form>
 
           <div className="mt-5" aria-live="polite">
-            {!active ? (
+            {syntaxError ? (
+              <p className="py-10 text-center text-sm text-danger" role="alert">
+                {syntaxError}
+              </p>
+            ) : !active ? (
               <p className="py-10 text-center text-sm text-fg-muted">
                 Search finds words and figures in what people and agents said, the titles of runs, agents’ reports and tool results.
               </p>

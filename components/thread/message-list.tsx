@@ -20,8 +20,11 @@ import { useVirtualRows, VirtualRowsView } from "./virtual-rows";
 /** What the list lets its parent do (the composer scrolls down after sending). */
 export interface MessageListHandle {
   scrollToBottom(smooth?: boolean): void;
-  /** Scrolls to the message with this id and flashes it; false when it is not loaded. */
-  jumpTo(messageId: string): boolean;
+  /**
+   * Scrolls to the message with this id and flashes it, then calls `shown(el)` with its element
+   * (a search hit unfolds and highlights its words there); false when it is not loaded.
+   */
+  jumpTo(messageId: string, shown?: (el: Element) => void): boolean;
   /** Scrolls to a run's header; false when it is not shown. */
   jumpToRun(runId: string): boolean;
 }
@@ -104,12 +107,19 @@ export function MessageList({
   const index = useMemo(() => rowIndex(rows), [rows]);
   /** Scrolls to the element `selector` finds, drawing its row (`at`) first when it is not drawn. */
   const jump = useCallback(
-    (selector: string, at: number | undefined) => {
+    (selector: string, at: number | undefined, shown?: (el: Element) => void) => {
       const find = () => scroller.current?.querySelector(selector);
-      if (jumpToElement(find())) return true;
+      const drawn = find();
+      if (drawn && jumpToElement(drawn)) {
+        shown?.(drawn);
+        return true;
+      }
       if (at === undefined) return false;
       stick.current = false;
-      reveal(at + 1, find, (el) => jumpToElement(el));
+      reveal(at + 1, find, (el) => {
+        jumpToElement(el);
+        shown?.(el);
+      });
       return true;
     },
     [jumpToElement, reveal],
@@ -118,7 +128,7 @@ export function MessageList({
     ref,
     () => ({
       scrollToBottom: toBottom,
-      jumpTo: (id) => jump(`[data-msg-id="${CSS.escape(id)}"]`, index.get(id)),
+      jumpTo: (id, shown) => jump(`[data-msg-id="${CSS.escape(id)}"]`, index.get(id), shown),
       jumpToRun: (id) => jump(`[data-run-id="${CSS.escape(id)}"]`, index.get(`run:${id}`)),
     }),
     [toBottom, jump, index],

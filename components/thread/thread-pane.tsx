@@ -33,6 +33,7 @@ import { mergeBySeq } from "@/components/live/merge";
 import { EVENT_PAGE, fetchRunEvents } from "@/components/run/api";
 import { CloseIcon, ExternalLinkIcon, MessageIcon } from "@/components/ui/icons";
 import { Composer, type ComposerTarget } from "./composer";
+import { revealMatch } from "@/components/search/reveal-match";
 import { RunCard } from "./run-card";
 import { buildRows, type Row } from "./rows";
 import { useVirtualRows, VirtualRowsView } from "./virtual-rows";
@@ -90,6 +91,7 @@ export function ThreadPane({
   runs,
   answerTarget,
   focusEventId = null,
+  highlight,
   onClose,
 }: {
   threadId: string;
@@ -102,6 +104,8 @@ export function ThreadPane({
   answerTarget?: Extract<ComposerTarget, { kind: "answer" }>;
   /** An event to scroll to and flash once it is loaded (a search hit). */
   focusEventId?: string | null;
+  /** The words the hit matched: unfolded and highlighted in that event (components/search/reveal-match.ts). */
+  highlight?: readonly string[];
   onClose: () => void;
 }) {
   const nameOf = useNameOf();
@@ -148,11 +152,15 @@ export function ThreadPane({
 
   // Scroll to the event asked for, once, when it is there (drawing its row first).
   const focused = useRef(false);
-  const show = useCallback((el: Element) => {
-    el.scrollIntoView({ block: "center" });
-    el.classList.add("flash");
-    setTimeout(() => el.classList.remove("flash"), 1700);
-  }, []);
+  const show = useCallback(
+    (el: Element) => {
+      el.scrollIntoView({ block: "center" });
+      el.classList.add("flash");
+      setTimeout(() => el.classList.remove("flash"), 1700);
+      if (highlight?.length) revealMatch(el, highlight);
+    },
+    [highlight],
+  );
   useEffect(() => {
     if (!focusEventId || focused.current) return;
     const at = rows.findIndex((row) => rowHolds(row, focusEventId));

@@ -28,6 +28,7 @@ import { useThread, useThreads } from "@/components/live/use-threads";
 import { useConnectionStatus } from "@/components/live/connection";
 import { ThreadActionsContext, type ThreadActions, type ThreadTarget } from "@/components/events/thread-actions";
 import { preloadMarkdown } from "@/components/markdown/markdown";
+import { highlightWords, revealMatch } from "@/components/search/reveal-match";
 import { markReadSeq, readSeqOf, useReadMarks } from "@/components/prefs/read-marks";
 import { useLocalValue, writeLocal } from "@/components/prefs/local-store";
 import { Composer, type AnswerableQuestion, type ComposerHandle, type ComposerTarget } from "./composer";
@@ -80,6 +81,9 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   const params = useSearchParams();
   const pane = useMemo(() => paneFromParams(params), [params]);
   const paneFocus = params.get("event");
+  // A search hit's matched words (`hl`): unfolded and highlighted in the event it opens.
+  const hlParam = params.get("hl");
+  const highlight = useMemo(() => highlightWords(hlParam), [hlParam]);
   const events = feed.events;
   // Where the person left off, as of opening the channel (the unread divider stays put while it is open).
   const [readUpTo] = useState(() => (typeof window === "undefined" ? null : readSeqOf(threadId, thread?.read?.seq)));
@@ -99,6 +103,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   const setPane = useCallback((next: ThreadTarget | null) => {
     const url = new URL(window.location.href);
     for (const p of ["run", "message", "event"]) url.searchParams.delete(p);
+    if (!next) url.searchParams.delete("hl");
     if (next && "run_id" in next) url.searchParams.set("run", next.run_id);
     if (next && "message_id" in next) url.searchParams.set("message", next.message_id);
     if (next) window.history.pushState(null, "", url);
@@ -181,7 +186,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
     }
     // After the list has laid out (it follows the bottom on first render).
     const t = setTimeout(() => {
-      if (!list.current?.jumpTo(target.id)) {
+      if (!list.current?.jumpTo(target.id, (el) => revealMatch(el, highlight))) {
         // Not in the conversation (the channel shows the conversation): its run's thread has it.
         if (!inConversation(target)) setPane({ run_id: target.run_id });
         else return;
@@ -189,10 +194,11 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
       want.current = null;
       const url = new URL(window.location.href);
       url.searchParams.delete(w.param);
+      if (w.param === "event" && !url.searchParams.has("run")) url.searchParams.delete("hl");
       window.history.replaceState(null, "", url);
     }, 80);
     return () => clearTimeout(t);
-  }, [events, hasMoreBefore, loadingOlder, loadOlder, setPane, wantApproval, wantEvent]);
+  }, [events, hasMoreBefore, loadingOlder, loadOlder, setPane, wantApproval, wantEvent, highlight]);
 
   // The open channel is read: the sidebar counts none of its messages as unread, and the
   // server's mark follows (the For you inbox's unread items, other browsers of the person).
@@ -324,6 +330,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
               runs={runs ?? []}
               answerTarget={paneQuestion ? { kind: "answer", question: paneQuestion } : undefined}
               focusEventId={paneFocus}
+              highlight={highlight}
               onClose={() => setPane(null)}
             />
           </div>

@@ -66,3 +66,19 @@ export function formatDuration(ms: number): string {
   const s = Math.round((ms % 60_000) / 1000);
   return s ? `${m} min ${s} s` : `${m} min`;
 }
+
+const monthDayFmt = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
+const monthDayYearFmt = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", year: "numeric" });
+
+/**
+ * When something was said, as a list of hits reads it: "Today 4:12 PM", "Yesterday 9:03 AM",
+ * "Nov 24" this year, "Nov 24, 2025" before; never seconds or milliseconds (the exact time is
+ * `formatFull`, for a title).
+ */
+export function formatWhen(ts: string, now = new Date()): string {
+  const d = parse(ts);
+  if (!d) return ts;
+  const day = formatDay(ts, now);
+  if (day === "Today" || day === "Yesterday") return `${day} ${timeFmt.format(d)}`;
+  return d.getFullYear() === now.getFullYear() ? monthDayFmt.format(d) : monthDayYearFmt.format(d);
+}

@@ -3,15 +3,19 @@
  * `ChannelSwitcher`: the Ctrl/Cmd+K quick switcher and search (arrows, Enter). A combobox over
  * the channels that match what is typed (names that start with it first, then names and topics
  * that contain it), the best few messages, reports and results that match it (`GET
- * /api/search`, after a short pause in typing), and "Search everything" which opens `/search`.
+ * /api/search`, after a short pause in typing, shown as messages), and "Search everything"
+ * which opens `/search`. The search operators (`in:#sales`, `from:pm-1`, `is:result`, …,
+ * lib/search/query.ts) work here too and are completed as they are typed: while suggestions
+ * show, the list holds them (↑/↓, Enter or Tab takes one); a wrong value says what it takes.
  */
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useMemo, useState } from "react";
+import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import type { SearchHit, ThreadSummary } from "@/lib/api/types";
-import { displayName } from "@/components/events/participant";
+import { parseSearch } from "@/lib/search/query";
 import { hitHref, search } from "@/components/search/api";
-import { Snippet } from "@/components/search/snippet";
+import { SearchHitView } from "@/components/search/hit";
+import { useSearchCompletion } from "@/components/search/use-completion";
 import { useThreads } from "@/components/live/use-threads";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { Dialog } from "@/components/ui/dialog";
@@ -61,23 +65,35 @@ function SwitcherBody({ onClose, activeId }: { onClose: () => void; activeId?: s
   const { marks } = useReadMarks();
   const [query, setQuery] = useState("");
   const [active, setActive] = useState(0);
+  const [caret, setCaret] = useState(0);
+  const input = useRef<HTMLInputElement>(null);
   const listId = useId();
   const text = query.trim();
   const settled = useSettled(text, 200);
+  const complete = useSearchCompletion(query, caret, (next, at) => {
+    setQuery(next);
+    setCaret(at);
+    requestAnimationFrame(() => input.current?.setSelectionRange(at, at));
+  });
+  const completing = complete.options.length > 0;
+  // With operators in the box it is a search, not a channel name; a wrong value says why.
+  const parsed = useMemo(() => (text ? parseSearch(text) : null), [text]);
+  const syntaxError = parsed && !parsed.ok ? parsed.error.message : null;
+  const operators = Boolean(parsed?.ok && parsed.query.text !== text);
   const hits = useQuery({
     queryKey: ["search", { q: settled, limit: 5 }],
-    enabled: settled.length > 1,
+    enabled: settled.length > 1 && !(settled === text && syntaxError),
     queryFn: ({ signal }) => search({ q: settled, limit: 5 }, signal),
     staleTime: 10_000,
   }).data;
   const options = useMemo<Option[]>(() => {
-    const channels = filterChannels(threads, query).slice(0, text ? 6 : 50);
+    const channels = operators ? [] : filterChannels(threads, query).slice(0, text ? 6 : 50);
     return [
       ...channels.map((thread) => ({ kind: "channel" as const, thread })),
       ...(text && settled === text ? (hits ?? []) : []).map((hit) => ({ kind: "hit" as const, hit })),
       ...(text ? [{ kind: "all" as const, q: text }] : []),
     ];
-  }, [threads, query, text, settled, hits]);
+  }, [threads, query, text, settled, hits, operators]);
   const index = Math.min(active, Math.max(0, options.length - 1));
 
   const go = (o: Option | undefined) => {
@@ -94,20 +110,24 @@ function SwitcherBody({ onClose, activeId }: { onClose: () => void; activeId?: s
       <div className="flex items-center gap-2 border-b border-line px-4">
         <SearchIcon size={16} className="shrink-0 text-fg-subtle" />
         <input
+          ref={input}
           autoFocus
           role="combobox"
           aria-label="Jump to a channel or search"
           aria-expanded="true"
           aria-controls={listId}
           aria-autocomplete="list"
-          aria-activedescendant={options[index] ? `${listId}-${index}` : undefined}
+          aria-activedescendant={completing ? `${listId}-c${complete.active}` : options[index] ? `${listId}-${index}` : undefined}
           value={query}
-          placeholder="Jump to a channel or search…"
+          placeholder="Jump to a channel or search (in:#channel from:agent is:result)…"
           onChange={(e) => {
             setQuery(e.target.value);
+            setCaret(e.target.selectionStart ?? e.target.value.length);
             setActive(0);
           }}
+          onSelect={(e) => setCaret(e.currentTarget.selectionStart ?? e.currentTarget.value.length)}
           onKeyDown={(e) => {
+            if (complete.onKeyDown(e)) return;
             if (e.key === "ArrowDown") {
               e.preventDefault();
               setActive((index + 1) % Math.max(1, options.length));
@@ -123,9 +143,35 @@ function SwitcherBody({ onClose, activeId }: { onClose: () => void; activeId?: s
         />
         <kbd className="rounded border border-line px-1.5 text-[10px] font-semibold text-fg-subtle">Esc</kbd>
       </div>
-      <ul id={listId} role="listbox" aria-label="Channels and matches" className="scroll-slim max-h-96 overflow-y-auto p-1.5">
-        {options.length === 0 && <li className="px-3 py-6 text-center text-sm text-fg-muted">No channel yet.</li>}
-        {options.map((o, i) => {
+      {syntaxError && !completing && (
+        <p role="alert" className="border-b border-line px-4 py-2 text-sm text-danger">
+          {syntaxError}
+        </p>
+      )}
+      <ul id={listId} role="listbox" aria-label={completing ? "Suggestions" : "Channels and matches"} className="scroll-slim max-h-96 overflow-y-auto p-1.5">
+        {completing &&
+          complete.options.map((o, i) => {
+            const selected = i === complete.active;
+            return (
+              <li
+                key={o.key}
+                id={`${listId}-c${i}`}
+                role="option"
+                aria-selected={selected}
+                onMouseDown={(e) => {
+                  e.preventDefault();
+                  complete.accept(o);
+                }}
+                onMouseMove={() => i !== complete.active && complete.setActive(i)}
+                className={`flex cursor-pointer items-baseline gap-2 rounded-md px-3 py-1.5 ${selected ? "bg-accent text-accent-fg" : "text-fg"}`}
+              >
+                <span className="font-medium">{o.label}</span>
+                {o.detail && <span className={`min-w-0 truncate text-xs ${selected ? "text-accent-fg/85" : "text-fg-muted"}`}>{o.detail}</span>}
+              </li>
+            );
+          })}
+        {!completing && options.length === 0 && <li className="px-3 py-6 text-center text-sm text-fg-muted">No channel yet.</li>}
+        {!completing && options.map((o, i) => {
           const selected = i === index;
           const common = {
             id: `${listId}-${i}`,
@@ -154,15 +200,9 @@ function SwitcherBody({ onClose, activeId }: { onClose: () => void; activeId?: s
           if (o.kind === "hit") {
             const ev = o.hit.event;
             return (
-              <li key={`hit-${ev.seq}`} {...common} className={`cursor-pointer rounded-md px-3 py-1.5 ${tone}`}>
+              <li key={`hit-${ev.seq}`} {...common} className={`block cursor-pointer rounded-md px-3 py-1.5 ${tone}`}>
                 {i === firstHit && <span className="sr-only">Matches: </span>}
-                <span className={`block text-[11px] ${quiet}`}>
-                  <span className="font-semibold">{displayName(ev.from)}</span> in #{o.hit.thread_name ?? "?"}
-                  {o.hit.run_title ? ` · ${o.hit.run_title}` : ""}
-                </span>
-                <span className="line-clamp-2 text-sm">
-                  <Snippet text={o.hit.snippet} />
-                </span>
+                <SearchHitView hit={o.hit} compact selected={selected} />
               </li>
             );
           }
@@ -176,7 +216,7 @@ function SwitcherBody({ onClose, activeId }: { onClose: () => void; activeId?: s
       </ul>
       <div className="flex gap-3 border-t border-line px-4 py-1.5 text-[11px] text-fg-subtle">
         <span>↑↓ to move</span>
-        <span>Enter to open</span>
+        <span>{completing ? "Enter or Tab to complete" : "Enter to open"}</span>
         <span>Esc to close</span>
       </div>
     </div>

@@ -45,10 +45,14 @@ export interface WorkspaceChannel {
 export interface SearchHit {
   /** The stored event that matched. */
   event: StoredEvent;
-  /** PostgreSQL's ts_rank of the match: higher is better. */
+  /** PostgreSQL's ts_rank of the match: higher is better (within a tier). */
   rank: number;
-  /** A short excerpt with the matched words between « and ». */
+  /** 0: the event says the words itself; 1: a wrapper (approval, orchestrator request) says them; 2: only its data or quoted text has them. */
+  tier: number;
+  /** A short excerpt of the event as a person reads it (no markdown), the matched words between « and ». */
   snippet: string;
+  /** The forks of the event's run that hold a copy of it (the hit is shown once, for the original). */
+  also_in: { run_id: string; run_title: string | null }[];
   thread_name: string | null;
   /** The title of the run the event belongs to, when it belongs to one. */
   run_title: string | null;

@@ -14,42 +14,69 @@ import { TERMINAL_STATES } from "@/lib/fold/task-state";
 import type { Db } from "../db/client";
 import type { Approval, Event as EventRow, Run, Task, Thread } from "../db/generated/client";
 import { eventColumns, fromRow } from "./codec";
+import { isForkCopy } from "@/lib/conversation";
+import { dataText, saidText } from "@/lib/search/event-text";
+import type { SearchKind } from "@/lib/search/query";
 
 export type { Approval as ApprovalRow, Run as RunRow, Task as TaskRow, Thread as ThreadRow };
 
-/** What a search asks for (docs/channels.md, Search). */
+/** What a search asks for (docs/channels.md, Search; the box's operators are lib/search/query.ts). */
 export interface SearchFilter {
-  /** Web-search syntax: words, "a phrase", -not, or. */
+  /** Web-search syntax: words, "a phrase", -not, or. Empty: every event the other filters allow, newest first. */
   q: string;
   /** The channels to search (those the principal may read), or "all". */
   thread_ids: string[] | "all";
+  /** Only these kinds (`is:`), any of them. */
+  kinds?: SearchKind[];
+  /** Only this event type (the search page's Kind filter). */
   type?: string;
-  /** The sender's agent id (`agent:pm-1`, `user:<id>`). */
-  from?: string;
+  /** The senders' ids (`agent:pm-1`, `user:<id>`), any of them. */
+  from?: string[];
   /** Only events at or after / before these times. */
   after?: Date;
   before?: Date;
   limit: number;
 }
 
-/** A search hit: the event, its rank and an excerpt with the matched words between « and ». */
+/** A search hit: the event, where it ranks, an excerpt, and the forks that hold a copy of it. */
 export interface SearchRow {
   event: StoredEvent;
+  /** PostgreSQL's ts_rank of the match (0 for a search by operators alone): higher is better, within a tier. */
   rank: number;
+  /**
+   * 0: the event says the words itself (a message, a result, an error, a person's request);
+   * 1: a wrapper that says them itself (an approval's summary, an orchestrator's request);
+   * 2: the words are only in its data or in text it quotes (a review request's input, an
+   * approval's preview, a tool's result). Hits come tier first, then rank.
+   */
+  tier: number;
+  /** Plain text (no markdown) with the matched words between « and ». */
   snippet: string;
+  /** The runs forked from the event's run that hold a copy of it (`meta.forked_from`), shown once. */
+  also_in: { run_id: string }[];
 }
 
-/**
- * The text an excerpt is cut from, per type: what a person reads of the event. Falls back to the
- * payload's JSON (its first 20,000 characters) when that is empty, e.g. a result that is only data.
- */
-const SNIPPET_TEXT = `coalesce(nullif(CASE e.type
-    WHEN 'chat.message' THEN e.payload->>'text'
-    WHEN 'task.request' THEN concat_ws(' · ', e.payload->>'title', e.payload->>'instructions')
-    WHEN 'task.result' THEN concat_ws(' · ', e.payload->>'summary', e.payload->>'report_markdown', e.payload->>'text', e.payload->>'answer')
-    WHEN 'task.error' THEN concat_ws(' · ', e.payload->>'code', e.payload->>'message')
-    WHEN 'approval.requested' THEN e.payload->>'summary'
-  END, ''), left(e.payload::text, 20000))`;
+/** The SQL condition of each `is:` kind (fixed text, no input in it). */
+const KIND_SQL: Record<SearchKind, string> = {
+  result: "e.type = 'task.result'",
+  message: "e.type = 'chat.message'",
+  question: "(e.type = 'chat.message' AND (e.payload->>'expects_reply' = 'true' OR e.payload->>'inquiry' = 'true'))",
+  request: "e.type = 'task.request'",
+  error: "e.type = 'task.error'",
+  approval: "e.type = 'approval.requested'",
+  tool: "e.type = 'tool.result'",
+};
+
+/** Events that relay what others said: approval requests and the orchestrator's requests (reviews, hand-offs). */
+const WRAPPER_SQL = `(e.type = 'approval.requested' OR (e.type = 'task.request' AND (e.from_agent_id = 'agent:orchestrator' OR e.rest->'from'->>'role' = 'orchestrator')))`;
+
+const HEADLINE_OPTIONS = `StartSel=«, StopSel=», MaxWords=32, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
+
+/** The seq of the event a fork's copy was copied from (`meta.forked_from.seq`), or null. */
+function copiedFrom(ev: StoredEvent): number | null {
+  const f = ev.meta?.forked_from as { seq?: unknown } | undefined;
+  return isForkCopy(ev) && typeof f?.seq === "number" ? f.seq : null;
+}
 
 /**
  * Who asked for a run (`r`, a `runs` row in scope), as lib/fold/run-requester.ts `requestStarter`
@@ -201,34 +228,100 @@ export class Queries {
   }
 
   /**
-   * Full-text search over the `search` vector of events (migration event_search): matches of
-   * `filter.q` best first (ts_rank, then newest), at most `filter.limit`. A query with no word
-   * in it (only punctuation) matches nothing.
+   * Full-text search over the `search` vector of events (migrations event_search and
+   * event_search_said, docs/channels.md "Search"): matches of `filter.q`, tier first (what an
+   * event says itself before what it only quotes, see SearchRow.tier), then ts_rank, then
+   * newest; at most `filter.limit` hits. A fork's copies of an event are one hit: the original
+   * when it matches (else the best copy), with the other runs in `also_in`. The excerpt is cut
+   * from the event's text as a person reads it (lib/search/event-text.ts: markdown rendered),
+   * else from its data. A query with no word in it (only punctuation) matches nothing; an
+   * empty `q` lists what the other filters allow, newest first.
    */
   async search(filter: SearchFilter): Promise<SearchRow[]> {
     if (filter.thread_ids !== "all" && !filter.thread_ids.length) return [];
-    const rows = await this.db.$queryRawUnsafe<(EventRow & { rank: number; snippet: string })[]>(
+    const words = filter.q.trim();
+    const kinds = filter.kinds?.length ? `AND (${filter.kinds.map((k) => KIND_SQL[k]).join(" OR ")})` : "";
+    // Copies of one event count once: fetch enough to fill the page after folding them.
+    const fetch = filter.limit * 3 + 10;
+    const rows = await this.db.$queryRawUnsafe<(EventRow & { rank: number; tier: number })[]>(
       `WITH q AS (SELECT websearch_to_tsquery('simple', $1) AS query)
-       SELECT ${eventColumns("e")}, ts_rank(e.search, q.query)::float8 AS rank,
-              ts_headline('simple', ${SNIPPET_TEXT}, q.query, 'StartSel=«, StopSel=», MaxWords=32, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') AS snippet
+       SELECT ${eventColumns("e")},
+              CASE WHEN $1 = '' THEN 0 ELSE ts_rank(e.search, q.query) END::float8 AS rank,
+              CASE WHEN $1 = '' THEN 0
+                   WHEN ts_filter(e.search, '{a}') @@ q.query THEN CASE WHEN ${WRAPPER_SQL} THEN 1 ELSE 0 END
+                   ELSE 2 END AS tier
          FROM events e, q
-        WHERE e.search @@ q.query
+        WHERE e.search IS NOT NULL AND ($1 = '' OR e.search @@ q.query)
           AND ($2::text[] IS NULL OR e.thread_id = ANY($2::text[]))
           AND ($3::text IS NULL OR e.type = $3)
-          AND ($4::text IS NULL OR e.from_agent_id = $4)
+          AND ($4::text[] IS NULL OR e.from_agent_id = ANY($4::text[]))
           AND ($5::timestamptz IS NULL OR e.ts >= $5)
           AND ($6::timestamptz IS NULL OR e.ts < $6)
-        ORDER BY rank DESC, e.seq DESC
+          ${kinds}
+        ORDER BY tier, rank DESC, e.seq DESC
         LIMIT $7`,
-      filter.q,
+      words,
       filter.thread_ids === "all" ? null : filter.thread_ids,
       filter.type ?? null,
-      filter.from ?? null,
+      filter.from?.length ? filter.from : null,
       filter.after ?? null,
       filter.before ?? null,
-      filter.limit,
+      fetch,
     );
-    return rows.map((r) => ({ event: fromRow(r), rank: Number(r.rank), snippet: r.snippet }));
+    const ranked = rows.map((r) => ({ event: fromRow(r), rank: Number(r.rank), tier: Number(r.tier) }));
+
+    // One hit per original event: a copy's key is the event it was copied from (followed
+    // through a fork of a fork while that copy is among the rows).
+    const bySeq = new Map(ranked.map((h) => [h.event.seq, h]));
+    const origin = (h: (typeof ranked)[number]): number => {
+      let at = h;
+      for (let i = 0; i < 10; i++) {
+        const from = copiedFrom(at.event);
+        if (from === null) return at.event.seq;
+        const next = bySeq.get(from);
+        if (!next) return from;
+        at = next;
+      }
+      return at.event.seq;
+    };
+    const groups = new Map<number, (typeof ranked)[number][]>();
+    for (const h of ranked) {
+      const key = origin(h);
+      const g = groups.get(key);
+      if (g) g.push(h);
+      else groups.set(key, [h]);
+    }
+    const hits = [...groups.values()].slice(0, filter.limit).map((g) => {
+      const main = g.find((h) => !isForkCopy(h.event)) ?? g[0]!;
+      const also_in = [...new Set(g.filter((h) => h !== main && h.event.run_id !== main.event.run_id).map((h) => h.event.run_id))].map((run_id) => ({ run_id }));
+      return { ...main, rank: Math.max(...g.map((h) => h.rank)), tier: Math.min(...g.map((h) => h.tier)), also_in };
+    });
+    if (!hits.length) return [];
+
+    // Excerpts: PostgreSQL marks the matched words (as it matched them) in the plain text.
+    const said = hits.map((h) => saidText(h.event));
+    const data = hits.map((h) => dataText(h.event.payload));
+    const marked = await this.db.$queryRawUnsafe<{ i: number; said: string; data: string }[]>(
+      `WITH q AS (SELECT websearch_to_tsquery('simple', $1) AS query)
+       SELECT t.i::int AS i,
+              CASE WHEN $1 = '' THEN left(t.said, 240) ELSE ts_headline('simple', t.said, q.query, '${HEADLINE_OPTIONS}') END AS said,
+              CASE WHEN $1 = '' THEN left(t.data, 240) ELSE ts_headline('simple', t.data, q.query, '${HEADLINE_OPTIONS}') END AS data
+         FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(said, data, i), q`,
+      words,
+      said,
+      data,
+    );
+    const byIndex = new Map(marked.map((m) => [Number(m.i) - 1, m]));
+    return hits.map((h, i) => {
+      const m = byIndex.get(i);
+      const snippet = m ? (m.said.includes("«") || (!m.data.includes("«") && said[i]) ? m.said : m.data) : said[i] || data[i]!;
+      return { ...h, snippet };
+    });
+  }
+
+  /** True when some event was sent by `agent_id` (one indexed lookup). */
+  async hasSender(agent_id: string): Promise<boolean> {
+    return (await this.db.event.findFirst({ where: { from_agent_id: agent_id }, select: { seq: true } })) !== null;
   }
 
   /** The event stored with `idempotency_key`, or null (§5.2). */
