@@ -23,10 +23,9 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic
 import { isEvent, type StoredEvent } from "@/lib/protocol";
 import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
-import type { EventTail } from "../events/tail";
 import { log } from "../log";
 import { isTraced, RunTracer, type SpanRecord, type TraceLookup } from "./tracer";
-import type { TraceExport, TraceExportOptions } from "./index";
+import type { Env, TraceExport, TraceExportOptions } from "./index";
 
 /** Events waiting for the tracer, at most; more are dropped (with one warning) until it catches up. */
 export const MAX_QUEUED_EVENTS = 10_000;
@@ -36,14 +35,14 @@ const STOP_WAIT_MS = 3000;
 const KIND = { internal: SpanKind.INTERNAL, client: SpanKind.CLIENT, server: SpanKind.SERVER } as const;
 
 /** Where spans go, for the log's words: the traces endpoint the exporter posts to. */
-export function tracesEndpoint(env: NodeJS.ProcessEnv): string {
+export function tracesEndpoint(env: Env): string {
   const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
   if (traces) return traces;
   return `${(env.OTEL_EXPORTER_OTLP_ENDPOINT ?? "").trim().replace(/\/+$/, "")}/v1/traces`;
 }
 
 /** A positive whole number from `env[name]`, else undefined (the processor's default). */
-function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+function envNumber(env: Env, name: string): number | undefined {
   const n = Number(env[name]);
   return Number.isInteger(n) && n > 0 ? n : undefined;
 }

@@ -13,6 +13,9 @@ import type { TraceMeta } from "./meta";
 
 export type { TraceMeta } from "./meta";
 
+/** Environment variables, as `process.env` holds them. */
+export type Env = Record<string, string | undefined>;
+
 /** What `startTraces` needs from Clutch. */
 export interface TraceExportOptions {
   store: EventStore;
@@ -24,7 +27,7 @@ export interface TraceExportOptions {
   /** Clutch's version, the resource's `service.version`. */
   version: string;
   /** The variables to read (default process.env). */
-  env?: NodeJS.ProcessEnv;
+  env?: Env;
 }
 
 /** A running trace export. */
@@ -40,7 +43,7 @@ export interface TraceExport {
  * or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`), and neither `OTEL_SDK_DISABLED=true` nor
  * `OTEL_TRACES_EXPORTER=none` turns the SDK off (the standard variables).
  */
-export function tracesEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+export function tracesEnabled(env: Env = process.env): boolean {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return false;
   if (env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === "none") return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim());
@@ -66,7 +69,7 @@ export async function startTraces(opts: TraceExportOptions): Promise<TraceExport
  * first event of the run the request starts, or undefined: traces are off, there is no
  * traceparent, or it is not valid. Never throws.
  */
-export async function callerTraceMeta(headers: Headers, env: NodeJS.ProcessEnv = process.env): Promise<TraceMeta | undefined> {
+export async function callerTraceMeta(headers: Headers, env: Env = process.env): Promise<TraceMeta | undefined> {
   if (!tracesEnabled(env) || !headers.has("traceparent")) return undefined;
   const { traceMetaFromHeaders } = await import("./context");
   return traceMetaFromHeaders(headers);
