@@ -12,12 +12,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, type ClutchMessage } from "@/lib/protocol";
 import * as messagesRoute from "@/app/api/threads/[thread_id]/messages/route";
+import * as acpRoute from "@/app/api/acp/route";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { z } from "zod";
 import { resolveModel } from "@/server/agents/models";
 import type { Clutch } from "@/server/clutch";
 import { RunTracer } from "@/server/telemetry/tracer";
 import { storeLookup } from "@/server/telemetry/export";
 import { spanIdOf, traceIdOf } from "@/server/telemetry/ids";
-import { asAdmin, msg, newThread, runRow, testClutch } from "./helpers";
+import { asAdmin, msg, newThread, runRow, testClutch, testPerson } from "./helpers";
 import { completion, startScriptedModel, toolCall, type ChatRequest } from "./scripted-openai";
 import { SPAN_KIND, STATUS_CODE, startOtlpReceiver, type ReceivedSpan } from "./otlp-receiver";
 
@@ -239,6 +243,27 @@ describe("OpenTelemetry traces of runs", () => {
     expect(tools[0]!.attributes).toMatchObject({ "gen_ai.tool.name": "query_data", "gen_ai.tool.type": "extension", "clutch.tool.server_id": "DataServer", "gen_ai.agent.id": "agent:counter-1" });
     expect(tools[0]!.status.code).toBe(STATUS_CODE.UNSET);
     expect(receiver.spans.filter((s) => s.attributes["clutch.run_id"] === run_id).every((s) => s.traceId === callerTrace)).toBe(true);
+  });
+
+  it("puts a run started by an ACP agents/run call with a traceparent under the caller's span", async () => {
+    const dana = await testPerson(rt, "member", "Dana");
+    const callerTrace = "0af7651916cd43dd8448eb211c80319c";
+    const callerSpan = "b7ad6b7169203331";
+    const client = new Client({ name: "otel-test", version: "1.0.0" });
+    const viaRoute = (url: string | URL, init?: RequestInit) => acpRoute.POST(new Request(url, init), undefined as never);
+    const headers = { authorization: `Bearer ${dana.key}`, traceparent: `00-${callerTrace}-${callerSpan}-01` };
+    await client.connect(new StreamableHTTPClientTransport(new URL("http://test/api/acp"), { fetch: viaRoute, requestInit: { headers } }));
+    try {
+      const Result = z.object({ output: z.object({ run_id: z.string(), status: z.string() }) });
+      const { output } = await client.request({ method: "agents/run", params: { name: "counter-1", input: { text: "Count the order lines" } } }, Result, { timeout: 90_000 });
+      expect(output.status).toBe("succeeded");
+      const run = await received("the ACP run's span", (all) => all.find((s) => s.attributes["clutch.run_id"] === output.run_id && s.name.startsWith("invoke_workflow ")));
+      expect(run.traceId).toBe(callerTrace);
+      expect(run.parentSpanId).toBe(callerSpan);
+      expect(run.attributes["clutch.run.requested_by"]).toBe(dana.agent_id);
+    } finally {
+      await client.close();
+    }
   });
 
   it("ends the spans of a run whose opening events it never saw from the store: real start, parent and ids", async () => {
