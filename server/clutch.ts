@@ -105,6 +105,12 @@ export interface ClutchOptions {
    * PromptPacks and its workflows are its workspace's, and its A2A tasks its own. Tests sharing a database give each Clutch its own.
    */
   deployment?: string;
+  /**
+   * Export runs as OpenTelemetry traces when an OTLP endpoint is set (default true;
+   * server/telemetry). False for a process beside the one that exports (the realtime process),
+   * so each span is sent once.
+   */
+  traces?: boolean;
   /** Largest artifact, bytes (CLUTCH_ARTIFACT_MAX_BYTES; default DEFAULT_ARTIFACT_MAX_BYTES, 100 MiB). */
   artifactMaxBytes?: number;
   /** How often a standby node tries to become the leader, and a leader probes its session, ms (default 2000). */
@@ -445,7 +451,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     },
   };
   // Runs as OpenTelemetry traces, when an OTLP endpoint is set; sent by the node doing the agents' work.
-  const traces = await startTraces({
+  const traces = options.traces === false ? null : await startTraces({
     store,
     tail,
     nameOf: (id) => registry.get(id)?.card.display.name,
