@@ -210,7 +210,7 @@ describe("OpenTelemetry traces of runs", () => {
     expect(receiver.requests.every((r) => r.path === "/v1/traces" && r.contentType === "application/x-protobuf")).toBe(true);
   });
 
-  it("puts a run started by POST /api/threads/:id/messages with a traceparent in the caller's trace, under the caller's span; the workspace agent's task and tool calls under the run", async () => {
+  it("puts a run started by POST /api/threads/:id/messages with a traceparent in the caller's trace, under the caller's span; the workspace agent's task, tool and model calls under the run", async () => {
     const thread_id = rt.channels[0]!.thread_id;
     const callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
     const callerSpan = "00f067aa0ba902b7";
@@ -242,6 +242,13 @@ describe("OpenTelemetry traces of runs", () => {
     expect(tools[0]!.parentSpanId).toBe(task.spanId);
     expect(tools[0]!.attributes).toMatchObject({ "gen_ai.tool.name": "query_data", "gen_ai.tool.type": "extension", "clutch.tool.server_id": "DataServer", "gen_ai.agent.id": "agent:counter-1" });
     expect(tools[0]!.status.code).toBe(STATUS_CODE.UNSET);
+    // The agent's model calls (its model.usage after each): a chat span each, under its task, with the usage the model reported.
+    const chats = receiver.spans.filter((s) => s.traceId === callerTrace && s.name.startsWith("chat "));
+    expect(chats.map((c) => c.name)).toEqual(["chat scripted-1", "chat scripted-1"]);
+    for (const c of chats) {
+      expect(c.parentSpanId).toBe(task.spanId);
+      expect(c.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.request.model": "scripted-1", "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 5, "gen_ai.agent.id": "agent:counter-1" });
+    }
     expect(receiver.spans.filter((s) => s.attributes["clutch.run_id"] === run_id).every((s) => s.traceId === callerTrace)).toBe(true);
   });
 

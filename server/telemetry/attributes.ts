@@ -41,6 +41,7 @@ export const ATTR = {
   ERROR_RETRYABLE: "clutch.error.retryable",
   CANCEL_REASON: "clutch.cancel.reason",
   STEP: "clutch.step",
+  MODEL_PROVIDER: "clutch.model.provider",
   TOOL_SERVER_ID: "clutch.tool.server_id",
   WAIT: "clutch.wait",
   WAIT_OUTCOME: "clutch.wait.outcome",

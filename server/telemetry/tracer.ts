@@ -433,7 +433,7 @@ export class RunTracer {
         endMs,
         attributes: {
           [ATTR.OPERATION_NAME]: "chat",
-          ...(p.provider ? { [ATTR.PROVIDER_NAME]: p.provider } : {}),
+          ...(p.provider ? { [ATTR.PROVIDER_NAME]: providerName(p.provider), [ATTR.MODEL_PROVIDER]: p.provider } : {}),
           [ATTR.REQUEST_MODEL]: p.model,
           [ATTR.RESPONSE_MODEL]: p.model,
           [ATTR.INPUT_TOKENS]: p.input_tokens,
@@ -587,6 +587,31 @@ export class RunTracer {
     };
   }
 }
+
+/**
+ * `gen_ai.provider.name` of a `model.usage` provider: the AI SDK names providers `<name>.<api>`
+ * (`anthropic.messages`, `openai.chat`); a name the GenAI conventions list gets their value, any
+ * other (`openai-compatible.chat`, `clutch.builtin`) stays as it is.
+ */
+export function providerName(provider: string): string {
+  const head = provider.split(".")[0]!.toLowerCase();
+  return WELL_KNOWN_PROVIDERS[head] ?? provider;
+}
+const WELL_KNOWN_PROVIDERS: Record<string, string> = {
+  anthropic: "anthropic",
+  openai: "openai",
+  azure: "azure.ai.openai",
+  "amazon-bedrock": "aws.bedrock",
+  bedrock: "aws.bedrock",
+  google: "gcp.gemini",
+  vertex: "gcp.vertex_ai",
+  mistral: "mistral_ai",
+  groq: "groq",
+  deepseek: "deepseek",
+  cohere: "cohere",
+  perplexity: "perplexity",
+  xai: "x_ai",
+};
 
 /** The agent a task.request gives the task to (none while it goes to the router). */
 function assigneeOf(ev: StoredEventOf<"task.request">): string | null {
