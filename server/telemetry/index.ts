@@ -71,6 +71,11 @@ export async function startTraces(opts: TraceExportOptions): Promise<TraceExport
  */
 export async function callerTraceMeta(headers: Headers, env: Env = process.env): Promise<TraceMeta | undefined> {
   if (!tracesEnabled(env) || !headers.has("traceparent")) return undefined;
-  const { traceMetaFromHeaders } = await import("./context");
-  return traceMetaFromHeaders(headers);
+  try {
+    const { traceMetaFromHeaders } = await import("./context");
+    return traceMetaFromHeaders(headers);
+  } catch (err) {
+    log.warn({ err }, "OpenTelemetry: the caller's traceparent could not be read; the run gets a trace of its own");
+    return undefined;
+  }
 }
