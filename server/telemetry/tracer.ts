@@ -168,11 +168,6 @@ export class RunTracer {
     private readonly nameOf: (agent_id: string) => string | undefined = () => undefined,
   ) {}
 
-  /** How many runs are kept in memory now (for tests of the bound). */
-  get size(): number {
-    return this.runs.size;
-  }
-
   /**
    * Read one event (in log order); returns the spans it ended, possibly none. Rejects only when
    * a store read fails (the caller logs it and goes on with the next event).
