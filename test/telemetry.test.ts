@@ -3,10 +3,13 @@
  * by a test OTLP receiver that decodes the protobuf requests with the OpenTelemetry proto
  * definitions (test/otlp-receiver.ts): span names, parent links, GenAI attributes and usage for a
  * run made of appended events; a run by a workspace agent on a scripted OpenAI-compatible model,
- * started by POST /api/threads/:id/messages with a `traceparent`, in the caller's trace; and a run
- * whose start this process never saw, whose spans are still ended from the store.
+ * started by POST /api/threads/:id/messages with a `traceparent`, in the caller's trace (and runs
+ * started over ACP and A2A with one); and a run whose start this process never saw, whose spans
+ * are still ended from the store.
  */
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +23,7 @@ import { resolveModel } from "@/server/agents/models";
 import type { Clutch } from "@/server/clutch";
 import { RunTracer } from "@/server/telemetry/tracer";
 import { storeLookup } from "@/server/telemetry/export";
+import { a2aApp } from "@/server/adapters/a2a/server";
 import { spanIdOf, traceIdOf } from "@/server/telemetry/ids";
 import { asAdmin, msg, newThread, runRow, testClutch, testPerson } from "./helpers";
 import { completion, startScriptedModel, toolCall, type ChatRequest } from "./scripted-openai";
@@ -270,6 +274,33 @@ describe("OpenTelemetry traces of runs", () => {
       expect(run.attributes["clutch.run.requested_by"]).toBe(dana.agent_id);
     } finally {
       await client.close();
+    }
+  });
+
+  it("puts a run started by an A2A message/send with a traceparent under the caller's span", async () => {
+    const lee = await testPerson(rt, "member", "Lee");
+    const server = http.createServer();
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server.on("request", a2aApp(rt, base));
+    const callerTrace = "5b8efff798038103d269b633813fc60c";
+    const callerSpan = "eee19b7ec3c1b174";
+    try {
+      const res = await fetch(`${base}/a2a/agents/counter-1`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${lee.key}`, traceparent: `00-${callerTrace}-${callerSpan}-01` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { kind: "message", role: "user", messageId: crypto.randomUUID(), parts: [{ kind: "text", text: "Count the order lines" }] } } }),
+      });
+      const sent = (await res.json()) as { result?: { status: { state: string }; metadata: { clutch: { run_id: string } } } };
+      expect(sent.result?.status.state).toBe("completed");
+      const run_id = sent.result!.metadata.clutch.run_id;
+      const run = await received("the A2A run's span", (all) => all.find((s) => s.attributes["clutch.run_id"] === run_id && s.name.startsWith("invoke_workflow ")));
+      expect(run.traceId).toBe(callerTrace);
+      expect(run.parentSpanId).toBe(callerSpan);
+      expect(run.attributes["clutch.run.requested_by"]).toBe(lee.agent_id);
+    } finally {
+      server.closeAllConnections();
+      server.close();
     }
   });
 
