@@ -59,6 +59,7 @@ import { addTeam, loadWorkspace, NO_WORKSPACE, teamAgents, type Team, type Works
 import { recordAudit } from "./auth/audit";
 import type { Principal } from "./auth/principal";
 import { isEvent } from "@/lib/protocol";
+import { startTraces, type TraceExport } from "./telemetry";
 
 export interface ClutchOptions {
   /** The PostgreSQL to use; unset: the embedded PGlite under `<dataDir>/pgdata`. */
@@ -104,6 +105,12 @@ export interface ClutchOptions {
    * PromptPacks and its workflows are its workspace's, and its A2A tasks its own. Tests sharing a database give each Clutch its own.
    */
   deployment?: string;
+  /**
+   * Export runs as OpenTelemetry traces when an OTLP endpoint is set (default true;
+   * server/telemetry). False for a process beside the one that exports (the realtime process),
+   * so each span is sent once.
+   */
+  traces?: boolean;
   /** Largest artifact, bytes (CLUTCH_ARTIFACT_MAX_BYTES; default DEFAULT_ARTIFACT_MAX_BYTES, 100 MiB). */
   artifactMaxBytes?: number;
   /** How often a standby node tries to become the leader, and a leader probes its session, ms (default 2000). */
@@ -159,6 +166,11 @@ export interface Clutch {
   databaseKind: "embedded" | "postgres";
   /** Clutch's version (package.json). */
   version: string;
+  /**
+   * The OpenTelemetry trace export (server/telemetry; docs/observability.md), null when no OTLP
+   * endpoint is set (nothing of OpenTelemetry is loaded then).
+   */
+  traces: TraceExport | null;
   /**
    * Stop the agents, the tail and the database, in that order. Work in flight (a reaction, an agent's step) gets `graceMs` (default:
    * no limit) to finish; past it, it is left to the next start, whose recovery picks it up: every
@@ -438,6 +450,14 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       if (grace) await runner.stop({ abort: true });
     },
   };
+  // Runs as OpenTelemetry traces, when an OTLP endpoint is set; sent by the node doing the agents' work.
+  const traces = options.traces === false ? null : await startTraces({
+    store,
+    tail,
+    nameOf: (id) => registry.get(id)?.card.display.name,
+    exporting: () => workspace === NO_WORKSPACE || working,
+    version: readVersion(),
+  });
   let stopping: { graceMs?: number } = {};
   const lease =
     onPostgres && workspace !== NO_WORKSPACE
@@ -517,6 +537,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     agents: () => (workspace === NO_WORKSPACE ? "none" : working ? "here" : "standby"),
     databaseKind: eventLog.databaseKind,
     version: readVersion(),
+    traces,
     async stop(opts = {}) {
       clearInterval(compaction);
       kernel.close();
@@ -529,6 +550,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       await hub.close();
       registry.stop();
       unfollow();
+      await traces?.stop();
       await eventLog.close();
       clearClutch(clutch);
     },

@@ -57,6 +57,7 @@ import { cancelRun } from "../lifecycle/cancel";
 import { ClutchError } from "../errors";
 import type { ToolCaller } from "../agents/actions";
 import type { DispatchJob } from "../dispatch/queue";
+import { traceMetaOf } from "../telemetry/meta";
 
 export interface ChannelBinding {
   thread_id: string;
@@ -381,8 +382,9 @@ export class Orchestrator {
       input: { message_id: ev.id, from: ev.from },
     };
     const at = { thread_id: ev.thread_id, run_id, task_id, parent_task_id: null };
-    // Who started the run, kept on its root request (lib/fold/run-requester.ts; docs/protocol.md).
-    const meta = { requested_by: ev.from.agent_id };
+    // Who started the run, kept on its root request (lib/fold/run-requester.ts; docs/protocol.md),
+    // and the caller's trace context, so the run's trace goes under it (docs/observability.md).
+    const meta = { requested_by: ev.from.agent_id, ...traceMetaOf(ev.meta) };
     const capabilities = mentions.filter((m) => !m.startsWith("agent:") && !m.startsWith("user:"));
     if (capabilities.length) {
       await this.store.append(

@@ -29,6 +29,8 @@ const clutch = await createClutch({
   workspaceDir: null,
   // The server applied the migrations before it started this process.
   migrate: false,
+  // The server's own process exports the runs' traces (server/telemetry).
+  traces: false,
   registry: config.registry,
   publicUrl: config.publicUrl,
 });

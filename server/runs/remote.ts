@@ -15,6 +15,7 @@ import { parseMentions } from "@/lib/mentions";
 import type { Clutch } from "../clutch";
 import type { Principal } from "../auth/principal";
 import { ORCHESTRATOR } from "../router/router";
+import type { TraceMeta } from "../telemetry/meta";
 
 /** Who the caller is in Clutch's events: a person (role human) or an agent. */
 export function requester(p: Principal): { agent_id: string; role: "human" | "worker"; display_name?: string } {
@@ -33,11 +34,12 @@ export interface RemoteRun {
  * Open a run in `channel` for `p`'s request `text` (see the module doc). `target`: the agent it
  * goes to (null: an @mentioned agent, the @mentioned capabilities routed, or the entry agent).
  * `via` names the door in the request (`a2a`, `acp`); `key` makes a repeat of the same call
- * store nothing new. `input` is kept in the request's payload.
+ * store nothing new. `input` is kept in the request's payload; `trace` (the caller's
+ * `traceparent`, server/telemetry) goes in its `meta.trace`.
  */
 export async function startRemoteRun(
   clutch: Pick<Clutch, "store" | "registry" | "workspace">,
-  req: { principal: Principal; channel: { thread_id: string; name: string; entry_agent: string | null }; target: string | null; text: string; via: string; key: string; input?: Record<string, unknown> },
+  req: { principal: Principal; channel: { thread_id: string; name: string; entry_agent: string | null }; target: string | null; text: string; via: string; key: string; input?: Record<string, unknown>; trace?: TraceMeta },
 ): Promise<RemoteRun> {
   const { store, registry, workspace } = clutch;
   const { principal, channel, target, text, via } = req;
@@ -57,7 +59,8 @@ export async function startRemoteRun(
   const selected = target ?? mentions.agents[0] ?? (mentions.capabilities.length ? null : channel.entry_agent);
   const key = `${via}:${principal.agent_id}:${req.key}`;
   // The caller started the run (lib/fold/run-requester.ts): kept on the root request, so forks keep it.
-  const meta = { requested_by: principal.agent_id };
+  // The caller's W3C trace context (server/telemetry), so the run's trace goes under the caller's.
+  const meta = { requested_by: principal.agent_id, ...(req.trace ? { trace: req.trace } : {}) };
   const events = selected
     ? [
         makeMessage({

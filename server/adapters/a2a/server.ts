@@ -33,6 +33,8 @@
  * runs of its tasks still submitted or working and writes their question or end into the record
  * (RunExecutor.resume; several nodes write the same, and an ended task never changes).
  * tasks/resubscribe streams from the node running the task's message; elsewhere it gives the task.
+ * A W3C `traceparent` header on the call that starts a run puts the run under the caller's trace
+ * when traces are exported (docs/observability.md "Traces (OpenTelemetry)").
  */
 import express, { type Request, type Response, type NextFunction } from "express";
 import { AgentCard, Role, TaskState, type AgentSkill, type Message, type Task, type TaskStatus } from "@a2a-js/sdk";
@@ -58,6 +60,7 @@ import { cancelRun } from "../../lifecycle/cancel";
 import { followRun, requester, startRemoteRun } from "../../runs/remote";
 import { log } from "../../log";
 import { countWrite } from "../../http/write-limit";
+import { callerTraceMeta, type TraceMeta } from "../../telemetry";
 import { partsText, textPart } from "./client";
 import type { A2ATaskRecords, StoredA2ATask } from "./tasks";
 
@@ -72,7 +75,11 @@ export function blockingSec(env: Record<string, string | undefined> = process.en
 
 /** The caller, as the SDK carries it into the executor. */
 class ClutchUser implements User {
-  constructor(readonly principal: Principal) {}
+  /** `trace`: the caller's W3C trace context (its traceparent header), for the run it starts. */
+  constructor(
+    readonly principal: Principal,
+    readonly trace?: TraceMeta,
+  ) {}
   get isAuthenticated(): boolean {
     return true;
   }
@@ -248,7 +255,7 @@ class RunExecutor implements AgentExecutor {
 
   /** Start the run (or answer its question) and stream it back as the A2A task. */
   private async run(rc: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    const principal = (rc.context.user as ClutchUser).principal;
+    const { principal, trace } = rc.context.user as ClutchUser;
     const text = partsText(rc.userMessage.parts).trim();
     const { taskId, contextId } = rc;
     const status = (state: TaskState, message?: string): TaskStatus => ({ state, timestamp: now(), message: message ? agentText(message, taskId, contextId) : undefined });
@@ -270,7 +277,7 @@ class RunExecutor implements AgentExecutor {
         bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_REJECTED, "The message has no text part; say what you need."), artifacts: [], history: [rc.userMessage], metadata: {} }));
         return;
       }
-      const started = await startRemoteRun(this.clutch, { principal, channel: this.channel, target: this.target, text, via: "a2a", key: rc.userMessage.messageId });
+      const started = await startRemoteRun(this.clutch, { principal, channel: this.channel, target: this.target, text, via: "a2a", key: rc.userMessage.messageId, trace });
       link = { run_id: started.run_id, task_id: started.task_id, thread_id: started.thread_id, question_id: null, caller: requester(principal), context_id: contextId };
       after = started.after;
       this.links.set(taskId, link);
@@ -519,6 +526,8 @@ export function a2aApp(clutch: Clutch, base: string, opts: { blockingSec?: numbe
       return reject(429, `too many calls: at most ${limited.per_minute} writes a minute; retry in ${limited.wait_sec} s`);
     }
     res.locals.principal = principal;
+    // The caller's traceparent puts the run it starts under its trace (docs/observability.md).
+    res.locals.trace = await callerTraceMeta(new Headers(req.headers as Record<string, string>));
     next();
   };
   const mount = (path: string, card: AgentCard, target: string | null) => {
@@ -528,7 +537,7 @@ export function a2aApp(clutch: Clutch, base: string, opts: { blockingSec?: numbe
     // Tasks left working by a stopped node: their runs are followed again, to their question or end.
     void executor.resume(clutch.a2aTasks, path, tasks).catch((err: unknown) => log.error({ err, endpoint: path }, "A2A: following unfinished tasks again failed"));
     app.use(`${path}/.well-known/agent-card.json`, agentCardHandler({ agentCardProvider: handler, legacyCompat: { enabled: true } }));
-    const rpc = jsonRpcHandler({ requestHandler: handler, userBuilder: async (req) => new ClutchUser((req.res as Response).locals.principal as Principal), legacyCompat: { enabled: true } });
+    const rpc = jsonRpcHandler({ requestHandler: handler, userBuilder: async (req) => new ClutchUser((req.res as Response).locals.principal as Principal, (req.res as Response).locals.trace as TraceMeta | undefined), legacyCompat: { enabled: true } });
     // The endpoint itself only: a longer path under it (another agent's, one that does not exist) goes on.
     app.use(path, (req, res, next) => (req.path === "/" ? void authenticate(req, res, () => rpc(req, res, next)).catch(next) : next()));
   };

@@ -19,7 +19,9 @@
  *
  * The output (OUTPUT_SCHEMA): `{ run_id, thread_id, channel, steps[], status, text }`; `status`
  * is succeeded, failed, timed_out, cancelled, or input_required (a question waits for the
- * caller: `text` is the question; call again with `run_id` and the answer).
+ * caller: `text` is the question; call again with `run_id` and the answer). A W3C `traceparent`
+ * header on the call puts the run it starts under the caller's trace when traces are exported
+ * (docs/observability.md "Traces (OpenTelemetry)").
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -32,6 +34,7 @@ import type { Principal } from "../../auth/principal";
 import { cancelRun } from "../../lifecycle/cancel";
 import { log } from "../../log";
 import { followRun, requester, startRemoteRun } from "../../runs/remote";
+import { callerTraceMeta, type TraceMeta } from "../../telemetry";
 
 /** What `agents/run` takes as `input`. */
 export const INPUT_SCHEMA = {
@@ -93,8 +96,8 @@ export function stepOf(ev: StoredEvent): string | null {
   return null;
 }
 
-/** The MCP server of one call, for `principal` (see the module doc). */
-function acpServer(clutch: Clutch, principal: Principal): Server {
+/** The MCP server of one call, for `principal` (see the module doc); `trace`: the call's W3C trace context. */
+function acpServer(clutch: Clutch, principal: Principal, trace?: TraceMeta): Server {
   const server = new Server({ name: "clutch", version: clutch.version }, { capabilities: { agents: {} } as Record<string, object> });
 
   const runnable = () =>
@@ -137,7 +140,7 @@ function acpServer(clutch: Clutch, principal: Principal): Server {
       run = resumed;
       after = resumed.after;
     } else {
-      const started = await startRemoteRun(clutch, { principal, channel, target: agent.agent_id, text: input.text, via: "acp", key: newId("message") });
+      const started = await startRemoteRun(clutch, { principal, channel, target: agent.agent_id, text: input.text, via: "acp", key: newId("message"), trace });
       run = started;
       after = started.after;
     }
@@ -241,7 +244,8 @@ export async function handleAcp(clutch: Clutch, principal: Principal, req: Reque
     const cancel = CancelledNotification.safeParse(msg);
     if (cancel.success) inFlight.get(flightKey(principal, cancel.data.params.requestId))?.();
   }
-  const server = acpServer(clutch, principal);
+  // The caller's traceparent puts a run it starts under its trace (docs/observability.md).
+  const server = acpServer(clutch, principal, await callerTraceMeta(req.headers));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   await server.connect(transport);
   const res = await transport.handleRequest(req, { parsedBody });
