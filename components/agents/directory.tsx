@@ -29,7 +29,6 @@ import { useHotkeys } from "@/components/ui/use-hotkeys";
 import { formatFull } from "@/components/ui/time";
 import { PageHeader, PageTitle } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
-import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { agentHref, seenText, successText } from "@/components/workspace/agent-status";
 import { ImportPackDialog } from "./import-pack-dialog";
 import { countByStatus, filterAgents, type StatusFilter } from "./model";
@@ -96,7 +95,6 @@ export function AgentDirectory({ children }: { children: ReactNode }) {
             <UploadIcon size={14} /> <span className="max-sm:hidden">Import a team…</span>
           </Button>
         )}
-        <ThemeToggle />
       </PageHeader>
       <ImportPackDialog open={importing} onClose={() => setImporting(false)} />
 

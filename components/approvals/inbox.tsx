@@ -21,7 +21,6 @@ import { useApprovals } from "@/components/live/approvals";
 import { InboxCheckIcon, KeyboardIcon } from "@/components/ui/icons";
 import { PageHeader } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
-import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { FilterBar } from "./filter-bar";
 import { InboxItem } from "./inbox-item";
 import { InboxTabs } from "./inbox-tabs";
@@ -90,7 +89,6 @@ export function ApprovalsInbox() {
           <KeyboardIcon size={16} />
           <span className="max-sm:hidden">Shortcuts</span>
         </button>
-        <ThemeToggle />
       </PageHeader>
 
       <InboxTabs

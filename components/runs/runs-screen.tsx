@@ -33,7 +33,6 @@ import { formatDay, formatDuration, formatFull, formatTime } from "@/components/
 import { useHotkeys } from "@/components/ui/use-hotkeys";
 import { useNow } from "@/components/ui/use-now";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
-import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { fetchRuns, filtersToSearch, hasSelects, NO_RUN_FILTERS, RUN_VIEWS, runChannelHref, type RunFilters } from "./api";
 
 const selectCls =
@@ -115,7 +114,6 @@ export function RunsScreen({ initial }: { initial: RunFilters }) {
       <PageHeader>
         <DrawerToggle />
         <PageTitle icon={<ActivityIcon size={16} className="shrink-0 text-fg-muted" />} title="Runs" detail={<span className="max-sm:hidden">across the channels you can read</span>} />
-        <ThemeToggle />
       </PageHeader>
 
       <FilterBar filters={filters} onChange={apply} viewsRef={viewsRef} runs={runs} />

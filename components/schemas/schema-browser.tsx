@@ -20,7 +20,6 @@ import { BracesIcon, PlusIcon, SearchIcon } from "@/components/ui/icons";
 import { PageHeader, PageTitle } from "@/components/ui/page-header";
 import { useHotkeys } from "@/components/ui/use-hotkeys";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
-import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { filterGroups, groupSchemas, schemaHref, type SchemaGroup } from "./model";
 import { NewSchemaDialog, type NewSchemaStart } from "./new-schema-dialog";
 import { SchemaDetailPane, SchemasOverview } from "./schema-detail";
@@ -59,7 +58,6 @@ export function SchemaBrowser({ selectedRef }: { selectedRef: string | null }) {
           <PlusIcon size={14} /> <span className="max-sm:hidden">New payload type</span>
           <span className="sm:hidden">New</span>
         </Button>
-        <ThemeToggle />
       </PageHeader>
 
       <div className="min-h-0 flex-1 overflow-y-auto lg:flex lg:overflow-hidden">

@@ -33,6 +33,7 @@ import { useLocalValue, writeLocal } from "@/components/prefs/local-store";
 import { Composer, type AnswerableQuestion, type ComposerHandle, type ComposerTarget } from "./composer";
 import { MessageList, type MessageListHandle } from "./message-list";
 import { RunBanner, type BannerApproval } from "./run-banner";
+import { COMPOSER_ID } from "@/components/workspace/skip-links";
 import { useThreadTitle } from "@/components/workspace/thread-title";
 import { ThreadHeader } from "./thread-header";
 import { ThreadPane } from "./thread-pane";
@@ -303,6 +304,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
           )}
           <Composer
             ref={composer}
+            fieldId={COMPOSER_ID}
             threadId={threadId}
             channelName={name}
             draft={threadId}
