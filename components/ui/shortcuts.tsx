@@ -9,12 +9,13 @@
  *
  * The shell gives the sections that hold everywhere (`ShortcutsProvider`'s `everywhere`); each
  * page adds its own while it is mounted (`useShortcutSection`), so the sheet shows the page's
- * keys first, then the workspace's. A row's keys are platform-free combos ("Mod+K", "Alt+↓",
- * lib/platform.ts), shown the platform's way.
+ * keys first, then the workspace's. A row's keys, and combos in its text, are platform-free
+ * ("Mod+K", "Alt+↓", lib/platform.ts), shown the platform's way.
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { Dialog } from "./dialog";
-import { Kbd } from "./keys";
+import { formatShortcut } from "@/lib/platform";
+import { Kbd, usePlatformMac } from "./keys";
 import { isTextField } from "./use-hotkeys";
 
 /** One shortcut: its keys (alternatives, each a platform-free combo) and what it does. */
@@ -96,8 +97,14 @@ export function useShortcutSheet(): Pick<ShortcutsApi, "open" | "toggle"> {
   return api ?? { open: () => {}, toggle: () => {} };
 }
 
+/** `text` with its combos ("then Mod+Enter to approve") written the platform's way. */
+function withCombos(text: string, mac: boolean): string {
+  return text.replace(/\b(?:Mod|Alt|Shift)(?:\+[^\s),]+)+/g, (combo) => formatShortcut(combo, mac));
+}
+
 /** The sheet: every section as a table of keys and what they do. */
 function ShortcutSheet({ open, onClose, sections }: { open: boolean; onClose: () => void; sections: readonly ShortcutSection[] }) {
+  const mac = usePlatformMac();
   return (
     <Dialog open={open} onClose={onClose} title="Keyboard shortcuts" description="Single keys work when no text field has the focus." className="max-w-lg">
       <div className="scroll-slim max-h-[70vh] space-y-4 overflow-y-auto px-5 pb-5 pt-3">
@@ -120,7 +127,7 @@ function ShortcutSheet({ open, onClose, sections }: { open: boolean; onClose: ()
                       ))}
                     </span>
                   </th>
-                  <td className="py-1 text-fg-muted">{r.does}</td>
+                  <td className="py-1 text-fg-muted">{withCombos(r.does, mac)}</td>
                 </tr>
               ))}
             </tbody>
