@@ -42,7 +42,6 @@ async function sidebarLinks(page: Page): Promise<{ href: string; unread: boolean
   );
 }
 
-const focused = (page: Page) => page.evaluate(() => document.activeElement?.textContent?.trim() ?? document.activeElement?.tagName);
 
 test("skip links: Tab, Tab, Enter reaches the composer; elsewhere the first Tab skips to the content", async ({ page, request }) => {
   const thread = await createChannel(request, uniqueName("skip"));
