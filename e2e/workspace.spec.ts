@@ -9,7 +9,7 @@ test("the theme toggle switches to dark, is remembered, and is in the first HTML
   const thread = await createChannel(request, uniqueName("theme"));
   await openChannel(page, thread);
   const html = page.locator("html");
-  await page.getByRole("main").getByRole("button", { name: "Switch to dark theme" }).click();
+  await page.getByRole("complementary", { name: "Workspace" }).getByRole("button", { name: "Switch to dark theme" }).click();
   await expect(html).toHaveClass(/\bdark\b/);
 
   // The server renders the remembered theme, so there is no light flash before scripts run.
@@ -17,7 +17,7 @@ test("the theme toggle switches to dark, is remembered, and is in the first HTML
   expect(await res.text()).toMatch(/<html[^>]*class="dark"/);
   await page.reload();
   await expect(html).toHaveClass(/\bdark\b/);
-  await page.getByRole("main").getByRole("button", { name: "Switch to light theme" }).click();
+  await page.getByRole("complementary", { name: "Workspace" }).getByRole("button", { name: "Switch to light theme" }).click();
   await expect(html).toHaveClass(/\blight\b/);
 });
 
@@ -29,7 +29,7 @@ test("with no choice the theme follows prefers-color-scheme", async ({ browser, 
     await openChannel(page, thread);
     const bg = await page.locator("main").evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(bg).toBe("rgb(24, 25, 29)");
-    await expect(page.getByRole("main").getByRole("button", { name: "Switch to light theme" })).toBeVisible();
+    await expect(page.getByRole("complementary", { name: "Workspace" }).getByRole("button", { name: "Switch to light theme" })).toBeVisible();
   } finally {
     await ctx.close();
   }

@@ -443,14 +443,12 @@ function RecentTasks({ tasks, now }: { tasks: AgentTaskSummary[]; now: number })
         const channel = nameOf(t.thread_id);
         return (
           <li key={t.task_id} className="flex items-start gap-3 px-3 py-2.5">
-            <span
-              aria-label={`State: ${style.label}`}
-              className={`mt-px inline-flex shrink-0 items-center gap-1 rounded-full bg-current/10 px-2 py-px text-[11px] font-semibold leading-4 ${style.text}`}
-            >
+            <span className={`mt-px inline-flex shrink-0 items-center gap-1 rounded-full bg-current/10 px-2 py-px text-[11px] font-semibold leading-4 ${style.text}`}>
               <span aria-hidden="true" className="inline-flex">
                 {style.icon(11)}
               </span>
-              <span aria-hidden="true">{style.label}</span>
+              <span className="sr-only">State: </span>
+              {style.label}
             </span>
             <div className="min-w-0 flex-1">
               <Link href={`/runs/${encodeURIComponent(t.run_id)}`} className="line-clamp-2 text-[13.5px] font-medium text-fg hover:text-accent hover:underline">

@@ -26,10 +26,10 @@ import { Button, inputClass } from "@/components/ui/button";
 import { BotIcon, SearchIcon, UploadIcon } from "@/components/ui/icons";
 import { useNow } from "@/components/ui/use-now";
 import { useHotkeys } from "@/components/ui/use-hotkeys";
+import { useShortcutSection, type ShortcutSection } from "@/components/ui/shortcuts";
 import { formatFull } from "@/components/ui/time";
 import { PageHeader, PageTitle } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
-import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { agentHref, seenText, successText } from "@/components/workspace/agent-status";
 import { ImportPackDialog } from "./import-pack-dialog";
 import { countByStatus, filterAgents, type StatusFilter } from "./model";
@@ -42,6 +42,17 @@ function decode(segment: string): string {
     return segment;
   }
 }
+
+/** The agent directory's section of the shortcut sheet (components/ui/shortcuts.tsx). */
+export const AGENTS_KEYS: ShortcutSection = {
+  id: "agents",
+  title: "Agents",
+  rows: [
+    { keys: ["/"], does: "Search the agents" },
+    { keys: ["↓", "↑"], does: "Next or previous agent (from the search box or the list)" },
+    { keys: ["Esc"], does: "Back to the search box (from the list)" },
+  ],
+};
 
 /** The directory frame: header, searchable live list, and the selected card (see the file comment). */
 export function AgentDirectory({ children }: { children: ReactNode }) {
@@ -75,6 +86,7 @@ export function AgentDirectory({ children }: { children: ReactNode }) {
     }
   }, [selectedId]);
 
+  useShortcutSection(AGENTS_KEYS);
   // "/" focuses the search box when no field has the focus.
   useHotkeys((e) => {
     if (e.key !== "/") return;
@@ -96,7 +108,6 @@ export function AgentDirectory({ children }: { children: ReactNode }) {
             <UploadIcon size={14} /> <span className="max-sm:hidden">Import a team…</span>
           </Button>
         )}
-        <ThemeToggle />
       </PageHeader>
       <ImportPackDialog open={importing} onClose={() => setImporting(false)} />
 

@@ -9,7 +9,7 @@
  * - Keys (./use-inbox-keys.ts, when no field has focus): j/k or ↓/↑ move the selection, a
  *   approves, r opens the reject comment (Enter rejects), e edits the arguments (Ctrl/⌘+Enter
  *   approves with them), Enter opens the approval in its channel, / focuses the text filter, ?
- *   lists the keys. The selected item is expanded, outlined and holds the focus; after a
+ *   opens the shortcut sheet with this page's keys (./shortcuts.tsx, components/ui/shortcuts.tsx). The selected item is expanded, outlined and holds the focus; after a
  *   decision the next item takes it (./use-selection.ts).
  * - Live: the lists refetch every 5 s and on approval events (components/live/approvals.ts).
  */
@@ -21,14 +21,14 @@ import { useApprovals } from "@/components/live/approvals";
 import { InboxCheckIcon, KeyboardIcon } from "@/components/ui/icons";
 import { PageHeader } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
-import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { FilterBar } from "./filter-bar";
 import { InboxItem } from "./inbox-item";
 import { InboxTabs } from "./inbox-tabs";
 import { EmptyList, ListSkeleton, LoadError } from "./list-states";
 import { channelHref, filterApprovals, isFiltered, listFor, NO_FILTERS, type ApprovalFilters, type InboxTab } from "./model";
 import { Notice, useNotice } from "./notice";
-import { KeyHints, ShortcutsDialog } from "./shortcuts";
+import { useShortcutSection, useShortcutSheet } from "@/components/ui/shortcuts";
+import { APPROVALS_KEYS, KeyHints } from "./shortcuts";
 import { useInboxKeys } from "./use-inbox-keys";
 import { useSelection } from "./use-selection";
 
@@ -37,7 +37,8 @@ export function ApprovalsInbox() {
   const router = useRouter();
   const [tab, setTab] = useState<InboxTab>("pending");
   const [filters, setFilters] = useState<ApprovalFilters>(NO_FILTERS);
-  const [helpOpen, setHelpOpen] = useState(false);
+  useShortcutSection(APPROVALS_KEYS);
+  const sheet = useShortcutSheet();
   const [notice, showNotice] = useNotice();
   const pending = useApprovals("pending");
   const decided = useApprovals("decided", undefined, tab === "decided");
@@ -64,7 +65,6 @@ export function ApprovalsInbox() {
     actions,
     openSelected: () => selected && router.push(channelHref(selected)),
     search: searchRef,
-    openHelp: () => setHelpOpen(true),
   });
 
   const onDecided = (a: ApprovalSummary, d: "approve" | "reject") => {
@@ -82,7 +82,7 @@ export function ApprovalsInbox() {
         </h1>
         <button
           type="button"
-          onClick={() => setHelpOpen(true)}
+          onClick={sheet.open}
           aria-label="Keyboard shortcuts"
           title="Keyboard shortcuts (?)"
           className="inline-flex h-8 items-center gap-1.5 rounded-md px-2 text-xs font-medium text-fg-muted hover:bg-hover hover:text-fg max-sm:hidden"
@@ -90,7 +90,6 @@ export function ApprovalsInbox() {
           <KeyboardIcon size={16} />
           <span className="max-sm:hidden">Shortcuts</span>
         </button>
-        <ThemeToggle />
       </PageHeader>
 
       <InboxTabs
@@ -131,7 +130,6 @@ export function ApprovalsInbox() {
 
       <KeyHints tab={tab} />
       <Notice notice={notice} />
-      <ShortcutsDialog open={helpOpen} onClose={() => setHelpOpen(false)} />
     </div>
   );
 }

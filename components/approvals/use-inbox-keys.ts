@@ -7,7 +7,8 @@
  *   a, r, e       approve, reject (comment first), edit the arguments (pending tab only)
  *   Enter         open the selected approval in its channel (unless a control has the focus)
  *   /             focus the text filter
- *   ?             list the keys
+ *
+ * `?` (the shortcut sheet, with this page's section: ./shortcuts.tsx) is the workspace's.
  */
 import type { RefObject } from "react";
 import { useHotkeys } from "@/components/ui/use-hotkeys";
@@ -25,7 +26,6 @@ export interface InboxKeyTargets {
   actions: RefObject<ApprovalActionsHandle | null>;
   openSelected(): void;
   search: RefObject<HTMLInputElement | null>;
-  openHelp(): void;
 }
 
 /** Binds the inbox's keys (see the file comment). */
@@ -65,10 +65,6 @@ export function useInboxKeys(t: InboxKeyTargets): void {
       case "/":
         e.preventDefault();
         t.search.current?.focus();
-        break;
-      case "?":
-        e.preventDefault();
-        t.openHelp();
         break;
     }
   });

@@ -12,7 +12,8 @@ import { artifactUrl } from "@/components/live/api";
 import type { ApprovalView } from "@/lib/fold/approvals";
 import { StatusBadge } from "@/components/ui/chip";
 import { Disclosure } from "@/components/ui/disclosure";
-import { ExternalLinkIcon, LockIcon, WrenchIcon } from "@/components/ui/icons";
+import { LockIcon, WrenchIcon } from "@/components/ui/icons";
+import { NewTabLink } from "@/components/ui/new-tab-link";
 import { formatDuration } from "@/components/ui/time";
 import { SenderRow } from "./event-shell";
 import { JsonView, safeStringify } from "@/components/ui/json-view";
@@ -220,15 +221,9 @@ export function ToolResult({ event, continued }: { event: StoredEventOf<"tool.re
         {p.artifact_ref && (
           <p className="mt-0.5 text-[11px] text-fg-muted">
             {p.truncated ? "This event holds a preview. " : ""}
-            <a
-              href={artifactUrl(p.artifact_ref)}
-              target="_blank"
-              rel="noopener noreferrer"
-              className="inline-flex items-center gap-1 font-medium text-accent hover:underline"
-              title={p.artifact_ref}
-            >
-              Open the whole result <ExternalLinkIcon size={11} />
-            </a>
+            <NewTabLink href={artifactUrl(p.artifact_ref)} className="font-medium text-accent hover:underline" title={p.artifact_ref}>
+              Open the whole result
+            </NewTabLink>
           </p>
         )}
       </Frame>

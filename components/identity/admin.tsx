@@ -45,7 +45,7 @@ export function AdminPage() {
         <DrawerToggle />
         <h1 className="flex-1 text-[15px] font-bold">Admin</h1>
       </PageHeader>
-      <main className="scroll-slim min-h-0 flex-1 overflow-y-auto px-4 py-5 sm:px-6">
+      <div className="scroll-slim min-h-0 flex-1 overflow-y-auto px-4 py-5 sm:px-6">
         {me.role !== "admin" ? (
           <p className="mx-auto max-w-3xl text-sm text-fg-muted">This page is for the workspace&apos;s admins. Ask one of them to change people, invites, keys or agents.</p>
         ) : (
@@ -56,7 +56,7 @@ export function AdminPage() {
             <Agents />
           </div>
         )}
-      </main>
+      </div>
     </div>
   );
 }

@@ -13,7 +13,7 @@ export function MyKeys() {
         <DrawerToggle />
         <h1 className="flex-1 text-[15px] font-bold">API keys</h1>
       </PageHeader>
-      <main className="scroll-slim min-h-0 flex-1 overflow-y-auto px-4 py-5 sm:px-6">
+      <div className="scroll-slim min-h-0 flex-1 overflow-y-auto px-4 py-5 sm:px-6">
         <div className="mx-auto max-w-3xl space-y-6">
           <p className="text-sm text-fg-muted">
             A key lets a script act as you: send it as <code className="font-mono">Authorization: Bearer &lt;key&gt;</code>. Keys are shown once, when created; revoke one you no
@@ -32,7 +32,7 @@ export function MyKeys() {
             {keys.isPending ? <p className="text-sm text-fg-muted">Loading…</p> : keys.isError ? <p role="alert">Could not load your keys.</p> : <KeyList keys={keys.data} />}
           </section>
         </div>
-      </main>
+      </div>
     </div>
   );
 }

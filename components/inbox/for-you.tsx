@@ -18,7 +18,6 @@ import { Avatar } from "@/components/ui/avatar";
 import { AtSignIcon, InboxCheckIcon, MessageQuestionIcon } from "@/components/ui/icons";
 import { PageHeader } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
-import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { NotifyOffer } from "./attention";
 
 const KIND: Record<InboxItem["kind"], { verb: string; icon: typeof AtSignIcon; tone: string }> = {
@@ -57,7 +56,6 @@ export function ForYou() {
             </span>
           )}
         </div>
-        <ThemeToggle />
       </PageHeader>
       <div className="scroll-slim min-h-0 flex-1 overflow-y-auto">
         <div className="mx-auto max-w-3xl px-3 py-3 sm:px-5">

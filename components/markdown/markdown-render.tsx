@@ -14,6 +14,7 @@ import { memo, type CSSProperties, type HTMLAttributes, type ReactNode } from "r
 import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeSanitize from "rehype-sanitize";
 import remarkGfm from "remark-gfm";
+import { NewTabLink } from "@/components/ui/new-tab-link";
 import { configuredImageHosts, imageAllowed } from "./image-source";
 import { remarkHtmlAsText, remarkLineBreaks } from "./remark-chat";
 
@@ -76,9 +77,9 @@ const components: Components = {
     </td>
   ),
   a: ({ node: _node, href, children, ...rest }) => (
-    <a {...rest} href={href} target="_blank" rel="noopener noreferrer">
+    <NewTabLink {...rest} href={href}>
       {children}
-    </a>
+    </NewTabLink>
   ),
   img: ({ node: _node, src, alt }) => <MessageImage src={typeof src === "string" ? src : ""} alt={alt ?? ""} />,
 };
@@ -92,9 +93,9 @@ function MessageImage({ src, alt }: { src: string; alt: string }) {
   const origin = typeof window === "undefined" ? "" : window.location.origin;
   if (origin && imageAllowed(src, origin, configuredImageHosts())) {
     return (
-      <a href={src} target="_blank" rel="noopener noreferrer">
+      <NewTabLink href={src} arrow={false}>
         <img src={src} alt={alt} loading="lazy" className="max-h-72 max-w-full rounded-md border border-line" />
-      </a>
+      </NewTabLink>
     );
   }
   let host = "";
@@ -104,9 +105,9 @@ function MessageImage({ src, alt }: { src: string; alt: string }) {
     return <>{alt}</>;
   }
   return (
-    <a href={src} target="_blank" rel="noopener noreferrer" title="A remote image: not loaded, so its host cannot see who reads this">
+    <NewTabLink href={src} title="A remote image: not loaded, so its host cannot see who reads this">
       {alt || "Image"} ({host})
-    </a>
+    </NewTabLink>
   );
 }
 

@@ -76,23 +76,40 @@ export interface ImportIssue {
   message: string;
 }
 
-/** Import options: the channel to put the run in, and whether to give it a new run id. */
+/** Import options: the channel to put the run in, whether to give it a new run id, and whether only to ask what it would do. */
 export interface ImportOptions {
   threadId?: string;
   newRun?: boolean;
+  dryRun?: boolean;
 }
 
-/** `POST /api/runs/import` with the JSON Lines text → `{ run_id, events }`; 400 `invalid_jsonl` with issues. */
-export async function importRun(text: string, opts: ImportOptions = {}): Promise<{ run_id: string; events: number }> {
+/** What an import did, or would do (server/runs/runs.ts ImportResult). */
+export interface ImportOutcome {
+  run_id: string;
+  /** Lines imported (events appended or already there). */
+  events: number;
+  /** Events stored (0 on a dry run). */
+  created: number;
+  title: string | null;
+  /** The run the events went into as it was before, null for a new run. */
+  existing: { title: string | null; event_count: number } | null;
+  dry_run: boolean;
+}
+
+/**
+ * `POST /api/runs/import` with the JSON Lines text → what was done (`?dry_run=true`: what would
+ * be, nothing stored); 400 `invalid_jsonl` with issues.
+ */
+export async function importRun(text: string, opts: ImportOptions = {}): Promise<ImportOutcome> {
   const q = new URLSearchParams();
   if (opts.threadId) q.set("thread_id", opts.threadId);
   if (opts.newRun) q.set("new_run", "true");
-  const body = await apiRequest<{ run_id: string; events: number | unknown[] }>(`/api/runs/import${q.size ? `?${q}` : ""}`, {
+  if (opts.dryRun) q.set("dry_run", "true");
+  return apiRequest<ImportOutcome>(`/api/runs/import${q.size ? `?${q}` : ""}`, {
     method: "POST",
     headers: { "content-type": "application/x-ndjson" },
     body: text,
   });
-  return { run_id: body.run_id, events: Array.isArray(body.events) ? body.events.length : Number(body.events) };
 }
 
 /** The issues of an import error, when they have the `{ line, path, message }` shape. */

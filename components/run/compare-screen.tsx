@@ -21,7 +21,6 @@ import { HashIcon } from "@/components/ui/icons";
 import { PageHeader } from "@/components/ui/page-header";
 import { formatDuration, formatFull, formatTime } from "@/components/ui/time";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
-import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { fetchForkComparison } from "./api";
 import { ForkIcon } from "./icons";
 import { RunStateBadge } from "./run-state-badge";
@@ -190,7 +189,6 @@ export function CompareScreen({ runId }: { runId: string }) {
           )}
           <h1 className="shrink-0 text-[15px] font-bold">Compare with the original</h1>
         </nav>
-        <ThemeToggle className="max-sm:hidden" />
       </PageHeader>
       <div className="scroll-slim min-h-0 flex-1 overflow-y-auto">
         <div className="mx-auto max-w-6xl space-y-5 px-4 py-4 sm:px-6">

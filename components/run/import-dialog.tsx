@@ -4,7 +4,10 @@
  * (`POST /api/runs/import`): every line is validated; a bad line is reported with its line number
  * and the zod issue, and nothing is stored. Paste the text or choose a .jsonl file; pick the
  * channel; by default the run gets new ids so it can sit next to the run it was exported from.
- * Errors list each bad line ("Line 3 · payload.text: …"); on success it opens the new run.
+ * With "New run id" unticked the events go into the run they name: when that run exists, a dry
+ * run (`?dry_run=true`) finds it and a second dialog asks first, naming the run and how many
+ * events it holds. Errors list each bad line ("Line 3 · payload.text: …"); on success it says
+ * what it did ("927 events imported into “…”", components/ui/announce.tsx) and opens the run.
  */
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
@@ -13,7 +16,17 @@ import { useThreads } from "@/components/live/use-threads";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { FileChoice } from "@/components/ui/file-choice";
-import { importIssues, importRun } from "./api";
+import { announce } from "@/components/ui/announce";
+import { importIssues, importRun, type ImportOutcome } from "./api";
+
+const plural = (n: number, one: string) => `${n.toLocaleString()} ${one}${n === 1 ? "" : "s"}`;
+
+/** What an import did, as people read it: "927 events imported into “Quarterly review”". */
+export function importedText(r: ImportOutcome): string {
+  const into = r.existing ? `into “${r.title ?? r.run_id}”` : `as a new run${r.title ? ` “${r.title}”` : ""}`;
+  const skipped = r.events - r.created;
+  return `${plural(r.created, "event")} imported ${into}${skipped > 0 ? ` (${plural(skipped, "event")} it already had were skipped)` : ""}`;
+}
 
 /** The dialog (see the file comment). */
 export function ImportRunDialog({ open, onClose, defaultThreadId }: { open: boolean; onClose: () => void; defaultThreadId?: string }) {
@@ -34,9 +47,24 @@ function ImportForm({ onClose, defaultThreadId }: { onClose: () => void; default
   const textId = useId();
   const chanId = useId();
   const errId = useId();
+  // Into an existing run only once the person said so: `confirm` is the dry run that found it.
+  const [confirm, setConfirm] = useState<ImportOutcome | null>(null);
   const mutation = useMutation({
-    mutationFn: () => importRun(text, { threadId: threadId || undefined, newRun }),
+    mutationFn: async (sure: boolean) => {
+      const opts = { threadId: threadId || undefined, newRun };
+      if (!newRun && !sure) {
+        const dry = await importRun(text, { ...opts, dryRun: true });
+        if (dry.existing) return dry;
+      }
+      return importRun(text, opts);
+    },
     onSuccess: (r) => {
+      if (r.dry_run) {
+        setConfirm(r);
+        return;
+      }
+      setConfirm(null);
+      announce(importedText(r));
       onClose();
       router.push(`/runs/${encodeURIComponent(r.run_id)}`);
     },
@@ -50,7 +78,7 @@ function ImportForm({ onClose, defaultThreadId }: { onClose: () => void; default
       onSubmit={(e) => {
         e.preventDefault();
         if (!text.trim() || mutation.isPending) return;
-        mutation.mutate();
+        mutation.mutate(false);
       }}
     >
       <div className="mb-1 flex items-baseline justify-between gap-2">
@@ -137,6 +165,23 @@ function ImportForm({ onClose, defaultThreadId }: { onClose: () => void; default
           {mutation.isPending ? "Importing…" : "Import"}
         </Button>
       </div>
+      <Dialog open={confirm !== null} onClose={() => setConfirm(null)} title="Import into an existing run?" className="max-w-md">
+        {confirm && (
+          <div className="px-5 pb-5 pt-2 text-[13.5px]">
+            <p>
+              These {plural(confirm.events, "event")} go into the run <strong>“{confirm.title ?? confirm.run_id}”</strong>, which already holds{" "}
+              {plural(confirm.existing?.event_count ?? 0, "event")}. Events it already has are skipped; the others are added after its own.
+            </p>
+            <p className="mt-2 text-fg-muted">To keep the run as it is, tick “New run id” and import a copy beside it.</p>
+            <div className="mt-4 flex justify-end gap-2">
+              <Button onClick={() => setConfirm(null)}>Cancel</Button>
+              <Button variant="primary" disabled={mutation.isPending} onClick={() => mutation.mutate(true)}>
+                {mutation.isPending ? "Importing…" : "Import into this run"}
+              </Button>
+            </div>
+          </div>
+        )}
+      </Dialog>
     </form>
   );
 }

@@ -2,7 +2,7 @@
 /**
  * `RunPageHeader`: the bar above a run: the channel it belongs to, the run's title,
  * its live state and duration; Cancel run while it runs; the channel's recent runs with their "#n" (a small menu, the
- * way in to other runs, and to /runs); Export (JSON Lines download) and Import; the theme toggle. A second line says which run
+ * way in to other runs, and to /runs); Export (JSON Lines download) and Import. A second line says which run
  * this one was forked from (a link to that run at the fork's seq) and lists this run's forks.
  */
 import { PageHeader } from "@/components/ui/page-header";
@@ -17,7 +17,6 @@ import { queryKeys } from "@/components/live/query-keys";
 import { useThread } from "@/components/live/use-threads";
 import { ChevronDownIcon, HashIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
-import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { fetchRunDetail, exportUrl, type RunDetailResponse } from "./api";
 import { ListIcon } from "@/components/ui/icons";
 import { UploadIcon } from "@/components/ui/icons";
@@ -228,7 +227,6 @@ export function RunPageHeader({
           <UploadIcon size={15} />
           <span className="max-sm:hidden">Import</span>
         </button>
-        <ThemeToggle className="max-sm:hidden" />
       </PageHeader>
       {detail && <Lineage detail={detail} />}
     </>

@@ -24,6 +24,7 @@ import { graphFromTasks, type RunGraphState } from "@/lib/fold/run-graph";
 import type { TaskView } from "@/lib/fold/task-state";
 import { ApiRequestError } from "@/components/live/api";
 import { isTextField } from "@/components/ui/use-hotkeys";
+import { useShortcutSection, type ShortcutSection } from "@/components/ui/shortcuts";
 import { fetchRunDetail, forkRun } from "./api";
 import { computeStructure, StableLayout, type ExpandState, type FrameInput } from "./graph-model";
 import { ImportRunDialog } from "./import-dialog";
@@ -44,6 +45,19 @@ type Cursor = { kind: "live" } | { kind: "at"; n: number } | { kind: "seq"; seq:
 function toTaskView(t: TaskSummary, run_id: string, thread_id: string): TaskView {
   return { ...t, run_id, thread_id, error: null, open_questions: [], open_approvals: [], last_seq: 0 };
 }
+
+/** A run page's section of the shortcut sheet (components/ui/shortcuts.tsx). */
+export const RUN_KEYS: ShortcutSection = {
+  id: "run",
+  title: "A run",
+  rows: [
+    { keys: ["Space"], does: "Play or pause the replay" },
+    { keys: ["←", "→"], does: "One event back or forward" },
+    { keys: ["Shift+←", "Shift+→"], does: "Ten events back or forward" },
+    { keys: ["Home", "End"], does: "The first or the last event" },
+    { keys: ["Esc"], does: "Close the selected task" },
+  ],
+};
 
 /** The run page (see the file comment). */
 export function RunScreen({ runId, initialAt }: { runId: string; initialAt: number | null }) {
@@ -182,6 +196,7 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
   const forkState = useMemo(() => (forkIndex >= 0 ? timeline.seek(forkIndex + 1) : null), [timeline, forkIndex]);
   const [importing, setImporting] = useState(false);
 
+  useShortcutSection(RUN_KEYS);
   // --- keyboard ------------------------------------------------------------------------
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

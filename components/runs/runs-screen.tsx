@@ -31,9 +31,9 @@ import { ActivityIcon, HashIcon } from "@/components/ui/icons";
 import { PageHeader, PageTitle } from "@/components/ui/page-header";
 import { formatDay, formatDuration, formatFull, formatTime } from "@/components/ui/time";
 import { useHotkeys } from "@/components/ui/use-hotkeys";
+import { useShortcutSection, type ShortcutSection } from "@/components/ui/shortcuts";
 import { useNow } from "@/components/ui/use-now";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
-import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { fetchRuns, filtersToSearch, hasSelects, NO_RUN_FILTERS, RUN_VIEWS, runChannelHref, type RunFilters } from "./api";
 
 const selectCls =
@@ -47,6 +47,18 @@ function startedLabel(ts: string, now: number): string {
   const day = formatDay(ts, new Date(now));
   return day === "Today" ? formatTime(ts) : `${day}, ${formatTime(ts)}`;
 }
+
+/** The runs page's section of the shortcut sheet (components/ui/shortcuts.tsx). */
+export const RUNS_KEYS: ShortcutSection = {
+  id: "runs",
+  title: "Runs",
+  rows: [
+    { keys: ["j", "↓"], does: "Next run" },
+    { keys: ["k", "↑"], does: "Previous run" },
+    { keys: ["Enter"], does: "Open the selected run" },
+    { keys: ["/"], does: "Go to the views (Waiting on me, Running, All)" },
+  ],
+};
 
 /** The runs page (see the file comment). */
 export function RunsScreen({ initial }: { initial: RunFilters }) {
@@ -87,6 +99,7 @@ export function RunsScreen({ initial }: { initial: RunFilters }) {
     [runs],
   );
 
+  useShortcutSection(RUNS_KEYS);
   useHotkeys((e) => {
     if (e.key === "j" || e.key === "ArrowDown") {
       e.preventDefault();
@@ -115,7 +128,6 @@ export function RunsScreen({ initial }: { initial: RunFilters }) {
       <PageHeader>
         <DrawerToggle />
         <PageTitle icon={<ActivityIcon size={16} className="shrink-0 text-fg-muted" />} title="Runs" detail={<span className="max-sm:hidden">across the channels you can read</span>} />
-        <ThemeToggle />
       </PageHeader>
 
       <FilterBar filters={filters} onChange={apply} viewsRef={viewsRef} runs={runs} />

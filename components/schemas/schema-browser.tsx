@@ -19,11 +19,18 @@ import { Button, inputClass } from "@/components/ui/button";
 import { BracesIcon, PlusIcon, SearchIcon } from "@/components/ui/icons";
 import { PageHeader, PageTitle } from "@/components/ui/page-header";
 import { useHotkeys } from "@/components/ui/use-hotkeys";
+import { useShortcutSection, type ShortcutSection } from "@/components/ui/shortcuts";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
-import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { filterGroups, groupSchemas, schemaHref, type SchemaGroup } from "./model";
 import { NewSchemaDialog, type NewSchemaStart } from "./new-schema-dialog";
 import { SchemaDetailPane, SchemasOverview } from "./schema-detail";
+
+/** The schema browser's section of the shortcut sheet (components/ui/shortcuts.tsx). */
+export const SCHEMAS_KEYS: ShortcutSection = {
+  id: "schemas",
+  title: "Schemas",
+  rows: [{ keys: ["/"], does: "Search the schemas" }],
+};
 
 /** The registry page (see the file comment). */
 export function SchemaBrowser({ selectedRef }: { selectedRef: string | null }) {
@@ -36,6 +43,7 @@ export function SchemaBrowser({ selectedRef }: { selectedRef: string | null }) {
   const searchId = useId();
   const added = groups.filter((g) => g.kind === "payload" && g.latest.source === "added").length;
 
+  useShortcutSection(SCHEMAS_KEYS);
   useHotkeys((e) => {
     if (e.key !== "/") return;
     e.preventDefault();
@@ -59,7 +67,6 @@ export function SchemaBrowser({ selectedRef }: { selectedRef: string | null }) {
           <PlusIcon size={14} /> <span className="max-sm:hidden">New payload type</span>
           <span className="sm:hidden">New</span>
         </Button>
-        <ThemeToggle />
       </PageHeader>
 
       <div className="min-h-0 flex-1 overflow-y-auto lg:flex lg:overflow-hidden">

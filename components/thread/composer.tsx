@@ -73,6 +73,7 @@ export function Composer({
   onShowQuestion,
   onSent,
   label,
+  fieldId,
 }: {
   ref?: Ref<ComposerHandle>;
   threadId: string;
@@ -89,6 +90,8 @@ export function Composer({
   onSent?: () => void;
   /** The field's accessible name; "Message #channel" by default. */
   label?: string;
+  /** The field's id (the channel's own composer is the skip link's target, components/workspace/skip-links.tsx). */
+  fieldId?: string;
 }) {
   const nameOf = useNameOf();
   const [text, setTextState] = useState(() => readLocal<string>(draftKey(draft), ""));
@@ -307,6 +310,7 @@ export function Composer({
           <textarea
             {...mention.inputProps}
             ref={area}
+            id={fieldId}
             rows={1}
             value={text}
             readOnly={send.isPending}

@@ -13,6 +13,7 @@ import { EventView } from "@/components/events/event-view";
 import { PolicyAllowGroup } from "@/components/events/policy-event";
 import { StepDetails } from "@/components/events/step-details";
 import { ArrowDownIcon, HashIcon, MessageIcon } from "@/components/ui/icons";
+import { CONVERSATION_ID } from "@/components/workspace/skip-links";
 import { buildRows, type Row } from "./rows";
 import { RunCard } from "./run-card";
 import { useVirtualRows, VirtualRowsView } from "./virtual-rows";
@@ -228,7 +229,7 @@ export function MessageList({
               </div>
             }
             // Rows drawn by scrolling are not news: the log announces additions only while the person is at the bottom.
-            listProps={{ role: "log", "aria-label": `Messages in ${channelName}`, "aria-live": atBottom ? "polite" : "off", "aria-relevant": "additions" }}
+            listProps={{ id: CONVERSATION_ID, tabIndex: -1, role: "log", "aria-label": `Messages in ${channelName}`, "aria-live": atBottom ? "polite" : "off", "aria-relevant": "additions" }}
             renderRow={(i) => <ListRow row={rows[i]!} />}
           />
         </div>

@@ -213,7 +213,7 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
             className="font-medium text-accent hover:underline"
             aria-label={`Open run ${title}: task graph and replay`}
           >
-            Open run ↗
+            Open run
           </Link>
           {running && <CancelWork kind="run" id={run.run_id} title={title} className="ml-auto h-6 px-1.5 text-xs" />}
         </div>

@@ -2,7 +2,7 @@
 /**
  * `ThreadHeader`: the channel's name and topic (a lock for a private one), the drawer button on
  * phones, the switcher, the view toggle (the conversation, or every event inline), the
- * channel's settings (visibility and members) and the theme toggle.
+ * channel's settings (visibility and members). The theme is switched in the sidebar.
  */
 import { useState } from "react";
 import { ChannelSettingsDialog } from "@/components/identity/channel-settings";
@@ -10,10 +10,10 @@ import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import type { ThreadSummary } from "@/lib/api/types";
 import { HashIcon, ListIcon, LockIcon, MessageIcon, SearchIcon, SettingsIcon } from "@/components/ui/icons";
 import { useThreadTitle } from "@/components/workspace/thread-title";
-import { ThemeToggle } from "@/components/workspace/theme-toggle";
+import { useShortcutText } from "@/components/ui/keys";
 import { useWorkspace } from "@/components/workspace/workspace-context";
 
-/** The bar above a channel: name, topic, drawer and switcher buttons, theme toggle. */
+/** The bar above a channel: name, topic, drawer and switcher buttons, view toggle, settings. */
 export function ThreadHeader({
   thread,
   fallbackName,
@@ -27,6 +27,7 @@ export function ThreadHeader({
   onViewChange?: (view: "conversation" | "all") => void;
 }) {
   const { openSwitcher } = useWorkspace();
+  const searchKey = useShortcutText("Mod+K");
   const [settings, setSettings] = useState(false);
   const { title } = useThreadTitle(thread);
   const dm = thread?.kind === "dm";
@@ -55,12 +56,12 @@ export function ThreadHeader({
         type="button"
         onClick={openSwitcher}
         aria-label="Jump to a channel or search"
-        title="Jump to a channel or search (Ctrl/⌘ K)"
+        title={`Jump to a channel or search (${searchKey})`}
         className="inline-flex h-8 items-center gap-2 rounded-md text-fg-muted hover:bg-hover hover:text-fg max-sm:w-8 max-sm:justify-center sm:border sm:border-line sm:px-2.5 sm:text-xs md:hidden"
       >
         <SearchIcon size={14} />
         <span className="max-sm:hidden">Jump or search…</span>
-        <kbd className="rounded border border-line bg-sunken px-1 font-sans text-[10px] font-semibold max-sm:hidden">⌘K</kbd>
+        <kbd className="rounded border border-line bg-sunken px-1 font-sans text-[10px] font-semibold max-sm:hidden">{searchKey}</kbd>
       </button>
       {thread && onViewChange && (
         <button
@@ -90,7 +91,6 @@ export function ThreadHeader({
           <ChannelSettingsDialog thread={thread} open={settings} onClose={() => setSettings(false)} />
         </>
       )}
-      <ThemeToggle />
     </header>
   );
 }

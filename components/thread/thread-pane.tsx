@@ -31,7 +31,7 @@ import { isClutchSender } from "@/lib/clutch-senders";
 import type { ThreadTarget } from "@/components/events/thread-actions";
 import { mergeBySeq } from "@/components/live/merge";
 import { EVENT_PAGE, fetchRunEvents } from "@/components/run/api";
-import { CloseIcon, ExternalLinkIcon, MessageIcon } from "@/components/ui/icons";
+import { CloseIcon, MessageIcon } from "@/components/ui/icons";
 import { Composer, type ComposerTarget } from "./composer";
 import { revealMatch } from "@/components/search/reveal-match";
 import { RunCard } from "./run-card";
@@ -196,7 +196,7 @@ export function ThreadPane({
             href={`/runs/${encodeURIComponent(runId)}`}
             className="inline-flex h-8 shrink-0 items-center gap-1 rounded-md px-2 text-xs font-medium text-accent hover:bg-hover"
           >
-            Open run <ExternalLinkIcon size={12} />
+            Open run
           </Link>
         )}
         {runId && run?.state === "running" && <CancelWork kind="run" id={runId} title={title} className="h-8 shrink-0 px-2 text-xs" />}

@@ -2,8 +2,9 @@
 /**
  * `ThreadScreen`: one channel — header, the conversation (or every event, by the channel's
  * toggle), composer, and the side pane with a run's or a message's thread (docs/channels.md).
- * Marks the channel read while it is open, shows an unread divider where the person left off,
- * and remembers it as the last channel visited.
+ * Marks the channel read while it is open, shows an unread divider where the person left off
+ * (Escape marks it all read and takes the divider away), and remembers it as the last channel
+ * visited. Its keys are on the shortcut sheet (`CHANNEL_KEYS`).
  *
  * Questions and approvals that wait are server state (RunSummary.questions and .approvals, the
  * approvals API), so the banner, the run cards, the composer and the sidebar agree however far
@@ -31,9 +32,12 @@ import { preloadMarkdown } from "@/components/markdown/markdown";
 import { highlightWords, revealMatch } from "@/components/search/reveal-match";
 import { markReadSeq, readSeqOf, useReadMarks } from "@/components/prefs/read-marks";
 import { useLocalValue, writeLocal } from "@/components/prefs/local-store";
+import { announce } from "@/components/ui/announce";
+import { useShortcutSection, type ShortcutSection } from "@/components/ui/shortcuts";
 import { Composer, type AnswerableQuestion, type ComposerHandle, type ComposerTarget } from "./composer";
 import { MessageList, type MessageListHandle } from "./message-list";
 import { RunBanner, type BannerApproval } from "./run-banner";
+import { COMPOSER_ID } from "@/components/workspace/skip-links";
 import { useThreadTitle } from "@/components/workspace/thread-title";
 import { ThreadHeader } from "./thread-header";
 import { ThreadPane } from "./thread-pane";
@@ -43,6 +47,18 @@ export const LAST_THREAD_KEY = "clutch:last-thread";
 
 /** localStorage key of a channel's view: the conversation, or every event inline. */
 export const viewKey = (threadId: string) => `clutch:view:${threadId}`;
+
+/** A channel's section of the shortcut sheet (components/ui/shortcuts.tsx). */
+export const CHANNEL_KEYS: ShortcutSection = {
+  id: "channel",
+  title: "In a channel",
+  rows: [
+    { keys: ["Esc"], does: "Mark the channel read (with a thread open: close the thread)" },
+    { keys: ["Enter"], does: "Send the message (in the composer)" },
+    { keys: ["Shift+Enter"], does: "New line in the message" },
+    { keys: ["@"], does: "Mention a person or an agent: ↑/↓ choose, Enter or Tab insert" },
+  ],
+};
 
 /** The channel's oldest approval waiting for a decision: loaded events first, else the API's list. */
 function bannerApproval(threadId: string, events: readonly StoredEvent[] | undefined, pending: readonly ApprovalSummary[] | undefined): BannerApproval | null {
@@ -86,7 +102,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   const highlight = useMemo(() => highlightWords(hlParam), [hlParam]);
   const events = feed.events;
   // Where the person left off, as of opening the channel (the unread divider stays put while it is open).
-  const [readUpTo] = useState(() => (typeof window === "undefined" ? null : readSeqOf(threadId, thread?.read?.seq)));
+  const [readUpTo, setReadUpTo] = useState(() => (typeof window === "undefined" ? null : readSeqOf(threadId, thread?.read?.seq)));
 
   // Questions waiting for people: server state, with their run's title.
   const waiting = useMemo<AnswerableQuestion[]>(
@@ -217,6 +233,26 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
     return () => clearTimeout(t);
   }, [queryClient, threadId, lastSeq, count]);
 
+  // Escape with no thread open marks the channel read, as in Slack: the unread divider goes and
+  // the server's mark moves to the end at once (not after the usual pause). Not from a dialog, nor
+  // when the key was taken (the composer's mention list or answer mode, the pane's own Escape).
+  const channelName = titleOf.label;
+  useEffect(() => {
+    if (pane) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || document.querySelector("dialog[open]")) return;
+      if (lastSeq === undefined || count === undefined) return;
+      setReadUpTo(lastSeq);
+      markRead(threadId, count);
+      markReadSeq(threadId, lastSeq);
+      void markChannelRead(queryClient, threadId, lastSeq, count);
+      announce(`Marked ${channelName} as read`);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [pane, lastSeq, count, threadId, markRead, queryClient, channelName]);
+  useShortcutSection(CHANNEL_KEYS);
+
   // Escape closes the pane (unless a dialog or a field has it).
   useEffect(() => {
     if (!pane) return;
@@ -309,6 +345,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
           )}
           <Composer
             ref={composer}
+            fieldId={COMPOSER_ID}
             threadId={threadId}
             channelName={name}
             draft={threadId}

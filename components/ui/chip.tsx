@@ -28,14 +28,24 @@ const TONES: Record<Tone, string> = {
   accent: "bg-accent/12 text-accent ring-accent/25",
 };
 
-/** A coloured pill for a state (task states, tool outcomes); `label` names it for assistive tech. */
+/**
+ * A coloured pill for a state (task states, tool outcomes); `label` is what assistive tech reads
+ * instead of the pill's content ("State: Running"), as screen-reader-only text: a plain span
+ * may not carry an aria-label (axe aria-prohibited-attr).
+ */
 export function StatusBadge({ tone, children, label }: { tone: Tone; children: ReactNode; label?: string }) {
   return (
-    <span
-      aria-label={label}
-      className={`inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-px text-[11px] font-semibold leading-4 ring-1 ring-inset ${TONES[tone]}`}
-    >
-      {children}
+    <span className={`inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-px text-[11px] font-semibold leading-4 ring-1 ring-inset ${TONES[tone]}`}>
+      {label ? (
+        <>
+          <span className="sr-only">{label}</span>
+          <span aria-hidden="true" className="contents">
+            {children}
+          </span>
+        </>
+      ) : (
+        children
+      )}
     </span>
   );
 }

@@ -45,6 +45,7 @@ export function Dialog({
       aria-describedby={description ? descId : undefined}
       onCancel={(e) => {
         e.preventDefault();
+        e.stopPropagation(); // a dialog opened from another closes alone
         onClose();
       }}
       onClick={(e) => {

@@ -14,7 +14,6 @@ import { Button } from "@/components/ui/button";
 import { ListIcon, PlusIcon } from "@/components/ui/icons";
 import { PageHeader, PageTitle } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
-import { ThemeToggle } from "@/components/workspace/theme-toggle";
 import { NewWorkflow, WorkflowPane } from "./workflow-editor";
 
 /** The page (see the file comment); `selected` is a workflow's name, "new", or null. */
@@ -31,7 +30,6 @@ export function WorkflowsBrowser({ selected }: { selected: string | null }) {
         <Link href="/workflows/new" aria-label="New workflow" className="inline-flex h-8 items-center gap-1.5 rounded-md bg-accent px-3 text-[13px] font-medium text-accent-fg hover:brightness-110">
           <PlusIcon size={14} /> <span className="max-sm:hidden">New workflow</span>
         </Link>
-        <ThemeToggle />
       </PageHeader>
       <div className="min-h-0 flex-1 overflow-y-auto lg:flex lg:overflow-hidden">
         <section aria-label="Workflow list" className={`border-line lg:w-[340px] lg:shrink-0 lg:overflow-y-auto lg:border-r ${selected ? "max-lg:hidden" : ""}`}>

@@ -3,8 +3,8 @@
  * `AgentList`: the sidebar's "Agents" section: each agent with a status dot (online, busy with its
  * number of active tasks, offline), its id and name, a "waiting" hint while one of its tasks waits
  * for an answer, and its card's description on hover. Clicking an agent opens its card
- * (AgentDialog). Kept live by components/live/use-agents.ts (`agents.changed`). The header and the
- * "Agent directory" row link to `/agents`.
+ * (AgentDialog). Kept live by components/live/use-agents.ts (`agents.changed`). The heading is text,
+ * not a Tab stop; the "Agent directory" row links to `/agents`.
  */
 import Link from "next/link";
 import { usePathname } from "next/navigation";
@@ -36,16 +36,8 @@ export function AgentList({ onNavigate }: { onNavigate?: () => void }) {
 
   return (
     <section aria-labelledby="sidebar-agents" className="mt-4">
-      <h2 id="sidebar-agents" className="mb-0.5 flex items-center pr-0.5">
-        <Link
-          href="/agents"
-          onClick={onNavigate}
-          title="Open the agent directory"
-          className="group inline-flex h-6 items-center gap-0.5 rounded px-2 text-[11px] font-semibold uppercase tracking-wider text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
-        >
-          Agents
-          <ChevronRightIcon size={12} className="opacity-0 transition-opacity group-hover:opacity-100 group-focus-visible:opacity-100" />
-        </Link>
+      <h2 id="sidebar-agents" className="mb-0.5 pl-2 text-[11px] font-semibold uppercase tracking-wider text-sidebar-muted">
+        Agents
       </h2>
       {isPending ? (
         <ul className="space-y-1.5 px-2 pt-1" aria-hidden="true">

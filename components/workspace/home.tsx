@@ -12,7 +12,6 @@ import { readLocal } from "@/components/prefs/local-store";
 import { Button } from "@/components/ui/button";
 import { HashIcon } from "@/components/ui/icons";
 import { LAST_THREAD_KEY } from "@/components/thread/thread-screen";
-import { ThemeToggle } from "./theme-toggle";
 import { useWorkspace } from "./workspace-context";
 import { Welcome } from "./welcome";
 
@@ -37,7 +36,6 @@ export function Home() {
       <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line px-2 sm:px-4">
         <DrawerToggle />
         <h1 className="flex-1 text-[15px] font-bold">Clutch</h1>
-        <ThemeToggle />
       </header>
       {welcome ? <Welcome fallback={{ id: threads[0]!.id, name: threads[0]!.name }} /> : <Landing empty={Boolean(empty)} isError={isError} retry={() => refetch()} create={openNewChannel} />}
     </div>

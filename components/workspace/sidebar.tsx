@@ -18,6 +18,7 @@ import { useMe } from "@/components/identity/me";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { hueFor } from "@/components/events/participant";
 import { Avatar } from "@/components/ui/avatar";
+import { Kbd } from "@/components/ui/keys";
 import { AvatarWithPresence } from "@/components/ui/presence-dot";
 import { usePresence } from "@/components/live/presence";
 import { ActivityIcon, AtSignIcon, BracesIcon, CloseIcon, ListIcon, HashIcon, InboxCheckIcon, LockIcon, MessageIcon, PlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon } from "@/components/ui/icons";
@@ -96,7 +97,7 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
         >
           <SearchIcon size={14} />
           <span className="flex-1 text-left">Jump or search…</span>
-          <kbd className="rounded border border-line px-1 font-sans text-[10px] font-semibold">⌘K</kbd>
+          <Kbd combo="Mod+K" className="rounded border border-line px-1 font-sans text-[10px] font-semibold" />
         </button>
       </div>
 

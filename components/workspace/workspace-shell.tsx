@@ -1,19 +1,26 @@
 "use client";
 /**
- * `WorkspaceShell`: the Slack-like frame around every page: the channel
- * sidebar (a drawer below 768 px), the main pane, Ctrl/Cmd+K for the channel switcher, and the
- * new-channel and settings dialogs; above every page, the warning while the policy file is
- * invalid.
+ * `WorkspaceShell`: the Slack-like frame around every page: the skip links (./skip-links.tsx),
+ * the channel sidebar (a drawer below 768 px), the main pane, Ctrl/Cmd+K for the channel
+ * switcher, the workspace's keys (./workspace-keys.ts) and the shortcut sheet
+ * (components/ui/shortcuts.tsx), and the new-channel and settings dialogs; above every page, the
+ * warning while the policy file is invalid.
  */
 import { usePathname } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { PolicyBanner } from "@/components/approvals/policy-banner";
 import { ForYouNotifier, TitleCount } from "@/components/inbox/attention";
+import { Announcer } from "@/components/ui/announce";
+import { ShortcutsProvider } from "@/components/ui/shortcuts";
 import { ChannelSwitcher } from "./channel-switcher";
 import { NewChannelDialog } from "./new-channel-dialog";
 import { SettingsDialog } from "./settings-dialog";
 import { Sidebar } from "./sidebar";
+import { CONTENT_ID, SkipLinks } from "./skip-links";
 import { WorkspaceContext, type WorkspaceActions } from "./workspace-context";
+import { EVERYWHERE, useWorkspaceKeys } from "./workspace-keys";
+
+const EVERYWHERE_SECTIONS = [EVERYWHERE];
 
 type Modal = "switcher" | "new-channel" | "settings" | null;
 
@@ -31,6 +38,7 @@ export function WorkspaceShell({ children }: { children: ReactNode }) {
   const close = useCallback(() => setModal(null), []);
   const closeDrawer = useCallback(() => setDrawer(false), []);
   const aside = useRef<HTMLElement>(null);
+  useWorkspaceKeys(activeId);
 
   // Move focus into the drawer when it opens on a phone.
   useEffect(() => {
@@ -72,6 +80,8 @@ export function WorkspaceShell({ children }: { children: ReactNode }) {
 
   return (
     <WorkspaceContext.Provider value={actions}>
+      <ShortcutsProvider everywhere={EVERYWHERE_SECTIONS}>
+      <SkipLinks inChannel={activeId !== undefined} />
       <div className="flex h-dvh overflow-clip">
         {drawer && (
           <div className="fixed inset-0 z-30 animate-fade-in bg-black/40 md:hidden" aria-hidden="true" onClick={closeDrawer} />
@@ -85,7 +95,7 @@ export function WorkspaceShell({ children }: { children: ReactNode }) {
         >
           <Sidebar activeId={activeId} onNavigate={closeDrawer} onClose={closeDrawer} />
         </aside>
-        <main className="flex min-w-0 flex-1 flex-col bg-canvas">
+        <main id={CONTENT_ID} tabIndex={-1} className="flex min-w-0 flex-1 flex-col bg-canvas focus:outline-none">
           <PolicyBanner />
           <div className="min-h-0 flex-1">{children}</div>
         </main>
@@ -95,6 +105,8 @@ export function WorkspaceShell({ children }: { children: ReactNode }) {
       <SettingsDialog open={modal === "settings"} onClose={close} />
       <TitleCount />
       <ForYouNotifier />
+      <Announcer />
+      </ShortcutsProvider>
     </WorkspaceContext.Provider>
   );
 }

@@ -70,15 +70,35 @@ export interface ImportOptions {
    * the file's claims about who asked are the importer's own words (docs/identity.md).
    */
   requestedBy?: string;
+  /** Validate and say what the import would do, storing nothing (the UI's "import into an existing run?" question). */
+  dry_run?: boolean;
+}
+
+/** What an import did (or, as a dry run, would do). */
+export interface ImportResult {
+  run_id: string;
+  /** Lines of the import: events appended, or already there (the same `(run_id, id)`). */
+  events: number;
+  /** Events stored by this import (0 on a dry run): `events` less those that were already there. */
+  created: number;
+  /** The run's title: the existing run's, else the import's root request's; null when it has none. */
+  title: string | null;
+  /** The run the events go into, as it was before the import; null when it is a new run. */
+  existing: { title: string | null; event_count: number } | null;
+  dry_run: boolean;
 }
 
 const MAX_ISSUES = 50;
 
 /**
- * Import JSON Lines. Throws ClutchError invalid_jsonl (400, issues: [{ line, path, message }])
- * when any line is bad, multiple_runs (400) when lines name several runs, unknown_thread (422).
+ * Import JSON Lines into a run: a new one (`new_run`) or the run the lines name, which may
+ * already exist (its events are then added to it; lines it already holds are skipped by the
+ * append path's `(run_id, id)` dedupe). Returns what was done (ImportResult); with `dry_run`,
+ * what would be, storing nothing. Throws ClutchError invalid_jsonl (400, issues: [{ line, path,
+ * message }]) when any line is bad, multiple_runs (400) when lines name several runs,
+ * unknown_thread (422).
  */
-export async function importRun(store: EventStore, text: string, opts: ImportOptions = {}): Promise<{ run_id: string; events: number; created: number }> {
+export async function importRun(store: EventStore, text: string, opts: ImportOptions = {}): Promise<ImportResult> {
   const messages: ClutchMessage[] = [];
   const issues: { line: number; path: (string | number)[]; message: string }[] = [];
   text.split(/\r?\n/).forEach((raw, i) => {
@@ -125,6 +145,12 @@ export async function importRun(store: EventStore, text: string, opts: ImportOpt
       if (!(await opts.canWrite(thread_id))) throw new ClutchError("unknown_thread", `thread ${thread_id} does not exist`, 422);
     }
   }
+  const before = opts.new_run ? null : await runDetail(store.queries, run_id);
+  const existing = before ? { title: before.run.title, event_count: before.run.event_count } : null;
+  const root = toStore.find((m) => m.type === "task.request" && !m.parent_task_id);
+  const rootTitle = root && typeof (root.payload as { title?: unknown }).title === "string" ? ((root.payload as { title: string }).title) : null;
+  const title = existing ? existing.title : rootTitle;
+  if (opts.dry_run) return { run_id, events: toStore.length, created: 0, title, existing, dry_run: true };
   const result = await store.appendAll(toStore);
-  return { run_id, events: result.events.length, created: result.created.filter(Boolean).length };
+  return { run_id, events: result.events.length, created: result.created.filter(Boolean).length, title, existing, dry_run: false };
 }

@@ -1,6 +1,9 @@
 /**
- * POST /api/runs/import?thread_id=&new_run=true: JSON Lines of one run (as exported). Every line
- * is validated first; 201 { run_id, events, created }; 400 invalid_jsonl with
+ * POST /api/runs/import?thread_id=&new_run=true&dry_run=true: JSON Lines of one run (as exported).
+ * Every line is validated first; 201 { run_id, events, created, title, existing, dry_run: false }
+ * (server/runs/runs.ts ImportResult: `created` events were stored, `existing` is the run they were
+ * added to as it was before, null for a new run); with dry_run=true, 200 with what the import
+ * would do and nothing stored (the UI asks before adding to an existing run); 400 invalid_jsonl with
  * issues [{ line, path, message }] and nothing stored; 422 unknown_thread (or one the person may
  * not read). A person imports a copy (`new_run=true`, new ids) into a channel they can read;
  * restoring a run with its own ids is for admins (403 forbidden otherwise). A copy's root
@@ -18,6 +21,7 @@ export const dynamic = "force-dynamic";
 const Query = z.strictObject({
   thread_id: z.string().min(1).optional(),
   new_run: z.enum(["true", "false"]).optional(),
+  dry_run: z.enum(["true", "false"]).optional(),
 });
 
 export const POST = route({ auth: "person", query: Query }, async ({ req, principal, query }) => {
@@ -26,6 +30,6 @@ export const POST = route({ auth: "person", query: Query }, async ({ req, princi
   const text = await readText(req, MAX_IMPORT_BODY_BYTES);
   if (!text.trim()) throw new ClutchError("invalid_jsonl", "the body is empty: send one ClutchMessage per line");
   const { store, identity } = getClutch();
-  const result = await importRun(store, text, { thread_id: query.thread_id, new_run, canWrite: (thread_id) => identity.channels.canRead(principal, thread_id), requestedBy: principal.agent_id });
-  return json(result, 201);
+  const result = await importRun(store, text, { thread_id: query.thread_id, new_run, canWrite: (thread_id) => identity.channels.canRead(principal, thread_id), requestedBy: principal.agent_id, dry_run: query.dry_run === "true" });
+  return json(result, result.dry_run ? 200 : 201);
 });
