@@ -19,7 +19,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { LanguageModel } from "ai";
+import { generateText, type LanguageModel } from "ai";
 import { McpHub } from "./adapters/mcp/hub";
 import { AgentRunner } from "./agents/runner";
 import { McpToolCaller } from "./agents/tool-caller";
@@ -52,6 +52,8 @@ import { ClutchError } from "./errors";
 import { SchemaRegistry } from "./schemas/registry";
 import { PackImports } from "./workspace/imports";
 import { WorkflowRunner } from "./workflows/runner";
+import { GroupChatRunner } from "./orchestrator/group-chat";
+import type { GroupChatShape } from "@/lib/group-chat/turns";
 import { WorkflowStore } from "./workflows/store";
 import { A2ATaskRecords } from "./adapters/a2a/tasks";
 import { packToTeam } from "./workspace/promptpack";
@@ -298,6 +300,8 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
 
   if (options.defaultChannel) await ensureDefaultChannel(store);
   const channels = await ensureChannels(store, workspace.channels);
+  /** The group chat each imported AutoGen team's channel runs, by thread id (server/orchestrator/group-chat.ts). */
+  const groupChats = new Map<string, { shape: GroupChatShape; team: string }>();
 
   const hub = workspace.mcpConfigPath
     ? await McpHub.fromFile(workspace.mcpConfigPath, options.cwd ? { cwd: options.cwd } : {})
@@ -381,6 +385,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     now: options.clock,
     tools,
     durableDispatch: Boolean(queue),
+    groupChatOf: (thread_id) => groupChats.get(thread_id) ?? null,
   });
   // Registered agents whose card names an A2A endpoint are reached like workspace agents on runtime a2a.
   const a2aAgents =
@@ -396,8 +401,19 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
         })
       : null;
 
-  // Workflow runs advance where the agents work (server/workflows/runner.ts).
+  // Workflow runs and group chats advance where the agents work (server/workflows/runner.ts, server/orchestrator/group-chat.ts).
   const workflowRunner = new WorkflowRunner({ store, tail, schemas });
+  const groupChatRunner = new GroupChatRunner({
+    store,
+    tail,
+    // The selector speaks with the model of the team's first agent (AutoGen: the team's model client).
+    select: async (prompt, shape) => {
+      const first = shape.participants.find((p) => p.agent_id && workspace.agents.has(p.agent_id));
+      if (!first) throw new Error("the team has no agent whose model could select the next speaker");
+      const { text } = await generateText({ model: modelFor(workspace.agents.get(first.agent_id!)!), prompt, maxRetries: 2 });
+      return text;
+    },
+  });
 
   // The agents' work: on the only node, or on the leader of several (docs/deploy.md).
   let working = false;
@@ -410,6 +426,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       await agentWork.beat();
       orchestrator.start();
       await workflowRunner.start();
+      await groupChatRunner.start();
       webhooks?.start({ follow: !queue });
       a2aAgents?.start();
       await orchestrator.recover();
@@ -444,6 +461,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       await within(Promise.all([webhooks?.stop(), queue?.stop()]).then(() => undefined));
       await within(a2aAgents?.stop() ?? Promise.resolve());
       await within(workflowRunner.stop());
+      await within(groupChatRunner.stop());
       await within(orchestrator.stop());
       await within(runner.stop({ abort }));
       // Steps that outlived the grace stop now, before the database closes (the next start carries them on from the log).

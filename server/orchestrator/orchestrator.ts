@@ -38,6 +38,8 @@
  * the previous process was stopped before making; idempotency keys make each reaction happen
  * once however often it is attempted.
  */
+import type { GroupChatShape } from "@/lib/group-chat/turns";
+import { GroupChatRunner } from "./group-chat";
 import { isEvent, makeMessage, newId, type ClutchMessage, type MessageType, type PayloadOf, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { mentionsOnlyPeople } from "@/lib/mentions";
 import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
@@ -111,6 +113,7 @@ export class Orchestrator {
   private readonly registry: AgentRegistry | null;
   private readonly allChannels: boolean;
   private readonly threadNames = new Map<string, { name: string; entry_agent: string | null }>();
+  private readonly groupChatOf: (thread_id: string) => { shape: GroupChatShape; team: string } | null;
   private readonly deadlines: Deadlines | null;
   private readonly tools: ToolCaller | null;
   private readonly durableDispatch: boolean;
@@ -144,6 +147,8 @@ export class Orchestrator {
     tools?: ToolCaller | null;
     /** Requests reach their agents through the durable queue's jobs (`dispatchJob`), not the reaction. */
     durableDispatch?: boolean;
+    /** The group chat a channel runs (an imported AutoGen team; server/orchestrator/group-chat.ts), or null. */
+    groupChatOf?: (thread_id: string) => { shape: GroupChatShape; team: string } | null;
   }) {
     this.store = deps.store;
     this.tail = deps.tail;
@@ -156,6 +161,7 @@ export class Orchestrator {
     this.allChannels = deps.allChannels ?? false;
     this.tools = deps.tools ?? null;
     this.durableDispatch = deps.durableDispatch ?? false;
+    this.groupChatOf = deps.groupChatOf ?? (() => null);
     this.deadlines = this.registry
       ? new Deadlines({
           store: this.store,
@@ -363,7 +369,9 @@ export class Orchestrator {
   /**
    * A person's request in a channel becomes a run. Its root task goes to the agent the message
    * @mentions first; or, when it @mentions capabilities, to the router as a task.request to
-   * `agent:orchestrator` with those as requires[]; or else to the channel's entry agent.
+   * `agent:orchestrator` with those as requires[]; or, in an imported AutoGen team's channel, to
+   * its group chat (`agent:group-chat`, server/orchestrator/group-chat.ts); or else to the
+   * channel's entry agent.
    */
   private async openRun(ev: StoredEventOf<"chat.message">, channel: ChannelBinding): Promise<void> {
     const text = ev.payload.text;
@@ -393,6 +401,12 @@ export class Orchestrator {
       return;
     }
     const named = mentions.find((m) => this.workspace.agents.has(m) || this.registry?.has(m));
+    // A team's channel runs its group chat, unless the person names one agent.
+    const chat = named ? null : this.groupChatOf(ev.thread_id);
+    if (chat) {
+      await this.store.append(GroupChatRunner.rootRequest(ev, chat.shape, chat.team, requestTitle(firstLine)));
+      return;
+    }
     const selected = named ?? channel.entry_agent;
     if (!selected) return; // plain chat in a channel with no entry agent
     const others = [...this.workspace.agents.keys()].filter((id) => id !== selected);
