@@ -16,7 +16,7 @@
  *    link follows (it should on a first start).
  * 4. SIGTERM to its process group, timed until it exits; then `npm start` again (the restart:
  *    the build is there, the database migrated) until the same line; stopped the same way.
- * Every process it started is stopped (SIGTERM to the group, SIGKILL after 20 s) and the temp
+ * Every process it started is stopped (SIGTERM to its group, SIGKILL to what is left after 20 s) and the temp
  * folder removed, also on failure, unless --keep.
  *
  * First line: the machine's calibration (bench/_lib.ts `calibrate`) and load; both are in
@@ -64,7 +64,7 @@ interface Proc {
   /** Every output line with its time since spawn (s). */
   lines: { t: number; line: string }[];
   exited: Promise<number | null>;
-  /** SIGTERM to the process group, SIGKILL after 20 s; resolves with the seconds it took. */
+  /** SIGTERM to the process group, SIGKILL to what is left of it after 20 s; resolves with the seconds until it was gone. */
   stop(): Promise<number>;
 }
 
@@ -92,14 +92,23 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, e
       /* the group is gone */
     }
   };
+  const groupAlive = () => {
+    try {
+      process.kill(-child.pid!, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   const stop = async () => {
     const s = performance.now();
     if (child.exitCode === null && child.signalCode === null) {
       signal("SIGTERM");
-      const done = await Promise.race([exited.then(() => true), sleep(20_000).then(() => false)]);
-      if (!done) signal("SIGKILL");
+      // npm may exit before the server has closed its database: wait for the whole group.
+      const end = performance.now() + 20_000;
+      while (groupAlive() && performance.now() < end) await sleep(100);
     }
-    // Whatever of the group outlived its parent.
+    // Whatever of the group outlived that.
     signal("SIGKILL");
     live.delete(stop);
     return Math.round(performance.now() - s) / 1000;
