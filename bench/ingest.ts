@@ -276,14 +276,19 @@ function asHttpAgent(m: ClutchMessage): ClutchMessage {
   return { ...m, type, payload, from: who, to: m.to.map((p) => ({ ...p, agent_id: HTTP_AGENT })) } as ClutchMessage;
 }
 
+/**
+ * POST the batch as HTTP_AGENT. A request whose kept-alive socket the server closed just as it
+ * was reused (ECONNRESET before any response: the server's 5 s keep-alive timeout racing an idle
+ * socket of the pool) is sent once more; the events' ids make a repeat harmless.
+ */
 function httpAppender(port: number, agent: http.Agent, key: string): Append {
-  return (batch) =>
+  const post = (body: Buffer, retry: boolean): Promise<void> =>
     new Promise<void>((resolve, reject) => {
-      const mine = batch.map(asHttpAgent);
-      const body = Buffer.from(JSON.stringify(mine.length === 1 ? mine[0] : mine));
+      let answered = false;
       const req = http.request(
         { host: "127.0.0.1", port, path: "/api/events", method: "POST", agent, headers: { "content-type": "application/json", "content-length": body.length, authorization: `Bearer ${key}` } },
         (res) => {
+          answered = true;
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
           res.on("end", () => {
@@ -293,9 +298,16 @@ function httpAppender(port: number, agent: http.Agent, key: string): Append {
           res.on("error", reject);
         },
       );
-      req.on("error", reject);
+      req.on("error", (err: NodeJS.ErrnoException) => {
+        if (retry && !answered && err.code === "ECONNRESET") post(body, false).then(resolve, reject);
+        else reject(err);
+      });
       req.end(body);
     });
+  return (batch) => {
+    const mine = batch.map(asHttpAgent);
+    return post(Buffer.from(JSON.stringify(mine.length === 1 ? mine[0] : mine)), true);
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
