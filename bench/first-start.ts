@@ -123,7 +123,9 @@ const live = new Set<() => Promise<number>>();
 /** Resolves with the seconds until `p` exits 0; rejects on another code or after the timeout. */
 async function finished(p: Proc, what: string): Promise<number> {
   const t0 = performance.now();
-  const code = await Promise.race([p.exited, sleep(STEP_TIMEOUT_S * 1000).then(() => "timeout" as const)]);
+  let timer: NodeJS.Timeout | undefined;
+  const code = await Promise.race([p.exited, new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), STEP_TIMEOUT_S * 1000)))]);
+  clearTimeout(timer); // a pending timer would keep the bench running after its figures
   if (code !== 0) throw new Error(`${what} ${code === "timeout" ? `took over ${STEP_TIMEOUT_S} s` : `exited with ${code}`}:\n${p.lines.slice(-30).map((l) => l.line).join("\n")}`);
   await p.stop(); // only what it left behind in its group
   return Math.round(performance.now() - t0) / 1000;
