@@ -161,21 +161,36 @@ async function runConfig(
 /**
  * Single-event appends at `rate` per second for `seconds`, each started on schedule whatever the
  * others are doing (as independent agents would): the latency of one append at a steady rate.
+ * Over HTTP (`ordered`) a run's events go one after the other, each sent when its schedule is due
+ * and the run's previous event is stored, as one agent streaming its steps does (the API checks
+ * that a task's events come from its requester or assignee in order: docs/identity.md); many runs
+ * are open at once, so the rate holds. Latency is from the call. Rejects with the first failure,
+ * after every append has settled.
  */
-async function runPaced(rt: Clutch, mode: string, append: Append, threads: string[], rate: number, seconds: number): Promise<ConfigResult> {
+async function runPaced(rt: Clutch, mode: string, append: Append, threads: string[], rate: number, seconds: number, ordered = false): Promise<ConfigResult> {
   const before = await logSize(rt, threads);
-  const wl = new Workload(threads, { seed: 77, openRuns: 12 });
+  const wl = new Workload(threads, { seed: 77, openRuns: ordered ? Math.max(12, Math.ceil(rate / 10)) : 12 });
   const latencies: number[] = [];
   const inflight: Promise<void>[] = [];
+  const errors: Error[] = [];
+  const previous = new Map<string, Promise<void>>();
   const t0 = now();
   for (let i = 0; i < rate * seconds; i++) {
     const due = t0 + (i * 1000) / rate;
     if (due > now()) await sleep(due - now());
     const msg = wl.batch(1);
-    const s = now();
-    inflight.push(append(msg).then(() => void latencies.push(now() - s)));
+    const send = () => {
+      const s = now();
+      return append(msg).then(() => void latencies.push(now() - s));
+    };
+    const run = msg[0]!.run_id;
+    // A handler at once: a rejection must not wait for the loop to end (it would crash the bench).
+    const p = (ordered && previous.has(run) ? previous.get(run)!.then(send) : send()).catch((err: Error) => void errors.push(err));
+    if (ordered) previous.set(run, p);
+    inflight.push(p);
   }
   await Promise.all(inflight);
+  if (errors.length) throw errors[0]!;
   const elapsed = now() - t0;
   const appended = latencies.length;
   if ((await logSize(rt, threads)) - before !== appended) throw new Error(`${mode} paced: the log did not grow by ${appended}`);
@@ -406,7 +421,7 @@ async function main() {
       }
       // The same small configuration again on the grown log: shows what log size costs.
       if (PROBE) record({ ...(await runConfig(rt, mode, append, threads, 1, 1, seed++, profiler, 5)), probe: "log-size" });
-      if (PACED > 0) record(await runPaced(rt, mode, append, threads, PACED, 10));
+      if (PACED > 0) record(await runPaced(rt, mode, append, threads, PACED, 10, mode === "http"));
       profiler?.stop();
     } finally {
       agent?.destroy();
