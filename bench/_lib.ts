@@ -8,8 +8,11 @@
  *   results with JSON arguments, routing decisions, heartbeats) over a few threads and many
  *   runs, from a seeded generator so runs are repeatable.
  * - `machine()`, `summarize()`, `writeResults()`, `args()`: figures and their JSON file.
+ * - `calibrate()`, `calibrationLine()`, `atReference()`: the machine's speed at the time of the
+ *   run, printed on a bench's first line and stored in its JSON, so figures taken on a busier or
+ *   slower day can be compared (docs/benchmarks.md "Targets").
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -334,6 +337,55 @@ export function writeResults(name: string, data: unknown): string {
   fs.renameSync(`${file}.tmp`, file);
   return file;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Calibration
+
+/** The calibration's program, run as `node -e` in a child process. */
+export const CALIBRATION_SCRIPT = "let s=0;for(let i=0;i<3e8;i++)s+=i";
+
+/** What `calibrate()` measured; stored as `calibration` in every results JSON that has one. */
+export interface Calibration {
+  /** Best of `runs_s`, in seconds: the figure to compare. */
+  seconds: number;
+  /** Every run, in seconds, child-process start to exit included. */
+  runs_s: number[];
+  what: string;
+  /** The 1-minute/5-minute/15-minute load average just before the calibration. */
+  loadavg: number[];
+}
+
+/**
+ * The issue's calibration of this box: `node -e "let s=0;for(let i=0;i<3e8;i++)s+=i"` in a child
+ * process, timed from spawn to exit, best of `runs` (2). One core's speed as the machine gives it
+ * now: about 1.8 s on a quiet box, 3.9 s on the loaded one of the issue. Takes 4–10 s.
+ * Rejects when the child fails.
+ */
+export async function calibrate(runs = 2): Promise<Calibration> {
+  const loadavg = load();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await new Promise<void>((resolve, reject) =>
+      execFile(process.execPath, ["-e", CALIBRATION_SCRIPT], { timeout: 120_000 }, (err) => (err ? reject(err) : resolve())),
+    );
+    times.push(Math.round(performance.now() - t) / 1000);
+  }
+  return { seconds: Math.min(...times), runs_s: times, what: "node summing 3×10⁸ integers", loadavg };
+}
+
+/** A bench's first line: "calibration: 3.9 s (node summing 3×10⁸ integers); load 3.1 2.9 2.7". */
+export const calibrationLine = (c: Calibration) => `calibration: ${c.seconds.toFixed(1)} s (${c.what}); load ${c.loadavg.join(" ")}`;
+
+/** The calibration the run-page target is stated at (docs/benchmarks.md "Targets"), in seconds. */
+export const REFERENCE_CALIBRATION_S = 1.8;
+
+/**
+ * `ms` scaled to a box whose calibration is `reference` seconds (default 1.8): a CPU-bound figure
+ * of a run whose calibration was `c` as it would be on that box. An estimate: it assumes the figure
+ * scales with one core's speed.
+ */
+export const atReference = (ms: number, c: Calibration, reference = REFERENCE_CALIBRATION_S) => Math.round((ms * reference) / c.seconds);
 
 /** Load average now, rounded. */
 export const load = () => os.loadavg().map((x) => Math.round(x * 100) / 100);

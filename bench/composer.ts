@@ -15,7 +15,8 @@
  *   node --import tsx bench/composer.ts [--runs=40] [--visits=7] [--port=3470] [--name=composer] [--keep]
  *
  * Needs a production build (`npx next build`, or NEXT_DIST_DIR); without one it says so and stops.
- * Writes bench/results/<--name>.json.
+ * The first line is the machine's calibration (bench/_lib.ts `calibrate`) and load; both are in
+ * bench/results/<--name>.json with the figures.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -23,7 +24,7 @@ import { chromium } from "playwright-core";
 import { makeMessage, newId, type ClutchMessage, type MessageType, type PayloadOf } from "@/lib/protocol";
 import { createClutch } from "@/server/clutch";
 import { CHROMIUM_ARGS } from "../playwright.config";
-import { arg, benchDatabase, flag, gitState, machine, numArg, ROOT, safeUrl, summarize, writeResults } from "./_lib";
+import { arg, benchDatabase, calibrate, calibrationLine, flag, gitState, machine, numArg, ROOT, safeUrl, summarize, writeResults } from "./_lib";
 import { signIn } from "../scripts/session";
 import { startAppServer, type AppServer } from "./_app-server";
 
@@ -75,6 +76,8 @@ async function main() {
     console.log(`no production build in ${distDir}/ (BUILD_ID missing): run \`npx next build\` first`);
     return;
   }
+  const calibration = await calibrate();
+  console.log(calibrationLine(calibration));
   const db = await benchDatabase();
   console.log(`database ${safeUrl(db.url)}${db.created ? " (fresh)" : ""}`);
   let server: AppServer | undefined;
@@ -180,6 +183,7 @@ async function main() {
     const kb = (b: number) => Math.round(b / 1024);
     const result = {
       at: new Date().toISOString(),
+      calibration,
       machine: machine(),
       git: gitState(),
       channel: { runs: RUNS, events },

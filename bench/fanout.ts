@@ -25,7 +25,8 @@
  * performance.timeOrigin + performance.now()); a client's receipt time is taken the same way
  * in its `event` handler. Every client must receive every committed event of its thread
  * exactly once and in seq order: missing / duplicate / out-of-order counts are printed and
- * must be 0.
+ * must be 0. The first line is the machine's calibration (bench/_lib.ts `calibrate`) and load;
+ * both are in the results JSON.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -40,7 +41,7 @@ import { createClutch, type Clutch } from "@/server/clutch";
 import { appendsOf } from "@/server/events/testing";
 import { ClientGroup, type DeliveryReport } from "./_clients";
 import { profileTransactions } from "./_txprofile";
-import { arg, benchDatabase, createThreads, flag, gitState, load, machine, numArg, ROOT, safeUrl, sleep, summarize, wallMs, Workload, writeResults } from "./_lib";
+import { arg, benchDatabase, calibrate, calibrationLine, createThreads, flag, gitState, load, machine, numArg, ROOT, safeUrl, sleep, summarize, wallMs, Workload, writeResults } from "./_lib";
 
 const RATE = numArg("rate", 2000);
 const SECONDS = numArg("seconds", 15);
@@ -121,6 +122,8 @@ async function workerClients(url: string, threads: string[], after: number, toke
 
 async function main() {
   const started = new Date().toISOString();
+  const calibration = await calibrate();
+  console.log(calibrationLine(calibration));
   const m0 = machine();
   const git = gitState();
   console.log(`fanout: ${m0.cpus} cpus, node ${m0.node}, postgres ${m0.postgres}, load ${m0.loadavg.join(" ")}`);
@@ -233,6 +236,7 @@ async function main() {
       bench: "fanout",
       started_at: started,
       finished_at: new Date().toISOString(),
+      calibration,
       machine: { ...m0, loadavg_start: m0.loadavg, loadavg_end: load() },
       git,
       options: { rate: RATE, seconds: SECONDS, warmup_s: WARMUP, threads: THREADS, per_thread: PER_THREAD, batch: BATCH, max_inflight: MAX_INFLIGHT, client_threads: CLIENT_THREADS },

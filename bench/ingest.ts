@@ -25,7 +25,13 @@
  *                          the latency one agent's event sees (0 to skip)
  *   --anchor=8             seconds of raw COPY of the same rows (bench/_copy-anchor.ts) at the
  *                          start; every figure is also printed as a ratio to it (0 to skip)
+ *   --insert-anchor=8      seconds of the same rows INSERTed one per statement (autocommit) by
+ *                          --insert-connections=16 pg connections at once; the single-event
+ *                          figures (batch 1) are also printed as a ratio to it (0 to skip)
  *   --name=ingest          results go to bench/results/<name>.json
+ *
+ * The first line is the machine's calibration (bench/_lib.ts `calibrate`) and load; both are in
+ * the results JSON.
  *
  * Database: BENCH_DATABASE_URL, or for each mode a fresh `clutch_bench_<ts>` created on the
  * local PostgreSQL, migrated, and dropped after that mode. The event log grows from one
@@ -38,9 +44,9 @@ import path from "node:path";
 import type { ClutchMessage } from "@/lib/protocol";
 import { createClutch, type Clutch } from "@/server/clutch";
 import { appendsOf, databaseOf } from "@/server/events/testing";
-import { arg, benchDatabase, createThreads, flag, gitState, listArg, load, machine, numArg, ROOT, safeUrl, sleep, summarize, Workload, writeResults, type Dist } from "./_lib";
+import { arg, benchDatabase, calibrate, calibrationLine, createThreads, flag, gitState, listArg, load, machine, numArg, ROOT, safeUrl, sleep, summarize, Workload, writeResults, type Dist } from "./_lib";
 import { profileTransactions, type TxProfile } from "./_txprofile";
-import { measureRawCopy, type CopyAnchor } from "./_copy-anchor";
+import { measureRawCopy, measureRawInsert, type CopyAnchor, type InsertAnchor } from "./_copy-anchor";
 
 const EVENTS = numArg("events", 100_000);
 const CAP_S = numArg("cap", 15);
@@ -55,6 +61,8 @@ const NAME = arg("name", "ingest");
 const PROBE = arg("probe", "1") !== "0";
 const PACED = numArg("paced", 200);
 const ANCHOR_S = numArg("anchor", 8);
+const INSERT_ANCHOR_S = numArg("insert-anchor", 8);
+const INSERT_CONNECTIONS = numArg("insert-connections", 16);
 
 type Append = (batch: ClutchMessage[]) => Promise<void>;
 
@@ -78,6 +86,8 @@ interface ConfigResult {
   probe?: string;
   /** events_per_s over the raw COPY anchor's rows/s. */
   ratio_to_copy?: number;
+  /** Single events (batch 1): events_per_s over the raw single-row INSERT anchor's rows/s. */
+  ratio_to_insert?: number;
 }
 
 const now = () => performance.now();
@@ -151,21 +161,36 @@ async function runConfig(
 /**
  * Single-event appends at `rate` per second for `seconds`, each started on schedule whatever the
  * others are doing (as independent agents would): the latency of one append at a steady rate.
+ * Over HTTP (`ordered`) a run's events go one after the other, each sent when its schedule is due
+ * and the run's previous event is stored, as one agent streaming its steps does (the API checks
+ * that a task's events come from its requester or assignee in order: docs/identity.md); many runs
+ * are open at once, so the rate holds. Latency is from the call. Rejects with the first failure,
+ * after every append has settled.
  */
-async function runPaced(rt: Clutch, mode: string, append: Append, threads: string[], rate: number, seconds: number): Promise<ConfigResult> {
+async function runPaced(rt: Clutch, mode: string, append: Append, threads: string[], rate: number, seconds: number, ordered = false): Promise<ConfigResult> {
   const before = await logSize(rt, threads);
-  const wl = new Workload(threads, { seed: 77, openRuns: 12 });
+  const wl = new Workload(threads, { seed: 77, openRuns: ordered ? Math.max(12, Math.ceil(rate / 10)) : 12 });
   const latencies: number[] = [];
   const inflight: Promise<void>[] = [];
+  const errors: Error[] = [];
+  const previous = new Map<string, Promise<void>>();
   const t0 = now();
   for (let i = 0; i < rate * seconds; i++) {
     const due = t0 + (i * 1000) / rate;
     if (due > now()) await sleep(due - now());
     const msg = wl.batch(1);
-    const s = now();
-    inflight.push(append(msg).then(() => void latencies.push(now() - s)));
+    const send = () => {
+      const s = now();
+      return append(msg).then(() => void latencies.push(now() - s));
+    };
+    const run = msg[0]!.run_id;
+    // A handler at once: a rejection must not wait for the loop to end (it would crash the bench).
+    const p = (ordered && previous.has(run) ? previous.get(run)!.then(send) : send()).catch((err: Error) => void errors.push(err));
+    if (ordered) previous.set(run, p);
+    inflight.push(p);
   }
   await Promise.all(inflight);
+  if (errors.length) throw errors[0]!;
   const elapsed = now() - t0;
   const appended = latencies.length;
   if ((await logSize(rt, threads)) - before !== appended) throw new Error(`${mode} paced: the log did not grow by ${appended}`);
@@ -266,14 +291,19 @@ function asHttpAgent(m: ClutchMessage): ClutchMessage {
   return { ...m, type, payload, from: who, to: m.to.map((p) => ({ ...p, agent_id: HTTP_AGENT })) } as ClutchMessage;
 }
 
+/**
+ * POST the batch as HTTP_AGENT. A request whose kept-alive socket the server closed just as it
+ * was reused (ECONNRESET before any response: the server's 5 s keep-alive timeout racing an idle
+ * socket of the pool) is sent once more; the events' ids make a repeat harmless.
+ */
 function httpAppender(port: number, agent: http.Agent, key: string): Append {
-  return (batch) =>
+  const post = (body: Buffer, retry: boolean): Promise<void> =>
     new Promise<void>((resolve, reject) => {
-      const mine = batch.map(asHttpAgent);
-      const body = Buffer.from(JSON.stringify(mine.length === 1 ? mine[0] : mine));
+      let answered = false;
       const req = http.request(
         { host: "127.0.0.1", port, path: "/api/events", method: "POST", agent, headers: { "content-type": "application/json", "content-length": body.length, authorization: `Bearer ${key}` } },
         (res) => {
+          answered = true;
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
           res.on("end", () => {
@@ -283,9 +313,16 @@ function httpAppender(port: number, agent: http.Agent, key: string): Append {
           res.on("error", reject);
         },
       );
-      req.on("error", reject);
+      req.on("error", (err: NodeJS.ErrnoException) => {
+        if (retry && !answered && err.code === "ECONNRESET") post(body, false).then(resolve, reject);
+        else reject(err);
+      });
       req.end(body);
     });
+  return (batch) => {
+    const mine = batch.map(asHttpAgent);
+    return post(Buffer.from(JSON.stringify(mine.length === 1 ? mine[0] : mine)), true);
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -303,12 +340,14 @@ function printRow(r: ConfigResult) {
     `${r.mode.padEnd(7)} batch ${String(r.batch).padStart(4)} × ${String(r.writers).padStart(2)} writers: ` +
       `${String(r.events_per_s).padStart(7)} events/s  (${r.events} events in ${r.seconds.toFixed(1)} s, ${r.stopped_by === "cap" ? "capped" : "done"}; ` +
       `append p50 ${r.append_ms.p50} ms p99 ${r.append_ms.p99} ms; log ${r.log_size_before})` +
-      `${r.ratio_to_copy !== undefined ? `  ${r.ratio_to_copy.toFixed(2)} × raw COPY` : ""}${r.probe ? "  [log-size probe]" : ""}${prof}`,
+      `${r.ratio_to_insert !== undefined ? `  ${r.ratio_to_insert.toFixed(2)} × raw INSERT` : r.ratio_to_copy !== undefined ? `  ${r.ratio_to_copy.toFixed(2)} × raw COPY` : ""}${r.probe ? "  [log-size probe]" : ""}${prof}`,
   );
 }
 
 async function main() {
   const started = new Date().toISOString();
+  const calibration = await calibrate();
+  console.log(calibrationLine(calibration));
   const m0 = machine();
   const git = gitState();
   console.log(`ingest: ${m0.cpus} cpus, node ${m0.node}, postgres ${m0.postgres}, load ${m0.loadavg.join(" ")}`);
@@ -316,20 +355,24 @@ async function main() {
   const results: ConfigResult[] = [];
   let httpKind: string | null = null;
   let anchor: CopyAnchor | null = null;
+  let insertAnchor: InsertAnchor | null = null;
   const file = () =>
     writeResults(NAME, {
       bench: "ingest",
       started_at: started,
       finished_at: new Date().toISOString(),
+      calibration,
       machine: { ...m0, loadavg_start: m0.loadavg, loadavg_end: load() },
       git,
-      options: { events: EVENTS, cap_s: CAP_S, batches: BATCHES, writers: WRITERS, modes: MODES, threads: THREADS, profile: PROFILE, probe: PROBE, paced: PACED, anchor_s: ANCHOR_S },
+      options: { events: EVENTS, cap_s: CAP_S, batches: BATCHES, writers: WRITERS, modes: MODES, threads: THREADS, profile: PROFILE, probe: PROBE, paced: PACED, anchor_s: ANCHOR_S, insert_anchor_s: INSERT_ANCHOR_S, insert_connections: INSERT_CONNECTIONS },
       http_target: httpKind,
       raw_copy: anchor,
+      raw_insert: insertAnchor,
       results,
     });
   const record = (r: ConfigResult) => {
     if (anchor && r.probe !== "paced") r.ratio_to_copy = Math.round((r.events_per_s / anchor.rows_per_s) * 100) / 100;
+    if (insertAnchor && r.probe !== "paced" && r.batch === 1) r.ratio_to_insert = Math.round((r.events_per_s / insertAnchor.rows_per_s) * 100) / 100;
     printRow(r);
     results.push(r);
     file();
@@ -349,6 +392,10 @@ async function main() {
       if (!anchor && ANCHOR_S > 0) {
         anchor = await measureRawCopy(db.url, threads, { seconds: ANCHOR_S, group: 1000 });
         console.log(`raw COPY anchor: ${anchor.rows_per_s} rows/s (${anchor.rows} rows in groups of ${anchor.group}, same columns and indexes as events)`);
+      }
+      if (!insertAnchor && INSERT_ANCHOR_S > 0) {
+        insertAnchor = await measureRawInsert(db.url, threads, { seconds: INSERT_ANCHOR_S, connections: INSERT_CONNECTIONS });
+        console.log(`raw INSERT anchor: ${insertAnchor.rows_per_s} rows/s (one row per statement, autocommit, ${insertAnchor.connections} connections; INSERT p50 ${insertAnchor.insert_ms.p50} ms p99 ${insertAnchor.insert_ms.p99} ms)`);
       }
       let append: Append;
       let profiler: ReturnType<typeof profileTransactions> | undefined;
@@ -374,7 +421,7 @@ async function main() {
       }
       // The same small configuration again on the grown log: shows what log size costs.
       if (PROBE) record({ ...(await runConfig(rt, mode, append, threads, 1, 1, seed++, profiler, 5)), probe: "log-size" });
-      if (PACED > 0) record(await runPaced(rt, mode, append, threads, PACED, 10));
+      if (PACED > 0) record(await runPaced(rt, mode, append, threads, PACED, 10, mode === "http"));
       profiler?.stop();
     } finally {
       agent?.destroy();
@@ -383,7 +430,7 @@ async function main() {
       await db.drop();
     }
   }
-  console.log(`results: ${path.relative(process.cwd(), file())}  (load ${load().join(" ")})`);
+  console.log(`results: ${path.relative(process.cwd(), file())}  (load ${load().join(" ")}; ${calibrationLine(calibration)})`);
 }
 
 /** A short warm-up (JIT, connection pool, server) whose figures are not kept. */

@@ -25,8 +25,9 @@
  *      - rows in the DOM once open (channel list, pane), and a scroll of the pane up from its
  *        end, 60 screens one at a time: the longest and the median frame; then to its top.
  *    Medians over the visits.
- * Beside the figures: a calibration (the same fixed CPU work in Node and in the page, median of 5)
- * so figures from a slower or busier box can be compared; and the load average.
+ * First line: the machine's calibration (bench/_lib.ts `calibrate`: node summing 3×10⁸ integers)
+ * and load. Beside the figures: a second calibration (the same fixed CPU work in Node and in the
+ * page, median of 5) so figures from a slower or busier box can be compared; and the load average.
  * Writes bench/results/<--name>.json.
  */
 import fs from "node:fs";
@@ -35,7 +36,7 @@ import { chromium, type Page } from "playwright-core";
 import { makeMessage, newId, type ClutchMessage, type MessageType, type PayloadOf } from "@/lib/protocol";
 import { createClutch } from "@/server/clutch";
 import { CHROMIUM_ARGS } from "../playwright.config";
-import { arg, benchDatabase, flag, gitState, machine, numArg, ROOT, safeUrl, summarize, writeResults } from "./_lib";
+import { arg, benchDatabase, calibrate, calibrationLine, flag, gitState, machine, numArg, ROOT, safeUrl, summarize, writeResults } from "./_lib";
 import { signIn } from "../scripts/session";
 import { startAppServer, type AppServer } from "./_app-server";
 
@@ -199,6 +200,8 @@ async function main() {
     return;
   }
   if (URL_GIVEN && !process.env.BENCH_DATABASE_URL) throw new Error("--url needs BENCH_DATABASE_URL: the database of that server, to seed the channel");
+  const machineCalibration = await calibrate();
+  console.log(calibrationLine(machineCalibration));
   const db = await benchDatabase();
   console.log(`database ${safeUrl(db.url)}${db.created ? " (fresh)" : ""}`);
   let server: AppServer | undefined;
@@ -250,6 +253,7 @@ async function main() {
     const last = visits[visits.length - 1]!;
     const result = {
       at: new Date().toISOString(),
+      calibration: machineCalibration,
       machine: machine(),
       git: gitState(),
       run: { run_id, events: runEvents, append_s: r(appendMs / 1000) },
@@ -264,7 +268,7 @@ async function main() {
       pane_scroll: { longest_frame_ms: r(median(visits.map((v) => v.scroll.longest))), median_frame_ms: r(median(visits.map((v) => v.scroll.median))), steps: last.scroll.steps, top_seq: last.scroll.first_seq },
       targets: { channel_open_ms: 1000, thread_open_ms: 1000 },
     };
-    console.log(`calibration: ${result.calibration_ms.node_sort_400k} ms in Node, ${result.calibration_ms.page_sort_400k} ms in the page (sort of 400,000 numbers); load ${machine().loadavg.join(" ")}`);
+    console.log(`${calibrationLine(machineCalibration)}; sort of 400,000 numbers: ${result.calibration_ms.node_sort_400k} ms in Node, ${result.calibration_ms.page_sort_400k} ms in the page; load now ${machine().loadavg.join(" ")}`);
     console.log(`channel open (navigation → list painted, composer usable): median ${result.channel_open_median_ms} ms of ${VISITS} (${visits.map((v) => r(v.channel)).join(", ")}) (target < 1000)`);
     console.log(`thread open (link → the thread of ${runEvents} events painted): median ${result.thread_open_median_ms} ms of ${VISITS} (${visits.map((v) => r(v.pane.painted)).join(", ")}) (target < 1000)`);
     console.log(`  every page of the run in: median ${r(median(visits.map((v) => v.pane.all)))} ms; longest frame meanwhile: median ${r(median(visits.map((v) => v.pane.longest)))} ms`);
