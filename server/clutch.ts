@@ -511,7 +511,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
         summary: `imported the ${team.autogen ? "AutoGen team" : "PromptPack"} ${team.pack.name} as a team in #${binding.name}`,
         detail: { deployment, pack_id: team.pack.id, channel: binding.name, agents: agents.map((a) => a.agent_id) },
       });
-      log.info({ pack: team.pack.id, agents: agents.map((a) => a.agent_id), by: by.agent_id }, "PromptPack imported");
+      log.info({ pack: team.pack.id, kind: team.autogen ? "autogen" : "promptpack", agents: agents.map((a) => a.agent_id), by: by.agent_id }, "team imported");
       return { pack: team.pack, channel: binding, agents: agents.map((a) => a.agent_id), warnings: team.warnings, notes: team.notes };
     },
     webhookSecretOf: (agent_id) => webhookSecret(serverSecret, agent_id),
