@@ -20,7 +20,7 @@ import { requestAs, testClutch, testPerson, type TestPrincipal } from "./helpers
 
 const GALLERY = fs.readFileSync("test/fixtures/autogen/gallery-default.json", "utf8");
 const STUDIO = JSON.parse(fs.readFileSync("test/fixtures/autogen/gallery-studio-frontend.json", "utf8")) as { components: { teams: unknown[]; workbenches: unknown[] } };
-const gallery = () => JSON.parse(GALLERY) as { items: { teams: Record<string, any>[] } };
+const gallery = () => JSON.parse(GALLERY) as { items: { teams: { config: { participants: { config: { system_message: string } }[] } }[] } };
 const issuesOf = (fn: () => unknown) => {
   try {
     fn();

@@ -198,7 +198,8 @@ export function translate(items: ReturnType<typeof checkBatch>, state: AutogenRu
 
   items.forEach((item, index) => {
     const before = envelopes.length;
-    const keyBase = `autogen:${s.run_id}:${"type" in item && item.id ? item.id : createHash("sha256").update(JSON.stringify(item)).digest("hex").slice(0, 32)}`;
+    const ownId = isTaskResult(item) ? undefined : (item as Msg).id;
+    const keyBase = `autogen:${s.run_id}:${ownId ? ownId : createHash("sha256").update(JSON.stringify(item)).digest("hex").slice(0, 32)}`;
     const key = (part: string) => cut(`${keyBase}:${part}`, 200);
     const push = (m: ClutchMessage) => envelopes.push(m);
     /** The task of `source`, opened (requested by `by` under `parent`, accepted) when it has none. */
@@ -225,10 +226,10 @@ export function translate(items: ReturnType<typeof checkBatch>, state: AutogenRu
       return task_id;
     };
 
-    if (!("type" in item) || typeof item.type !== "string") {
-      item = item as TaskResult;
+    if (isTaskResult(item)) {
       // TaskResult: every open task ends, the root last.
-      const stop_reason = item.stop_reason ?? null;
+      const result = item as TaskResult;
+      const stop_reason = result.stop_reason ?? null;
       if (s.ended) {
         outcomes.push({ index, type: "TaskResult", outcome: "skipped", events: 0, note: "the run has its result already" });
         return;
@@ -242,7 +243,7 @@ export function translate(items: ReturnType<typeof checkBatch>, state: AutogenRu
           ...at(s.root_task_id, null),
           from: team,
           to: [s.requester],
-          payload: { summary: stop_reason ? `${s.team} stopped: ${stop_reason}` : `${s.team} finished`, stop_reason, messages: item.messages.length, autogen: { type: "TaskResult", stop_reason } },
+          payload: { summary: stop_reason ? `${s.team} stopped: ${stop_reason}` : `${s.team} finished`, stop_reason, messages: result.messages.length, autogen: { type: "TaskResult", stop_reason } },
           idempotency_key: `autogen:${s.run_id}:result`,
         }),
       );
