@@ -14,6 +14,7 @@ import type { PackImport } from "@/lib/api/types";
 import type { Clutch } from "@/server/clutch";
 import { PackError } from "@/server/workspace/promptpack";
 import { autogenToTeam, importedModelSpec } from "@/server/workspace/autogen";
+import { modelForAgent } from "@/server/agents/models";
 import * as importRoute from "@/app/api/workspace/import/route";
 import * as agentsRoute from "@/app/api/agents/route";
 import { requestAs, testClutch, testPerson, type TestPrincipal } from "./helpers";
@@ -119,6 +120,19 @@ describe("AutoGen team spec → team", () => {
       { from: "writer", target: "planner", name: null, description: null, message: null },
     ]);
     expect(team.autogen.pattern.termination).toEqual({ kind: "handoff", target: "user" });
+  });
+
+  it("an imported agent runs on its model client's spec when the server has its key; else on the deployment's model, saying why", () => {
+    const spec = importedModelSpec(autogenToTeam(JSON.parse(GALLERY), { team: 0 }).manifests[0]!);
+    const id = "agent:default-team-assistant_agent";
+    const withKey = modelForAgent({ OPENAI_API_KEY: "sk-test" }, id, spec) as { provider: string; modelId: string };
+    expect([withKey.provider, withKey.modelId]).toEqual(["openai.chat", "gpt-4o-mini"]);
+    const why: string[] = [];
+    const without = modelForAgent({ CLUTCH_MODEL: "builtin" }, id, spec, {}, (err) => why.push(err.message)) as { provider: string };
+    expect(without.provider).toBe("clutch.builtin");
+    expect(why).toEqual([expect.stringMatching(/needs a base URL: set OPENAI_BASE_URL/)]);
+    // The agent's own variable wins over the import.
+    expect((modelForAgent({ OPENAI_API_KEY: "sk-test", CLUTCH_MODEL_DEFAULT_TEAM_ASSISTANT_AGENT: "builtin" }, id, spec) as { provider: string }).provider).toBe("clutch.builtin");
   });
 
   it("refuses unknown providers, missing participants and endless handoff cycles, each with its JSONPath", () => {
