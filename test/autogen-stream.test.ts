@@ -56,7 +56,7 @@ async function poll(as: TestPrincipal, run_id: string, query: string) {
 async function runOf(f: Fixture, count = f.stream.length) {
   const name = `autogen-${newId("thread").slice(-10).toLowerCase()}`;
   await rt.store.createThread({ name }, { agent_id: "user:test" });
-  const started = await start(forwarder, { channel: name, task: f.task, team: "Demo team" });
+  const started = await start(forwarder, { channel: name, task: f.task, team: "Demo team", model: "gpt-4o" });
   expect(started.status).toBe(201);
   for (const m of f.stream.slice(0, count)) expect([200, 201]).toContain((await post(forwarder, started.body.run_id, m)).status);
   return { ...started.body, name };
@@ -64,7 +64,7 @@ async function runOf(f: Fixture, count = f.stream.length) {
 const runEvents = (run_id: string) => rt.store.readAll({ run_id });
 /** `type from: text` lines, as the channel shows them. */
 const lines = (evs: StoredEvent[]) =>
-  evs.map((e) => {
+  evs.filter((e) => e.type !== "model.usage").map((e) => {
     const p = e.payload as Record<string, unknown>;
     const what = e.type === "chat.message" ? p.text : e.type === "tool.call" || e.type === "tool.result" || e.type === "tool.error" ? `${String(p.tool)} ${JSON.stringify(p.arguments ?? p.result ?? p.message)}` : e.type === "task.request" ? `→ ${e.to[0]?.display_name}` : e.type === "task.result" ? p.summary : e.type === "task.progress" ? p.message : "";
     return `${e.type} ${e.from.display_name ?? e.from.agent_id}${what ? `: ${String(what).split("\n")[0]}` : ""}`;
@@ -73,11 +73,11 @@ const lines = (evs: StoredEvent[]) =>
 describe("translate (pure)", () => {
   it("maps the round-robin stream to envelopes, every speaking agent in a task of its own", () => {
     const f = fixture("round-robin-tools");
-    const state: AutogenRunState = { run_id: "run_X", thread_id: "thr_X", root_task_id: "task_root", requester: { agent_id: "user:u", role: "human", display_name: "Uma" }, team: "Demo", task: f.task, tasks: {}, parents: {}, questions: {}, answers: {}, last: null, ended: false };
+    const state: AutogenRunState = { run_id: "run_X", thread_id: "thr_X", root_task_id: "task_root", requester: { agent_id: "user:u", role: "human", display_name: "Uma" }, team: "Demo", task: f.task, model: null, tasks: {}, parents: {}, questions: {}, answers: {}, last: null, ended: false };
     let n = 0;
     const { envelopes, outcomes, state: after } = translate(checkBatch(f.stream), state, { taskId: () => `task_${++n}` });
     expect(outcomes.map((o) => o.outcome)).toEqual(["skipped", "translated", "translated", "translated", "translated", "translated", "translated", "translated", "translated"]);
-    expect(envelopes.map((e) => `${e.type} ${e.task_id}`)).toEqual([
+    expect(envelopes.filter((e) => e.type !== "model.usage").map((e) => `${e.type} ${e.task_id}`)).toEqual([
       "task.request task_1",
       "task.accept task_1",
       "tool.call task_1",
@@ -196,6 +196,8 @@ describe("POST /api/autogen/runs and /messages", () => {
   it("a handoff to the user (the docs' lazy_assistant) is a message to the people, and the run ends with the handoff's stop reason", async () => {
     const run = await runOf(fixture("handoff-to-user"));
     const evs = await runEvents(run.run_id);
+    // The model call's tokens (69 in, 12 out, as the docs print them), priced as the model the start named.
+    expect(evs.filter((e) => e.type === "model.usage").map((e) => [e.from.display_name, e.payload])).toEqual([["lazy_assistant", expect.objectContaining({ model: "gpt-4o", provider: "autogen", input_tokens: 69, output_tokens: 12 })]]);
     expect(lines(evs).slice(2)).toEqual([
       "task.request Demo team: → lazy_assistant",
       "task.accept lazy_assistant",

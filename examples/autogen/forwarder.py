@@ -13,7 +13,7 @@ asks the people in the channel and waits for their answer there (a long poll).
 
     async def main() -> None:
         clutch = Clutch("http://localhost:3000", api_key="clutch_...")   # a person's or agent's key
-        run = await clutch.start(channel="general", task="Write a 4-line poem about the ocean.", team="Poets")
+        run = await clutch.start(channel="general", task="Write a 4-line poem about the ocean.", team="Poets", model="gpt-4o-mini")
         model = OpenAIChatCompletionClient(model="gpt-4o-mini")
         assistant = AssistantAgent("assistant", model_client=model)
         user_proxy = UserProxyAgent("user_proxy", input_func=run.input_func)
@@ -99,13 +99,16 @@ class Clutch:
     def __init__(self, url: str, api_key: str) -> None:
         self.http = httpx.AsyncClient(base_url=url, headers={"authorization": f"Bearer {api_key}"}, timeout=30)
 
-    async def start(self, channel: str, task: Optional[str] = None, team: Optional[str] = None) -> ClutchRun:
-        """Open a run in `channel` (its name); `team` is how the team is shown (default: the channel)."""
+    async def start(self, channel: str, task: Optional[str] = None, team: Optional[str] = None, model: Optional[str] = None) -> ClutchRun:
+        """Open a run in `channel` (its name); `team` is how the team is shown (default: the channel);
+        `model` is the model its clients use, what Clutch prices its token usage as."""
         body: dict[str, Any] = {"channel": channel}
         if task:
             body["task"] = task
         if team:
             body["team"] = team
+        if model:
+            body["model"] = model
         res = await self.http.post("/api/autogen/runs", json=body)
         res.raise_for_status()
         data = res.json()

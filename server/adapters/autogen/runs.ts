@@ -33,10 +33,11 @@ export interface AutogenRun {
 
 /**
  * Start an AutoGen run in `channel` (by name) for `p`: the team `team` (its label; default the
- * channel's name) on `task` (the text given to `run_stream`, optional). Throws ClutchError
+ * channel's name) on `task` (the text given to `run_stream`, optional); `model` names the model its
+ * clients use, for the run's `model.usage` (so the workspace's prices apply). Throws ClutchError
  * unknown_thread (404) when `p` may not read the channel, forbidden (403) for a guest.
  */
-export async function startAutogenRun(deps: Deps, p: Principal, input: { channel: string; task?: string; team?: string }): Promise<AutogenRun> {
+export async function startAutogenRun(deps: Deps, p: Principal, input: { channel: string; task?: string; team?: string; model?: string }): Promise<AutogenRun> {
   const thread = await deps.store.queries.threadByName(input.channel);
   if (!thread || !(await deps.identity.channels.canRead(p, thread.id))) throw new ClutchError("unknown_thread", `there is no channel #${input.channel} you may read; name a channel of the workspace`, 404);
   if (p.kind === "person" && p.role === "guest") throw new ClutchError("forbidden", "guests may not start runs", 403);
@@ -53,7 +54,7 @@ export async function startAutogenRun(deps: Deps, p: Principal, input: { channel
       ...at,
       from,
       to: [teamAgent],
-      payload: { title, ...(input.task ? { instructions: input.task } : {}), context_summary: `${from.display_name ?? from.agent_id} runs the AutoGen team ${team} in #${thread.name}`, input: { autogen: { team } } },
+      payload: { title, ...(input.task ? { instructions: input.task } : {}), context_summary: `${from.display_name ?? from.agent_id} runs the AutoGen team ${team} in #${thread.name}`, input: { autogen: { team, ...(input.model ? { model: input.model } : {}) } } },
       meta: { requested_by: p.agent_id, autogen: { run: true, team } },
     }),
     makeMessage({ type: "task.accept", ...at, from: teamAgent, to: [from], payload: { agent_id: TEAM_AGENT } }),

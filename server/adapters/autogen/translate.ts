@@ -29,6 +29,8 @@
  * | any other type (SelectorEvent,        | passthrough: task.progress `status: "autogen.<type>"` with the |
  * | SelectSpeakerEvent, MemoryQueryEvent, | message kept under `payload.autogen.message`                   |
  * | CodeGeneration/ExecutionEvent, …)     |                                                                |
+ * | `models_usage` of a message above    | model.usage in the speaker's task (model: the one named at the |
+ * |                                       | start, else `autogen`; latency unknown: 0)                     |
  * | TaskResult `{ messages, stop_reason }`| task.result of every open task, the root's last, with         |
  * |                                       | `stop_reason`; its messages were streamed before, not re-read  |
  *
@@ -53,6 +55,8 @@ export interface AutogenRunState {
   team: string;
   /** The run's task text (the root request's instructions), or null. */
   task: string | null;
+  /** The model the team's clients use, named at the start (`model.usage` names it, so the workspace's prices apply); null: `autogen`. */
+  model: string | null;
   /** The current task of each source (AutoGen name → task_id). */
   tasks: Record<string, string>;
   /** The parent of each of those tasks (the root's, or the task of the agent that handed off). */
@@ -260,7 +264,23 @@ export function translate(items: ReturnType<typeof checkBatch>, state: AutogenRu
       push(makeMessage({ type: "chat.message", ...at(task_id, parentOf(task_id)), from: who(m.source), to, payload: { text: cut(text, 100_000) || "(empty)", ...extra, autogen }, idempotency_key: key("chat") }));
       s.last = { source: m.source, text };
     };
-    const done = (outcome: ItemOutcome["outcome"] = "translated", note?: string) => outcomes.push({ index, type: m.type, outcome, events: envelopes.length - before, ...(note ? { note } : {}) });
+    const done = (outcome: ItemOutcome["outcome"] = "translated", note?: string) => {
+      // A message a model call produced carries its usage: one model.usage in the speaker's task.
+      if (m.models_usage && outcome !== "skipped" && m.source !== "user") {
+        const task_id = taskOf(m.source);
+        push(
+          makeMessage({
+            type: "model.usage",
+            ...at(task_id, parentOf(task_id)),
+            from: who(m.source),
+            to: [],
+            payload: { model: s.model ?? "autogen", provider: "autogen", input_tokens: Math.max(0, Math.round(m.models_usage.prompt_tokens)), output_tokens: Math.max(0, Math.round(m.models_usage.completion_tokens)), latency_ms: 0, autogen },
+            idempotency_key: key("usage"),
+          }),
+        );
+      }
+      outcomes.push({ index, type: m.type, outcome, events: envelopes.length - before, ...(note ? { note } : {}) });
+    };
     if (s.ended) return done("skipped", "the run has its result already");
 
     switch (m.type) {
@@ -381,6 +401,7 @@ export function runStateOf(events: readonly StoredEvent[]): AutogenRunState | nu
     requester: root.from,
     team: root.to[0]?.display_name ?? "AutoGen team",
     task: typeof root.payload.instructions === "string" ? root.payload.instructions : null,
+    model: (root.payload.input as { autogen?: { model?: string } } | undefined)?.autogen?.model ?? null,
     tasks: {},
     parents: {},
     questions: {},
