@@ -73,7 +73,7 @@ const lines = (evs: StoredEvent[]) =>
 describe("translate (pure)", () => {
   it("maps the round-robin stream to envelopes, every speaking agent in a task of its own", () => {
     const f = fixture("round-robin-tools");
-    const state: AutogenRunState = { run_id: "run_X", thread_id: "thr_X", root_task_id: "task_root", requester: { agent_id: "user:u", role: "human", display_name: "Uma" }, team: "Demo", task: f.task, model: null, tasks: {}, parents: {}, questions: {}, answers: {}, last: null, ended: false };
+    const state: AutogenRunState = { run_id: "run_X", thread_id: "thr_X", root_task_id: "task_root", requester: { agent_id: "user:u", role: "human", display_name: "Uma" }, team: "Demo", task: f.task, model: null, tasks: {}, parents: {}, opened: [], questions: {}, answers: {}, last: null, ended: false };
     let n = 0;
     const { envelopes, outcomes, state: after } = translate(checkBatch(f.stream), state, { taskId: () => `task_${++n}` });
     expect(outcomes.map((o) => o.outcome)).toEqual(["skipped", "translated", "translated", "translated", "translated", "translated", "translated", "translated", "translated"]);
@@ -89,8 +89,8 @@ describe("translate (pure)", () => {
       "chat.message task_1",
       "chat.message task_2",
       "chat.message task_1",
-      "task.result task_1",
       "task.result task_2",
+      "task.result task_1",
       "task.result task_root",
     ]);
     expect(after).toMatchObject({ tasks: { tool_use_agent: "task_1", echo_agent: "task_2" }, ended: true });
@@ -121,8 +121,8 @@ describe("POST /api/autogen/runs and /messages", () => {
       "chat.message tool_use_agent: Hello",
       "chat.message echo_agent: Hello",
       "chat.message tool_use_agent: TERMINATE",
-      "task.result tool_use_agent: tool_use_agent's turns ended: Text 'TERMINATE' mentioned",
       "task.result echo_agent: echo_agent's turns ended: Text 'TERMINATE' mentioned",
+      "task.result tool_use_agent: tool_use_agent's turns ended: Text 'TERMINATE' mentioned",
       "task.result Demo team: Demo team stopped: Text 'TERMINATE' mentioned",
     ]);
     const root = evs.at(-1)!;
@@ -159,6 +159,8 @@ describe("POST /api/autogen/runs and /messages", () => {
     expect(hello).toMatchObject({ task_id: back!.task_id, parent_task_id: agent2!.task_id, from: { display_name: "agent1" } });
     expect(evs.filter((e) => e.type === "tool.result").map((e) => e.payload)).toEqual([expect.objectContaining({ tool: "handoff_to_agent2", result: "handoff to agent2" })]);
     expect(evs.at(-1)).toMatchObject({ type: "task.result", task_id: run.task_id, payload: { stop_reason: "Text 'TERMINATE' mentioned" } });
+    // Every task of the run ended, agent1's first one too (it handed off, and was handed a new one).
+    for (const r of requests) expect((await taskRow(rt, r.task_id)).state).toBe("succeeded");
   });
 
   it("a UserProxyAgent's input request is a question to the people; a person answers in the channel and the forwarder fetches it", async () => {

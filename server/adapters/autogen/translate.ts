@@ -59,8 +59,10 @@ export interface AutogenRunState {
   model: string | null;
   /** The current task of each source (AutoGen name → task_id). */
   tasks: Record<string, string>;
-  /** The parent of each of those tasks (the root's, or the task of the agent that handed off). */
+  /** The parent of every task of an agent (the root's, or the task of the agent that handed off). */
   parents: Record<string, string>;
+  /** Every agent's task in the order they were opened (a handoff back opens a new one): [task_id, source]. */
+  opened: [string, string][];
   /** Questions by request_id: the chat.message id and the source that asked. */
   questions: Record<string, { id: string; source: string }>;
   /** Answers people gave to each source's questions (to skip the UserProxyAgent's echo of them). */
@@ -227,6 +229,7 @@ export function translate(items: ReturnType<typeof checkBatch>, state: AutogenRu
       push(makeMessage({ type: "task.accept", ...at(task_id, parent), from: who(source), to: [by], payload: { agent_id: agentIdOf(source) }, idempotency_key: key(`${opened?.part ?? `open:${source}`}:accept`) }));
       s.tasks[source] = task_id;
       s.parents[task_id] = parent;
+      s.opened.push([task_id, source]);
       return task_id;
     };
 
@@ -238,7 +241,8 @@ export function translate(items: ReturnType<typeof checkBatch>, state: AutogenRu
         outcomes.push({ index, type: "TaskResult", outcome: "skipped", events: 0, note: "the run has its result already" });
         return;
       }
-      for (const [source, task_id] of Object.entries(s.tasks)) {
+      // Newest first: a task handed off ends before the task it was handed off from.
+      for (const [task_id, source] of [...s.opened].reverse()) {
         push(makeMessage({ type: "task.result", ...at(task_id, s.parents[task_id] ?? s.root_task_id), from: who(source), to: [team], payload: { summary: `${source}'s turns ended: ${stop_reason ?? "the team stopped"}`, stop_reason }, idempotency_key: `autogen:${s.run_id}:result:${source}:${task_id}` }));
       }
       push(
@@ -404,6 +408,7 @@ export function runStateOf(events: readonly StoredEvent[]): AutogenRunState | nu
     model: (root.payload.input as { autogen?: { model?: string } } | undefined)?.autogen?.model ?? null,
     tasks: {},
     parents: {},
+    opened: [],
     questions: {},
     answers: {},
     last: null,
@@ -415,6 +420,7 @@ export function runStateOf(events: readonly StoredEvent[]): AutogenRunState | nu
     if (isEvent(e, "task.request") && e.task_id !== s.root_task_id && typeof source === "string") {
       s.tasks[source] = e.task_id;
       s.parents[e.task_id] = e.parent_task_id ?? s.root_task_id;
+      s.opened.push([e.task_id, source]);
     }
     if (isEvent(e, "chat.message")) {
       const ag = (e.payload as { autogen?: { source?: string; request_id?: string } }).autogen;
