@@ -4,10 +4,11 @@
  */
 import nextEnv from "@next/env";
 import next from "next";
-import { loadPlaybooks, modelFromEnv } from "./server/agents/models";
+import { loadPlaybooks, modelForAgent } from "./server/agents/models";
 import { createClutch } from "./server/clutch";
 import { loadConfig } from "./server/config";
 import { log } from "./server/log";
+import { importedModelSpec } from "./server/workspace/autogen";
 import { startAgentsFeed } from "./server/realtime/agents-feed";
 import { RealtimeGateway } from "./server/realtime/gateway";
 import { contentSecurityPolicy, frontDoor } from "./server/http/front-door";
@@ -19,7 +20,7 @@ import { startRealtimeProcess } from "./server/realtime/process";
 nextEnv.loadEnvConfig(process.cwd());
 const config = loadConfig();
 
-const models = new Map<string, ReturnType<typeof modelFromEnv>>();
+const models = new Map<string, ReturnType<typeof modelForAgent>>();
 const playbooks = config.workspaceDir ? await loadPlaybooks(config.workspaceDir) : undefined;
 const clutch = await createClutch({
   databaseUrl: config.databaseUrl,
@@ -34,7 +35,9 @@ const clutch = await createClutch({
   defaultChannel: true,
   modelFor: (agent) => {
     let model = models.get(agent.agent_id);
-    if (!model) models.set(agent.agent_id, (model = modelFromEnv(process.env, agent.agent_id, { playbooks })));
+    // An imported AutoGen agent brings its model client's spec (docs/adapters.md "AutoGen").
+    const fallback = (err: Error) => log.warn({ agent: agent.agent_id, err: err.message }, "the agent's imported model cannot be used here; it runs on the deployment's model");
+    if (!model) models.set(agent.agent_id, (model = modelForAgent(process.env, agent.agent_id, importedModelSpec(agent.manifest), { playbooks }, fallback)));
     return model;
   },
 });

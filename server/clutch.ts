@@ -50,13 +50,12 @@ import { AgentRegistry, type RegistryConfig } from "./router/registry";
 import { Router } from "./router/router";
 import { ClutchError } from "./errors";
 import { SchemaRegistry } from "./schemas/registry";
-import { PackImports } from "./workspace/imports";
+import { PackImports, storedTeam } from "./workspace/imports";
 import { WorkflowRunner } from "./workflows/runner";
 import { GroupChatRunner } from "./orchestrator/group-chat";
 import type { GroupChatShape } from "@/lib/group-chat/turns";
 import { WorkflowStore } from "./workflows/store";
 import { A2ATaskRecords } from "./adapters/a2a/tasks";
-import { packToTeam } from "./workspace/promptpack";
 import { addTeam, loadWorkspace, NO_WORKSPACE, teamAgents, type Team, type Workspace, type WorkspaceAgent } from "./workspace/workspace";
 import { recordAudit } from "./auth/audit";
 import type { Principal } from "./auth/principal";
@@ -144,12 +143,14 @@ export interface Clutch {
   /** The A2A tasks this deployment's A2A endpoints serve, on the database (server/adapters/a2a/tasks.ts). */
   a2aTasks: A2ATaskRecords;
   /**
-   * Import a PromptPack as a team (RFC 0007, docs/promptpacks.md): its agents join the workspace
-   * and start working at once (on this node when it leads), in a new channel named after the pack.
+   * Import a PromptPack (RFC 0007, docs/promptpacks.md) or an AutoGen team (docs/adapters.md
+   * "AutoGen"; `team` picks one of a gallery's, `id` names it) as a team: its agents join the
+   * workspace and start working at once (on this node when it leads), in a new channel named
+   * after the pack or team.
    * Throws ClutchError no_workspace (409), invalid_pack (400, issues with JSONPaths),
    * pack_exists / pack_conflict (409).
    */
-  importPack(input: { pack: unknown; variables?: Record<string, string> }, by: Principal): Promise<PackImportResult>;
+  importPack(input: { pack: unknown; variables?: Record<string, string>; team?: string | number; id?: string }, by: Principal): Promise<PackImportResult>;
   /** Where large tool results are kept: the database's `artifacts` table, which every node serves. */
   artifacts: ArtifactStore;
   /** The agent loop of the workspace's agents. */
@@ -231,7 +232,7 @@ async function ensureChannels(store: EventStore, channels: Workspace["channels"]
 async function addImportedTeams(workspace: Workspace, packs: PackImports): Promise<void> {
   for (const stored of await packs.list()) {
     try {
-      const team = packToTeam(stored.pack, stored.variables);
+      const team = storedTeam(stored);
       addTeam(workspace, teamAgents(workspace, team), team.channel);
     } catch (err) {
       log.error({ err, pack: stored.id }, "an imported PromptPack no longer fits the workspace; its team is left out");
@@ -517,7 +518,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     if (workspace.channels.some((c) => c.name === detail.channel)) return;
     const stored = (await packs.list()).find((p) => p.id === detail.pack_id);
     if (!stored || workspace.channels.some((c) => c.name === detail.channel)) return;
-    const team = packToTeam(stored.pack, stored.variables);
+    const team = storedTeam(stored);
     await mountTeam(team, teamAgents(workspace, team));
     log.info({ pack: stored.id }, "a PromptPack imported on another node is added here");
   }
@@ -545,10 +546,10 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       await recordAudit(store, by, {
         action: "team.imported",
         subject: `pack:${deployment}/${team.pack.id}`,
-        summary: `imported the PromptPack ${team.pack.name} as a team in #${binding.name}`,
+        summary: `imported the ${team.autogen ? "AutoGen team" : "PromptPack"} ${team.pack.name} as a team in #${binding.name}`,
         detail: { deployment, pack_id: team.pack.id, channel: binding.name, agents: agents.map((a) => a.agent_id) },
       });
-      log.info({ pack: team.pack.id, agents: agents.map((a) => a.agent_id), by: by.agent_id }, "PromptPack imported");
+      log.info({ pack: team.pack.id, kind: team.autogen ? "autogen" : "promptpack", agents: agents.map((a) => a.agent_id), by: by.agent_id }, "team imported");
       return { pack: team.pack, channel: binding, agents: agents.map((a) => a.agent_id), warnings: team.warnings, notes: team.notes };
     },
     webhookSecretOf: (agent_id) => webhookSecret(serverSecret, agent_id),

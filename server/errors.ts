@@ -39,6 +39,7 @@ export const ERROR_STATUS = {
   invalid_workflow: [400],
   invalid_sign_up: [400],
   multiple_runs: [400],
+  invalid_autogen_message: [400],
   display_name_mismatch: [400],
   // 401 / 403: who is asking, and what they may do
   unauthenticated: [401],
@@ -51,6 +52,7 @@ export const ERROR_STATUS = {
   not_yourself: [403],
   not_your_task: [403],
   not_your_agent: [403],
+  not_your_run: [403],
   not_an_approver: [403],
   keys_locked: [403],
   signature_required: [403],
@@ -66,6 +68,7 @@ export const ERROR_STATUS = {
   unknown_agent: [404],
   unknown_person: [404],
   unknown_approval: [404],
+  unknown_request: [404],
   unknown_artifact: [404],
   unknown_key: [404],
   unknown_user: [404],

@@ -120,6 +120,10 @@ const MATRIX: Record<string, { call: (f: Fixtures) => Call; expect: Expect }> = 
   "POST /api/events": { call: (f) => ({ url: "/api/events", body: chat("from A", { thread_id: f.pub, run_id: newId("run"), from: { agent_id: "agent:matrix-a", role: "worker" } }) }), expect: signedIn(403, { agentA: 201 }) },
 
   "GET /api/runs": { call: () => ({ url: "/api/runs?status=waiting&limit=5" }), expect: signedIn(200) },
+  // AutoGen live runs (docs/adapters.md "AutoGen"): any signed-in key may start one in a channel it reads; only its starter feeds it.
+  "POST /api/autogen/runs": { call: () => ({ url: "/api/autogen/runs", body: { channel: "no-such-channel" } }), expect: signedIn(404) },
+  "POST /api/autogen/runs/[run_id]/messages": { call: (f) => ({ url: `/api/autogen/runs/${f.run}/messages`, params: { run_id: f.run }, body: { type: "TextMessage", source: "a", content: "hi" } }), expect: signedIn(404) },
+  "GET /api/autogen/runs/[run_id]/input": { call: (f) => ({ url: `/api/autogen/runs/${f.run}/input?wait=0`, params: { run_id: f.run } }), expect: signedIn(404) },
   "GET /api/runs/[run_id]": { call: (f) => ({ url: `/api/runs/${f.run}`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },
   "GET /api/runs/[run_id]/events": { call: (f) => ({ url: `/api/runs/${f.run}/events`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },
   "GET /api/runs/[run_id]/export": { call: (f) => ({ url: `/api/runs/${f.run}/export`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },

@@ -1,8 +1,9 @@
 "use client";
 /**
- * `ImportPackDialog`: an admin imports a PromptPack (RFC 0007, docs/promptpacks.md) as a team:
- * the pack's YAML or JSON (pasted, or from a file) and the values of its `{{variables}}`, one
- * `name=value` a line. A refusal lists each problem with its JSONPath; a success says which
+ * `ImportPackDialog`: an admin imports a PromptPack (RFC 0007, docs/promptpacks.md) or an AutoGen
+ * team spec or gallery (docs/adapters.md "AutoGen") as a team: its YAML or JSON (pasted, or from a
+ * file), the values of a pack's `{{variables}}`, one `name=value` a line, and which of a
+ * gallery's teams (its index or label; empty: the first). A refusal lists each problem with its JSONPath; a success says which
  * agents joined, how the pack's tools were read, what was left out, and opens the team's channel.
  */
 import Link from "next/link";
@@ -30,7 +31,7 @@ export function parseVariables(text: string): Record<string, string> {
 /** The import dialog (see the file comment). */
 export function ImportPackDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   return (
-    <Dialog open={open} onClose={onClose} title="Import a team" description="A PromptPack with an agents section (RFC 0007), in YAML or JSON." className="max-w-2xl">
+    <Dialog open={open} onClose={onClose} title="Import a team" description="A PromptPack with an agents section (RFC 0007), in YAML or JSON, or an AutoGen team or AutoGen Studio gallery (JSON)." className="max-w-2xl">
       {open && <ImportPackForm onClose={onClose} />}
     </Dialog>
   );
@@ -43,10 +44,11 @@ function ImportPackForm({ onClose }: { onClose: () => void }) {
   const client = useQueryClient();
   const [text, setText] = useState("");
   const [vars, setVars] = useState("");
+  const [team, setTeam] = useState("");
   const [fileName, setFileName] = useState<string | null>(null);
-  const ids = { pack: useId(), vars: useId(), err: useId() };
+  const ids = { pack: useId(), vars: useId(), team: useId(), err: useId() };
   const mutation = useMutation({
-    mutationFn: () => importPack(text, parseVariables(vars)),
+    mutationFn: () => importPack(text, parseVariables(vars), team.trim() || undefined),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: queryKeys.agents });
       void client.invalidateQueries({ queryKey: queryKeys.threads });
@@ -66,7 +68,7 @@ function ImportPackForm({ onClose }: { onClose: () => void }) {
       <div>
         <div className="mb-1 flex items-baseline justify-between gap-2">
           <label htmlFor={ids.pack} className="text-[13px] font-semibold">
-            PromptPack
+            PromptPack or AutoGen team
           </label>
           <FileChoice
             accept=".yaml,.yml,.json,application/json,application/yaml,text/yaml,text/plain"
@@ -100,7 +102,13 @@ function ImportPackForm({ onClose }: { onClose: () => void }) {
         </label>
         <textarea id={ids.vars} value={vars} onChange={(e) => setVars(e.target.value)} rows={2} spellCheck={false} placeholder="company=Acme" className={areaClass} />
       </div>
-      {error && <ProblemsAlert id={ids.err} error={error} summary={(n) => `The pack cannot be imported (${n} problems); nothing was imported:`} />}
+      <div>
+        <label htmlFor={ids.team} className="mb-1 block text-[13px] font-semibold">
+          Gallery team <span className="font-normal text-fg-muted">(an AutoGen gallery’s team: its index or label; empty: the first)</span>
+        </label>
+        <input id={ids.team} value={team} onChange={(e) => setTeam(e.target.value)} spellCheck={false} placeholder="Web Agent Team (Operator)" className={areaClass} />
+      </div>
+      {error && <ProblemsAlert id={ids.err} error={error} summary={(n) => `The team cannot be imported (${n} problems); nothing was imported:`} />}
       <div className="flex justify-end gap-2 pt-1">
         <Button onClick={onClose}>Cancel</Button>
         <Button type="submit" variant="primary" disabled={!text.trim() || mutation.isPending}>
@@ -128,7 +136,7 @@ function Imported({ result, onClose }: { result: PackImport; onClose: () => void
       </ul>
       {result.notes.length > 0 && (
         <div>
-          <h3 className="text-[12.5px] font-semibold text-fg-muted">How its tools were read</h3>
+          <h3 className="text-[12.5px] font-semibold text-fg-muted">Notes</h3>
           <ul className="mt-0.5 list-disc pl-5 text-fg-muted">
             {result.notes.map((n) => (
               <li key={n}>{n}</li>

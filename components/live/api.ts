@@ -133,9 +133,9 @@ export async function addSchema(input: { payload_type: string; description: stri
   return (await apiRequest<{ schema: SchemaDetail }>("/api/schemas", { method: "POST", body: JSON.stringify(input) })).schema;
 }
 
-/** Imports a PromptPack (its JSON or YAML text) as a team; throws invalid_pack (400, issues with JSONPaths) or a 409. */
-export async function importPack(pack: string, variables: Record<string, string>): Promise<PackImport> {
-  return apiRequest<PackImport>("/api/workspace/import", { method: "POST", body: JSON.stringify({ pack, variables }) });
+/** Imports a PromptPack or an AutoGen team (its JSON or YAML text; `team` picks a gallery's team) as a team; throws invalid_pack (400, issues with JSONPaths) or a 409. */
+export async function importPack(pack: string, variables: Record<string, string>, team?: string): Promise<PackImport> {
+  return apiRequest<PackImport>("/api/workspace/import", { method: "POST", body: JSON.stringify({ pack, variables, ...(team ? { team } : {}) }) });
 }
 
 /** Every workflow (`GET /api/workflows`), by name. */

@@ -1,11 +1,17 @@
 /**
- * Imported PromptPacks (docs/promptpacks.md): each pack is stored once per deployment, in the `promptpacks` table,
- * with the values its variables were given, and made into its agents and channel again at every
- * start (server/clutch.ts). `importTeam` is the whole import: read and map the pack
- * (promptpack.ts), check it against the workspace, store it.
+ * Imported teams (docs/promptpacks.md, docs/adapters.md "AutoGen"): each PromptPack or AutoGen
+ * team is stored once per deployment, in the `promptpacks` table, and made into its agents and
+ * channel again at every start (server/clutch.ts). `importTeam` is the whole import: read the
+ * input, map it (promptpack.ts, or autogen.ts when it has an AutoGen team's shape), check it
+ * against the workspace, store it.
+ *
+ * A PromptPack is stored as given, with its variables. An AutoGen team is stored as the tagged
+ * JSON `{ kind: "autogen", id, team }` (StoredAutogen): the one team component (picked from a
+ * gallery), its `api_key`s removed, and the team id it was imported under.
  */
 import type { Db } from "../db/client";
 import { ClutchError } from "../errors";
+import { autogenToTeam, isAutogenSpec, pickTeam, redactSecrets } from "./autogen";
 import { PackError, packToTeam, readPack, type ImportedTeam } from "./promptpack";
 import { teamAgents, WorkspaceError, type Workspace, type WorkspaceAgent } from "./workspace";
 
@@ -14,6 +20,42 @@ export interface StoredPack {
   id: string;
   pack: unknown;
   variables: Record<string, string>;
+}
+
+/** How an AutoGen team is stored in the `pack` column (see the module doc). */
+export interface StoredAutogen {
+  kind: "autogen";
+  id: string;
+  team: unknown;
+}
+
+const isStoredAutogen = (pack: unknown): pack is StoredAutogen => (pack as StoredAutogen | null)?.kind === "autogen" && typeof (pack as StoredAutogen).id === "string";
+
+/** The team a stored import makes (a PromptPack's or an AutoGen team's). Throws PackError when it no longer maps. */
+export function storedTeam(stored: StoredPack): ImportedTeam {
+  return isStoredAutogen(stored.pack) ? autogenToTeam(stored.pack.team, { id: stored.pack.id }) : packToTeam(stored.pack, stored.variables);
+}
+
+/**
+ * What an import's input is mapped to, and what is stored for it: an AutoGen team (by shape,
+ * `team` picking one of a gallery's, `id` naming it) or a PromptPack. Throws PackError.
+ */
+export function readImport(input: { pack: unknown; variables?: Record<string, string>; team?: string | number; id?: string }): { team: ImportedTeam; stored: unknown } {
+  const pack = readPack(input.pack);
+  if (isAutogenSpec(pack)) {
+    const team = autogenToTeam(pack, { team: input.team, id: input.id });
+    return { team, stored: { kind: "autogen", id: team.pack.id, team: redactSecrets(pickTeam(pack, input.team).team) } satisfies StoredAutogen };
+  }
+  if (input.team !== undefined || input.id !== undefined) throw new PackError([{ path: "$", message: "team and id are for AutoGen specs; this is not one (an AutoGen team has provider and component_type \"team\")" }]);
+  return { team: packToTeam(pack, input.variables ?? {}), stored: pack };
+}
+
+function isAutogenInput(pack: unknown): boolean {
+  try {
+    return isAutogenSpec(readPack(pack));
+  } catch {
+    return false;
+  }
 }
 
 export class PackImports {
@@ -38,7 +80,7 @@ export class PackImports {
    */
   async importTeam(
     workspace: Workspace,
-    input: { pack: unknown; variables?: Record<string, string> },
+    input: { pack: unknown; variables?: Record<string, string>; team?: string | number; id?: string },
     by: string,
     channelExists: (name: string) => Promise<boolean>,
   ): Promise<{ team: ImportedTeam; agents: WorkspaceAgent[] }> {
@@ -46,13 +88,13 @@ export class PackImports {
     let pack: unknown;
     let team: ImportedTeam;
     try {
-      pack = readPack(input.pack);
-      team = packToTeam(pack, variables);
+      ({ team, stored: pack } = readImport(input));
     } catch (err) {
       if (!(err instanceof PackError)) throw err;
       const [first] = err.issues;
       const more = err.issues.length > 1 ? ` (and ${err.issues.length - 1} more)` : "";
-      throw new ClutchError("invalid_pack", `the pack cannot be imported: ${first!.path}: ${first!.message}${more}; nothing was imported`, 400, err.issues as never);
+      const what = isAutogenInput(input.pack) ? "the AutoGen team" : "the pack";
+      throw new ClutchError("invalid_pack", `${what} cannot be imported: ${first!.path}: ${first!.message}${more}; nothing was imported`, 400, err.issues as never);
     }
     if (await this.db.promptPackImport.findUnique({ where: { deployment_id: { deployment: this.deployment, id: team.pack.id } } })) {
       throw new ClutchError("pack_exists", `a pack with id ${team.pack.id} was imported already (its channel is #${team.pack.id}); give this one another id`);

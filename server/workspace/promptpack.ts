@@ -28,6 +28,7 @@
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { CAP_AGENT_ID_PATTERN, CapManifestSchema, type CapManifest } from "@/lib/protocol";
+import type { AutogenImport } from "./autogen";
 
 /** A problem with a pack, where (JSONPath from `$`, the pack's root) and what. */
 export interface PackIssue {
@@ -91,6 +92,8 @@ export interface ImportedTeam {
   warnings: string[];
   /** How tools that are not prompt keys were read as members (`coordinator: research → researcher (tag)`). */
   notes: string[];
+  /** An AutoGen team's group-chat pattern (server/workspace/autogen.ts); absent for a PromptPack. */
+  autogen?: AutogenImport;
 }
 
 /** A word without an agent suffix and common English endings, for matching `analyze` to `analyst`. */

@@ -172,3 +172,20 @@ export function modelSpecFromEnv(env: Env, agent_id: string): ResolvedSpec {
 export function modelFromEnv(env: Env, agent_id: string, context: ModelContext = {}): LanguageModelV3 {
   return resolveModel(modelSpecFromEnv(env, agent_id), env, context);
 }
+
+/**
+ * The model of `agent_id` when its import gave it one (`imported`, an AutoGen agent's model
+ * client; docs/adapters.md "AutoGen"): CLUTCH_MODEL_<AGENT> when set, else the imported spec when
+ * the environment has what it needs (its key or URL), else modelFromEnv. `onFallback` hears why
+ * an imported spec was not used.
+ */
+export function modelForAgent(env: Env, agent_id: string, imported: ResolvedSpec | null, context: ModelContext = {}, onFallback?: (err: ClutchError) => void): LanguageModelV3 {
+  if (!imported || nonEmpty(env[modelEnvVar(agent_id)])) return modelFromEnv(env, agent_id, context);
+  try {
+    return resolveModel(imported, env, context);
+  } catch (err) {
+    if (!(err instanceof ClutchError)) throw err;
+    onFallback?.(err);
+    return modelFromEnv(env, agent_id, context);
+  }
+}
