@@ -226,14 +226,38 @@ async function ensureChannels(store: EventStore, channels: Workspace["channels"]
 }
 
 /**
+ * The group chat an imported AutoGen team runs in its channel (server/orchestrator/group-chat.ts):
+ * its pattern's turn-taking fields, nothing else (the model specs stay out of the log). Null for a
+ * PromptPack, and for AutoGen patterns Clutch does not run turn by turn (MagenticOne, GraphFlow:
+ * their channel's entry agent takes the request).
+ */
+function groupChatOfTeam(team: ReturnType<typeof storedTeam>): { shape: GroupChatShape; team: string } | null {
+  const p = team.autogen?.pattern;
+  if (!p || !["round_robin", "selector", "swarm"].includes(p.kind)) return null;
+  const shape: GroupChatShape = {
+    kind: p.kind,
+    participants: p.participants.map(({ name, kind, agent_id, description }) => ({ name, kind, agent_id, description })),
+    selector_prompt: p.selector_prompt,
+    allow_repeated_speaker: p.allow_repeated_speaker,
+    max_selector_attempts: p.max_selector_attempts,
+    handoffs: p.handoffs,
+    termination: p.termination,
+    max_turns: p.max_turns,
+  };
+  return { shape, team: team.pack.name };
+}
+
+/**
  * Add every imported PromptPack's team to `workspace` (docs/promptpacks.md). A pack that no
  * longer fits (its agents or channel now in the workspace folder) is logged and left out.
  */
-async function addImportedTeams(workspace: Workspace, packs: PackImports): Promise<void> {
+async function addImportedTeams(workspace: Workspace, packs: PackImports, groupChats: Map<string, { shape: GroupChatShape; team: string }>): Promise<void> {
   for (const stored of await packs.list()) {
     try {
       const team = storedTeam(stored);
       addTeam(workspace, teamAgents(workspace, team), team.channel);
+      const chat = groupChatOfTeam(team);
+      if (chat) groupChats.set(team.channel.name, chat);
     } catch (err) {
       log.error({ err, pack: stored.id }, "an imported PromptPack no longer fits the workspace; its team is left out");
     }
@@ -262,7 +286,9 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   // Imported PromptPacks are part of the workspace (docs/promptpacks.md).
   const deployment = options.deployment ?? "clutch";
   const packs = new PackImports(eventLog.db, deployment);
-  if (workspace !== NO_WORKSPACE) await addImportedTeams(workspace, packs);
+  /** The group chat each imported AutoGen team's channel runs, by channel name (server/orchestrator/group-chat.ts). */
+  const groupChats = new Map<string, { shape: GroupChatShape; team: string }>();
+  if (workspace !== NO_WORKSPACE) await addImportedTeams(workspace, packs, groupChats);
   const workflows = new WorkflowStore(eventLog.db, deployment);
   await workflows.seedFrom(workspace.dir);
   const a2aTasks = new A2ATaskRecords(eventLog.db, deployment);
@@ -301,8 +327,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
 
   if (options.defaultChannel) await ensureDefaultChannel(store);
   const channels = await ensureChannels(store, workspace.channels);
-  /** The group chat each imported AutoGen team's channel runs, by thread id (server/orchestrator/group-chat.ts). */
-  const groupChats = new Map<string, { shape: GroupChatShape; team: string }>();
+
 
   const hub = workspace.mcpConfigPath
     ? await McpHub.fromFile(workspace.mcpConfigPath, options.cwd ? { cwd: options.cwd } : {})
@@ -386,7 +411,10 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     now: options.clock,
     tools,
     durableDispatch: Boolean(queue),
-    groupChatOf: (thread_id) => groupChats.get(thread_id) ?? null,
+    groupChatOf: (thread_id) => {
+      const name = channels.find((c) => c.thread_id === thread_id)?.name;
+      return name ? (groupChats.get(name) ?? null) : null;
+    },
   });
   // Registered agents whose card names an A2A endpoint are reached like workspace agents on runtime a2a.
   const a2aAgents =
@@ -496,8 +524,10 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   }
 
   /** Add an imported team to the live workspace: its agents, its channel, and (leading) their cards and heartbeats. */
-  async function mountTeam(team: Pick<Team, "channel">, agents: WorkspaceAgent[]): Promise<ChannelBinding> {
+  async function mountTeam(team: ReturnType<typeof storedTeam>, agents: WorkspaceAgent[]): Promise<ChannelBinding> {
     addTeam(workspace, agents, team.channel);
+    const chat = groupChatOfTeam(team);
+    if (chat) groupChats.set(team.channel.name, chat);
     for (const a of agents) registry.upsertWorkspaceAgent(a);
     const [binding] = await ensureChannels(store, [workspace.channels.at(-1)!]);
     channels.push(binding!);

@@ -82,8 +82,10 @@ export function chatState(root: Request, events: readonly StoredEvent[]): ChatSt
         const reason = isEvent(ending, "task.error") ? `${String(p.code)}: ${String(p.message)}` : isEvent(ending, "task.cancel") ? `it was cancelled${p.reason ? `: ${String(p.reason)}` : ""}` : "it timed out";
         return { ...state, failed: { turn: n, speaker, reason } };
       }
+      // submit_result's `data` is the result's payload itself (server/agents/actions.ts); a `data` field is read too.
       const data = ending.payload.data as Record<string, unknown> | undefined;
-      state.turns.push({ speaker, text: turnText(ending.payload), handoff_to: typeof data?.handoff_to === "string" ? data.handoff_to : null });
+      const handoff = ending.payload.handoff_to ?? data?.handoff_to;
+      state.turns.push({ speaker, text: turnText(ending.payload), handoff_to: typeof handoff === "string" ? handoff : null });
     } else {
       const answer = answers.get(t.id);
       if (!answer) return { ...state, open: true };
