@@ -56,7 +56,7 @@ import { GroupChatRunner } from "./orchestrator/group-chat";
 import type { GroupChatShape } from "@/lib/group-chat/turns";
 import { WorkflowStore } from "./workflows/store";
 import { A2ATaskRecords } from "./adapters/a2a/tasks";
-import { addTeam, loadWorkspace, NO_WORKSPACE, teamAgents, type Team, type Workspace, type WorkspaceAgent } from "./workspace/workspace";
+import { addTeam, loadWorkspace, NO_WORKSPACE, teamAgents, type Workspace, type WorkspaceAgent } from "./workspace/workspace";
 import { recordAudit } from "./auth/audit";
 import type { Principal } from "./auth/principal";
 import { isEvent } from "@/lib/protocol";
