@@ -34,7 +34,7 @@ let anthropicURL: string;
 let dir: string;
 const channels: Record<string, string> = {};
 /** The counter's run, once the first test made it. */
-let counterRun = "";
+let tallyRun = "";
 
 /** A chat.completion with OpenAI's usage shape: 10 prompt tokens (4 from the cache), 5 completion tokens. */
 function reply(model: string, message: Record<string, unknown>, finish: "tool_calls" | "stop") {
@@ -69,7 +69,7 @@ function manifest(id: string, prompt: string) {
   };
 }
 
-const MODEL_OF: Record<string, string> = { "counter-1": "count-model", "spender-1": "spend-model", "asker-1": "ask-model" };
+const MODEL_OF: Record<string, string> = { "tally-1": "count-model", "spender-1": "spend-model", "asker-1": "ask-model" };
 
 beforeAll(async () => {
   openai = await startScriptedModel(answer);
@@ -99,11 +99,11 @@ beforeAll(async () => {
 
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-usage-"));
   fs.mkdirSync(path.join(dir, "agents"));
-  for (const id of ["counter-1", "spender-1", "asker-1", "claude-1"]) {
+  for (const id of ["tally-1", "spender-1", "asker-1", "claude-1"]) {
     fs.writeFileSync(path.join(dir, "agents", `${id}.json`), JSON.stringify(manifest(id, `You are ${id}.`)));
   }
   const suffix = newId("thread").slice(-6).toLowerCase();
-  for (const id of ["counter-1", "spender-1", "asker-1", "claude-1"]) channels[id] = `${id.replace("-1", "")}-${suffix}`;
+  for (const id of ["tally-1", "spender-1", "asker-1", "claude-1"]) channels[id] = `${id.replace("-1", "")}-${suffix}`;
   fs.writeFileSync(
     path.join(dir, "workspace.json"),
     JSON.stringify({
@@ -150,7 +150,7 @@ const usageEvents = (events: StoredEvent[]) => events.filter((e) => e.type === "
 
 describe("usage of model calls", () => {
   it("records each call of an OpenAI-compatible model with its tokens, cached tokens, latency and finish reason, and prices the run", async () => {
-    const thread_id = threadOf("counter-1");
+    const thread_id = threadOf("tally-1");
     await say(rt, thread_id, "How many order lines are there?");
     const result = await waitFor(rt, thread_id, "the result", (evs) => evs.find((e) => e.type === "task.result"));
     await rt.runner.idle();
@@ -159,13 +159,13 @@ describe("usage of model calls", () => {
     expect(usage).toHaveLength(2);
     expect(usage[0]!.payload).toMatchObject({ model: "count-model", input_tokens: 10, output_tokens: 5, cached_input_tokens: 4, finish_reason: "tool-calls", step: 1 });
     expect(usage[0]!.payload.latency_ms).toEqual(expect.any(Number));
-    expect(usage[0]!.from.agent_id).toBe("agent:counter-1");
+    expect(usage[0]!.from.agent_id).toBe("agent:tally-1");
     expect(usage[0]!.task_id).toBe(result.task_id);
     // Each call is recorded before what the model asked for.
     const firstCall = events.find((e) => e.type === "tool.call")!;
     expect(usage[0]!.seq).toBeLessThan(firstCall.seq);
 
-    counterRun = result.run_id;
+    tallyRun = result.run_id;
     const card = (await threadRuns(rt.store.queries, thread_id)).find((r) => r.run_id === result.run_id)!;
     expect(card.usage).toEqual([{ model: "count-model", calls: 2, input_tokens: 20, output_tokens: 10, cached_input_tokens: 8, model_ms: expect.any(Number) }]);
     const prices = rt.prices.current();
@@ -177,8 +177,8 @@ describe("usage of model calls", () => {
     const folded = foldUsage(events.filter((e) => e.run_id === result.run_id), prices);
     expect(folded.run).toMatchObject({ calls: 2, input_tokens: 20, output_tokens: 10, cached_input_tokens: 8, unpriced_calls: 0 });
     expect(folded.run.cost).toBeCloseTo(0.000132, 9);
-    expect(folded.tasks.get(result.task_id)).toMatchObject({ calls: 2, agent_id: "agent:counter-1" });
-    expect(folded.agents.map((a) => [a.agent_id, a.models, a.calls])).toEqual([["agent:counter-1", ["count-model"], 2]]);
+    expect(folded.tasks.get(result.task_id)).toMatchObject({ calls: 2, agent_id: "agent:tally-1" });
+    expect(folded.agents.map((a) => [a.agent_id, a.models, a.calls])).toEqual([["agent:tally-1", ["count-model"], 2]]);
     expect(folded.run.tool_ms).toBeGreaterThanOrEqual(0);
   });
 
@@ -231,8 +231,8 @@ describe("usage of model calls", () => {
   });
 
   it("folds as of a replay position: an open tool call counts up to the last event folded", async () => {
-    const thread_id = threadOf("counter-1");
-    const events = (await threadEvents(rt, thread_id)).filter((e) => e.run_id === counterRun);
+    const thread_id = threadOf("tally-1");
+    const events = (await threadEvents(rt, thread_id)).filter((e) => e.run_id === tallyRun);
     const call = events.findIndex((e) => e.type === "tool.call");
     const before = foldUsage(events.slice(0, call), rt.prices.current());
     expect(before.run.calls).toBe(1);
@@ -244,7 +244,7 @@ describe("usage of model calls", () => {
 describe("usage reports and the usage routes", () => {
   it("refuses a usage report with a negative or non-numeric count, naming the field, and stores nothing", async () => {
     const agent = await testAgent(rt, "agent:reporter");
-    const thread_id = threadOf("counter-1");
+    const thread_id = threadOf("tally-1");
     const base = { v: PROTOCOL_VERSION, id: newId("message"), ts: new Date().toISOString(), thread_id, run_id: newId("run"), task_id: newId("task"), from: { agent_id: "agent:reporter" }, to: [], type: "model.usage" };
     const before = (await threadEvents(rt, thread_id)).length;
     for (const [payload, field] of [
@@ -268,12 +268,12 @@ describe("usage reports and the usage routes", () => {
     const agent = await testAgent(rt, "agent:reader");
     const prices = await (await pricesRoute.GET(requestAs(agent, "http://test/api/usage/prices"), undefined as never)).json();
     expect(prices).toMatchObject({ currency: "USD", models: { "clutch-builtin-1": { input: 0, output: 0 }, "count-model": { input: 2, output: 10, cached_input: 1 } }, status: { ok: true, error: null } });
-    const res = await agentUsageRoute.GET(requestAs(agent, "http://test/api/agents/agent%3Acounter-1/usage?days=7"), { params: Promise.resolve({ agent_id: "agent:counter-1" }) });
+    const res = await agentUsageRoute.GET(requestAs(agent, "http://test/api/agents/agent%3Atally-1/usage?days=7"), { params: Promise.resolve({ agent_id: "agent:tally-1" }) });
     const body = (await res.json()) as { days: { day: string; rows: { model: string; calls: number }[] }[] };
     expect(body.days).toHaveLength(7);
     expect(body.days.at(-1)!.day).toBe(new Date().toISOString().slice(0, 10));
     expect(body.days.at(-1)!.rows).toEqual([expect.objectContaining({ model: "count-model", calls: 2 })]);
-    const bad = await agentUsageRoute.GET(requestAs(agent, "http://test/api/agents/agent%3Acounter-1/usage?days=400"), { params: Promise.resolve({ agent_id: "agent:counter-1" }) });
+    const bad = await agentUsageRoute.GET(requestAs(agent, "http://test/api/agents/agent%3Atally-1/usage?days=400"), { params: Promise.resolve({ agent_id: "agent:tally-1" }) });
     expect(bad.status).toBe(400);
   });
 });
