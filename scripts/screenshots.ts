@@ -346,6 +346,14 @@ async function runPage(s: Session, runId: string): Promise<void> {
     await shoot(page, "run-dag.png");
   });
 
+  await step("what the run cost, per agent: run-usage.png", async () => {
+    const bar = page.getByRole("region", { name: "Run usage" });
+    await bar.getByRole("button", { name: "Breakdown" }).click();
+    await expect(bar.getByRole("table", { name: "Model usage and time per agent" })).toBeVisible();
+    await shoot(page, "run-usage.png");
+    await bar.getByRole("button", { name: "Hide breakdown" }).click();
+  });
+
   await step("the fork beside the original: fork-compare.png", async () => {
     await page.goto(`/runs/${encodeURIComponent(fork)}/compare`);
     await expect(page.getByRole("status").filter({ hasText: /^No figure differs/ })).toBeVisible(SLOW);
