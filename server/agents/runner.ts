@@ -396,7 +396,7 @@ export class AgentRunner {
    */
   private async ask(ctx: TaskContext, prompt: { system: SystemModelMessage; messages: ModelMessage[]; tools: ToolSet }, step: number, signal: AbortSignal, attempt: number) {
     const { retry_attempts, retry_delay_ms } = this.deps.workspace.lifecycle;
-    type Outcome = { result: Awaited<ReturnType<typeof generateText>> } | { error: string; passing: boolean };
+    type Outcome = { result: Awaited<ReturnType<typeof generateText>>; latency_ms: number } | { error: string; passing: boolean };
     const model = this.deps.modelFor(ctx.agent);
     const { outcome, attempts } = await withRetries<Outcome>(
       { attempts: retry_attempts, first_ms: retry_delay_ms, signal },
@@ -404,8 +404,7 @@ export class AgentRunner {
         try {
           const started = performance.now();
           const result = await generateText({ model, ...prompt, ...samplingOf(ctx.agent), maxRetries: 0, abortSignal: signal });
-          await this.deps.store.append(ctx.envelope("model.usage", usageOf(model, result, performance.now() - started, step), { idempotency_key: `${ctx.instance_id}:${step}:usage:${attempt}` }));
-          return { outcome: { result }, again: false };
+          return { outcome: { result, latency_ms: performance.now() - started }, again: false };
         } catch (err) {
           const passing = isPassingModelError(err);
           return { outcome: { error: describeModelError(err), passing }, again: passing };
@@ -420,7 +419,10 @@ export class AgentRunner {
           )
           .then(() => undefined),
     );
-    if ("result" in outcome) return outcome.result;
+    if ("result" in outcome) {
+      await this.deps.store.append(ctx.envelope("model.usage", usageOf(model, outcome.result, outcome.latency_ms, step), { idempotency_key: `${ctx.instance_id}:${step}:usage:${attempt}` }));
+      return outcome.result;
+    }
     if (signal.aborted) return null;
     // The error alone: the AI SDK's error carries the whole prompt, which does not belong in the log.
     log.warn({ error: outcome.error, agent_id: ctx.agent.agent_id, task_id: ctx.task_id, attempts }, "model call failed");
