@@ -90,11 +90,11 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   // pm-1 asks a clarifying question: marked as waiting for this person's answer, with Answer.
   const question = log.getByRole("article", { name: "Question from pm-1" }).last();
   await expect(question).toContainText("regional breakdowns, customer segments, or overall trend", { timeout: 30_000 });
-  await expect(question.getByLabel("Waiting for your answer")).toBeVisible();
+  await expect(question.getByText("Waiting for your answer", { exact: true }).first()).toBeVisible();
   await expect(question.getByRole("button", { name: "Answer" })).toBeVisible();
   // One run card for the run, live: who works on what, and the question it waits on.
   const run = log.getByRole("article", { name: "Run: Analyze last quarter's sales trends" }).last();
-  await expect(run.getByLabel("Run state: Waiting on you")).toBeVisible();
+  await expect(run.getByText("Run state: Waiting on you")).toBeVisible();
   await expect(run).toContainText("Project Manager asks:");
   await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("Project Manager is waiting for your answer");
   // The composer never answers on its own: it says the next message is a new request.
@@ -114,7 +114,7 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await box.fill("Regional breakdown by major market");
   await box.press("Enter");
   await expect(box).toHaveValue("");
-  await expect(question.getByLabel("Answered")).toBeVisible();
+  await expect(question.getByText("Answered", { exact: true }).first()).toBeVisible();
   const answer = log.getByRole("article", { name: "Message from Dana Whitfield" }).last();
   await expect(answer).toContainText("Regional breakdown by major market");
   await expect(answer.getByRole("button", { name: /^In reply to Project Manager/ })).toBeVisible();
@@ -134,7 +134,7 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await expect(run).toContainText("Waiting for approval", { timeout: 15_000 });
   const decided = await request.post(`/api/approvals/${hold.approval_id}/decision`, { data: { decision: "approve" } });
   expect(decided.status()).toBe(200);
-  await expect(run.getByLabel("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
+  await expect(run.getByText("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
   await expect(run).toContainText("3 of 3 tasks done");
   await expect(run.getByRole("progressbar", { name: "Tasks done" })).toHaveAttribute("aria-valuenow", "3");
   await expect(run).toContainText("Result · Project Manager");
@@ -154,15 +154,15 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   const pane = page.getByRole("complementary", { name: "Thread of run Analyze last quarter's sales trends" });
   const toPm = pane.getByRole("article", { name: "Question from analyst-1" }).last();
   await expect(toPm).toContainText("→ Project Manager");
-  await expect(toPm.getByLabel("Answered")).toBeVisible();
+  await expect(toPm.getByText("Answered", { exact: true }).first()).toBeVisible();
   const inquiry = pane.getByRole("article", { name: "Oversight inquiry from qa-1" }).last();
-  await expect(inquiry.getByLabel("Oversight inquiry")).toBeVisible();
+  await expect(inquiry.getByText("Oversight inquiry", { exact: true }).first()).toBeVisible();
   await expect(inquiry).toContainText("→ Analyst Agent");
   const review = pane.getByRole("article", { name: /^Review decision: / }).last();
-  await expect(review.getByLabel("Decision: Approved")).toBeVisible();
+  await expect(review.getByText("Decision: Approved", { exact: true }).first()).toBeVisible();
   await expect(review).toContainText("No blocking issues");
   const approved = pane.getByRole("article", { name: "Result: Q4 2017 sales analysis by region" }).last();
-  await expect(approved.getByLabel("Approved by QA Agent")).toBeVisible();
+  await expect(approved.getByText("Approved by QA Agent", { exact: true }).first()).toBeVisible();
   await expect(pane.getByRole("article", { name: /^Submitted for review/ }).last()).toContainText("Reviewed by QA Agent");
   await pane.getByRole("button", { name: "Close thread" }).click();
 
@@ -197,6 +197,6 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   const segments = log.getByRole("article", { name: "Message from pm-1" }).filter({ hasText: "Q4 2017 by customer segment" }).last();
   await expect(segments).toBeVisible({ timeout: 60_000 });
   for (const segment of ["Consumer", "Corporate", "Home Office"]) await expect(segments.getByRole("row", { name: new RegExp(`^${segment} `) }).first()).toBeVisible();
-  await expect(run.getByLabel("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
+  await expect(run.getByText("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
   await expect(run).toContainText("4 of 4 tasks done");
 });

@@ -148,7 +148,7 @@ test("approve from the channel card: the held report is sent and the card says w
   // What is held, in people's words: whose report, about what, who may decide, the report itself;
   // the agent, the tool, the rule and the JSON arguments behind Details.
   await expect(held.getByText("Approval needed")).toBeVisible();
-  await expect(held.getByLabel("Approval: waiting for a decision")).toBeVisible();
+  await expect(held.getByText("Approval: waiting for a decision", { exact: true }).first()).toBeVisible();
   await expect(held.getByRole("heading", { name: "pm-1's report to the people in the channel: Q4 2017 sales trends by region" })).toBeVisible();
   await expect(held).toContainText("Who may decide: admins");
   await expect(held).not.toContainText("approve-final-report");
@@ -166,7 +166,7 @@ test("approve from the channel card: the held report is sent and the card says w
   const log = messageLog(page, "sales");
   const call = log.getByRole("article", { name: "Tool call reply" }).last();
   await expect(call).toContainText("Waiting for approval");
-  await expect(log.getByLabel("State: Needs approval").first()).toBeVisible();
+  await expect(log.getByText("State: Needs approval").first()).toBeVisible();
   await expect(page.locator(`[data-run-id="${runId}"]`)).toContainText("Waiting for approval: pm-1's report");
   await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("Project Manager is waiting for approval");
   await expect(page.getByRole("link", { name: /^Approvals, \d+ pending$/ })).toBeVisible();
@@ -185,7 +185,7 @@ test("approve from the channel card: the held report is sent and the card says w
   // The report goes out once approved (the held call reads approved), and the run ends.
   await expect(call).toContainText("Approved");
   await expect(report(page)).toHaveCount(before + 1, { timeout: 30_000 });
-  await expect(page.locator(`[data-run-id="${runId}"]`).getByLabel("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
+  await expect(page.locator(`[data-run-id="${runId}"]`).getByText("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
   const decided = (await (await request.get(`/api/approvals?state=decided&thread_id=${thread.id}`)).json()).approvals as ApprovalSummary[];
   const me = (await (await request.get("/api/me")).json()).principal as { agent_id: string };
   expect(decided.find((a) => a.approval_id === approval.approval_id)).toMatchObject({ state: "granted", decided_by: me.agent_id });
@@ -302,7 +302,7 @@ test("reject with a comment: the report is not sent, pm-1 is told why and carrie
     }, { timeout: 60_000, message: "pm-1 finishes its task after the rejection" })
     .toBe(true);
   const run = page.locator(`[data-run-id="${runId}"]`);
-  await expect(run.getByLabel(/^Run state: (Succeeded|Failed)$/)).toBeVisible({ timeout: 60_000 });
+  await expect(run.getByText(/^Run state: (Succeeded|Failed)$/)).toBeVisible({ timeout: 60_000 });
   const sent = (await events()).filter((e) => e.type === "chat.message" && (e.payload as { text?: string }).text?.startsWith("# Q4 2017 sales trends by region"));
   expect(sent, "the rejected report is never posted").toHaveLength(0);
 });

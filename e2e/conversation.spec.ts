@@ -66,7 +66,7 @@ test("a run shows in the channel as request, question and one live run card; the
 
   await expect(log.getByRole("article", { name: /^Message from / }).filter({ hasText: `${TITLE}, please` })).toBeVisible();
   const card = log.getByRole("article", { name: `Run: ${TITLE}` });
-  await expect(card.getByLabel("Run state: Waiting on you")).toBeVisible();
+  await expect(card.getByText("Run state: Waiting on you")).toBeVisible();
   // Who works on what: calc-1's subtask is done, lead-1 waits for the person.
   await expect(card.getByRole("list", { name: "Working now" })).toHaveText(/lead-1\s*waiting for an answer/);
   await expect(card).toContainText("1 of 2 tasks done");

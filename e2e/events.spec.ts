@@ -25,7 +25,7 @@ test("a task posted to the API appears live as a task card whose state follows i
   );
   const request_card = log.getByRole("article", { name: "Task requested: Summarise competitor pricing" });
   await expect(request_card).toBeVisible();
-  await expect(request_card.getByLabel("State: Pending")).toBeVisible();
+  await expect(request_card.getByText("State: Pending")).toBeVisible();
   await expect(request_card).toContainText("skill:research");
 
   await postEvents(request, [
@@ -34,15 +34,15 @@ test("a task posted to the API appears live as a task card whose state follows i
   ]);
   const progress = log.getByRole("article", { name: /^Progress/ });
   await expect(progress.getByRole("progressbar", { name: "Task progress" })).toHaveAttribute("aria-valuenow", "66");
-  await expect(progress.getByLabel("State: Running")).toBeVisible();
+  await expect(progress.getByText("State: Running")).toBeVisible();
 
   await postEvents(request, event(thread.id, "task.error", { code: "TOOL_UNAVAILABLE", message: "mcp:browser not responding", retryable: true }, { task_id }));
   const failed = log.getByRole("article", { name: /^Task failed/ });
-  await expect(failed.getByLabel("State: Failed")).toBeVisible();
+  await expect(failed.getByText("State: Failed")).toBeVisible();
   await expect(failed).toContainText("TOOL_UNAVAILABLE");
   await expect(failed).toContainText("Retryable");
   // The request card shows where the task is now.
-  await expect(request_card.getByLabel("State: Failed")).toBeVisible();
+  await expect(request_card.getByText("State: Failed")).toBeVisible();
 
   // The payload is one click away, as JSON.
   await failed.getByRole("button", { name: "Payload" }).click();

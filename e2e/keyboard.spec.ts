@@ -164,7 +164,8 @@ test("Alt+↓/↑ walk the sidebar's channels, Alt+Shift+↓/↑ the unread ones
   // the sidebar as it is now.)
   const now = await sidebarLinks(page);
   const unreadOrder = [...now.slice(at + 1), ...now.slice(0, at)].filter((l) => l.unread);
-  expect(unreadOrder.map((l) => l.href)).toContain(`/c/${busy.id}`);
+  // #alt-b may have been read on the way (it can sort right after #alt-a); #alt-q was not visited.
+  expect(unreadOrder.map((l) => l.href)).toContain(`/c/${asking.id}`);
   await page.keyboard.press("Alt+Shift+ArrowDown");
   await expect(page).toHaveURL(new RegExp(`${unreadOrder[0]!.href}$`));
   const fromThere = await sidebarLinks(page);

@@ -70,7 +70,7 @@ test("the runs page lists what waits on me, opens runs with j/k/Enter, and passe
   await expect(page).toHaveURL(/[?&]show=waiting_on_me/);
   await expect(list.getByRole("listitem")).toHaveCount(1);
   const item = list.getByRole("listitem").first();
-  await expect(item.getByLabel("Run state: Waiting on you")).toBeVisible();
+  await expect(item.getByText("Run state: Waiting on you")).toBeVisible();
   await expect(item.getByRole("link", { name: "Analyze last quarter's sales trends" })).toBeVisible();
   await expect(item.getByRole("link", { name: channel.name })).toHaveAttribute("href", `/c/${channel.id}?run=${runs.waiting}`);
   await page.reload();

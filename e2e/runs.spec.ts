@@ -147,7 +147,7 @@ test("a run's DAG grows live: nodes appear and change state, and placed nodes st
   await expect(taskNode(page, "pm-1", "Succeeded|Needs approval")).toBeVisible({ timeout: 60_000 });
   await approveUntilDone(request, runId);
   await expect(taskNode(page, "pm-1", "Succeeded")).toBeVisible();
-  await expect(page.locator("[data-run-node]").getByLabel("Run state: Succeeded")).toBeVisible();
+  await expect(page.locator("[data-run-node]").getByText("Run state: Succeeded")).toBeVisible();
   expect(await nodePosition(page, "pm-1")).toBe(pmAt);
 
   await shoot(page, info, "run-live-desktop");

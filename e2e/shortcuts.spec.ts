@@ -1,7 +1,7 @@
 /**
  * Every key on the shortcut sheet does what the sheet says (docs/channels.md "Keyboard
  * shortcuts"): the keys e2e/keyboard.spec.ts, e2e/approvals.spec.ts and e2e/runs-list.spec.ts do
- * not already press. Approvals: j/k, e then Esc, / then Esc; the run page: Space, ←/→, Shift+←/→,
+ * not already press. Approvals: j/k, e then Esc, / then Esc; the run page: Space (play), ←/→, Shift+←/→,
  * Home/End, Esc; the agent directory: /, ↓/↑, Esc; schemas: /.
  */
 import { expect, test, type Page } from "@playwright/test";
@@ -13,6 +13,11 @@ const policy = { agent_id: "agent:policy", role: "system" };
 // An agent outside the workspace, so the server's own agents leave these runs alone.
 const lead = { agent_id: "agent:lead-1", role: "worker", display_name: "lead-1" };
 
+/** Nothing focused: the page's keys go to the page, not to a control. */
+async function blur(page: Page) {
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+}
+
 /** A run in a new channel with `progress` progress events after lead-1 accepted, and (with `held`) a reply held for approval. */
 async function run(page: Page, progress: number, held?: string) {
   const request = page.request;
@@ -21,11 +26,14 @@ async function run(page: Page, progress: number, held?: string) {
   const run_id = newId("run");
   const root = { run_id, task_id: newId("task") };
   const approval_id = newId("approval");
+  const t0 = Date.now() - 120_000;
+  const at = (s: number) => new Date(t0 + s * 1000).toISOString();
   const subject = { kind: "tool_call" as const, agent: lead.agent_id, tool: "reply", recipient: "user" };
   await postEvents(request, [
-    event(thread.id, "task.request", { title: "Keys run", input: { message_id: said.id } }, { ...root, from: orchestrator, to: [lead] }),
-    event(thread.id, "task.accept", {}, { ...root, from: lead }),
-    ...Array.from({ length: progress }, (_, i) => event(thread.id, "task.progress", { message: `step ${i + 1}` }, { ...root, from: lead })),
+    event(thread.id, "task.request", { title: "Keys run", input: { message_id: said.id } }, { ...root, from: orchestrator, to: [lead], ts: at(0) }),
+    event(thread.id, "task.accept", {}, { ...root, from: lead, ts: at(1) }),
+    // A second apart, as a replay at 1× plays them.
+    ...Array.from({ length: progress }, (_, i) => event(thread.id, "task.progress", { message: `step ${i + 1}` }, { ...root, from: lead, ts: at(2 + i) })),
     ...(held
       ? [
           event(thread.id, "policy.decision", { subject, decision: "require_approval", rule: "approve-replies", reason: "Replies are checked", approval_id }, { ...root, from: policy }),
@@ -76,13 +84,13 @@ test("approvals: j and k move, e opens the arguments and Esc closes them, / filt
   await expect(filter).not.toBeFocused();
 });
 
-test("the run page: Space plays and pauses, ←/→ and Shift+←/→ step, Home/End jump, Esc closes the task", async ({ page }) => {
+test("the run page: Space plays, ←/→ and Shift+←/→ step, Home/End jump, Esc closes the task", async ({ page }) => {
   const { run_id } = await run(page, 14);
   await page.goto(`/runs/${run_id}`);
   const graph = page.locator("[data-graph-count]");
   await expect(graph).toHaveAttribute("data-graph-count", "16");
   const at = async (n: number) => expect(graph).toHaveAttribute("data-graph-count", String(n));
-  await page.locator("body").click({ position: { x: 5, y: 400 } });
+  await blur(page);
   await page.keyboard.press("Home");
   await expect(page.getByText("Event 0: nothing has happened yet")).toBeVisible();
   await page.keyboard.press("End");
@@ -95,11 +103,19 @@ test("the run page: Space plays and pauses, ←/→ and Shift+←/→ step, Home
   await at(16);
   await page.keyboard.press("ArrowLeft");
   await at(15);
+  // At 1× the events play a second apart: there is time to pause.
+  await page.getByRole("combobox", { name: "Playback speed" }).selectOption("1");
+  await blur(page);
   await page.keyboard.press("Home");
   await page.keyboard.press("Space");
-  await expect(page.getByRole("button", { name: /^Pause/ })).toBeVisible();
-  await page.keyboard.press("Space");
+  const pause = page.getByRole("button", { name: /^Pause/ });
+  await expect(pause).toBeVisible();
+  await pause.click();
   await expect(page.getByRole("button", { name: /^Play/ })).toBeVisible();
+  // Paused part of the way.
+  const paused = Number(await graph.getAttribute("data-graph-count"));
+  expect(paused).toBeGreaterThan(0);
+  expect(paused).toBeLessThan(16);
   await page.keyboard.press("End");
   await page.getByRole("button", { name: /^lead-1: Keys run/ }).click();
   const panel = page.getByRole("complementary", { name: "Task: Keys run" });
@@ -112,7 +128,7 @@ test("agents: / searches, ↓ and ↑ move through the list, Esc goes back to th
   await page.goto("/agents");
   const search = page.getByRole("searchbox", { name: /agents/i }).or(page.getByPlaceholder("Search by name, id, capability or tag"));
   await expect(page.getByRole("list", { name: "Registered agents" })).toBeVisible();
-  await page.locator("body").click({ position: { x: 600, y: 5 } });
+  await blur(page);
   await page.keyboard.press("/");
   await expect(search).toBeFocused();
   await page.keyboard.press("ArrowDown");
@@ -128,7 +144,7 @@ test("agents: / searches, ↓ and ↑ move through the list, Esc goes back to th
   await page.goto("/schemas");
   const schemaSearch = page.getByPlaceholder(/Search payload types/);
   await expect(schemaSearch).toBeEnabled();
-  await page.locator("body").click({ position: { x: 600, y: 5 } });
+  await blur(page);
   await page.keyboard.press("/");
   await expect(schemaSearch).toBeFocused();
 });

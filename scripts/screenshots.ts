@@ -213,7 +213,7 @@ async function salesRun(s: Session): Promise<string> {
   const run = log.getByRole("article", { name: `Run: ${ASK}` });
   const question = log.getByRole("article", { name: "Question from pm-1" });
   await step("pm-1 asks its question: sales-question.png", async () => {
-    await expect(question.getByLabel("Waiting for your answer")).toBeVisible(SLOW);
+    await expect(question.getByText("Waiting for your answer", { exact: true }).first()).toBeVisible(SLOW);
     await expect(page.getByRole("list", { name: "Agents" }).getByRole("button", { name: /^pm-1, .*waiting for an answer/ })).toBeVisible(SLOW);
     await scrollToBottom(page, question);
     await shoot(page, "sales-question.png");
@@ -233,7 +233,7 @@ async function salesRun(s: Session): Promise<string> {
     await expect(box).toBeFocused();
     await box.fill(ANSWER);
     await box.press("Enter");
-    await expect(question.getByLabel("Answered")).toBeVisible();
+    await expect(question.getByText("Answered", { exact: true }).first()).toBeVisible();
   });
 
   await step("approve each step the policy holds, until the run ends", async () => {
@@ -247,7 +247,7 @@ async function salesRun(s: Session): Promise<string> {
         .not.toBe("running");
       if (!held) break;
       const card = page.locator(`[data-approval-id="${held.approval_id}"]`);
-      await expect(card.getByLabel("Approval: waiting for a decision")).toBeVisible(SLOW);
+      await expect(card.getByText("Approval: waiting for a decision", { exact: true }).first()).toBeVisible(SLOW);
       if (held.rule === "approve-final-report") await shootHeldReport(s, card, held);
       await card.getByRole("button", { name: "Approve", exact: true }).click();
       await expect(card).toHaveAttribute("data-approval-state", "granted");
@@ -257,7 +257,7 @@ async function salesRun(s: Session): Promise<string> {
   });
 
   await step("the run card with its result, and the report: sales-report.png", async () => {
-    await expect(run.getByLabel("Run state: Succeeded")).toBeVisible(SLOW);
+    await expect(run.getByText("Run state: Succeeded")).toBeVisible(SLOW);
     await expect(page.getByRole("list", { name: "Agents" }).getByRole("button", { name: /^pm-1, Project Manager: online$/ })).toBeVisible(SLOW);
     await expect(run).toContainText("Result · Project Manager");
     await scrollToTop(page, run);
@@ -270,7 +270,7 @@ async function salesRun(s: Session): Promise<string> {
     await run.getByRole("button", { name: /^Open the thread of / }).click();
     const pane = page.getByRole("complementary", { name: `Thread of run ${ASK}` });
     const result = pane.getByRole("article", { name: "Result: Q4 2017 sales analysis by region" });
-    await expect(result.getByLabel("Approved by QA Agent")).toBeVisible(SLOW);
+    await expect(result.getByText("Approved by QA Agent", { exact: true }).first()).toBeVisible(SLOW);
     await scrollToTop(page, question);
     await result.scrollIntoViewIfNeeded();
     await shoot(page, "channel-light.png");
@@ -339,7 +339,7 @@ async function runPage(s: Session, runId: string): Promise<void> {
   await step("the finished run with its fork: run-dag.png", async () => {
     // Read #sales first, so that the sidebar has no unread count.
     await page.goto(`/c/${s.sales.id}`);
-    await expect(s.log.getByRole("article", { name: `Run: ${ASK}` }).last().getByLabel("Run state: Succeeded")).toBeVisible(SLOW);
+    await expect(s.log.getByRole("article", { name: `Run: ${ASK}` }).last().getByText("Run state: Succeeded")).toBeVisible(SLOW);
     await page.goto(`/runs/${encodeURIComponent(runId)}`);
     await expect(page.getByLabel("Forks of this run")).toBeVisible();
     await expect(node("qa-1", "Succeeded")).toBeVisible(SLOW);
@@ -374,7 +374,7 @@ async function followUp(s: Session, runId: string): Promise<void> {
     await expect(reply).toHaveValue("");
     const segments = log.getByRole("article").filter({ hasText: "Q4 2017 by customer segment" }).last();
     await expect(segments).toBeVisible(SLOW);
-    await expect(pane.getByLabel("Run state: Succeeded").first()).toBeVisible(SLOW);
+    await expect(pane.getByText("Run state: Succeeded").first()).toBeVisible(SLOW);
     await scrollToTop(page, segments);
     await shoot(page, "follow-up.png");
     await pane.getByRole("button", { name: "Close thread" }).click();
@@ -404,11 +404,11 @@ async function mentions(s: Session): Promise<void> {
     await box.press("Enter");
     await expect(box).toHaveValue("");
     const question = log.getByRole("article", { name: "Question from analyst-1" }).last();
-    await expect(question.getByLabel("Waiting for your answer")).toBeVisible(SLOW);
+    await expect(question.getByText("Waiting for your answer", { exact: true }).first()).toBeVisible(SLOW);
     await question.getByRole("button", { name: "Answer" }).click();
     await box.fill(FOLLOW_UP);
     await box.press("Enter");
-    await expect(run.getByLabel("Run state: Succeeded")).toBeVisible(SLOW);
+    await expect(run.getByText("Run state: Succeeded")).toBeVisible(SLOW);
   });
 
   await step("the routing decision in the run's thread: routing-decision.png", async () => {

@@ -276,7 +276,7 @@ function CountLink(p: {
           aria-hidden="true"
           data-testid={p.testId}
           className={`ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full px-1.5 text-[11px] font-bold leading-none tabular-nums ${
-            p.active ? "bg-white/25 text-white" : p.badge
+            p.active ? "bg-white text-sidebar-active" : p.badge
           }`}
         >
           {p.count > 99 ? "99+" : p.count}
