@@ -14,6 +14,7 @@
  */
 import fs from "node:fs";
 import YAML from "yaml";
+import { watchFile } from "../workspace/watch-file";
 import { decide, type Subject } from "./rules";
 import { OPEN_POLICY, PolicySchema, type Policy } from "./schema";
 
@@ -101,15 +102,7 @@ export class PolicyKernel {
   /** Reload whenever the file changes (debounced). */
   watch(): void {
     if (!this.file || this.watcher) return;
-    let timer: NodeJS.Timeout | null = null;
-    const dir = this.file.replace(/[/\\][^/\\]*$/, "") || ".";
-    const name = this.file.slice(dir.length + 1);
-    this.watcher = fs.watch(dir, (_event, changed) => {
-      if (changed && changed.toString() !== name) return;
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(() => this.load(), 100);
-    });
-    this.watcher.unref();
+    this.watcher = watchFile(this.file, () => this.load());
   }
 
   close(): void {

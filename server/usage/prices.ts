@@ -16,6 +16,7 @@ import { z } from "zod";
 import type { PriceTable } from "@/lib/fold/usage";
 import { BUILTIN_MODEL_ID } from "../agents/models/builtin";
 import { log } from "../log";
+import { watchFile } from "../workspace/watch-file";
 
 const price = z.number({ error: "a price is a number: the currency's units per million tokens" }).nonnegative("a price cannot be negative").max(1_000_000);
 
@@ -84,16 +85,7 @@ export class PriceBook {
   /** Reload whenever workspace.json changes (debounced). */
   watch(): void {
     if (!this.file || this.watcher) return;
-    let timer: NodeJS.Timeout | null = null;
-    const file = this.file;
-    const dir = file.replace(/[/\\][^/\\]*$/, "") || ".";
-    const name = file.slice(dir.length + 1);
-    this.watcher = fs.watch(dir, (_event, changed) => {
-      if (changed && changed.toString() !== name) return;
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(() => this.load(), 100);
-    });
-    this.watcher.unref();
+    this.watcher = watchFile(this.file, () => this.load());
   }
 
   close(): void {

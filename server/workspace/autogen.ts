@@ -37,6 +37,7 @@
  * naming no participant; handoffs forming a cycle in a team with neither termination_condition
  * nor max_turns; a gallery without the team asked for.
  */
+import type { Termination } from "@/lib/group-chat/turns";
 import { z } from "zod";
 import { CAP_AGENT_ID_PATTERN, CapManifestSchema, type CapManifest } from "@/lib/protocol";
 import type { ResolvedSpec } from "../agents/models";
@@ -107,19 +108,8 @@ const CONTEXTS = {
   "autogen_core.model_context.TokenLimitedChatCompletionContext": "token_limited",
 } as const;
 
-/** An AgentChat termination condition as data (autogen_agentchat.conditions, base And/Or). */
-export type AutogenTermination =
-  | { kind: "text_mention"; text: string; sources: string[] | null }
-  | { kind: "max_message"; max_messages: number; include_agent_event: boolean }
-  | { kind: "handoff"; target: string }
-  | { kind: "timeout"; timeout_seconds: number }
-  | { kind: "token_usage"; max_total_token: number | null; max_prompt_token: number | null; max_completion_token: number | null }
-  | { kind: "stop_message" }
-  | { kind: "source_match"; sources: string[] }
-  | { kind: "text_message"; source: string | null }
-  | { kind: "function_call"; function_name: string }
-  | { kind: "external" }
-  | { kind: "and" | "or"; conditions: AutogenTermination[] };
+/** An AgentChat termination condition as data (autogen_agentchat.conditions, base And/Or): the group chat's own type. */
+export type AutogenTermination = Termination;
 
 /** One participant of the team, in the team's order. */
 export interface AutogenParticipant {
