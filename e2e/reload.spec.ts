@@ -54,8 +54,9 @@ test("scrolling to the top loads older history", async ({ page, request }) => {
     await log.hover();
     await page.mouse.wheel(0, -50_000);
     await expect(page.getByRole("heading", { name: `Welcome to #${thread.name}` })).toBeVisible({ timeout: 1000 });
-  }).toPass({ timeout: 15_000 });
-  await expect(log.getByText("history message 1", { exact: true })).toBeVisible();
+    // Older pages may still be arriving: a person keeps scrolling until the first message shows.
+    await expect(log.getByText("history message 1", { exact: true })).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
   const { seqs } = await rendered(page, thread.name);
   expect(new Set(seqs).size).toBe(seqs.length);
   expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
