@@ -1,5 +1,5 @@
 // `npm start`: build the web app when the build is missing or older than the sources, then run
-// the production server (server.ts). On a fresh clone the first start builds (~1 min).
+// the production server (server.ts). On a fresh clone the first start builds (about 35 s on 2 cores).
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -22,7 +22,7 @@ const sourcesAt = Math.max(...SOURCES.map((s) => newestMtime(path.join(root, s))
 if (builtAt < sourcesAt) {
   console.log(builtAt ? "Sources changed since the last build: building…" : "First start: building the web app…");
   // The release's types are checked before it is released (.ci/run), not again on each machine.
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, stdio: "inherit", env: { ...process.env, CLUTCH_BUILD_SKIP_TYPECHECK: "1" } });
+  const r = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, stdio: "inherit", env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env, CLUTCH_BUILD_SKIP_TYPECHECK: "1" } });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
