@@ -10,15 +10,18 @@ import { newId } from "@/lib/protocol";
 export type ChatMessage = { role: string; content: unknown; tool_calls?: unknown[] };
 export type ChatRequest = { model: string; messages: ChatMessage[]; tools?: { function: { name: string } }[] };
 
-/** One chat.completion answer holding `message` (content or tool_calls). */
-export function completion(model: string, message: Record<string, unknown>, finish: "tool_calls" | "stop") {
+/** The `usage` every scripted answer reports unless told otherwise: 10 prompt and 5 completion tokens. */
+const USAGE = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+
+/** One chat.completion answer holding `message` (content or tool_calls), reporting `usage` (OpenAI's shape). */
+export function completion(model: string, message: Record<string, unknown>, finish: "tool_calls" | "stop", usage: Record<string, unknown> = USAGE) {
   return {
     id: `chatcmpl-${newId("task")}`,
     object: "chat.completion",
     created: 1_700_000_000,
     model,
     choices: [{ index: 0, message: { role: "assistant", content: null, ...message }, finish_reason: finish }],
-    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    usage,
   };
 }
 

@@ -25,7 +25,7 @@ import * as pricesRoute from "@/app/api/usage/prices/route";
 import * as agentUsageRoute from "@/app/api/agents/[agent_id]/usage/route";
 import { say, threadEvents, waitFor } from "./agents";
 import { approver, requestAs, testAgent, testClutch } from "./helpers";
-import { startScriptedModel, toolCall, type ChatRequest } from "./scripted-openai";
+import { completion, startScriptedModel, toolCall, type ChatRequest } from "./scripted-openai";
 
 let rt: Clutch;
 let openai: Awaited<ReturnType<typeof startScriptedModel>>;
@@ -37,16 +37,8 @@ const channels: Record<string, string> = {};
 let tallyRun = "";
 
 /** A chat.completion with OpenAI's usage shape: 10 prompt tokens (4 from the cache), 5 completion tokens. */
-function reply(model: string, message: Record<string, unknown>, finish: "tool_calls" | "stop") {
-  return {
-    id: `chatcmpl-${newId("task")}`,
-    object: "chat.completion",
-    created: 1_700_000_000,
-    model,
-    choices: [{ index: 0, message: { role: "assistant", content: null, ...message }, finish_reason: finish }],
-    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 } },
-  };
-}
+const reply = (model: string, message: Record<string, unknown>, finish: "tool_calls" | "stop") =>
+  completion(model, message, finish, { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 } });
 
 const query = () => toolCall("DataServer__query_data", { sql: "SELECT COUNT(*) AS n FROM orders" });
 

@@ -3,7 +3,7 @@
  * fork, export and import. Errors are `ApiRequestError`s carrying the server's
  * `{ error: { code, message, issues? } }` (import's issues are `{ line, path, message }`).
  */
-import type { EventPage, ForkCompareResponse, RunDetail, RunSummary } from "@/lib/api/types";
+import type { EventPage, ForkCompareResponse, RunDetail, RunImportResult, RunSummary } from "@/lib/api/types";
 import { apiRequest, ApiRequestError } from "@/components/live/api";
 
 const enc = encodeURIComponent;
@@ -83,29 +83,16 @@ export interface ImportOptions {
   dryRun?: boolean;
 }
 
-/** What an import did, or would do (server/runs/runs.ts ImportResult). */
-export interface ImportOutcome {
-  run_id: string;
-  /** Lines imported (events appended or already there). */
-  events: number;
-  /** Events stored (0 on a dry run). */
-  created: number;
-  title: string | null;
-  /** The run the events went into as it was before, null for a new run. */
-  existing: { title: string | null; event_count: number } | null;
-  dry_run: boolean;
-}
-
 /**
  * `POST /api/runs/import` with the JSON Lines text → what was done (`?dry_run=true`: what would
  * be, nothing stored); 400 `invalid_jsonl` with issues.
  */
-export async function importRun(text: string, opts: ImportOptions = {}): Promise<ImportOutcome> {
+export async function importRun(text: string, opts: ImportOptions = {}): Promise<RunImportResult> {
   const q = new URLSearchParams();
   if (opts.threadId) q.set("thread_id", opts.threadId);
   if (opts.newRun) q.set("new_run", "true");
   if (opts.dryRun) q.set("dry_run", "true");
-  return apiRequest<ImportOutcome>(`/api/runs/import${q.size ? `?${q}` : ""}`, {
+  return apiRequest<RunImportResult>(`/api/runs/import${q.size ? `?${q}` : ""}`, {
     method: "POST",
     headers: { "content-type": "application/x-ndjson" },
     body: text,

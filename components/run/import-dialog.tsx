@@ -17,12 +17,13 @@ import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { FileChoice } from "@/components/ui/file-choice";
 import { announce } from "@/components/ui/announce";
-import { importIssues, importRun, type ImportOutcome } from "./api";
+import type { RunImportResult } from "@/lib/api/types";
+import { importIssues, importRun } from "./api";
 
 const plural = (n: number, one: string) => `${n.toLocaleString()} ${one}${n === 1 ? "" : "s"}`;
 
 /** What an import did, as people read it: "927 events imported into “Quarterly review”". */
-export function importedText(r: ImportOutcome): string {
+export function importedText(r: RunImportResult): string {
   const into = r.existing ? `into “${r.title ?? r.run_id}”` : `as a new run${r.title ? ` “${r.title}”` : ""}`;
   const skipped = r.events - r.created;
   return `${plural(r.created, "event")} imported ${into}${skipped > 0 ? ` (${plural(skipped, "event")} it already had were skipped)` : ""}`;
@@ -48,7 +49,7 @@ function ImportForm({ onClose, defaultThreadId }: { onClose: () => void; default
   const chanId = useId();
   const errId = useId();
   // Into an existing run only once the person said so: `confirm` is the dry run that found it.
-  const [confirm, setConfirm] = useState<ImportOutcome | null>(null);
+  const [confirm, setConfirm] = useState<RunImportResult | null>(null);
   const mutation = useMutation({
     mutationFn: async (sure: boolean) => {
       const opts = { threadId: threadId || undefined, newRun };

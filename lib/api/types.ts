@@ -450,3 +450,17 @@ export interface InboxAnswer {
   items: InboxItem[];
   open: number;
 }
+
+/** What `POST /api/runs/import` did (or, as a dry run, would do); server/runs/runs.ts `importRun`. */
+export interface RunImportResult {
+  run_id: string;
+  /** Lines of the import: events appended, or already there (the same `(run_id, id)`). */
+  events: number;
+  /** Events stored by this import (0 on a dry run): `events` less those that were already there. */
+  created: number;
+  /** The run's title: the existing run's, else the import's root request's; null when it has none. */
+  title: string | null;
+  /** The run the events go into, as it was before the import; null when it is a new run. */
+  existing: { title: string | null; event_count: number } | null;
+  dry_run: boolean;
+}

@@ -29,6 +29,7 @@ import type { EventStore } from "../events/store";
 import type { EventTail } from "../events/tail";
 import { log } from "../log";
 import { ORCHESTRATOR } from "../router/router";
+import { SerialByKey } from "./serial";
 
 /** Who runs group chats in the log: the assignee of every group-chat run's root task. */
 export const GROUP_CHAT_AGENT = { agent_id: "agent:group-chat", role: "orchestrator", display_name: "Group chat" } as const;
@@ -106,7 +107,7 @@ export class GroupChatRunner {
   private unsubscribe: (() => void) | null = null;
   /** Open chats: run id → root task id. */
   private readonly runs = new Map<string, string>();
-  private readonly chains = new Map<string, Promise<void>>();
+  private readonly chains = new SerialByKey();
 
   constructor(private readonly deps: GroupChatRunnerDeps) {}
 
@@ -141,7 +142,7 @@ export class GroupChatRunner {
   async stop(): Promise<void> {
     this.unsubscribe?.();
     this.unsubscribe = null;
-    await Promise.allSettled([...this.chains.values()]);
+    await this.chains.settled();
   }
 
   private onEvent(ev: StoredEvent): void {
@@ -154,14 +155,11 @@ export class GroupChatRunner {
   /** Advance the chat of run `run_id`, after whatever it is doing now. */
   private track(run_id: string, task_id: string): void {
     this.runs.set(run_id, task_id);
-    const prev = this.chains.get(run_id) ?? Promise.resolve();
-    const next = prev
-      .then(() => this.advance(run_id, task_id))
-      .catch((err) => log.error({ err, run_id }, "group chat: a turn could not be taken; it is tried again at the next event or start"));
-    this.chains.set(run_id, next);
-    void next.then(() => {
-      if (this.chains.get(run_id) === next) this.chains.delete(run_id);
-    });
+    this.chains.run(
+      run_id,
+      () => this.advance(run_id, task_id),
+      (err) => log.error({ err, run_id }, "group chat: a turn could not be taken; it is tried again at the next event or start"),
+    );
   }
 
   private async advance(run_id: string, task_id: string): Promise<void> {

@@ -17,7 +17,7 @@
  *               then appended in bounded groups (EventStore.appendAll, docs/limits.md).
  */
 import { ClutchMessageSchema, type ClutchMessage } from "@/lib/protocol";
-import type { RunSummary } from "@/lib/api/types";
+import type { RunImportResult, RunSummary } from "@/lib/api/types";
 import { ClutchError } from "../errors";
 import type { EventStore } from "../events/store";
 import { runDetail } from "../events/runs";
@@ -74,31 +74,17 @@ export interface ImportOptions {
   dry_run?: boolean;
 }
 
-/** What an import did (or, as a dry run, would do). */
-export interface ImportResult {
-  run_id: string;
-  /** Lines of the import: events appended, or already there (the same `(run_id, id)`). */
-  events: number;
-  /** Events stored by this import (0 on a dry run): `events` less those that were already there. */
-  created: number;
-  /** The run's title: the existing run's, else the import's root request's; null when it has none. */
-  title: string | null;
-  /** The run the events go into, as it was before the import; null when it is a new run. */
-  existing: { title: string | null; event_count: number } | null;
-  dry_run: boolean;
-}
-
 const MAX_ISSUES = 50;
 
 /**
  * Import JSON Lines into a run: a new one (`new_run`) or the run the lines name, which may
  * already exist (its events are then added to it; lines it already holds are skipped by the
- * append path's `(run_id, id)` dedupe). Returns what was done (ImportResult); with `dry_run`,
+ * append path's `(run_id, id)` dedupe). Returns what was done (RunImportResult); with `dry_run`,
  * what would be, storing nothing. Throws ClutchError invalid_jsonl (400, issues: [{ line, path,
  * message }]) when any line is bad, multiple_runs (400) when lines name several runs,
  * unknown_thread (422).
  */
-export async function importRun(store: EventStore, text: string, opts: ImportOptions = {}): Promise<ImportResult> {
+export async function importRun(store: EventStore, text: string, opts: ImportOptions = {}): Promise<RunImportResult> {
   const messages: ClutchMessage[] = [];
   const issues: { line: number; path: (string | number)[]; message: string }[] = [];
   text.split(/\r?\n/).forEach((raw, i) => {

@@ -26,6 +26,7 @@ import type { EventStore } from "../events/store";
 import type { EventTail } from "../events/tail";
 import { log } from "../log";
 import { ORCHESTRATOR } from "../router/router";
+import { SerialByKey } from "../orchestrator/serial";
 import { unmetExpectation, type SchemaRegistry } from "../schemas/registry";
 import type { StoredWorkflow } from "./store";
 
@@ -99,7 +100,7 @@ export class WorkflowRunner {
   /** Open workflow runs: root task id → run id. */
   private readonly roots = new Map<string, string>();
   /** One reaction at a time per run. */
-  private readonly chains = new Map<string, Promise<void>>();
+  private readonly chains = new SerialByKey();
   private readonly check: ResultCheck;
 
   constructor(private readonly deps: WorkflowRunnerDeps) {
@@ -143,7 +144,7 @@ export class WorkflowRunner {
   async stop(): Promise<void> {
     this.unsubscribe?.();
     this.unsubscribe = null;
-    await Promise.allSettled([...this.chains.values()]);
+    await this.chains.settled();
   }
 
   private onEvent(ev: StoredEvent): void {
@@ -156,14 +157,11 @@ export class WorkflowRunner {
   /** Advance the run of root `task_id`, after whatever it is doing now. */
   private track(task_id: string, run_id: string): void {
     this.roots.set(task_id, run_id);
-    const prev = this.chains.get(run_id) ?? Promise.resolve();
-    const next = prev
-      .then(() => this.advance(task_id, run_id))
-      .catch((err) => log.error({ err, run_id }, "workflow: a step could not be taken; it is tried again at the next event or start"));
-    this.chains.set(run_id, next);
-    void next.then(() => {
-      if (this.chains.get(run_id) === next) this.chains.delete(run_id);
-    });
+    this.chains.run(
+      run_id,
+      () => this.advance(task_id, run_id),
+      (err) => log.error({ err, run_id }, "workflow: a step could not be taken; it is tried again at the next event or start"),
+    );
   }
 
   private async advance(task_id: string, run_id: string): Promise<void> {

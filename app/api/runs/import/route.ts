@@ -1,7 +1,7 @@
 /**
  * POST /api/runs/import?thread_id=&new_run=true&dry_run=true: JSON Lines of one run (as exported).
  * Every line is validated first; 201 { run_id, events, created, title, existing, dry_run: false }
- * (server/runs/runs.ts ImportResult: `created` events were stored, `existing` is the run they were
+ * (RunImportResult in lib/api/types.ts: `created` events were stored, `existing` is the run they were
  * added to as it was before, null for a new run); with dry_run=true, 200 with what the import
  * would do and nothing stored (the UI asks before adding to an existing run); 400 invalid_jsonl with
  * issues [{ line, path, message }] and nothing stored; 422 unknown_thread (or one the person may
