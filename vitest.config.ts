@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
@@ -12,5 +13,8 @@ export default defineConfig({
     // The embedded database (no DATABASE_URL) serves all connections from one backend that
     // cannot interleave clients' queries safely, so its test files run one at a time.
     fileParallelism: Boolean(process.env.DATABASE_URL),
+    // Most test files wait on PostgreSQL, timers and sockets more than they compute: more files
+    // at once than cores (4 on a 2-core box halves the suite's time; docs/benchmarks.md "CI").
+    maxWorkers: Math.max(4, os.availableParallelism()),
   },
 });

@@ -442,6 +442,8 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       const { text } = await generateText({ model: modelFor(workspace.agents.get(first.agent_id!)!), prompt, maxRetries: 2 });
       return text;
     },
+    // A group chat is a team's channel's: this node's channels, not another deployment's on the same database.
+    inScope: (thread_id) => channels.some((c) => c.thread_id === thread_id),
   });
 
   // The agents' work: on the only node, or on the leader of several (docs/deploy.md).

@@ -122,8 +122,8 @@ describe("group chats of imported AutoGen teams", () => {
     const events = await threadEvents(rt, thread_id);
     const picks = decisions(events);
     // The scripted selector answers "critic" while critic is a candidate, else "writer".
-    expect(picks.map((d) => d.payload.selected)).toEqual([expect.stringMatching(/-critic$/), expect.stringMatching(/-writer$/)]);
     expect(picks[0]!.payload).toMatchObject({ rule: "selector", reason: 'selector: the selector model chose critic ("critic")' });
+    expect(picks.map((d) => d.payload.selected)).toEqual([expect.stringMatching(/-critic$/), expect.stringMatching(/-writer$/)]);
     expect(result.payload.stop_reason).toBe("Text 'TERMINATE' mentioned");
   });
 

@@ -450,7 +450,8 @@ describe("only an admin changes an agent's signing keys", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(rt.registry.get(agent.agent_id)?.card.security?.keys).toEqual(keys(current));
     // The same keys with another description is the agent's own business.
-    expect((await eventsRoute.POST(postJson(agent, "/api/events", register(card(current, "Now with a description"))))).status).toBe(201);
+    const again = await eventsRoute.POST(postJson(agent, "/api/events", register(card(current, "Now with a description"))));
+    expect(again.status === 201 ? 201 : await errorOf(again)).toBe(201);
   });
 });
 

@@ -101,6 +101,8 @@ export interface GroupChatRunnerDeps {
   tail: EventTail;
   /** Ask the selector model `prompt` (SelectorGroupChat); answers its text. */
   select: (prompt: string, shape: GroupChatShape) => Promise<string>;
+  /** Whether this deployment's agents work in `thread_id`: the chats of other deployments sharing the database are theirs. */
+  inScope: (thread_id: string) => boolean;
 }
 
 export class GroupChatRunner {
@@ -146,7 +148,10 @@ export class GroupChatRunner {
   }
 
   private onEvent(ev: StoredEvent): void {
-    if (isEvent(ev, "task.request") && ev.to[0]?.agent_id === GROUP_CHAT_AGENT.agent_id && !ev.parent_task_id && groupChatOf(ev)) return this.track(ev.run_id, ev.task_id);
+    if (isEvent(ev, "task.request") && ev.to[0]?.agent_id === GROUP_CHAT_AGENT.agent_id && !ev.parent_task_id && groupChatOf(ev)) {
+      if (this.deps.inScope(ev.thread_id)) this.track(ev.run_id, ev.task_id);
+      return;
+    }
     const root = this.runs.get(ev.run_id);
     if (!root) return;
     if (ENDINGS.has(ev.type) || (isEvent(ev, "chat.message") && typeof ev.payload.reply_to === "string")) this.track(ev.run_id, root);
@@ -167,7 +172,7 @@ export class GroupChatRunner {
     const events = await store.readAll({ run_id });
     const root = events.find((e): e is Request => isEvent(e, "task.request") && e.task_id === task_id);
     const shape = root && groupChatOf(root);
-    if (!root || !shape) return void this.runs.delete(run_id);
+    if (!root || !shape || !this.deps.inScope(root.thread_id)) return void this.runs.delete(run_id);
     const state = chatState(root, events);
     if (state.ended) return void this.runs.delete(run_id);
     const at = { thread_id: root.thread_id, run_id, task_id, parent_task_id: null, from: GROUP_CHAT_AGENT };
