@@ -21,6 +21,10 @@ async function serious(page: Page, contrastOnly = false): Promise<string[]> {
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
+/** Until the page's CSS transitions have finished (colours fading to the new scheme); endless animations (a pulse) are left running. */
+const settled = (page: Page) =>
+  page.evaluate(() => Promise.all(document.getAnimations().filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished.catch(() => null))));
+
 /** The four looks of the loaded page, each violation prefixed by the route and look. */
 async function sweep(page: Page, route: string): Promise<string[]> {
   const found: string[] = [];
@@ -33,6 +37,7 @@ async function sweep(page: Page, route: string): Promise<string[]> {
       { name: "phone", width: 390, height: 844 },
     ]) {
       await page.setViewportSize({ width: size.width, height: size.height });
+      await settled(page);
       // Every rule in light on desktop and dark on phone; the other two looks differ from those
       // only in colour (desktop dark) or only in layout (phone light): contrast, or every rule.
       const contrastOnly = theme === "dark" && size.name === "desktop";

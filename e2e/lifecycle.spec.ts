@@ -36,6 +36,19 @@ async function runWithSubtask(request: APIRequestContext, title: string, failed 
 /** The node button of an agent's task: "calc-1: <title> — <state>". */
 const node = (page: Page, agent: string, state: string) => page.getByRole("button", { name: new RegExp(`^${agent}: .* — ${state}`) });
 
+/**
+ * Open the task panel of `agent`'s task by clicking its node, again if the first click landed
+ * while the page was still hydrating (a busy machine) and opened nothing.
+ */
+async function openTask(page: Page, agent: string, state: string, title: string) {
+  const panel = page.getByRole("complementary", { name: `Task: ${title}` });
+  await expect(async () => {
+    if (!(await panel.isVisible())) await node(page, agent, state).click();
+    await expect(panel).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 15_000 });
+  return panel;
+}
+
 async function serious(page: Page, what: string) {
   const { violations } = await new AxeBuilder({ page }).analyze();
   const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
@@ -61,8 +74,7 @@ test("a live run is cancelled from the run view: the whole subtree shows cancell
   await expect(node(page, "lead-1", "Cancelled")).toBeVisible();
   await expect(node(page, "calc-1", "Cancelled")).toBeVisible();
   await expect(page.getByRole("button", { name: "Cancel run" })).toHaveCount(0);
-  await node(page, "calc-1", "Cancelled").click();
-  const panel = page.getByRole("complementary", { name: "Task: Compute the regional totals" });
+  const panel = await openTask(page, "calc-1", "Cancelled", "Compute the regional totals");
   await expect(panel).toContainText(/Cancelled by .+: Wrong quarter/);
   await page.screenshot({ path: info.outputPath("cancelled-run.png") });
 
@@ -75,8 +87,7 @@ test("a live run is cancelled from the run view: the whole subtree shows cancell
 test("a failed subtask is retried from its task panel and shows its second attempt", async ({ page, request }, info) => {
   const { run_id } = await runWithSubtask(request, "Regional totals check", true);
   await page.goto(`/runs/${run_id}`);
-  await node(page, "calc-1", "Failed").click();
-  const panel = page.getByRole("complementary", { name: "Task: Compute the regional totals" });
+  const panel = await openTask(page, "calc-1", "Failed", "Compute the regional totals");
   await expect(panel).toContainText("TOOL_ERROR: DataServer crashed");
   await serious(page, "a failed task's panel with Retry");
   await panel.getByRole("button", { name: "Retry" }).click();
