@@ -16,6 +16,8 @@ import { createClutchHttpServer } from "./server/http/timeouts";
 import { parseImageHosts } from "./lib/image-hosts";
 import { a2aApp, isA2APath } from "./server/adapters/a2a/server";
 import { startRealtimeProcess } from "./server/realtime/process";
+import { directRoutes } from "./server/http/direct-routes";
+import { POST as postEvents } from "./app/api/events/route";
 
 nextEnv.loadEnvConfig(process.cwd());
 const config = loadConfig();
@@ -53,8 +55,11 @@ const a2a = a2aApp(clutch, config.publicUrl ?? `http://localhost:${config.port}`
 // Socket.IO: here, or with CLUTCH_REALTIME=process (PostgreSQL) in a process of its own, so fan-out
 // does not share this event loop (server/realtime/process.ts).
 const realtime = config.realtime === "process" ? await startRealtimeProcess({ env: process.env }) : null;
+// The write path agents use at volume, served by its route module without Next's per-request work.
+const direct = directRoutes({ "POST /api/events": postEvents });
 httpServer.on("request", (req, res) => {
   if (frontDoor(req, res, csp, config.trustedProxies)) return;
+  if (direct(req, res)) return;
   if (realtime?.isSocketPath(req.url)) realtime.proxy(req, res);
   else if (isA2APath((req.url ?? "/").split("?")[0]!)) a2a(req, res);
   else void handle(req, res);
