@@ -1,4 +1,3 @@
-import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
@@ -13,8 +12,10 @@ export default defineConfig({
     // The embedded database (no DATABASE_URL) serves all connections from one backend that
     // cannot interleave clients' queries safely, so its test files run one at a time.
     fileParallelism: Boolean(process.env.DATABASE_URL),
-    // Most test files wait on PostgreSQL, timers and sockets more than they compute: more files
-    // at once than cores (4 on a 2-core box halves the suite's time; docs/benchmarks.md "CI").
-    maxWorkers: Math.max(4, os.availableParallelism()),
+    // Most test files wait on PostgreSQL, timers and sockets more than they compute: four files at
+    // once, more than this 2-core box's cores, halve the suite's time (docs/benchmarks.md "Where
+    // the CI time goes"). A file's Clutch may hold up to 20 connections (Prisma's pool and the
+    // append path's), and PostgreSQL allows 100 by default: more files at once could run out.
+    maxWorkers: 4,
   },
 });
