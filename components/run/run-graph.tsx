@@ -153,6 +153,12 @@ export function RunGraph({
       nodesFocusable={false}
       edgesFocusable={false}
       elementsSelectable={false}
+      // The page's keys are the replay's (Space plays and pauses): React Flow's own key bindings
+      // (Space to pan, Backspace to delete, Shift to select) would swallow them in a read-only graph.
+      panActivationKeyCode={null}
+      deleteKeyCode={null}
+      selectionKeyCode={null}
+      multiSelectionKeyCode={null}
       onlyRenderVisibleElements={nodes.length > 120}
       // A real pan or zoom by the person (a click on a node starts no move; a programmatic one has no event).
       onMove={(e) => {
