@@ -8,10 +8,10 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { BaseCheckpointSaver, Command, MemorySaver, type CompiledStateGraph } from "@langchain/langgraph";
-import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import { HumanMessage } from "@langchain/core/messages";
-import { Client } from "@langchain/langgraph-sdk";
+// LangGraph's packages load when a graph first runs, not with the server (half a second of every start).
+import type { BaseCheckpointSaver, CompiledStateGraph } from "@langchain/langgraph";
+import type { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import type { Client } from "@langchain/langgraph-sdk";
 import { log } from "../../log";
 
 /** An interrupt waiting in the thread: its id and the value the node passed to `interrupt()`. */
@@ -64,8 +64,11 @@ export function postgresCheckpointer(url: string): CheckpointerSource {
   return () => {
     let saver = postgresSavers.get(url);
     if (!saver) {
-      const s = PostgresSaver.fromConnString(url, { schema: "langgraph" });
-      saver = s.setup().then(() => s);
+      saver = import("@langchain/langgraph-checkpoint-postgres").then(async ({ PostgresSaver }) => {
+        const s = PostgresSaver.fromConnString(url, { schema: "langgraph" });
+        await s.setup();
+        return s;
+      });
       saver.catch(() => postgresSavers.delete(url));
       postgresSavers.set(url, saver);
     }
@@ -97,7 +100,7 @@ export function loadGraph(dir: string, module: string, exportName: string, check
     g = import(url).then(async (mod: Record<string, unknown>) => {
       const graph = mod[exportName] as Graph | undefined;
       if (!graph || typeof (graph as { stream?: unknown }).stream !== "function") throw new Error(`${module} has no compiled LangGraph graph exported as "${exportName}"`);
-      if (!graph.checkpointer) graph.checkpointer = checkpointer ? await checkpointer() : new MemorySaver();
+      if (!graph.checkpointer) graph.checkpointer = checkpointer ? await checkpointer() : new (await import("@langchain/langgraph")).MemorySaver();
       return graph;
     });
     g.catch(() => graphs.delete(key));
@@ -115,6 +118,7 @@ export function localHost(graph: Graph, thread_id: string, clutch: ClutchIds): G
       return { started: Boolean(s.metadata), next: [...s.next], interrupts: (s.tasks as { interrupts?: Interrupt[] }[]).flatMap((t) => t.interrupts ?? []), values: s.values };
     },
     async *stream(input, signal) {
+      const [{ Command }, { HumanMessage }] = await Promise.all([import("@langchain/langgraph"), import("@langchain/core/messages")]);
       const arg = input === null ? null : "start" in input ? { messages: [new HumanMessage(input.start)] } : new Command({ resume: input.resume });
       const stream = await graph.stream(arg as never, { ...config, streamMode: ["updates", "custom"], subgraphs: true, signal });
       yield* stream as AsyncIterable<Chunk>;
@@ -134,12 +138,13 @@ export function threadUuid(key: string): string {
  * the server's run.
  */
 export function serverHost(url: string, headers: Record<string, string>, assistant_id: string, key: string, clutch: ClutchIds): GraphHost {
-  const client = new Client({ apiUrl: url, apiKey: null, defaultHeaders: headers });
+  let made: Promise<Client> | null = null;
+  const sdk = () => (made ??= import("@langchain/langgraph-sdk").then(({ Client }) => new Client({ apiUrl: url, apiKey: null, defaultHeaders: headers })));
   const thread = threadUuid(key);
   return {
     async state() {
       try {
-        const s = await client.threads.getState(thread);
+        const s = await (await sdk()).threads.getState(thread);
         return {
           started: Boolean(s.checkpoint ?? s.created_at),
           next: s.next ?? [],
@@ -153,6 +158,7 @@ export function serverHost(url: string, headers: Record<string, string>, assista
     },
     async *stream(input, signal) {
       let run_id: string | null = null;
+      const client = await sdk();
       const stream = client.runs.stream(thread, assistant_id, {
         ...(input && "start" in input ? { input: { messages: [{ type: "human", content: input.start }] } } : {}),
         ...(input && "resume" in input ? { command: { resume: input.resume } } : {}),
