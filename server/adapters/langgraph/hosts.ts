@@ -8,7 +8,8 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-// LangGraph's packages load when a graph first runs, not with the server (half a second of every start).
+// LangGraph's packages load when a graph first runs, not with every server and test (the import of
+// @langchain/langgraph alone takes half a second).
 import type { BaseCheckpointSaver, CompiledStateGraph } from "@langchain/langgraph";
 import type { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type { Client } from "@langchain/langgraph-sdk";
