@@ -6,20 +6,12 @@
  * with its recent tasks when the sales run of agents.spec has run; the sign-in and invite pages
  * are checked signed out.
  */
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { newId } from "../lib/protocol";
-import { createChannel, event, postEvents, postMessage, uniqueName } from "./helpers";
+import { createChannel, event, postEvents, postMessage, seriousViolations, uniqueName } from "./helpers";
 
 const lead = { agent_id: "agent:lead-1", role: "worker", display_name: "lead-1" };
 const orchestrator = { agent_id: "agent:orchestrator", role: "orchestrator", display_name: "Orchestrator" };
-
-/** Serious and critical violations of the page as it is now (only the colour rules with `contrastOnly`). */
-async function serious(page: Page, contrastOnly = false): Promise<string[]> {
-  const axe = new AxeBuilder({ page });
-  const { violations } = await (contrastOnly ? axe.withRules(["color-contrast", "link-in-text-block"]) : axe).analyze();
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 /** Until the page's CSS transitions have finished (colours fading to the new scheme); endless animations (a pulse) are left running. */
 const settled = (page: Page) =>
@@ -40,8 +32,7 @@ async function sweep(page: Page, route: string): Promise<string[]> {
       await settled(page);
       // Every rule in light, at both sizes (their layouts differ); dark differs from light only in
       // colour, so in dark the colour rules are what is left to check.
-      const contrastOnly = theme === "dark";
-      for (const v of await serious(page, contrastOnly)) found.push(`${route} ${theme} ${size.name}: ${v}`);
+      for (const v of await seriousViolations(page, { colourOnly: theme === "dark" })) found.push(`${route} ${theme} ${size.name}: ${v}`);
     }
   }
   await page.setViewportSize({ width: 1280, height: 800 });

@@ -7,12 +7,11 @@
  * welcome; and axe-core finds no serious violation in the channel and its every-event view in
  * light, dark and phone (the other pages: e2e/axe-sweep.spec.ts).
  */
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { newId, type StoredEvent } from "../lib/protocol";
 import type { ThreadSummary } from "../lib/api/types";
 import { ADMIN_STATE } from "../playwright.config";
-import { createChannel, event, messageLog, openChannel, postEvents, postMessage, uniqueName } from "./helpers";
+import { createChannel, event, messageLog, openChannel, postEvents, postMessage, seriousViolations, uniqueName } from "./helpers";
 
 const orchestrator = { agent_id: "agent:orchestrator", role: "orchestrator", display_name: "Orchestrator" };
 // Agents outside the workspace, so the server's own agents leave these runs alone.
@@ -52,15 +51,9 @@ async function channelWithRun(request: APIRequestContext): Promise<{ thread: Thr
   return { thread, run_id, asked: stored.find((e) => e.id === question.id)!, report: stored.find((e) => e.id === report.id)! };
 }
 
-/**
- * Serious and critical axe violations of the page as it is now; with `colourOnly`, only the rules
- * that depend on colour (a dark page's layout is the light one's, checked with every rule).
- */
+/** No serious or critical axe violation on the page as it is now (`colourOnly`: see seriousViolations). */
 async function serious(page: Page, what: string, colourOnly = false) {
-  const axe = new AxeBuilder({ page });
-  const { violations } = await (colourOnly ? axe.withRules(["color-contrast", "link-in-text-block"]) : axe).analyze();
-  const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  expect(bad, `${what}: serious axe violations`).toEqual([]);
+  expect(await seriousViolations(page, { colourOnly }), `${what}: serious axe violations`).toEqual([]);
 }
 
 test("a run shows in the channel as request, question and one live run card; the machinery is in its thread", async ({ page, request }) => {

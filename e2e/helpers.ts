@@ -6,6 +6,7 @@
  * workspace) starts one with `ownServer`.
  */
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import AxeBuilder from "@axe-core/playwright";
 import { expect, request as apiRequest, type APIRequestContext, type Browser, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
 import { BASE_URL } from "../playwright.config";
 import type { ThreadSummary } from "../lib/api/types";
@@ -211,4 +212,18 @@ export async function screenshots(page: Page, info: TestInfo, stage: string): Pr
     await info.attach(`${stage}-${size.name}`, { path, contentType: "image/png" });
   }
   await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** The axe rules that depend on colour: all a dark page needs beyond its light twin's full check. */
+const COLOUR_RULES = ["color-contrast", "link-in-text-block"];
+
+/**
+ * The page's serious and critical axe violations as it is now, each as "<rule>: <targets>"; with
+ * `colourOnly`, only the rules that depend on colour (a dark page's layout is the light one's,
+ * checked with every rule).
+ */
+export async function seriousViolations(page: Page, opts: { colourOnly?: boolean } = {}): Promise<string[]> {
+  const axe = new AxeBuilder({ page });
+  const { violations } = await (opts.colourOnly ? axe.withRules(COLOUR_RULES) : axe).analyze();
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }

@@ -5,11 +5,10 @@
  * answer, is cancelled from its card in the channel and retried from there. axe-core finds no
  * serious violation with the cancel dialog open.
  */
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { newId } from "../lib/protocol";
 import type { ThreadSummary } from "../lib/api/types";
-import { createChannel, event, messageLog, postEvents, postMessage, uniqueName } from "./helpers";
+import { createChannel, event, messageLog, postEvents, postMessage, seriousViolations, uniqueName } from "./helpers";
 
 const orchestrator = { agent_id: "agent:orchestrator", role: "orchestrator", display_name: "Orchestrator" };
 // Agents outside the workspace, so the server's own agents leave these runs alone.
@@ -37,8 +36,8 @@ async function runWithSubtask(request: APIRequestContext, title: string, failed 
 const node = (page: Page, agent: string, state: string) => page.getByRole("button", { name: new RegExp(`^${agent}: .* — ${state}`) });
 
 /**
- * Open the task panel of `agent`'s task by clicking its node, again if the first click landed
- * while the page was still hydrating (a busy machine) and opened nothing.
+ * Open the task panel of `agent`'s task by clicking its node, again if the first click opened
+ * nothing (on a busy machine it can land while the graph is still being fitted into view).
  */
 async function openTask(page: Page, agent: string, state: string, title: string) {
   const panel = page.getByRole("complementary", { name: `Task: ${title}` });
@@ -50,9 +49,7 @@ async function openTask(page: Page, agent: string, state: string, title: string)
 }
 
 async function serious(page: Page, what: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  expect(bad, `${what}: serious axe violations`).toEqual([]);
+  expect(await seriousViolations(page), `${what}: serious axe violations`).toEqual([]);
 }
 
 test("a live run is cancelled from the run view: the whole subtree shows cancelled, by whom and why", async ({ page, request }, info) => {

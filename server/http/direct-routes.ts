@@ -36,7 +36,7 @@ export function directRoutes(routes: DirectRoutes): (req: IncomingMessage, res: 
 }
 
 /** The Web Request for a Node request: its URL on this host, its headers, its body as a stream. */
-export function webRequest(req: IncomingMessage): Request {
+function webRequest(req: IncomingMessage): Request {
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);

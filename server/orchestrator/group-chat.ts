@@ -148,10 +148,7 @@ export class GroupChatRunner {
   }
 
   private onEvent(ev: StoredEvent): void {
-    if (isEvent(ev, "task.request") && ev.to[0]?.agent_id === GROUP_CHAT_AGENT.agent_id && !ev.parent_task_id && groupChatOf(ev)) {
-      if (this.deps.inScope(ev.thread_id)) this.track(ev.run_id, ev.task_id);
-      return;
-    }
+    if (isEvent(ev, "task.request") && ev.to[0]?.agent_id === GROUP_CHAT_AGENT.agent_id && !ev.parent_task_id && groupChatOf(ev)) return this.track(ev.run_id, ev.task_id);
     const root = this.runs.get(ev.run_id);
     if (!root) return;
     if (ENDINGS.has(ev.type) || (isEvent(ev, "chat.message") && typeof ev.payload.reply_to === "string")) this.track(ev.run_id, root);
