@@ -7,7 +7,7 @@
  */
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import AxeBuilder from "@axe-core/playwright";
-import { expect, request as apiRequest, type APIRequestContext, type Browser, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
+import { expect, request as apiRequest, type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page, type TestInfo } from "@playwright/test";
 import { BASE_URL } from "../playwright.config";
 import type { ThreadSummary } from "../lib/api/types";
 import { makeMessage, type MessageType, type PayloadOf, type StoredEvent, type ClutchMessage } from "../lib/protocol";
@@ -226,4 +226,15 @@ export async function seriousViolations(page: Page, opts: { colourOnly?: boolean
   const axe = new AxeBuilder({ page });
   const { violations } = await (opts.colourOnly ? axe.withRules(COLOUR_RULES) : axe).analyze();
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/**
+ * Click `target` until `opened` shows: again only when a click opened nothing (on a busy machine
+ * a click on a run's graph can land while the graph is still being fitted into view).
+ */
+export async function clickUntilShown(target: Locator, opened: Locator): Promise<void> {
+  await expect(async () => {
+    if (!(await opened.isVisible())) await target.click();
+    await expect(opened).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 15_000 });
 }

@@ -8,7 +8,7 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { newId } from "../lib/protocol";
 import type { ThreadSummary } from "../lib/api/types";
-import { createChannel, event, messageLog, postEvents, postMessage, seriousViolations, uniqueName } from "./helpers";
+import { createChannel, event, messageLog, postEvents, postMessage, clickUntilShown, seriousViolations, uniqueName } from "./helpers";
 
 const orchestrator = { agent_id: "agent:orchestrator", role: "orchestrator", display_name: "Orchestrator" };
 // Agents outside the workspace, so the server's own agents leave these runs alone.
@@ -35,16 +35,10 @@ async function runWithSubtask(request: APIRequestContext, title: string, failed 
 /** The node button of an agent's task: "calc-1: <title> — <state>". */
 const node = (page: Page, agent: string, state: string) => page.getByRole("button", { name: new RegExp(`^${agent}: .* — ${state}`) });
 
-/**
- * Open the task panel of `agent`'s task by clicking its node, again if the first click opened
- * nothing (on a busy machine it can land while the graph is still being fitted into view).
- */
+/** Open the task panel of `agent`'s task by clicking its node. */
 async function openTask(page: Page, agent: string, state: string, title: string) {
   const panel = page.getByRole("complementary", { name: `Task: ${title}` });
-  await expect(async () => {
-    if (!(await panel.isVisible())) await node(page, agent, state).click();
-    await expect(panel).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 15_000 });
+  await clickUntilShown(node(page, agent, state), panel);
   return panel;
 }
 

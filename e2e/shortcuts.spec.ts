@@ -6,7 +6,7 @@
  */
 import { expect, test, type Page } from "@playwright/test";
 import { newId } from "../lib/protocol";
-import { createChannel, event, postEvents, postMessage, uniqueName } from "./helpers";
+import { clickUntilShown, createChannel, event, postEvents, postMessage, uniqueName } from "./helpers";
 
 const orchestrator = { agent_id: "agent:orchestrator", role: "orchestrator", display_name: "Orchestrator" };
 const policy = { agent_id: "agent:policy", role: "system" };
@@ -119,9 +119,8 @@ test("the run page: Space plays, ←/→ and Shift+←/→ step, Home/End jump, 
   expect(paused).toBeGreaterThan(0);
   expect(paused).toBeLessThan(16);
   await page.keyboard.press("End");
-  await page.getByRole("button", { name: /^lead-1: Keys run/ }).click();
   const panel = page.getByRole("complementary", { name: "Task: Keys run" });
-  await expect(panel).toBeVisible();
+  await clickUntilShown(page.getByRole("button", { name: /^lead-1: Keys run/ }), panel);
   await page.keyboard.press("Escape");
   await expect(panel).toBeHidden();
 });
