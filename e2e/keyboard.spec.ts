@@ -188,7 +188,8 @@ test("Alt+↓/↑ walk the sidebar's channels, Alt+Shift+↓/↑ the unread ones
   const waiting = inbox.items.filter((i) => (i.kind === "question" || i.kind === "approval") && !i.done).sort((a, b) => a.seq - b.seq);
   await page.keyboard.press("Alt+j");
   await expect(page).toHaveURL((u) => `${u.pathname}${u.search}` === waiting[0]!.href);
-  await expect(page.getByRole("status").filter({ hasText: `(1 of ${waiting.length})` })).toBeVisible();
+  // "(1 of N)": N is what waits now; tests running beside this one ask and answer meanwhile.
+  await expect(page.getByRole("status").filter({ hasText: /\(1 of \d+\)/ })).toBeVisible();
   for (let i = 1; i < waiting.length && waiting[i - 1]!.text !== question; i++) await page.keyboard.press("Alt+j");
   await expect(page).toHaveURL(new RegExp(`/c/${asking.id}`));
 });
