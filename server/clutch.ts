@@ -69,7 +69,8 @@ export interface ClutchOptions {
   embeddedUrl?: boolean;
   /**
    * Apply pending migrations on start (default true). False for a process whose parent applied
-   * them just before starting it (the realtime process), so a start migrates once.
+   * them just before starting it (the realtime process), so a start migrates once, and for the
+   * tests (test/global-setup.ts migrated their database). Ignored on the embedded database.
    */
   migrate?: boolean;
   /**
