@@ -66,3 +66,21 @@ export const AgentCardSchema = z.looseObject({
     .optional(),
 });
 export type AgentCard = z.infer<typeof AgentCardSchema>;
+
+/**
+ * Whether `after` declares the same signing keys as `before` (Clutch §6, docs/identity.md "Signed
+ * messages"): the same kid, alg and public_key, in any order and whatever the order of each key's
+ * fields (a card read back from the database's jsonb has its fields in jsonb's order, not the
+ * sender's). Missing, null and [] are all "no keys". `after` may be unvalidated input: anything that
+ * is not a list of keys differs from a list of keys.
+ */
+export function sameSigningKeys(before: unknown, after: unknown): boolean {
+  const canonical = (keys: unknown): string | null => {
+    if (keys === undefined || keys === null) return "";
+    if (!Array.isArray(keys)) return null;
+    const each = keys.map((k) => (k && typeof k === "object" ? JSON.stringify([(k as Record<string, unknown>).kid, (k as Record<string, unknown>).alg, (k as Record<string, unknown>).public_key]) : null));
+    return each.includes(null) ? null : each.sort().join("\n");
+  };
+  const a = canonical(before);
+  return a !== null && a === canonical(after);
+}

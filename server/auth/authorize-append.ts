@@ -31,7 +31,7 @@
  *
  * The system principal (Clutch and its workspace agents) may append anything.
  */
-import type { AgentCard, ClutchMessage } from "@/lib/protocol";
+import { sameSigningKeys, type AgentCard, type ClutchMessage } from "@/lib/protocol";
 import type { Queries } from "../events/queries";
 import { ClutchError } from "../errors";
 import type { ChannelAccess } from "./access";
@@ -73,7 +73,7 @@ export async function authorizeAppend(
     }
     if (newCard && !isAdmin(p)) {
       const before = deps.cardOf(p.agent_id)?.security?.keys;
-      if (before?.length && JSON.stringify(before) !== JSON.stringify(newCard.security?.keys ?? null)) {
+      if (before?.length && !sameSigningKeys(before, newCard.security?.keys)) {
         throw refuse("keys_locked", `message ${i}: ${p.agent_id} signs its messages; only an admin may change or remove its signing keys (POST /api/agents as an admin); nothing was stored`, i);
       }
     }

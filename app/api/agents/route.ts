@@ -14,6 +14,7 @@ import { listAgents } from "@/server/router/directory";
 import { getClutch } from "@/server/instance";
 import { ClutchError } from "@/server/errors";
 import { isAdmin } from "@/server/auth/principal";
+import { sameSigningKeys } from "@/lib/protocol";
 import { json, readJson } from "../_lib/http";
 import { route } from "../_lib/route";
 
@@ -33,9 +34,9 @@ export const POST = route({ auth: "signed-in" }, async ({ req, principal }) => {
   if (!isAdmin(principal) && named !== principal.agent_id) {
     throw new ClutchError("not_yourself", `this key speaks for ${principal.agent_id}; it may register only that agent's card, not ${String(named)}`, 403);
   }
-  const keysBefore = JSON.stringify(rt.registry.get(String(named))?.card.security?.keys ?? null);
-  const keysAfter = JSON.stringify((body as { security?: { keys?: unknown } } | null)?.security?.keys ?? null);
-  if (!isAdmin(principal) && keysBefore !== "null" && keysBefore !== keysAfter) {
+  const keysBefore = rt.registry.get(String(named))?.card.security?.keys;
+  const keysAfter = (body as { security?: { keys?: unknown } } | null)?.security?.keys;
+  if (!isAdmin(principal) && keysBefore?.length && !sameSigningKeys(keysBefore, keysAfter)) {
     // With signing keys, a stolen API key alone must not be enough to post as the agent.
     throw new ClutchError("keys_locked", `${String(named)} signs its messages: only an admin may change or remove its signing keys`, 403);
   }
