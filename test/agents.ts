@@ -78,8 +78,12 @@ export function threadEvents(rt: Clutch, thread_id: string): Promise<StoredEvent
   return rt.store.readAll({ thread_id });
 }
 
-/** Poll the thread until `find` returns something (or time out with what was seen). */
-export async function waitFor<T>(rt: Clutch, thread_id: string, what: string, find: (events: StoredEvent[]) => T | undefined, ms = 90_000): Promise<T> {
+/**
+ * Poll the thread until `find` returns something, or fail after `ms` with what it waited for and the
+ * thread's last events. The default is under Vitest's test timeout (60 s, vitest.config.ts), so a
+ * wait that never ends says which one it was.
+ */
+export async function waitFor<T>(rt: Clutch, thread_id: string, what: string, find: (events: StoredEvent[]) => T | undefined, ms = 45_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const events = await threadEvents(rt, thread_id);
