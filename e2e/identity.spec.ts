@@ -42,7 +42,7 @@ test("the first visit to a new workspace sets up its admin, who lands in the app
 
 test("an admin invites a person, who signs up in another browser and is greeted by name", async ({ page, browser }) => {
   await page.goto("/admin");
-  await page.getByLabel("Role").selectOption("member");
+  await page.getByLabel("Role", { exact: true }).selectOption("member");
   await page.getByLabel("Note (optional)").fill("for Lee");
   await page.getByRole("button", { name: "Create invite link" }).click();
   const link = (await page.getByTestId("invite-link").textContent())!;
