@@ -75,10 +75,16 @@ export type AgentCard = z.infer<typeof AgentCardSchema>;
  * is not a list of keys differs from a list of keys.
  */
 export function sameSigningKeys(before: unknown, after: unknown): boolean {
+  const keyText = (k: unknown): string | null => {
+    if (!k || typeof k !== "object") return null;
+    const { kid, alg, public_key } = k as Record<string, unknown>;
+    return JSON.stringify([kid, alg, public_key]);
+  };
+  /** The keys as one text, or null for what is not a list of keys. */
   const canonical = (keys: unknown): string | null => {
     if (keys === undefined || keys === null) return "";
     if (!Array.isArray(keys)) return null;
-    const each = keys.map((k) => (k && typeof k === "object" ? JSON.stringify([(k as Record<string, unknown>).kid, (k as Record<string, unknown>).alg, (k as Record<string, unknown>).public_key]) : null));
+    const each = keys.map(keyText);
     return each.includes(null) ? null : each.sort().join("\n");
   };
   const a = canonical(before);
