@@ -33,6 +33,7 @@ const clutch = await createClutch({
   publicUrl: config.publicUrl,
   port: config.port,
   artifactMaxBytes: config.artifactMaxBytes,
+  tracePrivateContent: config.tracePrivateContent,
   allChannels: true,
   defaultChannel: true,
   modelFor: (agent) => {
@@ -66,7 +67,7 @@ httpServer.on("request", (req, res) => {
 });
 realtime?.acceptUpgrades(httpServer);
 const gateway = realtime ? null : new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity);
-const stopAgentsFeed = gateway ? startAgentsFeed(gateway.io, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail }) : () => {};
+const stopAgentsFeed = gateway ? startAgentsFeed(gateway, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail }) : () => {};
 
 httpServer.listen(config.port, config.host, () => {
   const url = config.publicUrl ?? `http://localhost:${config.port}`;

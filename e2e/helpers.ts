@@ -52,8 +52,9 @@ export async function postEvents(request: APIRequestContext, events: ClutchMessa
 const people = new Map<string, Promise<APIRequestContext>>();
 
 /**
- * An API client signed in as the person `name`: on first use the admin (`admin`) invites them as a
- * member and they sign up through the invite (POST /api/join/:token), once per test worker.
+ * An API client signed in as the person `name`: on first use in a worker the admin (`admin`)
+ * invites them as a member and they sign up through the invite (POST /api/join/:token), or sign
+ * in when another worker made them first (`joinAs`).
  */
 export function personRequest(admin: APIRequestContext, name: string): Promise<APIRequestContext> {
   let ctx = people.get(name);
@@ -68,20 +69,48 @@ export function personRequest(admin: APIRequestContext, name: string): Promise<A
   return ctx;
 }
 
-/** A browser context signed in as a new person `name` (invited by `admin` with `role`). */
+/**
+ * A browser context signed in as the person `name`: new (invited by `admin` with `role`), or the
+ * one of that name another worker, an earlier attempt of the test or an earlier run made (`joinAs`).
+ */
 export async function personContext(browser: Browser, admin: APIRequestContext, name: string, role: "admin" | "member" | "guest" = "member"): Promise<BrowserContext> {
   const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
   await joinAs(admin, context.request, name, role);
   return context;
 }
 
+/** The password of the people the helpers make. */
+const PERSON_PASSWORD = "e2e-person-password";
+
+/** The email of the person `name`: one per name, as a name is one person's (docs/identity.md "Names are unique"). */
+function emailOf(name: string): string {
+  return `${name.toLowerCase().replace(/[^a-z0-9]+/g, ".").replace(/^\.+|\.+$/g, "") || "person"}@people.clutch.test`;
+}
+
+/**
+ * Signs `person` in as the person `name`. A name people see is one person's, so the helpers give
+ * each name one account (`emailOf`): the first to ask signs up through an invite from `admin`;
+ * whoever asks while the name is taken (another worker, a retry, an earlier run on the same server
+ * database) waits until that account exists and signs in to it.
+ */
 async function joinAs(admin: APIRequestContext, person: APIRequestContext, name: string, role: "admin" | "member" | "guest" = "member"): Promise<void> {
+  const email = emailOf(name);
   const invite = await admin.post("/api/invites", { data: { role, note: name } });
   expect(invite.status(), await invite.text()).toBe(201);
-  const { token } = (await invite.json()) as { token: string };
-  const email = `${name.toLowerCase().replace(/[^a-z0-9]+/g, ".")}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@clutch.test`;
-  const joined = await person.post(`/api/join/${token}`, { data: { name, email, password: "e2e-person-password" } });
-  expect(joined.status(), await joined.text()).toBe(201);
+  const { token, invite: made } = (await invite.json()) as { token: string; invite: { id: string } };
+  const joined = await person.post(`/api/join/${token}`, { data: { name, email, password: PERSON_PASSWORD } });
+  if (joined.status() === 201) return;
+  const refusal = await joined.text();
+  expect([409], refusal).toContain(joined.status()); // name_taken or email_taken: someone made this person first
+  await admin.delete(`/api/invites/${made.id}`);
+  await expect
+    .poll(async () => ((await (await admin.get("/api/people")).json()) as { people: { email: string }[] }).people.some((p) => p.email === email), {
+      message: `${refusal}: the name “${name}” should be the account ${email} the e2e helpers made; on a database where someone else has it, give the test another name`,
+      timeout: 15_000,
+    })
+    .toBe(true);
+  const signedIn = await person.post("/api/auth/sign-in/email", { data: { email, password: PERSON_PASSWORD }, headers: { origin: BASE_URL } });
+  expect(signedIn.status(), await signedIn.text()).toBe(200);
 }
 
 /** Posts a chat message to a channel as the admin, or as the person `as` (invited on first use). */

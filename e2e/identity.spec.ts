@@ -49,15 +49,17 @@ test("an admin invites a person, who signs up in another browser and is greeted 
   expect(link).toMatch(/\/join\/[\w-]+$/);
 
   const lee = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  // Names are unique across people (docs/identity.md "Names are unique"): a name of this attempt's own.
+  const name = `Lee Park ${Date.now().toString(36)}`;
   try {
     const p = await lee.newPage();
     await p.goto(link);
     await expect(p.getByText("You are invited as a member (for Lee).")).toBeVisible();
-    await p.getByLabel("Your name").fill("Lee Park");
+    await p.getByLabel("Your name").fill(name);
     await p.getByLabel("Email").fill(`lee.${Date.now()}@clutch.test`);
     await p.getByLabel("Password").fill("lee's long password");
     await p.getByRole("button", { name: "Create account" }).click();
-    await expect(p.getByRole("button", { name: "Your account (signed in as Lee Park)" })).toBeVisible({ timeout: 30_000 });
+    await expect(p.getByRole("button", { name: `Your account (signed in as ${name})` })).toBeVisible({ timeout: 30_000 });
     await expect(p.getByRole("link", { name: "Admin" })).toHaveCount(0);
     // The link worked once.
     const again = await browser.newContext({ storageState: { cookies: [], origins: [] } });

@@ -9,7 +9,7 @@
  * in the thread of the message they reply to. Pure, shared by the channel and its tests.
  */
 import { isPeopleRecipient } from "./fold/questions";
-import { isEvent, type StoredEvent } from "./protocol";
+import { isEvent, isImportedCopy, type StoredEvent } from "./protocol";
 
 /** True for a person's message (a `user:` id, `user`, or role human). */
 export function isFromPerson(ev: StoredEvent): boolean {
@@ -36,11 +36,12 @@ export function isForkCopy(ev: { meta?: Record<string, unknown> }): boolean {
 
 /**
  * True when the event belongs in the channel's conversation (see the file comment); false for
- * the machinery of runs, for thread replies, which the channel shows in threads, and for a
- * fork's copies of earlier events.
+ * the machinery of runs, for thread replies, which the channel shows in threads, for a
+ * fork's copies of earlier events, and for an imported copy of a run (lib/protocol/imported.ts:
+ * shown in its run's view as "imported from …", never as the channel's conversation).
  */
 export function inConversation(ev: StoredEvent): boolean {
-  if (!ev || typeof ev.type !== "string" || isForkCopy(ev)) return false;
+  if (!ev || typeof ev.type !== "string" || isForkCopy(ev) || isImportedCopy(ev)) return false;
   switch (ev.type) {
     case "chat.message": {
       if (isThreadReply(ev)) return false;

@@ -4,6 +4,7 @@
  */
 import type { MessageType } from "./protocol/payloads";
 import { isForkCopy } from "./conversation";
+import { isImportedCopy } from "./protocol/imported";
 
 const UNREAD_TYPES: ReadonlySet<string> = new Set<MessageType>([
   "chat.message",
@@ -21,5 +22,5 @@ export const THREAD_CREATED = "thread.created";
 
 /** True when the event adds one to its thread's unread count (a fork's copies never do: they were read once). */
 export function countsAsUnread(ev: { type: string; meta?: Record<string, unknown> }): boolean {
-  return UNREAD_TYPES.has(ev.type) && ev.meta?.kind !== THREAD_CREATED && !isForkCopy(ev);
+  return UNREAD_TYPES.has(ev.type) && ev.meta?.kind !== THREAD_CREATED && !isForkCopy(ev) && !isImportedCopy(ev);
 }

@@ -113,6 +113,12 @@ export interface ClutchOptions {
    * so each span is sent once.
    */
   traces?: boolean;
+  /**
+   * Exported traces carry the titles, summaries and messages of runs in private channels and DMs
+   * too (CLUTCH_TRACE_PRIVATE_CONTENT, server/config.ts; default false: "(private)" in their place,
+   * docs/observability.md "What a trace carries").
+   */
+  tracePrivateContent?: boolean;
   /** Largest artifact, bytes (CLUTCH_ARTIFACT_MAX_BYTES; default DEFAULT_ARTIFACT_MAX_BYTES, 100 MiB). */
   artifactMaxBytes?: number;
   /** How often a standby node tries to become the leader, and a leader probes its session, ms (default 2000). */
@@ -301,8 +307,15 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const registry = new AgentRegistry({ config: { ...workspace.registry, ...options.registry }, ...(options.clock ? { now: options.clock } : {}) });
   const serverSecret = authSecret(options.dataDir);
   const origins = { ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}), ...(options.port ? { port: options.port } : {}) };
-  const auth = createAuth(eventLog.db, { secret: serverSecret, origins });
-  const identity = new Identity(eventLog.db, store, auth, (id) => registry.get(id)?.card, { origins, signInPolicy: options.signInPolicy });
+  // A session ended (signed out, revoked): its sockets end on every node (docs/identity.md "Live connections").
+  const auth = createAuth(eventLog.db, {
+    secret: serverSecret,
+    origins,
+    onSessionEnded: (ended) => identity.sessionEnded(ended),
+    checkProfileName: (name, user_id) => identity.checkProfileName(name, user_id),
+  });
+  // Names people see are unique across people and every agent the registry knows (server/auth/names.ts).
+  const identity = new Identity(eventLog.db, store, auth, (id) => registry.get(id)?.card, { origins, signInPolicy: options.signInPolicy, agents: () => registry.list() });
   if (options.admin) await identity.ensureAdmin(options.admin);
   await registry.load(store.queries);
   const unfollowRegistry = tail.subscribe((ev) => void registry.apply(ev));
@@ -507,6 +520,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     nameOf: (id) => registry.get(id)?.card.display.name,
     exporting: () => workspace === NO_WORKSPACE || working,
     version: readVersion(),
+    privateContent: options.tracePrivateContent ?? false,
   });
   let stopping: { graceMs?: number } = {};
   const lease =

@@ -26,6 +26,9 @@
  *                   Clutch, whose X-Forwarded-For is believed (docs/deploy.md); unset: none
  *   CLUTCH_ARTIFACT_MAX_BYTES  largest artifact in bytes (default 104857600, 100 MiB; at most
  *                   1 GiB); a larger one is refused with 413 artifact_too_large (docs/limits.md)
+ *   CLUTCH_TRACE_PRIVATE_CONTENT  1: exported traces carry the titles, summaries and messages of
+ *                   runs in private channels and DMs too; unset or 0 (the default): those are
+ *                   "(private)" (docs/observability.md "What a trace carries")
  *
  * Throws a ZodError-derived Error with a readable message when a value is invalid.
  */
@@ -62,6 +65,10 @@ const ConfigSchema = z.object({
     .positive("CLUTCH_ARTIFACT_MAX_BYTES must be a positive number of bytes")
     .max(1024 ** 3, "CLUTCH_ARTIFACT_MAX_BYTES is at most 1073741824 (1 GiB)")
     .default(DEFAULT_ARTIFACT_MAX_BYTES),
+  CLUTCH_TRACE_PRIVATE_CONTENT: z
+    .enum(["0", "1", "false", "true", ""], "CLUTCH_TRACE_PRIVATE_CONTENT must be 1 (send private channels' content in traces) or 0")
+    .optional()
+    .transform((v) => v === "1" || v === "true"),
   CLUTCH_TRUSTED_PROXIES: z.string().optional().transform((v, ctx) => {
     try {
       return parseTrustedProxies(v);
@@ -100,6 +107,8 @@ export interface ClutchConfig {
   trustedProxies: TrustedProxies;
   /** Largest artifact, bytes (CLUTCH_ARTIFACT_MAX_BYTES). */
   artifactMaxBytes: number;
+  /** CLUTCH_TRACE_PRIVATE_CONTENT: traces carry private channels' and DMs' content too (default false). */
+  tracePrivateContent: boolean;
 }
 
 /** The configuration read from `env` (defaults to process.env). */
@@ -129,5 +138,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ClutchConfig {
     timeouts: { headersMs: c.CLUTCH_HEADERS_TIMEOUT_SEC * 1000, requestMs: c.CLUTCH_REQUEST_TIMEOUT_SEC * 1000 },
     trustedProxies: c.CLUTCH_TRUSTED_PROXIES,
     artifactMaxBytes: c.CLUTCH_ARTIFACT_MAX_BYTES,
+    tracePrivateContent: c.CLUTCH_TRACE_PRIVATE_CONTENT,
   };
 }

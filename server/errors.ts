@@ -49,6 +49,7 @@ export const ERROR_STATUS = {
   invite_only: [403],
   from_mismatch: [403],
   reserved_type: [403],
+  reserved_meta: [403],
   not_yourself: [403],
   not_your_task: [403],
   not_your_agent: [403],
@@ -95,6 +96,7 @@ export const ERROR_STATUS = {
   workflow_changed: [409],
   already_answered: [409],
   agent_disabled: [409],
+  direct_message: [409],
   // 413 / 422 / 429: too much, or a reference that does not resolve
   body_too_large: [413],
   batch_too_large: [413],

@@ -102,8 +102,10 @@ describe("approval helpers", () => {
     expect(mayDecide(["dana@example.com"], dana)).toBe(true);
     expect(mayDecide(["role:admin"], dana)).toBe(false);
     expect(mayDecide(["role:member"], dana)).toBe(true);
-    expect(mayDecide("any", dana, { requester: "user:usr_dana", forbidSelf: true })).toBe(false);
-    expect(mayDecide("any", dana, { requester: "user:usr_dana", forbidSelf: false })).toBe(true);
+    expect(mayDecide("any", dana, { requesters: ["user:usr_dana"], forbidSelf: true })).toBe(false);
+    expect(mayDecide("any", dana, { requesters: ["user:usr_lee", "user:usr_dana"], forbidSelf: true })).toBe(false);
+    expect(mayDecide("any", dana, { requesters: ["user:usr_lee"], forbidSelf: true })).toBe(true);
+    expect(mayDecide("any", dana, { requesters: ["user:usr_dana"], forbidSelf: false })).toBe(true);
   });
 
   it("counts down, urgent in the last five minutes, over at the deadline", () => {
@@ -121,7 +123,7 @@ describe("approval helpers", () => {
 
   it("filters the inbox by channel, agent, kind and text", () => {
     const base = {
-      state: "pending", run_id: RUN, task_id: "task_1", preview: null, recommendation: null, approvers: "any", requester: null, forbid_self_approval: false, rule: null,
+      state: "pending", run_id: RUN, task_id: "task_1", preview: null, recommendation: null, approvers: "any", requester: null, requesters: [] as string[], forbid_self_approval: false, rule: null,
       requested_at: "2026-11-21T10:00:00.000Z", expires_at: "2026-11-21T11:00:00.000Z", decided_at: null, decided_by: null, comment: null, request_seq: 1,
       arguments: null, run_title: null,
     } as const;

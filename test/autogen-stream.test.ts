@@ -108,22 +108,22 @@ describe("POST /api/autogen/runs and /messages", () => {
     const run = await runOf(f);
     const evs = await runEvents(run.run_id);
     expect(lines(evs)).toEqual([
-      "task.request agent:autogen-forwarder: → Demo team",
-      "task.accept Demo team",
-      "task.request Demo team: → tool_use_agent",
-      "task.accept tool_use_agent",
-      'tool.call tool_use_agent: pass {"input":"pass"}',
-      'tool.result tool_use_agent: pass "pass"',
-      "chat.message tool_use_agent: pass",
-      "task.request Demo team: → echo_agent",
-      "task.accept echo_agent",
-      "chat.message echo_agent: pass",
-      "chat.message tool_use_agent: Hello",
-      "chat.message echo_agent: Hello",
-      "chat.message tool_use_agent: TERMINATE",
-      "task.result echo_agent: echo_agent's turns ended: Text 'TERMINATE' mentioned",
-      "task.result tool_use_agent: tool_use_agent's turns ended: Text 'TERMINATE' mentioned",
-      "task.result Demo team: Demo team stopped: Text 'TERMINATE' mentioned",
+      "task.request agent:autogen-forwarder: → AutoGen · Demo team",
+      "task.accept AutoGen · Demo team",
+      "task.request AutoGen · Demo team: → AutoGen · tool_use_agent",
+      "task.accept AutoGen · tool_use_agent",
+      'tool.call AutoGen · tool_use_agent: pass {"input":"pass"}',
+      'tool.result AutoGen · tool_use_agent: pass "pass"',
+      "chat.message AutoGen · tool_use_agent: pass",
+      "task.request AutoGen · Demo team: → AutoGen · echo_agent",
+      "task.accept AutoGen · echo_agent",
+      "chat.message AutoGen · echo_agent: pass",
+      "chat.message AutoGen · tool_use_agent: Hello",
+      "chat.message AutoGen · echo_agent: Hello",
+      "chat.message AutoGen · tool_use_agent: TERMINATE",
+      "task.result AutoGen · echo_agent: echo_agent's turns ended: Text 'TERMINATE' mentioned",
+      "task.result AutoGen · tool_use_agent: tool_use_agent's turns ended: Text 'TERMINATE' mentioned",
+      "task.result AutoGen · Demo team: Demo team stopped: Text 'TERMINATE' mentioned",
     ]);
     const root = evs.at(-1)!;
     expect(root).toMatchObject({ task_id: run.task_id, payload: { stop_reason: "Text 'TERMINATE' mentioned", messages: 8 } });
@@ -143,7 +143,7 @@ describe("POST /api/autogen/runs and /messages", () => {
     const rest = await post(forwarder, run.run_id, { messages: f.stream.slice(0, 8) });
     expect(rest.status).toBe(201);
     expect(rest.body.items.map((i) => i.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-    expect(lines((await runEvents(run.run_id)).slice(before))).toEqual(["chat.message tool_use_agent: Hello", "chat.message echo_agent: Hello", "chat.message tool_use_agent: TERMINATE"]);
+    expect(lines((await runEvents(run.run_id)).slice(before))).toEqual(["chat.message AutoGen · tool_use_agent: Hello", "chat.message AutoGen · echo_agent: Hello", "chat.message AutoGen · tool_use_agent: TERMINATE"]);
   });
 
   it("a swarm's handoffs (AutoGen's test_swarm_handoff_using_tool_calls) are delegations: each target's task is under the sender's", async () => {
@@ -151,12 +151,12 @@ describe("POST /api/autogen/runs and /messages", () => {
     const evs = await runEvents(run.run_id);
     const requests = evs.filter((e) => e.type === "task.request");
     const [, agent1, agent2, back] = requests;
-    expect(requests.map((e) => `${e.from.display_name ?? e.from.agent_id} → ${e.to[0]!.display_name}`)).toEqual(["agent:autogen-forwarder → Demo team", "Demo team → agent1", "agent1 → agent2", "agent2 → agent1"]);
+    expect(requests.map((e) => `${e.from.display_name ?? e.from.agent_id} → ${e.to[0]!.display_name}`)).toEqual(["agent:autogen-forwarder → AutoGen · Demo team", "AutoGen · Demo team → AutoGen · agent1", "AutoGen · agent1 → AutoGen · agent2", "AutoGen · agent2 → AutoGen · agent1"]);
     expect(agent2).toMatchObject({ parent_task_id: agent1!.task_id, payload: { title: "Handoff from agent1: handoff to agent2", instructions: "handoff to agent2" } });
     expect(back).toMatchObject({ parent_task_id: agent2!.task_id, payload: { instructions: "Transferred to agent1." } });
     // agent1 speaks on in the task agent2 handed back.
     const hello = evs.find((e) => e.type === "chat.message" && (e.payload as { text: string }).text === "Hello")!;
-    expect(hello).toMatchObject({ task_id: back!.task_id, parent_task_id: agent2!.task_id, from: { display_name: "agent1" } });
+    expect(hello).toMatchObject({ task_id: back!.task_id, parent_task_id: agent2!.task_id, from: { display_name: "AutoGen · agent1" } });
     expect(evs.filter((e) => e.type === "tool.result").map((e) => e.payload)).toEqual([expect.objectContaining({ tool: "handoff_to_agent2", result: "handoff to agent2" })]);
     expect(evs.at(-1)).toMatchObject({ type: "task.result", task_id: run.task_id, payload: { stop_reason: "Text 'TERMINATE' mentioned" } });
     // Every task of the run ended, agent1's first one too (it handed off, and was handed a new one).
@@ -167,7 +167,7 @@ describe("POST /api/autogen/runs and /messages", () => {
     const f = fixture("human-in-the-loop");
     const run = await runOf(f, 3);
     const question = (await runEvents(run.run_id)).find((e) => e.type === "chat.message" && (e.payload as { expects_reply?: boolean }).expects_reply)!;
-    expect(question).toMatchObject({ from: { display_name: "user_proxy" }, to: [{ agent_id: "user" }], payload: { autogen: { request_id: "7d2c1b0e-3f4a-4b5c-8d6e-9f0a1b2c3d4e" } } });
+    expect(question).toMatchObject({ from: { display_name: "AutoGen · user_proxy" }, to: [{ agent_id: "user" }], payload: { autogen: { request_id: "7d2c1b0e-3f4a-4b5c-8d6e-9f0a1b2c3d4e" } } });
     expect((question.payload as { text: string }).text).toMatch(/^user_proxy \(AutoGen UserProxyAgent\) waits for your input: reply to this message to answer\.\n\nassistant: In endless blue/);
     expect((await taskRow(rt, question.task_id)).state).toBe("waiting_input");
 
@@ -199,15 +199,15 @@ describe("POST /api/autogen/runs and /messages", () => {
     const run = await runOf(fixture("handoff-to-user"));
     const evs = await runEvents(run.run_id);
     // The model call's tokens (69 in, 12 out, as the docs print them), priced as the model the start named.
-    expect(evs.filter((e) => e.type === "model.usage").map((e) => [e.from.display_name, e.payload])).toEqual([["lazy_assistant", expect.objectContaining({ model: "gpt-4o", provider: "autogen", input_tokens: 69, output_tokens: 12 })]]);
+    expect(evs.filter((e) => e.type === "model.usage").map((e) => [e.from.display_name, e.payload])).toEqual([["AutoGen · lazy_assistant", expect.objectContaining({ model: "gpt-4o", provider: "autogen", input_tokens: 69, output_tokens: 12 })]]);
     expect(lines(evs).slice(2)).toEqual([
-      "task.request Demo team: → lazy_assistant",
-      "task.accept lazy_assistant",
-      "tool.call lazy_assistant: transfer_to_user {}",
-      'tool.result lazy_assistant: transfer_to_user "Transfer to user."',
-      "chat.message lazy_assistant: Transfer to user.",
-      "task.result lazy_assistant: lazy_assistant's turns ended: Handoff to user from lazy_assistant detected.",
-      "task.result Demo team: Demo team stopped: Handoff to user from lazy_assistant detected.",
+      "task.request AutoGen · Demo team: → AutoGen · lazy_assistant",
+      "task.accept AutoGen · lazy_assistant",
+      "tool.call AutoGen · lazy_assistant: transfer_to_user {}",
+      'tool.result AutoGen · lazy_assistant: transfer_to_user "Transfer to user."',
+      "chat.message AutoGen · lazy_assistant: Transfer to user.",
+      "task.result AutoGen · lazy_assistant: lazy_assistant's turns ended: Handoff to user from lazy_assistant detected.",
+      "task.result AutoGen · Demo team: Demo team stopped: Handoff to user from lazy_assistant detected.",
     ]);
     expect(evs.find((e) => e.type === "chat.message")).toMatchObject({ to: [{ agent_id: "user" }], payload: { handoff_to: "user" } });
   });

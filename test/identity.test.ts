@@ -38,7 +38,9 @@ describe("people", () => {
     expect(((await peek.json()) as { invite: { role: string } }).invite.role).toBe("member");
 
     const email = `lee-${newId("user").slice(-8).toLowerCase()}@test.local`;
-    const joined = await joinRoute.POST(new Request(`http://t/api/join/${token}`, jsonBody({ name: "Lee", email, password: "a long enough password" })), params({ token }));
+    // A name of this test's own: names people see are unique, and test files share the database.
+    const name = `Lee ${newId("user").slice(-6).toLowerCase()}`;
+    const joined = await joinRoute.POST(new Request(`http://t/api/join/${token}`, jsonBody({ name, email, password: "a long enough password" })), params({ token }));
     expect(joined.status).toBe(201);
     expect(joined.headers.getSetCookie().some((c) => /HttpOnly/i.test(c))).toBe(true);
 
@@ -50,7 +52,7 @@ describe("people", () => {
     const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
     const me = await meRoute.GET(new Request("http://t/api/me", { headers: { cookie } }));
     expect(me.status).toBe(200);
-    expect(((await me.json()) as { principal: { name: string; role: string } }).principal).toMatchObject({ name: "Lee", role: "member" });
+    expect(((await me.json()) as { principal: { name: string; role: string } }).principal).toMatchObject({ name, role: "member" });
 
     const wrong = await authRoute.POST(new Request("http://localhost:3000/api/auth/sign-in/email", jsonBody({ email, password: "not the password" }, { origin: "http://localhost:3000" })));
     expect(wrong.status).toBe(401);
@@ -87,7 +89,7 @@ describe("attribution", () => {
     const res = await messagesRoute.POST(requestAs(admin, `http://t/api/threads/${thread_id}/messages`, jsonBody({ text: "hello" })), params({ thread_id }));
     expect(res.status).toBe(201);
     const { event } = (await res.json()) as { event: { from: { agent_id: string; display_name: string } } };
-    expect(event.from).toMatchObject({ agent_id: admin.agent_id, display_name: "Ada Admin" });
+    expect(event.from).toMatchObject({ agent_id: admin.agent_id, display_name: admin.person!.name });
   });
 
   it("an agent key posts only as its agent: a forged from is refused with 403 and nothing is stored", async () => {

@@ -337,7 +337,7 @@ describe("the cancel and retry routes", () => {
     expect((await taskRow(rt, at.task_id)).state).toBe("pending");
     const done = await post(dana, "runs/[run_id]/cancel", at.run_id, JSON.stringify({ reason: "duplicate request" }));
     expect(done).toMatchObject({ status: 200, body: { cancelled: [at.task_id], run: { state: "cancelled" } } });
-    expect((await taskRow(rt, at.task_id)).error).toMatchObject({ code: "CANCELLED", message: "duplicate request", requested_by: dana.agent_id, requested_by_name: "Dana Member" });
+    expect((await taskRow(rt, at.task_id)).error).toMatchObject({ code: "CANCELLED", message: "duplicate request", requested_by: dana.agent_id, requested_by_name: dana.person!.name });
   });
 });
 

@@ -96,7 +96,13 @@ describe("register an agent", () => {
     expect(block).toMatch(/\/api\/agents\/agent%3Aken\/keys/);
     expect(block).toMatch(/-H "Authorization: Bearer \$KEY"[^\n]*\n[\s\S]*heartbeat -H "Authorization: Bearer \$KEY"/);
     const name = `ken${newId("user").slice(-8).toLowerCase()}`;
-    const script = block!.replaceAll("localhost:3000", origin.slice("http://".length)).replaceAll("agent%3Aken", `agent%3A${name}`).replaceAll("agent:ken", `agent:${name}`);
+    // The agent's id and name are this run's own: names are unique across agents and the test database is shared.
+    const script = block!
+      .replaceAll("localhost:3000", origin.slice("http://".length))
+      .replaceAll("agent%3Aken", `agent%3A${name}`)
+      .replaceAll("agent:ken", `agent:${name}`)
+      .replaceAll('"name": "Ken"', `"name": "Ken ${name}"`);
+    expect(script).toContain(`"name": "Ken ${name}"`);
     const out = await bash(`set -e\n${script}`, { CLUTCH_ADMIN_EMAIL: adminEmail, CLUTCH_ADMIN_PASSWORD: ADMIN_PASSWORD });
     expect(out).not.toMatch(/unauthenticated|forbidden|"error"/);
     await expectRegistered(`agent:${name}`);
@@ -108,7 +114,12 @@ describe("register an agent", () => {
     expect(register).toContain('-H "Authorization: Bearer $KEY"');
     expect(beat).toContain('-H "Authorization: Bearer $KEY"');
     const name = `research${newId("user").slice(-8).toLowerCase()}`;
-    const unique = (s: string) => s.replaceAll(EXAMPLE_AGENT_ID, `agent:${name}`).replaceAll(encodeURIComponent(EXAMPLE_AGENT_ID), encodeURIComponent(`agent:${name}`));
+    const unique = (s: string) =>
+      s
+        .replaceAll(EXAMPLE_AGENT_ID, `agent:${name}`)
+        .replaceAll(encodeURIComponent(EXAMPLE_AGENT_ID), encodeURIComponent(`agent:${name}`))
+        .replaceAll('"name":"Research"', `"name":"Research ${name}"`);
+    expect(unique(register)).toContain(`"name":"Research ${name}"`);
     const script = [unique(key).replace(/^ME=clk_\.\.\.[^\n]*/, `ME=${adminKey}`), unique(register), unique(beat)].join("\n");
     const out = await bash(`set -e\n${script}`);
     expect(out).not.toMatch(/unauthenticated|forbidden|"error"/);

@@ -65,6 +65,7 @@ function task(id: string, parent: string | null, i: number): TaskView {
     open_questions: [],
     open_approvals: [],
     last_seq: 0,
+    imported: false,
   };
 }
 

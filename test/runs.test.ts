@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ForkCompareResponse, RunDetail } from "@/lib/api/types";
-import type { StoredEvent } from "@/lib/protocol";
+import { importedFrom, type StoredEvent } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import * as exportRoute from "@/app/api/runs/[run_id]/export/route";
 import * as forkRoute from "@/app/api/runs/[run_id]/fork/route";
@@ -65,7 +65,9 @@ describe("export and import", () => {
     const body = (await copy.json()) as { run_id: string; created: number };
     expect(body.created).toBe(source.length);
     const imported = await rt.store.readAll({ run_id: body.run_id });
-    expect(imported.map((e) => [e.type, e.from.agent_id, e.payload.text ?? null])).toEqual(source.map((e) => [e.type, e.from.agent_id, e.payload.text ?? null]));
+    // The copy is the importer's, quoting who the file says sent each event (docs/identity.md).
+    expect(imported.map((e) => [e.type, importedFrom(e)?.from.agent_id, e.payload.text ?? null])).toEqual(source.map((e) => [e.type, e.from.agent_id, e.payload.text ?? null]));
+    expect(new Set(imported.map((e) => e.from.agent_id))).toEqual(new Set([admin.agent_id]));
     const run = await runRow(rt, body.run_id);
     expect(run).toMatchObject({ state: "succeeded", task_total: 3, task_done: 3 });
   });

@@ -42,7 +42,7 @@ export function ItemDetails({
           approvalId={a.approval_id}
           args={a.arguments}
           approvers={a.approvers}
-          requester={a.requester}
+          requesters={a.requesters}
           forbidSelf={a.forbid_self_approval}
           expired={expired}
           keyHints

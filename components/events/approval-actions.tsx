@@ -9,7 +9,7 @@
  * - Edit opens the arguments as JSON: they must parse and be an object; Ctrl/⌘+Enter approves
  *   with them, Escape cancels.
  * - Only a person who may decide (lib/approvers.ts `mayDecide`: the approvers, and not the
- *   requester when the rule forbids self-approval) is offered the buttons; others see who decides.
+ *   people who asked for the work when the rule forbids self-approval) is offered the buttons; others see who decides.
  * - Errors say what to do: already decided (by whom), not one of the approvers, arguments
  *   refused, or the server unreachable.
  */
@@ -62,7 +62,7 @@ export function ApprovalActions({
   approvalId,
   args,
   approvers,
-  requester = null,
+  requesters = [],
   forbidSelf = false,
   expired = false,
   keyHints = false,
@@ -75,8 +75,8 @@ export function ApprovalActions({
   /** The tool arguments the agent asked for; enables "Edit arguments". */
   args?: Record<string, unknown> | null;
   approvers: Approvers;
-  /** Who asked for the work; with `forbidSelf` they may not decide (lib/approvers.ts). */
-  requester?: string | null;
+  /** Everyone who asked for the work; with `forbidSelf` none of them may decide (lib/approvers.ts). */
+  requesters?: readonly string[];
   forbidSelf?: boolean;
   /** Past the deadline: nothing can be decided any more. */
   expired?: boolean;
@@ -102,7 +102,7 @@ export function ApprovalActions({
   const commentId = useId();
   const argsId = useId();
   const argsErrId = useId();
-  const allowed = mayDecide(approvers, me, { requester, forbidSelf });
+  const allowed = mayDecide(approvers, me, { requesters, forbidSelf });
   const selfOnly = allowed !== mayDecide(approvers, me);
   const busy = decide.isPending;
   const parsed = mode === "edit" ? parseArguments(argsText) : null;

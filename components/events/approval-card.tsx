@@ -15,6 +15,7 @@
 import { useState } from "react";
 import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { foldApproval, type ApprovalView } from "@/lib/fold/approvals";
+import { requestersOf } from "@/lib/approvers";
 import { StatusBadge } from "@/components/ui/chip";
 import { Disclosure } from "@/components/ui/disclosure";
 import { CheckIcon, HourglassIcon, ShieldAlertIcon, ShieldCheckIcon, ShieldXIcon } from "@/components/ui/icons";
@@ -180,7 +181,7 @@ export function ApprovalCard({ event, continued, approval }: { event: StoredEven
               approvalId={view.approval_id}
               args={p.arguments ?? null}
               approvers={view.approvers}
-              requester={p.requester ?? null}
+              requesters={requestersOf(p)}
               forbidSelf={p.forbid_self_approval ?? false}
               expired={over}
               onModeChange={(m) => setEditing(m === "edit")}

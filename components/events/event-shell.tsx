@@ -6,10 +6,10 @@
  */
 import { ShieldCheckIcon } from "@/components/ui/icons";
 import type { ReactNode } from "react";
-import type { StoredEvent } from "@/lib/protocol";
+import { importedFrom, type StoredEvent } from "@/lib/protocol";
 import { Avatar } from "@/components/ui/avatar";
 import { formatFull, formatShortTime, formatTime } from "@/components/ui/time";
-import { hueFor, isClutch, isHuman } from "./participant";
+import { displayName, hueFor, isClutch, isHuman } from "./participant";
 import { useSenderName } from "./use-sender-name";
 import { PersonName } from "@/components/identity/person-card";
 
@@ -104,6 +104,7 @@ export function SenderRow({
             {clutch && (
               <span className="rounded bg-fg-muted/12 px-1 text-[10px] font-semibold uppercase tracking-wide text-fg-muted">App</span>
             )}{" "}
+            <ImportedTag event={event} />
             {headerExtra}
             <EventTime event={event} className="shrink-0 text-xs text-fg-subtle hover:underline" />
           </div>
@@ -112,6 +113,25 @@ export function SenderRow({
       </div>
       <SeqTag seq={event.seq} />
     </article>
+  );
+}
+
+/**
+ * "imported from Project Manager" beside the name of an imported copy's sender, who is the
+ * person who imported it (lib/protocol/imported.ts): the copy is theirs, quoting the file.
+ * Renders nothing for any other event.
+ */
+export function ImportedTag({ event }: { event: StoredEvent }) {
+  const imported = importedFrom(event);
+  const original = useSenderName(imported?.from ?? event.from);
+  if (!imported) return null;
+  return (
+    <span
+      className="self-center rounded bg-warning/10 px-1 text-[10.5px] font-semibold text-warning"
+      title={`A copy imported from a file by ${displayName(event.from)} on ${formatFull(imported.at)}. The file says ${imported.from.agent_id} sent it; the copy acts on nothing.`}
+    >
+      imported from {original.name}
+    </span>
   );
 }
 

@@ -6,7 +6,7 @@
  * to JSON.
  */
 import { memo } from "react";
-import { PAYLOAD_BY_TYPE, type MessageType, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { isImportedCopy, PAYLOAD_BY_TYPE, type MessageType, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import type { TaskView } from "@/lib/fold/task-state";
 import type { MessageRef, QuestionView } from "@/lib/fold/questions";
 import type { ApprovalView } from "@/lib/fold/approvals";
@@ -14,6 +14,7 @@ import { AgentHeartbeat, AgentRegister, AgentUpdate } from "./agent-event";
 import { ApprovalCard, ApprovalOutcomeLine } from "./approval-card";
 import { AuditLine, ChatMessage, ChatSystem } from "./chat";
 import { EventErrorBoundary } from "./error-boundary";
+import { ImportedLine } from "./imported-event";
 import { PolicyDecisionLine } from "./policy-event";
 import { RoutingDecision, RoutingFailure } from "./routing-event";
 import { TaskCard } from "./task-card";
@@ -65,6 +66,12 @@ export const LINE_TYPES: ReadonlySet<string> = new Set([
   "audit.change",
 ]);
 
+/**
+ * Clutch's own lines and approvals: an imported copy of one is quoted (ImportedLine), never drawn
+ * as Clutch's own or as an approval someone could decide.
+ */
+const QUOTED_TYPES: ReadonlySet<string> = new Set([...LINE_TYPES, "approval.requested"]);
+
 /** True for a type Clutch knows (a misbehaving source may send others). */
 function isKnownType(type: string): type is MessageType {
   return Object.hasOwn(PAYLOAD_BY_TYPE, type);
@@ -88,6 +95,7 @@ function Renderer({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
     );
   }
   const { continued } = ctx;
+  if (QUOTED_TYPES.has(event.type) && isImportedCopy(event)) return <ImportedLine event={event} />;
   switch (event.type) {
     case "chat.message":
       return <ChatMessage event={event} continued={continued} question={ctx.question} replyTo={ctx.replyTo} replies={ctx.replies} />;

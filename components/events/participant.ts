@@ -2,6 +2,7 @@
  * Who sent an event, for display: avatar or initials and name, humans and agents told apart at
  * a glance. Humans are `role: "human"` or `user:` ids; everyone else counts as an agent.
  */
+import { isAutogenName } from "@/lib/autogen-name";
 import { personId } from "@/lib/people";
 import { isClutchSender } from "@/lib/clutch-senders";
 import type { Participant } from "@/lib/protocol";
@@ -21,6 +22,15 @@ export function bareId(id: string): string {
 /** True for Clutch itself (lib/clutch-senders.ts) rather than an agent or a person: shown as "Clutch". */
 export function isClutch(p: Participant | undefined): boolean {
   return Boolean(p && isClutchSender(p.agent_id));
+}
+
+/**
+ * True for an agent of an AutoGen team Clutch watches (`agent:autogen`, `agent:autogen-<source>`)
+ * under the name Clutch gave it, "AutoGen · pm-1" (lib/autogen-name.ts): it is shown by that
+ * name, never by a directory card's, so it never reads as a Clutch agent's words.
+ */
+export function isAutogen(p: Participant | undefined): boolean {
+  return Boolean(p && (p.agent_id === "agent:autogen" || p.agent_id.startsWith("agent:autogen-")) && isAutogenName(p.display_name));
 }
 
 /** The name to show: "Clutch" for Clutch's own senders, else `display_name`, else the bare id. */

@@ -3,7 +3,8 @@
  * `useSenderName` and `useNameOf`: one name per sender everywhere (docs/channels.md "Threads").
  * An agent is named by its AgentCard's `display.name` from the directory
  * (components/live/use-agents.ts), with its handle (`analyst-1`) beside it where useful; a person
- * by their display name; Clutch's own senders (lib/clutch-senders.ts) as "Clutch". An agent the
+ * by their display name; Clutch's own senders (lib/clutch-senders.ts) as "Clutch"; an AutoGen
+ * team's agents by the name Clutch gave them, "AutoGen · pm-1" (lib/autogen-name.ts). An agent the
  * directory does not know keeps the event's display name or bare id.
  */
 import { useCallback } from "react";
@@ -11,7 +12,7 @@ import { useAgents } from "@/components/live/use-agents";
 import type { AgentSummary } from "@/lib/api/types";
 import { isClutchSender } from "@/lib/clutch-senders";
 import type { Participant } from "@/lib/protocol";
-import { bareId, displayName, isClutch, isHuman } from "./participant";
+import { bareId, displayName, isAutogen, isClutch, isHuman } from "./participant";
 
 /** The directory's entry for `id`, matched by full id (`agent:pm-1`) or bare id (`pm-1`). */
 function findAgent(agents: readonly AgentSummary[] | undefined, id: string): AgentSummary | undefined {
@@ -33,7 +34,8 @@ export function agentName(agents: readonly AgentSummary[] | undefined, id: strin
 export function useSenderName(p: Participant): { name: string; handle: string | null } {
   const { data: agents } = useAgents();
   if (isHuman(p) || isClutch(p)) return { name: displayName(p), handle: null };
-  const card = findAgent(agents, p.agent_id)?.name;
+  // An AutoGen agent is never shown by a directory card's name (an external agent's id may look like its own).
+  const card = isAutogen(p) ? undefined : findAgent(agents, p.agent_id)?.name;
   const name = card?.trim() || displayName(p);
   const handle = bareId(p.agent_id);
   return { name, handle: handle !== name ? handle : null };
@@ -49,7 +51,7 @@ export function useNameOf(): (who: Participant | string) => string {
   return useCallback(
     (who: Participant | string) => {
       if (typeof who === "string") return who.startsWith("user:") || who === "user" ? bareId(who) : agentName(agents, who);
-      if (isHuman(who) || isClutch(who)) return displayName(who);
+      if (isHuman(who) || isClutch(who) || isAutogen(who)) return displayName(who);
       return findAgent(agents, who.agent_id)?.name?.trim() || displayName(who);
     },
     [agents],

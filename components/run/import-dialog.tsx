@@ -4,7 +4,7 @@
  * (`POST /api/runs/import`): every line is validated; a bad line is reported with its line number
  * and the zod issue, and nothing is stored. Paste the text or choose a .jsonl file; pick the
  * channel; by default the run gets new ids so it can sit next to the run it was exported from.
- * With "New run id" unticked the events go into the run they name: when that run exists, a dry
+ * With "Import a copy" unticked (a restore, for admins) the events go into the run they name: when that run exists, a dry
  * run (`?dry_run=true`) finds it and a second dialog asks first, naming the run and how many
  * events it holds. Errors list each bad line ("Line 3 · payload.text: …"); on success it says
  * what it did ("927 events imported into “…”", components/ui/announce.tsx) and opens the run.
@@ -135,8 +135,8 @@ function ImportForm({ onClose, defaultThreadId }: { onClose: () => void; default
         <label className="flex items-start gap-2 self-end pb-1.5 text-[13px]">
           <input type="checkbox" checked={newRun} onChange={(e) => setNewRun(e.target.checked)} className="mt-0.5 accent-[var(--c-accent)]" />
           <span>
-            New run id
-            <span className="block text-[11.5px] text-fg-muted">Keep it next to the run it came from.</span>
+            Import a copy
+            <span className="block text-[11.5px] text-fg-muted">A copy under your name, to replay and compare: it starts no work and decides nothing.</span>
           </span>
         </label>
       </div>
@@ -173,7 +173,7 @@ function ImportForm({ onClose, defaultThreadId }: { onClose: () => void; default
               These {plural(confirm.events, "event")} go into the run <strong>“{confirm.title ?? confirm.run_id}”</strong>, which already holds{" "}
               {plural(confirm.existing?.event_count ?? 0, "event")}. Events it already has are skipped; the others are added after its own.
             </p>
-            <p className="mt-2 text-fg-muted">To keep the run as it is, tick “New run id” and import a copy beside it.</p>
+            <p className="mt-2 text-fg-muted">To keep the run as it is, tick “Import a copy” and import it beside it.</p>
             <div className="mt-4 flex justify-end gap-2">
               <Button onClick={() => setConfirm(null)}>Cancel</Button>
               <Button variant="primary" disabled={mutation.isPending} onClick={() => mutation.mutate(true)}>

@@ -43,7 +43,7 @@ import { usePlayback, type Speed } from "./use-playback";
 type Cursor = { kind: "live" } | { kind: "at"; n: number } | { kind: "seq"; seq: number };
 
 function toTaskView(t: TaskSummary, run_id: string, thread_id: string): TaskView {
-  return { ...t, run_id, thread_id, error: null, open_questions: [], open_approvals: [], last_seq: 0 };
+  return { ...t, run_id, thread_id, error: null, open_questions: [], open_approvals: [], last_seq: 0, imported: false };
 }
 
 /** A run page's section of the shortcut sheet (components/ui/shortcuts.tsx). */

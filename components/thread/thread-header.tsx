@@ -2,7 +2,8 @@
 /**
  * `ThreadHeader`: the channel's name and topic (a lock for a private one), the drawer button on
  * phones, the switcher, the view toggle (the conversation, or every event inline), the
- * channel's settings (visibility and members). The theme is switched in the sidebar.
+ * channel's settings (visibility and members; none on a direct message, which stays between its
+ * two people). The theme is switched in the sidebar.
  */
 import { useState } from "react";
 import { ChannelSettingsDialog } from "@/components/identity/channel-settings";
@@ -77,7 +78,8 @@ export function ThreadHeader({
           <span className="max-sm:sr-only">All events</span>
         </button>
       )}
-      {thread && (
+      {/* A DM stays between its two people (docs/channels.md "Direct messages"): no visibility or members to change. */}
+      {thread && !dm && (
         <>
           <button
             type="button"

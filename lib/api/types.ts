@@ -118,11 +118,14 @@ export interface AgentSummary {
   /** Tasks waiting for someone's answer. */
   waiting_tasks: number;
   max_concurrency: number;
-  /** Share (0..1) of its last ended tasks (up to 20) that succeeded; null with none. */
+  /** Share (0..1) of its last ended tasks (up to 20) that succeeded, in every channel (a figure, no content); null with none. */
   success_rate: number | null;
   /** How many ended tasks `success_rate` is over. */
   recent_outcomes: number;
-  /** Its newest tasks (up to 10), newest first. */
+  /**
+   * Its newest tasks (up to 10) of the channels the reader may read, newest first: another
+   * reader may see others (docs/identity.md "The agent directory").
+   */
   recent_tasks: AgentTaskSummary[];
   /** CAP: the agents it may delegate to, and its overseer (workspace agents only). */
   allowed_agents: string[];
@@ -282,8 +285,10 @@ export interface ApprovalSummary {
   preview: string | null;
   recommendation: { decision: string; comments?: unknown } | null;
   approvers: "any" | string[];
-  /** Who asked for the work, and whether they may not decide (lib/approvers.ts `mayDecide`). */
+  /** Who asked for the work (the run's first person), and whether they may not decide (lib/approvers.ts `mayDecide`). */
   requester: string | null;
+  /** Everyone whose request led to the work: none of them may decide under `forbid_self_approval`. */
+  requesters: string[];
   forbid_self_approval: boolean;
   rule: string | null;
   requested_at: string;

@@ -11,10 +11,13 @@
  *   approval.expired, outcome "escalated" → pending, for `escalated_to` until the new `expires_at`
  *
  * The first decision wins: later ones (a race the server refuses) only join the history. Events
- * about an approval whose request is unknown are ignored.
+ * about an approval whose request is unknown are ignored, and so are events of another run or
+ * channel than the request's and imported copies (lib/protocol/imported.ts): they never decide
+ * anything (docs/identity.md "Imported runs are copies that never act").
  */
 import type { StoredEvent } from "../protocol/envelope";
 import { isEvent, type StoredEventOf } from "../protocol/events";
+import { isImportedCopy } from "../protocol/imported";
 import type { PayloadOf } from "../protocol/payloads";
 
 /** The `approval.requested` payload: what will happen, who may approve, until when. */
@@ -78,6 +81,9 @@ export function approvalIdOf(ev: StoredEvent): string | null {
 export function foldApproval(prev: ApprovalView | undefined, ev: StoredEvent): ApprovalView | undefined {
   const id = approvalIdOf(ev);
   if (!id || (prev && prev.approval_id !== id)) return prev;
+  // An approval is decided only in its own run and channel, and never by an imported copy.
+  if (isImportedCopy(ev)) return prev;
+  if (prev && (ev.run_id !== prev.request.run_id || ev.thread_id !== prev.request.thread_id)) return prev;
   if (isEvent(ev, "approval.requested")) {
     if (prev) return prev;
     return {

@@ -23,7 +23,7 @@ export const DECLINED_CODE = "CANNOT_ANSWER";
 /** Whom a run waits on: the people a question is put to, or who may decide an approval. */
 export type WaitingOn =
   | { kind: "answer"; message_id: string; from: string; to: string[] }
-  | { kind: "approval"; approval_id: string; agent_id: string; approvers: "any" | string[]; requester: string | null; forbid_self_approval: boolean };
+  | { kind: "approval"; approval_id: string; agent_id: string; approvers: "any" | string[]; requesters: string[]; forbid_self_approval: boolean };
 
 /** The status of a run in `state` (its root tasks' fold) that waits on `waiting_on`; `rootErrors` are its failed roots' error codes. */
 export function runStatusOf(state: RunState, waiting_on: readonly WaitingOn[], rootErrors: readonly (string | null)[] = []): RunStatus {
@@ -35,7 +35,7 @@ export function runStatusOf(state: RunState, waiting_on: readonly WaitingOn[], r
 /** True when `w` waits on `person`: a question to everyone in the channel or to them, or an approval they may decide. */
 export function waitsOnPerson(w: WaitingOn, person: Decider): boolean {
   if (w.kind === "answer") return w.to.some((t) => t === "user" || t === person.agent_id);
-  return mayDecide(w.approvers, person, { requester: w.requester, forbidSelf: w.forbid_self_approval });
+  return mayDecide(w.approvers, person, { requesters: w.requesters, forbidSelf: w.forbid_self_approval });
 }
 
 /** True when the run waits on `person` (one of `waiting_on` does). */

@@ -22,6 +22,7 @@
  */
 import type { StoredEvent } from "../protocol/envelope";
 import { isEvent, type StoredEventOf } from "../protocol/events";
+import { actorOf, isImportedCopy } from "../protocol/imported";
 
 export const TASK_STATES = [
   "pending",
@@ -66,6 +67,11 @@ export interface TaskView {
   /** Approvals the task waits for, each with the state to return to once decided. */
   open_approvals: { id: string; resume: TaskState }[];
   last_seq: number;
+  /**
+   * A task of an imported copy of a run (lib/protocol/imported.ts): drawn as it was, but it is
+   * nobody's work now: it opens no question or approval and counts in no agent's load or record.
+   */
+  imported: boolean;
 }
 
 /** A question awaiting an answer: the chat.message id, its sender and recipients. */
@@ -106,7 +112,7 @@ type ApprovalEvent = StoredEventOf<"approval.requested" | "approval.granted" | "
 function foldApproval(prev: TaskView, ev: ApprovalEvent): TaskView {
   const p = ev.payload;
   const next: TaskView = { ...prev, updated_at: ev.ts, last_seq: ev.seq };
-  if (!p.approval_id || TERMINAL_STATES.has(prev.state)) return next;
+  if (!p.approval_id || TERMINAL_STATES.has(prev.state) || prev.imported) return next;
   if (ev.type === "approval.requested") {
     if (prev.open_approvals.some((a) => a.id === p.approval_id)) return next;
     const resume = prev.state === "approval_required" ? (prev.open_approvals[0]?.resume ?? "running") : prev.state;
@@ -126,7 +132,7 @@ function foldQuestion(prev: TaskView, ev: StoredEventOf<"chat.message">): TaskVi
   const p = ev.payload;
   const next: TaskView = { ...prev, updated_at: ev.ts, last_seq: ev.seq };
   if (typeof p.reply_to === "string") next.open_questions = prev.open_questions.filter((q) => q.id !== p.reply_to);
-  if (p.expects_reply === true && ev.from.agent_id === prev.assignee) {
+  if (p.expects_reply === true && ev.from.agent_id === prev.assignee && !prev.imported) {
     next.open_questions = [...next.open_questions, { id: ev.id, from: ev.from.agent_id, to: ev.to.map((t) => t.agent_id) }];
   }
   if (TERMINAL_STATES.has(prev.state) || prev.state === "approval_required") return next;
@@ -162,8 +168,8 @@ export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView 
     thread_id: ev.thread_id,
     parent_task_id: ev.parent_task_id ?? null,
     state: "pending",
-    assignee: ev.type === "task.request" ? (ev.to[0]?.agent_id ?? null) : ev.from.agent_id,
-    requester: ev.type === "task.request" ? ev.from.agent_id : null,
+    assignee: ev.type === "task.request" ? (ev.to[0]?.agent_id ?? null) : actorOf(ev),
+    requester: ev.type === "task.request" ? actorOf(ev) : null,
     title: titleOf(ev),
     attempts: ev.attempt ?? 1,
     created_at: ev.ts,
@@ -174,6 +180,7 @@ export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView 
     open_questions: [],
     open_approvals: [],
     last_seq: ev.seq,
+    imported: isImportedCopy(ev),
   };
   const next: TaskView = { ...base, updated_at: ev.ts, last_seq: ev.seq };
   const ended = TERMINAL_STATES.has(base.state);
@@ -197,7 +204,7 @@ export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView 
         next.state = next.open_questions.length ? "waiting_input" : "running";
         next.started_at ??= ev.ts;
       }
-      next.assignee = ev.from.agent_id;
+      next.assignee = actorOf(ev);
       break;
     case "task.progress":
       if (!ended && base.state === "pending") {
@@ -221,7 +228,7 @@ export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView 
         next.error = {
           code: "CANCELLED",
           message: reason ?? "",
-          requested_by: requested_by ?? ev.from.agent_id,
+          requested_by: requested_by ?? actorOf(ev),
           ...(ev.from.display_name ? { requested_by_name: ev.from.display_name } : {}),
         };
       }

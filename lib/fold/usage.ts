@@ -12,6 +12,7 @@
  * and are left out.
  */
 import { isForkCopy } from "../conversation";
+import { isImportedCopy } from "../protocol/imported";
 import type { StoredEvent } from "../protocol/envelope";
 import { isEvent } from "../protocol/events";
 import { isPeopleRecipient } from "./questions";
@@ -106,7 +107,7 @@ export function foldUsage(events: readonly StoredEvent[], prices: PriceTable = E
   const taskEnded = new Map<string, number>();
   const openTools = new Map<string, { at: number; task_id: string; agent_id: string }>();
   const openWaits = new Map<string, { at: number; task_id: string }>();
-  const live = events.filter((e) => e && typeof e.type === "string" && e.payload && typeof e.payload === "object" && !isForkCopy(e));
+  const live = events.filter((e) => e && typeof e.type === "string" && e.payload && typeof e.payload === "object" && !isForkCopy(e) && !isImportedCopy(e));
   const first = live.length ? time(live[0]!.ts) : 0;
   const last = live.length ? time(live.at(-1)!.ts) : 0;
 

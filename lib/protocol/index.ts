@@ -7,3 +7,4 @@ export * from "./build";
 export * from "./cap";
 export * from "./events";
 export * from "./json-limits";
+export * from "./imported";

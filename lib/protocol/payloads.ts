@@ -230,6 +230,13 @@ export const ApprovalRequestedPayload = z.looseObject({
   approvers: z.union([z.literal("any"), z.array(z.string().min(1)).min(1)]),
   /** Who asked for the work (the run's root task's requester), for `forbid_self_approval`. */
   requester: z.string().optional(),
+  /**
+   * Everyone whose request led to the held work (docs/identity.md "Approvals need the right
+   * person"): the run's requester, each person who added a request to the run, who forked or
+   * imported it, and the people who made the API keys of an agent that asked. None of them may
+   * decide under `forbid_self_approval`. Approvals recorded before it existed name `requester` only.
+   */
+  requesters: z.array(z.string()).optional(),
   /** The rule forbids the requester from deciding (lib/approvers.ts). */
   forbid_self_approval: z.boolean().optional(),
   summary: z.string().min(1),
@@ -298,19 +305,23 @@ export const AUDIT_ACTIONS = [
   "member.reactivated",
   "key.created",
   "key.revoked",
+  "session.ended",
   "agent.disabled",
   "agent.enabled",
   "channel.visibility_changed",
   "channel.member_added",
   "channel.member_removed",
   "team.imported",
+  "run.restored",
 ] as const;
 /**
  * audit.change (Clutch §6, least privilege with an audit trail): a change to who may do what,
  * by `from` (the admin or person who made it). `subject` is what changed: `user:<id>`,
  * `agent:<id>`, `key_<id>`, `inv_<id>`, a thread id, or for `team.imported` (a PromptPack made a
- * team, docs/promptpacks.md) `pack:<deployment>/<pack id>`. Stored in `_audit`, or in the channel
- * for a channel's membership and visibility.
+ * team, docs/promptpacks.md) `pack:<deployment>/<pack id>`, or for `run.restored` (an admin
+ * restored a run from a file) the run id. Stored in `_audit`, or in the channel
+ * for a channel's membership and visibility. A `session.ended`'s subject is the session's id
+ * (`sessions.id`, never its token), its `detail.owner` the person's `user:<id>`.
  */
 export const AuditChangePayload = z.looseObject({
   action: z.enum(AUDIT_ACTIONS),

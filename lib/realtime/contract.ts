@@ -15,8 +15,9 @@
  *   `presence`    (no argument) → ack PresenceSnapshot: the people online now (as
  *                 `presence.snapshot`), for a client that starts listening after it connected.
  * The server disconnects a socket (reason `io server disconnect`) whose credential stops working
- * (a revoked key, a disabled agent), and drops the subscriptions its principal may no longer read
- * (docs/identity.md "Live connections").
+ * (its session ended: signed out, signed out by a password change, revoked, expired; a revoked
+ * key, a disabled agent, a deactivated person), telling it why first (`access.ended`), and drops
+ * the subscriptions its principal may no longer read (docs/identity.md "Live connections").
  * Server → client:
  *   `event`           a StoredEvent (ClutchMessage + seq).
  *   `thread.activity` the ThreadSummaries of the threads that changed (new events, created),
@@ -24,12 +25,21 @@
  *                     counts live.
  *   `agents.changed`  every agent's AgentSummary (GET /api/agents), whenever one registers,
  *                     updates, comes online, goes offline or its load changes; at most one
- *                     message per client every 500 ms, so presence shows live.
+ *                     message per client every 500 ms, so presence shows live. As over REST,
+ *                     each client's `recent_tasks` hold only tasks of channels its principal may
+ *                     read, kept current as its access changes (docs/identity.md "The agent
+ *                     directory").
  *   `presence.snapshot` PresenceSnapshot `{ online: ["user:…", …] }`: the people online now,
  *                     sent to each socket right after it connects (docs/channels.md "Presence").
  *   `presence.changed`  PresenceChange `{ agent_id: "user:…", status: "online" | "offline" }`
  *                     to every socket when a person's first socket connects or their last one
  *                     disconnects (a second tab changes nothing). Ephemeral: never stored.
+ *   `access.ended`    AccessEnded `{ code, message }`, right before the server disconnects the
+ *                     socket because its credential stopped working; `code`: `session_ended`,
+ *                     `key_revoked`, `agent_disabled`, `deactivated` or `unauthenticated` (any
+ *                     other reason). Connect again with a working credential: a browser whose
+ *                     cookie holds a newer session (it changed the password) simply reconnects,
+ *                     one signed out goes to sign-in.
  */
 import { z } from "zod";
 import type { StoredEvent } from "../protocol/envelope";
@@ -57,6 +67,11 @@ export type PresenceSnapshot = z.infer<typeof PresenceSnapshotSchema>;
 export const PresenceChangeSchema = z.strictObject({ agent_id: z.string().min(1), status: z.enum(["online", "offline"]) });
 export type PresenceChange = z.infer<typeof PresenceChangeSchema>;
 
+/** Why the server is disconnecting this socket (`access.ended`, sent right before it does). */
+export const ACCESS_ENDED_CODES = ["session_ended", "key_revoked", "agent_disabled", "deactivated", "unauthenticated"] as const;
+export const AccessEndedSchema = z.strictObject({ code: z.enum(ACCESS_ENDED_CODES), message: z.string().min(1) });
+export type AccessEnded = z.infer<typeof AccessEndedSchema>;
+
 export interface ClientEvents {
   subscribe: (sub: Subscription, ack: (res: Ack) => void) => void;
   unsubscribe: (sub: Subscription, ack: (res: Ack) => void) => void;
@@ -69,4 +84,5 @@ export interface ServerEvents {
   "agents.changed": (agents: AgentSummary[]) => void;
   "presence.snapshot": (snapshot: PresenceSnapshot) => void;
   "presence.changed": (change: PresenceChange) => void;
+  "access.ended": (why: AccessEnded) => void;
 }

@@ -7,15 +7,26 @@
  * `secret` signs the session cookie: CLUTCH_AUTH_SECRET when set (every node of a deployment
  * needs the same one), else one generated on first start and kept in `<dataDir>/auth-secret`,
  * else (no data folder: tests) a random one per process.
+ *
+ * Every session better-auth deletes (sign-out, a password change with `revokeOtherSessions`, the
+ * `revoke-session(s)` routes, an expired one found by `getSession`) is handed to
+ * `onSessionEnded` after its delete commits, so Clutch can end the sockets that authenticated
+ * with it on every node (docs/identity.md "Live connections").
+ *
+ * A person's new name (`/update-user`) passes `checkProfileName` before it is stored: names people
+ * see are unique across people and agents (server/auth/names.ts).
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
+import { APIError } from "better-auth/api";
 import { newId } from "@/lib/protocol";
 import type { Db } from "../db/client";
+import { isClutchError } from "../errors";
 import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
+import { log } from "../log";
 import { trustedOrigins, type OriginSettings } from "./origins";
 
 /** Shortest password people may choose (docs/identity.md). */
@@ -39,12 +50,53 @@ export function authSecret(dataDir: string): string {
   }
 }
 
+/** How a session ended: which better-auth route deleted it, or its expiry. */
+export type SessionEnd = "signed_out" | "password_changed" | "revoked" | "expired" | "ended";
+
+/**
+ * A session better-auth deleted: its id (`sessions.id`, never the cookie's token), the account
+ * (`users.id`) it was of, and how it ended.
+ */
+export interface EndedSession {
+  id: string;
+  user_id: string;
+  how: SessionEnd;
+}
+
+/** How session `expiresAt` ended when better-auth route `path` deleted it (undefined: not from a route). */
+export function sessionEnd(expiresAt: Date, path: string | undefined, now = Date.now()): SessionEnd {
+  if (expiresAt.getTime() <= now) return "expired";
+  if (path === "/sign-out") return "signed_out";
+  if (path === "/change-password") return "password_changed";
+  if (path?.startsWith("/revoke-")) return "revoked";
+  return "ended";
+}
+
+/**
+ * A profile's new name (better-auth's `/update-user`, `user_id` its account when known): resolves
+ * the name to store, or throws a ClutchError (server/auth/names.ts: `name_taken` 409,
+ * `invalid_body` 400), which the update answers with that status, code and message.
+ */
+export type CheckProfileName = (name: unknown, user_id: string | undefined) => Promise<string>;
+
+/** A ClutchError thrown inside better-auth, as better-auth answers it: the same status, code and message. */
+function asApiError(err: unknown): unknown {
+  if (!isClutchError(err)) return err;
+  const status = err.status === 409 ? "CONFLICT" : err.status === 403 ? "FORBIDDEN" : "BAD_REQUEST";
+  return new APIError(status, { code: err.code, message: err.message });
+}
+
 /**
  * The better-auth instance over Clutch's database. `origins`: CLUTCH_PUBLIC_URL and the server's
- * port, for the origins sign-in trusts (server/auth/origins.ts).
+ * port, for the origins sign-in trusts (server/auth/origins.ts). `onSessionEnded`: called once
+ * per session deleted, after the delete commits; an error it throws is logged, never answered
+ * (the sign-out or password change has happened). `checkProfileName`: every change of a
+ * person's name passes it before it is stored (docs/identity.md "Names are unique").
  */
-export function createAuth(db: Db, opts: { secret: string; origins?: OriginSettings }) {
+export function createAuth(db: Db, opts: { secret: string; origins?: OriginSettings; onSessionEnded?: (session: EndedSession) => Promise<void>; checkProfileName?: CheckProfileName }) {
   const origins = opts.origins ?? {};
+  const onSessionEnded = opts.onSessionEnded;
+  const checkProfileName = opts.checkProfileName;
   return betterAuth({
     appName: "Clutch",
     secret: opts.secret,
@@ -56,6 +108,31 @@ export function createAuth(db: Db, opts: { secret: string; origins?: OriginSetti
       additionalFields: { role: { type: "string", required: false, defaultValue: "member", input: false } },
     },
     session: { expiresIn: SESSION_SEC, updateAge: 24 * 3600 },
+    databaseHooks: {
+      user: {
+        update: {
+          // A new name is checked before it is stored; a refusal stores nothing.
+          before: async (data, ctx) => {
+            if (!checkProfileName || data.name === undefined) return;
+            const session = (ctx?.context as { session?: { user?: { id?: string } } | null } | undefined)?.session;
+            try {
+              return { data: { ...data, name: await checkProfileName(data.name, session?.user?.id) } };
+            } catch (err) {
+              throw asApiError(err);
+            }
+          },
+        },
+      },
+      session: {
+        delete: {
+          after: async (session, ctx) => {
+            if (!onSessionEnded) return;
+            const ended: EndedSession = { id: session.id, user_id: session.userId, how: sessionEnd(new Date(session.expiresAt), ctx?.path) };
+            await onSessionEnded(ended).catch((err: unknown) => log.error({ err, session: ended.id }, "ending a session's sockets failed"));
+          },
+        },
+      },
+    },
     // Sign-in has limits of its own, per account and per address, shared by every node
     // (server/auth/sign-in-limit.ts); the rest of better-auth's routes 100 per minute per address.
     rateLimit: { enabled: true, window: 60, max: 100, customRules: { "/sign-in/email": false } },

@@ -8,6 +8,8 @@
  *    started a run: lib/fold/run-requester.ts). Nobody posts as someone else.
  * 2. reserved_type (403): routing.*, policy.decision, approval.*, audit.change, chat.system,
  *    task.cancel and task.timeout are written by Clutch only.
+ * 2a. reserved_meta (403): `meta.imported` and `meta.forked_from` mark copies Clutch made (an
+ *    import, a fork); nobody else writes them.
  * 3. not_yourself (403): agent.register / heartbeat / update name the principal's own agent_id.
  * 4. not_your_task (403): task.accept / progress / result / error and model.usage only for a task assigned to the
  *    principal (or a new task it starts for itself); a repeated task.request only by the task's
@@ -28,28 +30,38 @@
  * 8. keys_locked (403): an agent.register / agent.update that changes or removes the signing keys
  *    of a card that declares some is an admin's alone (a signed message proves only the current
  *    key, which is what a key change must not rest on).
+ * 9. name_taken (409): the names an agent.register / agent.update card brings (its handle when
+ *    the agent is new, its `display.name` when it is new or changes) are nobody else's, person or
+ *    agent (server/auth/names.ts, docs/identity.md "Names are unique"). Checked last, once every
+ *    other rule passed.
  *
  * The system principal (Clutch and its workspace agents) may append anything.
  */
 import { sameSigningKeys, type AgentCard, type ClutchMessage } from "@/lib/protocol";
 import type { Queries } from "../events/queries";
-import { ClutchError } from "../errors";
+import { ClutchError, isClutchError } from "../errors";
 import type { ChannelAccess } from "./access";
+import type { Names } from "./names";
 import { isAdmin, type Principal } from "./principal";
 import { signatureProblem } from "./signatures";
 
 const RESERVED = new Set(["routing.decision", "routing.failure", "policy.decision", "approval.requested", "approval.granted", "approval.rejected", "approval.expired", "audit.change", "chat.system", "task.cancel", "task.timeout"]);
+/** Marks only Clutch writes: an imported copy (lib/protocol/imported.ts) and a fork's copy. */
+const RESERVED_META = ["imported", "forked_from"] as const;
 const LIFECYCLE = new Set(["task.accept", "task.progress", "task.result", "task.error", "model.usage"]);
 const SELF = new Set(["agent.register", "agent.heartbeat", "agent.update"]);
 
 const refuse = (code: string, message: string, index: number, status = 403) =>
   new ClutchError(code, message, status, [{ index, path: [], message }]);
 
-/** Throws ClutchError (see the module doc) when `p` may not append `messages`. */
+/**
+ * Throws ClutchError (see the module doc) when `p` may not append `messages`. `deps.names`: the
+ * names rule (rule 9); unset, cards' names are not checked.
+ */
 export async function authorizeAppend(
   p: Principal,
   messages: ClutchMessage[],
-  deps: { channels: ChannelAccess; queries: Queries; cardOf: (agent_id: string) => AgentCard | undefined },
+  deps: { channels: ChannelAccess; queries: Queries; cardOf: (agent_id: string) => AgentCard | undefined; names?: Names },
 ): Promise<void> {
   if (p.kind === "system") return;
   const who = p.kind === "person" ? `you (${p.agent_id})` : `this key (${p.agent_id})`;
@@ -58,6 +70,8 @@ export async function authorizeAppend(
       throw refuse("from_mismatch", `message ${i}: from.agent_id is ${m.from.agent_id}, but ${who} may only send as ${p.agent_id}; nothing was stored`, i);
     }
     if (RESERVED.has(m.type)) throw refuse("reserved_type", `message ${i}: ${m.type} is written by Clutch itself, not by ${who}; nothing was stored`, i);
+    const mark = RESERVED_META.find((k) => m.meta?.[k] !== undefined);
+    if (mark) throw refuse("reserved_meta", `message ${i}: meta.${mark} is written by Clutch itself (imports and forks), not by ${who}; leave it out; nothing was stored`, i);
     const requestedBy = m.meta?.requested_by;
     if (requestedBy !== undefined && requestedBy !== p.agent_id) {
       throw refuse("from_mismatch", `message ${i}: meta.requested_by is ${String(requestedBy)}, but ${who} may only name ${p.agent_id} as the one who asked; nothing was stored`, i);
@@ -118,6 +132,19 @@ export async function authorizeAppend(
     }
     if (m.type === "task.request" && task.requester !== p.agent_id) {
       throw refuse("not_your_task", `message ${i}: task ${m.task_id} was requested by ${task.requester ?? "someone else"}; only its requester sends it again`, i);
+    }
+  }
+  if (!deps.names) return;
+  for (const [i, m] of messages.entries()) {
+    if (m.type !== "agent.register" && m.type !== "agent.update") continue;
+    const card = (m.payload as { card?: AgentCard }).card;
+    if (!card?.display?.name) continue;
+    const agent_id = card.agent_id ?? p.agent_id;
+    try {
+      await deps.names.claimCard({ agent_id, display: card.display }, deps.cardOf(agent_id), [p.agent_id]);
+    } catch (err) {
+      if (isClutchError(err) && err.code === "name_taken") throw refuse("name_taken", `message ${i}: ${err.message}; nothing was stored`, i, 409);
+      throw err;
     }
   }
 }

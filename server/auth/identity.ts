@@ -8,7 +8,9 @@
  * an admin lifts an account's lock with `unlockSignIn`.
  *
  * Errors are ClutchErrors: already_set_up (409), invalid_invite (404/410), email_taken (409),
- * invalid_sign_up (400), unknown_user (404), last_admin (409), unknown_key (404).
+ * invalid_sign_up (400), unknown_user (404), last_admin (409), unknown_key (404), direct_message
+ * (409: a direct message stays between its two people), name_taken (409: a name people see is
+ * unique across people and agents, `names`, server/auth/names.ts).
  *
  * A deactivated person (`setPersonDeactivated`) proves nobody: their sessions are ended, their
  * keys and any new session authenticate as null, and their open sockets are disconnected by the
@@ -26,8 +28,9 @@ import { ClutchError } from "../errors";
 import { ChannelAccess } from "./access";
 import { recordAudit } from "./audit";
 import { authorizeAppend } from "./authorize-append";
-import { MIN_PASSWORD_LENGTH, type Auth } from "./auth";
+import { MIN_PASSWORD_LENGTH, type Auth, type EndedSession } from "./auth";
 import { ApiKeys, type ApiKeySummary } from "./keys";
+import { Names, type NamedAgent } from "./names";
 import type { OriginSettings } from "./origins";
 import { SignInLimit, type SignInLimitPolicy } from "./sign-in-limit";
 import { isRole, personAgentId, type AgentPrincipal, type PersonPrincipal, type Principal, type Role } from "./principal";
@@ -70,10 +73,13 @@ export class Identity {
   readonly signIns: SignInLimit;
   /** CLUTCH_PUBLIC_URL and the server's port: the origins sign-in trusts (server/auth/origins.ts). */
   readonly origins: OriginSettings;
+  /** Names people see are unique across people and agents (server/auth/names.ts). */
+  readonly names: Names;
 
   /**
    * `cardOf`: an agent's registered AgentCard (the registry), for its signing keys. Unset: no
-   * card is known and signatures are not checked (tests of the identity alone). `settings`:
+   * card is known and signatures are not checked (tests of the identity alone). `settings.agents`:
+   * every agent the registry knows, whose names people may not take (server/auth/names.ts). `settings`:
    * the origins sign-in trusts, and the limits on failed sign-ins (default: the documented ones).
    */
   constructor(
@@ -81,13 +87,14 @@ export class Identity {
     private readonly store: EventStore,
     readonly auth: Auth,
     private readonly cardOf: (agent_id: string) => AgentCard | undefined = () => undefined,
-    settings: { origins?: OriginSettings; signInPolicy?: Partial<SignInLimitPolicy> } = {},
+    settings: { origins?: OriginSettings; signInPolicy?: Partial<SignInLimitPolicy>; agents?: () => Iterable<NamedAgent> } = {},
   ) {
     this.keys = new ApiKeys(db);
     this.channels = new ChannelAccess(db);
     this.readMarks = new ReadMarks(db);
     this.signIns = new SignInLimit(db, settings.signInPolicy);
     this.origins = settings.origins ?? {};
+    this.names = new Names(db, settings.agents);
   }
 
   /**
@@ -122,7 +129,11 @@ export class Identity {
     const session = await this.auth.api.getSession({ headers }).catch(() => null);
     if (!session) return null;
     const user = session.user as UserRow & { role?: string };
-    const person = { ...this.personOf(toPerson({ ...user, role: user.role ?? "member" })), via: "session" as const };
+    const person: PersonPrincipal = {
+      ...this.personOf(toPerson({ ...user, role: user.role ?? "member" })),
+      via: "session",
+      session: { id: session.session.id, expires: new Date(session.session.expiresAt).getTime() },
+    };
     return (await this.isDisabled(person.agent_id)) ? null : person;
   }
 
@@ -168,7 +179,7 @@ export class Identity {
 
   /** The check `store.append` runs for messages `p` sends (server/auth/authorize-append.ts). */
   authorizer(p: Principal): (messages: ClutchMessage[]) => Promise<void> {
-    return (messages) => authorizeAppend(p, messages, { channels: this.channels, queries: this.store.queries, cardOf: this.cardOf });
+    return (messages) => authorizeAppend(p, messages, { channels: this.channels, queries: this.store.queries, cardOf: this.cardOf, names: this.names });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -181,11 +192,13 @@ export class Identity {
 
   /**
    * Create the workspace's first account, an admin. Returns the person and the Set-Cookie
-   * headers of its new session. Throws already_set_up (409) once anyone exists.
+   * headers of its new session. Throws already_set_up (409) once anyone exists, name_taken (409)
+   * for the name of an agent or of Clutch itself (server/auth/names.ts; not for the admin the
+   * server starts with, `ensureAdmin`, so a configured name never stops a start).
    */
-  async setUp(input: SignUp): Promise<{ person: PersonSummary; headers: Headers }> {
+  async setUp(input: SignUp, opts: { checkName?: boolean } = {}): Promise<{ person: PersonSummary; headers: Headers }> {
     if (!(await this.needsSetup())) throw new ClutchError("already_set_up", "this workspace already has an admin; sign in instead", 409);
-    const out = await this.signUp(input, "admin");
+    const out = await this.signUp(input, "admin", opts);
     await this.audit({ ...this.personOf(out.person), via: "session" }, { action: "workspace.set_up", subject: out.person.agent_id, summary: `${out.person.name} set up the workspace as its admin` });
     return out;
   }
@@ -193,20 +206,44 @@ export class Identity {
   /** CLUTCH_ADMIN_EMAIL / _PASSWORD / _NAME: create that admin on first start (no-op after). */
   async ensureAdmin(admin: { email: string; password: string; name?: string }): Promise<void> {
     if (!(await this.needsSetup())) return;
-    await this.setUp({ name: admin.name ?? (admin.email.split("@")[0] || "admin"), email: admin.email, password: admin.password });
+    await this.setUp({ name: admin.name ?? (admin.email.split("@")[0] || "admin"), email: admin.email, password: admin.password }, { checkName: false });
   }
 
-  private async signUp(input: SignUp, role: Role): Promise<{ person: PersonSummary; headers: Headers }> {
+  /**
+   * A new account with `role` and its session. Throws email_taken (409), name_taken (409: the
+   * name is another person's or an agent's, server/auth/names.ts; unless `checkName: false`),
+   * invalid_sign_up (400); nothing is stored then.
+   */
+  private async signUp(input: SignUp, role: Role, opts: { checkName?: boolean } = {}): Promise<{ person: PersonSummary; headers: Headers }> {
     const email = input.email.trim().toLowerCase();
     if (await this.db.user.findUnique({ where: { email } })) throw new ClutchError("email_taken", `${email} already has an account; sign in instead`, 409);
+    const name = input.name.trim();
+    // The name is held for this sign-up until its account exists (or the sign-up failed).
+    const release = opts.checkName === false ? () => {} : await this.names.claim([name], { kind: "person", id: `sign-up:${randomBytes(9).toString("base64url")}`, label: name });
     try {
-      const { headers, response } = await this.auth.api.signUpEmail({ body: { name: input.name.trim(), email, password: input.password }, returnHeaders: true });
+      const { headers, response } = await this.auth.api.signUpEmail({ body: { name, email, password: input.password }, returnHeaders: true });
       const user = await this.db.user.update({ where: { id: response.user.id }, data: { role } });
       return { person: toPerson(user), headers };
     } catch (err) {
       if (err instanceof APIError) throw new ClutchError("invalid_sign_up", err.message || "the sign-up was refused", 400);
       throw err;
+    } finally {
+      release();
     }
+  }
+
+  /**
+   * A person's new profile name (better-auth's `/update-user`, server/auth/auth.ts): the name to
+   * store, trimmed. Throws ClutchError invalid_body (400: blank, or longer than 80 characters)
+   * or name_taken (409: another person's or an agent's name, server/auth/names.ts); keeping
+   * one's own name is fine. `user_id` is the account renamed (unknown: checked against everyone).
+   */
+  async checkProfileName(name: unknown, user_id: string | undefined): Promise<string> {
+    const parsed = SignUpSchema.shape.name.safeParse(name);
+    if (!parsed.success) throw new ClutchError("invalid_body", `name: ${parsed.error.issues[0]?.message ?? "a name is text"}; nothing was changed`, 400, parsed.error.issues);
+    const id = user_id ? `user:${user_id}` : `profile:${randomBytes(9).toString("base64url")}`;
+    await this.names.claim([parsed.data], { kind: "person", id, label: parsed.data });
+    return parsed.data;
   }
 
   /** Everyone with an account, oldest first; `deactivated: true` on those who are. */
@@ -239,6 +276,24 @@ export class Identity {
     const r = await this.db.disabledAgent.deleteMany({ where: { agent_id: person.agent_id } });
     if (r.count) await this.audit(by, { action: "member.reactivated", subject: person.agent_id, summary: `activated ${person.name} again` });
     return person;
+  }
+
+  /**
+   * A session ended (server/auth/auth.ts `onSessionEnded`: signed out, signed out by a password
+   * change with `revokeOtherSessions`, revoked): records `session.ended` (subject: the session's
+   * id, `detail: { owner: "user:<id>", how }`) from its person, so every node's gateway ends the
+   * sockets that authenticated with it (docs/identity.md "Live connections"). An expired session
+   * is not recorded: each gateway ends its sockets at their session's expiry itself.
+   */
+  async sessionEnded(ended: EndedSession): Promise<void> {
+    if (ended.how === "expired") return;
+    const person = await this.person(ended.user_id);
+    if (!person) return;
+    const how = { signed_out: "signed out", password_changed: "signed out by a password change", revoked: "revoked", ended: "ended" }[ended.how];
+    await this.audit(
+      { ...this.personOf(person), via: "session" },
+      { action: "session.ended", subject: ended.id, summary: `a session of ${person.name} was ${how}`, detail: { owner: person.agent_id, how: ended.how } },
+    );
   }
 
   /** Every person, with the lock on their sign-in when there is one (for admins: Admin → People). */
@@ -310,7 +365,11 @@ export class Identity {
     return invite;
   }
 
-  /** Sign up through an invite: the account gets the invite's role and a session. */
+  /**
+   * Sign up through an invite: the account gets the invite's role and a session. Throws
+   * invalid_invite (404/410), email_taken (409), name_taken (409: someone else's name, see
+   * server/auth/names.ts), invalid_sign_up (400); nothing is stored then and the invite stays open.
+   */
   async acceptInvite(token: string, input: SignUp): Promise<{ person: PersonSummary; headers: Headers }> {
     const invite = await this.openInvite(token);
     const out = await this.signUp(input, invite.role);
@@ -400,21 +459,49 @@ export class Identity {
     if (!readable.all) await this.readMarks.startAtEnd(person.agent_id, [...readable.ids]);
   }
 
-  /** Adds `member` to the channel (an audit.change); a person added starts with its history read. */
+  /**
+   * A direct message stays between its two people (docs/channels.md "Direct messages"): nobody
+   * but them is added to it, nobody is removed from it (there is no leaving a DM), and it stays
+   * private, whoever asks, admins too. Throws ClutchError direct_message (409) for such a change
+   * of a DM; any change of a channel passes.
+   */
+  private async assertDmKept(thread_id: string, change: { add: string } | { remove: string } | { visibility: "public" | "private" }): Promise<void> {
+    const between = (await this.db.thread.findUnique({ where: { id: thread_id }, select: { dm_between: true } }))?.dm_between ?? [];
+    if (!between.length) return;
+    if ("add" in change && between.includes(change.add)) return;
+    if ("visibility" in change && change.visibility === "private") return;
+    const message =
+      "remove" in change
+        ? "a direct message stays between its two people: nobody can be removed from it or leave it"
+        : "add" in change
+          ? "a direct message stays between its two people, so nobody can be added to it; start a channel to include others"
+          : "a direct message stays between its two people, so it cannot be made public; start a channel to include others";
+    throw new ClutchError("direct_message", message, 409);
+  }
+
+  /**
+   * Adds `member` to the channel (an audit.change); a person added starts with its history read.
+   * Throws direct_message (409) for anyone but its two people when the thread is a DM.
+   */
   async addMember(by: Principal, thread_id: string, member: string): Promise<void> {
+    await this.assertDmKept(thread_id, { add: member });
     if (await this.channels.add(thread_id, member, by.agent_id)) {
       await this.audit(by, { action: "channel.member_added", subject: member, summary: `added ${await this.nameOf(member)} to the channel`, detail: { thread_id } }, thread_id);
       if (member.startsWith("user:")) await this.readMarks.startAtEnd(member, [thread_id]);
     }
   }
 
+  /** Removes `member` from the channel (an audit.change). Throws direct_message (409) for a DM. */
   async removeMember(by: Principal, thread_id: string, member: string): Promise<void> {
+    await this.assertDmKept(thread_id, { remove: member });
     if (await this.channels.remove(thread_id, member)) {
       await this.audit(by, { action: "channel.member_removed", subject: member, summary: `removed ${await this.nameOf(member)} from the channel`, detail: { thread_id } }, thread_id);
     }
   }
 
+  /** Makes the channel public or private (an audit.change). Throws direct_message (409) to make a DM public. */
   async setVisibility(by: Principal, thread_id: string, visibility: "public" | "private"): Promise<void> {
+    await this.assertDmKept(thread_id, { visibility });
     await this.channels.setVisibility(thread_id, visibility);
     await this.audit(by, { action: "channel.visibility_changed", subject: thread_id, summary: `made the channel ${visibility}`, detail: { visibility } }, thread_id);
   }

@@ -22,6 +22,11 @@ export type PersonPrincipal = {
   /** How this request proved it: the session cookie, or one of the person's API keys. */
   via: "session" | "key";
   key_id?: string;
+  /**
+   * The session it proved itself with (`via: "session"`): its id (`sessions.id`, not the cookie's
+   * token) and when it expires (ms since the epoch), so a socket ends when the session does.
+   */
+  session?: { id: string; expires: number };
 };
 export type AgentPrincipal = { kind: "agent"; agent_id: string; key_id: string };
 export type SystemPrincipal = { kind: "system"; agent_id: "system" };

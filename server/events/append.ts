@@ -23,7 +23,7 @@
  * in the same batch) is not inserted; the stored original is returned in its place with
  * `created: false`, and nothing is published for it.
  */
-import type { ClutchMessage, StoredEvent } from "@/lib/protocol";
+import { isImportedCopy, type ClutchMessage, type StoredEvent } from "@/lib/protocol";
 import { affectsTask, foldTask, TERMINAL_STATES, type OpenQuestion, type TaskState, type TaskView } from "@/lib/fold/task-state";
 import { runStateOf } from "@/lib/fold/run-state";
 import { approvalIdOf, foldApproval, type ApprovalView, type Approvers } from "@/lib/fold/approvals";
@@ -131,8 +131,10 @@ export async function appendGroupInTx(sql: Sql, batches: ClutchMessage[][], inTx
     await insertEventsAndActivity(sql, fresh);
     const taskRuns = await projectTasks(sql, fresh);
     await projectRuns(sql, fresh, taskRuns);
-    await projectApprovals(sql, fresh);
-    if (inTx) await inTx(sql, fresh);
+    // An imported copy never acts (lib/protocol/imported.ts): it decides no approval and queues no work.
+    const acting = fresh.filter((ev) => !isImportedCopy(ev));
+    await projectApprovals(sql, acting);
+    if (inTx && acting.length) await inTx(sql, acting);
   }
   return results;
 }
@@ -222,7 +224,7 @@ async function insertEventsAndActivity(sql: Sql, fresh: StoredEvent[]): Promise<
 
 /** The task columns the fold starts from. */
 const TASK_COLUMNS =
-  "id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts, created_at, updated_at, started_at, ended_at, error, open_questions, open_approvals, last_seq";
+  "id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts, created_at, updated_at, started_at, ended_at, error, open_questions, open_approvals, last_seq, imported";
 
 function taskViewOf(row: TaskRow): TaskView {
   return {
@@ -243,6 +245,7 @@ function taskViewOf(row: TaskRow): TaskView {
     open_questions: (row.open_questions as unknown as OpenQuestion[] | null) ?? [],
     open_approvals: (row.open_approvals as unknown as TaskView["open_approvals"] | null) ?? [],
     last_seq: Number(row.last_seq),
+    imported: row.imported,
   };
 }
 
@@ -281,13 +284,13 @@ async function projectTasks(sql: Sql, fresh: StoredEvent[]): Promise<Map<string,
   }
   await sql.query(
     `INSERT INTO tasks (id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts,
-                        created_at, updated_at, started_at, ended_at, error, open_questions, open_approvals, last_seq)
+                        created_at, updated_at, started_at, ended_at, error, open_questions, open_approvals, last_seq, imported)
      SELECT task_id, run_id, thread_id, parent_task_id, state, assignee, requester, title, attempts,
-            created_at, updated_at, started_at, ended_at, error, open_questions, open_approvals, last_seq
+            created_at, updated_at, started_at, ended_at, error, open_questions, open_approvals, last_seq, imported
        FROM jsonb_to_recordset($1::jsonb) AS x(task_id text, run_id text, thread_id text, parent_task_id text,
             state text, assignee text, requester text, title text, attempts int, created_at timestamptz,
             updated_at timestamptz, started_at timestamptz, ended_at timestamptz, error jsonb, open_questions jsonb,
-            open_approvals jsonb, last_seq bigint)
+            open_approvals jsonb, last_seq bigint, imported boolean)
      ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, assignee = EXCLUDED.assignee, title = EXCLUDED.title,
             attempts = EXCLUDED.attempts, updated_at = EXCLUDED.updated_at, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at,
             error = EXCLUDED.error, open_questions = EXCLUDED.open_questions, open_approvals = EXCLUDED.open_approvals,

@@ -5,7 +5,8 @@
  * - questions to people that still wait (tasks' `open_questions`), put to the channel (`user`)
  *   or to the person, in channels they may read;
  * - pending approvals the person may decide (lib/approvers.ts `mayDecide`), in channels they
- *   may read;
+ *   may read, and those of direct messages whose rule names them (server/policy/list.ts
+ *   `decidableOutsideDms`);
  * - messages that @mention them (`payload.mentions`), from the last MENTION_DAYS days.
  *
  * Each is unread when it is newer than the person's read mark of its channel
@@ -17,7 +18,7 @@ import { mayDecide, type Decider } from "@/lib/approvers";
 import { inConversation } from "@/lib/conversation";
 import { excerpt } from "@/lib/fold/questions";
 import type { StoredEventOf } from "@/lib/protocol";
-import { listApprovals } from "../policy/list";
+import { decidableOutsideDms, listApprovals } from "../policy/list";
 import type { Readable } from "../auth/access";
 import type { Queries } from "./queries";
 import type { ReadMarkView } from "./read-marks";
@@ -55,8 +56,10 @@ export async function inboxOf(queries: Queries, person: Decider, readable: Reada
     queries.mentionsOf(person.agent_id, ids, since, INBOX_LIMIT),
     listApprovals(queries, "pending"),
   ]);
+  // A direct message's approval reaches the approvers its rule names, in the DM or not.
+  const outside = new Set((await decidableOutsideDms(queries, pending.filter((a) => !may(a.thread_id)), person)).map((a) => a.approval_id));
   const approvals = pending
-    .filter((a) => may(a.thread_id) && mayDecide(a.approvers, person, { requester: a.requester, forbidSelf: a.forbid_self_approval }))
+    .filter((a) => (may(a.thread_id) && mayDecide(a.approvers, person, { requesters: a.requesters, forbidSelf: a.forbid_self_approval })) || outside.has(a.approval_id))
     .slice(-INBOX_LIMIT);
   const names = await queries.threadNames([...questions, ...mentions].map((e) => e.thread_id));
   const titles = await runTitles(queries, await queries.runs(questions.map((q) => q.run_id)));

@@ -166,6 +166,33 @@ export class Queries {
     return rows.map(fromRow).filter((ev): ev is StoredEventOf<"task.request"> => isEvent(ev, "task.request"));
   }
 
+  /**
+   * The people whose requests led to run `run_id`'s work (docs/identity.md "Approvals need the
+   * right person"), for `forbid_self_approval`: of every task.request in the run, the person who
+   * sent it or is named as asking (`meta.requested_by`, the chat message's person in
+   * `payload.input.from`), who forked or imported the run (`meta.forked_from.by`,
+   * `meta.imported.by`), and, for a request an agent sent with an API key, the people who made
+   * that agent's keys. `user:<id>` ids, sorted; one statement on the (run_id, seq) index.
+   */
+  async requestersOfRun(run_id: string): Promise<string[]> {
+    const rows = await this.db.$queryRawUnsafe<{ who: string }[]>(
+      `WITH starters AS (
+         SELECT DISTINCT v.who
+           FROM events e
+          CROSS JOIN LATERAL (VALUES (e.from_agent_id), (e.rest->'meta'->>'requested_by'), (e.payload->'input'->'from'->>'agent_id'),
+                                     (e.rest->'meta'->'forked_from'->>'by'), (e.rest->'meta'->'imported'->>'by')) AS v(who)
+          WHERE e.run_id = $1 AND e.type = 'task.request' AND v.who IS NOT NULL
+       )
+       SELECT who FROM starters WHERE who LIKE 'user:%'
+       UNION
+       SELECT k.created_by FROM api_keys k JOIN starters s ON k.owner = s.who
+        WHERE s.who LIKE 'agent:%' AND k.created_by LIKE 'user:%'
+       ORDER BY 1`,
+      run_id,
+    );
+    return rows.map((r) => r.who);
+  }
+
   /** The event with this seq, or null. */
   async eventAtSeq(seq: number): Promise<StoredEvent | null> {
     const row = await this.db.event.findUnique({ where: { seq: BigInt(seq) } });
@@ -393,6 +420,13 @@ export class Queries {
     return new Map(rows.map((t) => [t.id, t.name]));
   }
 
+  /** Which of `ids` are direct messages (threads with `dm_between`). */
+  async dmThreads(ids: readonly string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await this.db.thread.findMany({ where: { id: { in: [...new Set(ids)] }, NOT: { dm_between: { isEmpty: true } } }, select: { id: true } });
+    return new Set(rows.map((t) => t.id));
+  }
+
   // Tasks
 
   /** One task, or null. */
@@ -426,13 +460,13 @@ export class Queries {
 
   /** Every task that has not ended, in any channel, oldest first (the deadline sweep; a partial index). */
   unfinishedTasks(): Promise<Task[]> {
-    return this.db.task.findMany({ where: { ended_at: null }, orderBy: [{ created_at: "asc" }, { id: "asc" }] });
+    return this.db.task.findMany({ where: { ended_at: null, imported: false }, orderBy: [{ created_at: "asc" }, { id: "asc" }] });
   }
 
   /** The unfinished tasks of the threads, oldest first. */
   openTasks(thread_ids: string[]): Promise<Task[]> {
     return this.db.task.findMany({
-      where: { thread_id: { in: thread_ids }, state: { notIn: [...TERMINAL_STATES] } },
+      where: { thread_id: { in: thread_ids }, state: { notIn: [...TERMINAL_STATES] }, imported: false },
       orderBy: [{ created_at: "asc" }, { id: "asc" }],
     });
   }
@@ -444,7 +478,7 @@ export class Queries {
   async liveTaskCounts(agent_ids?: string[]): Promise<{ assignee: string; state: string; count: number }[]> {
     const counts = await this.db.task.groupBy({
       by: ["assignee", "state"],
-      where: { state: { in: ["pending", "running", "waiting_input"] }, ...(agent_ids ? { assignee: { in: agent_ids } } : { assignee: { not: null } }) },
+      where: { state: { in: ["pending", "running", "waiting_input"] }, imported: false, ...(agent_ids ? { assignee: { in: agent_ids } } : { assignee: { not: null } }) },
       _count: true,
     });
     return counts.map((c) => ({ assignee: c.assignee!, state: c.state, count: c._count }));
@@ -459,7 +493,7 @@ export class Queries {
       `SELECT assignee, count(*)::int AS ended, count(*) FILTER (WHERE state = 'succeeded')::int AS succeeded
          FROM (SELECT assignee, state, row_number() OVER (PARTITION BY assignee ORDER BY ended_at DESC) AS n
                  FROM tasks
-                WHERE state IN ('succeeded', 'failed', 'timed_out') AND assignee IS NOT NULL
+                WHERE state IN ('succeeded', 'failed', 'timed_out') AND assignee IS NOT NULL AND NOT imported
                   ${agent_ids ? "AND assignee = ANY($1::text[])" : ""}) t
         WHERE n <= ${recent}
         GROUP BY assignee`,
@@ -467,16 +501,28 @@ export class Queries {
     );
   }
 
-  /** The newest `limit` tasks of each agent, by agent, newest first. */
-  newestTasks(agent_ids: string[], limit: number): Promise<(Pick<Task, "id" | "run_id" | "thread_id" | "title" | "state" | "updated_at"> & { assignee: string })[]> {
+  /**
+   * The newest `limit` tasks of each agent, by agent, newest first (`updated_at`, then id).
+   * `scope.thread_ids`: only tasks of these channels (what a reader may read, server/auth/access.ts);
+   * `scope.per_thread`: the newest `limit` of each agent in each channel instead, so that any
+   * reader's newest `limit` can be cut from the rows without another query
+   * (server/router/directory.ts). One statement either way.
+   */
+  newestTasks(
+    agent_ids: string[],
+    limit: number,
+    scope: { thread_ids?: readonly string[]; per_thread?: boolean } = {},
+  ): Promise<(Pick<Task, "id" | "run_id" | "thread_id" | "title" | "state" | "updated_at"> & { assignee: string })[]> {
+    if (scope.thread_ids && !scope.thread_ids.length) return Promise.resolve([]);
     return this.db.$queryRawUnsafe(
       `SELECT id, run_id, thread_id, title, state, updated_at, assignee
-         FROM (SELECT *, row_number() OVER (PARTITION BY assignee ORDER BY updated_at DESC) AS n
-                 FROM tasks WHERE assignee = ANY($1::text[])) t
+         FROM (SELECT *, row_number() OVER (PARTITION BY assignee${scope.per_thread ? ", thread_id" : ""} ORDER BY updated_at DESC, id DESC) AS n
+                 FROM tasks WHERE assignee = ANY($1::text[]) AND NOT imported${scope.thread_ids ? " AND thread_id = ANY($3::text[])" : ""}) t
         WHERE n <= $2
-        ORDER BY assignee, updated_at DESC`,
+        ORDER BY assignee, updated_at DESC, id DESC`,
       agent_ids,
       limit,
+      ...(scope.thread_ids ? [[...scope.thread_ids]] : []),
     );
   }
 
@@ -646,14 +692,14 @@ export class Queries {
   async unsuccessfulTasksSince(assignees: readonly string[], thread_ids: readonly string[], since: Date): Promise<Task[]> {
     if (!assignees.length || !thread_ids.length) return [];
     return this.db.task.findMany({
-      where: { assignee: { in: [...assignees] }, thread_id: { in: [...thread_ids] }, state: { in: ["failed", "cancelled", "timed_out"] }, ended_at: { gte: since } },
+      where: { assignee: { in: [...assignees] }, thread_id: { in: [...thread_ids] }, state: { in: ["failed", "cancelled", "timed_out"] }, ended_at: { gte: since }, imported: false },
       orderBy: [{ ended_at: "asc" }, { id: "asc" }],
     });
   }
 
   /**
    * Messages that @mention `person` (`payload.mentions` holds `user:<id>`, lib/mentions.ts) and
-   * that someone else sent (not a fork's copy of one: `meta.forked_from`), in channels `thread_ids` ("all": every one), at or after `since`:
+   * that someone else sent (not a fork's or an import's copy of one: `meta.forked_from`, `meta.imported`), in channels `thread_ids` ("all": every one), at or after `since`:
    * newest first, at most `limit` (the events_mentions_idx GIN index).
    */
   async mentionsOf(person: string, thread_ids: readonly string[] | "all", since: Date, limit: number): Promise<StoredEventOf<"chat.message">[]> {
@@ -664,6 +710,7 @@ export class Queries {
           AND payload->'mentions' @> jsonb_build_array($1::text)
           AND from_agent_id <> $1
           AND NOT coalesce(rest->'meta' ? 'forked_from', false)
+          AND NOT coalesce(rest->'meta' ? 'imported', false)
           AND ($2::boolean OR thread_id = ANY($3::text[]))
           AND ts >= $4
         ORDER BY seq DESC
@@ -680,8 +727,8 @@ export class Queries {
   /**
    * `model.usage` events summed by scope key and model (docs/observability.md): per run of
    * `run_ids` (key: run id), for one task (key: task id), or one agent's since `since` (key: the
-   * UTC day, YYYY-MM-DD). A fork's copies (`meta.forked_from`) are left out: the original paid
-   * for them. Uses the (run_id, seq), (task_id) and (type, from_agent_id, seq) indexes.
+   * UTC day, YYYY-MM-DD). A fork's and an import's copies (`meta.forked_from`, `meta.imported`)
+   * are left out: the original paid for them. Uses the (run_id, seq), (task_id) and (type, from_agent_id, seq) indexes.
    */
   async usageByModel(scope: { run_ids: readonly string[] } | { task_id: string } | { agent_id: string; since: Date }): Promise<(ModelUsageRow & { key: string })[]> {
     const [key, where, params]: [string, string, unknown[]] =
@@ -700,6 +747,7 @@ export class Queries {
          FROM events
         WHERE type = 'model.usage' AND ${where}
           AND NOT coalesce(rest->'meta' ? 'forked_from', false)
+          AND NOT coalesce(rest->'meta' ? 'imported', false)
         GROUP BY 1, 2 ORDER BY 1, 2`,
       ...params,
     );

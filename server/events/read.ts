@@ -36,7 +36,8 @@ function whereOf(scope: Scope, params: unknown[]): string[] {
   const p = (v: unknown) => `$${params.push(v)}`;
   if ("thread_id" in scope) return [`thread_id = ${p(scope.thread_id)}`];
   if ("run_id" in scope) return [`run_id = ${p(scope.run_id)}`];
-  if ("to_agent" in scope) return [`rest->'to' @> ${p(JSON.stringify([{ agent_id: scope.to_agent }]))}::jsonb`];
+  // An agent's inbox never holds an imported copy (lib/protocol/imported.ts: copies never act).
+  if ("to_agent" in scope) return [`rest->'to' @> ${p(JSON.stringify([{ agent_id: scope.to_agent }]))}::jsonb`, `rest->'meta'->'imported' IS NULL`];
   return [];
 }
 

@@ -3,7 +3,7 @@
  * the `runs` and `tasks` projections through the named queries (queries.ts).
  */
 import type { RunDetail, RunList, RunOutcome, RunSummary, TaskSummary, WaitingQuestion } from "@/lib/api/types";
-import type { Decider } from "@/lib/approvers";
+import { requestersOf, type Decider } from "@/lib/approvers";
 import { isEvent, type StoredEventOf } from "@/lib/protocol";
 import { resultText, runTitle } from "@/lib/run-title";
 import type { RunState } from "@/lib/fold/run-state";
@@ -73,13 +73,13 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
     const waiting_on: WaitingOn[] = [
       ...questions.map((q): WaitingOn => ({ kind: "answer", message_id: q.id, from: q.from.agent_id, to: (questionEvents.get(`${q.run_id}/${q.id}`)?.to ?? []).map((t) => t.agent_id).filter(isPeopleId) })),
       ...waitingApprovals.map((a): WaitingOn => {
-        const asked = requests.get(Number(a.request_seq))?.payload as { requester?: unknown; forbid_self_approval?: unknown } | undefined;
+        const asked = requests.get(Number(a.request_seq))?.payload as { requester?: unknown; requesters?: unknown; forbid_self_approval?: unknown } | undefined;
         return {
           kind: "approval",
           approval_id: a.id,
           agent_id: a.agent_id,
           approvers: a.approvers as "any" | string[],
-          requester: typeof asked?.requester === "string" ? asked.requester : null,
+          requesters: requestersOf(asked),
           forbid_self_approval: asked?.forbid_self_approval === true,
         };
       }),

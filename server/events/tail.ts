@@ -12,7 +12,7 @@
  * Listeners therefore see every committed event in order, whoever wrote it.
  */
 import pg from "pg";
-import type { StoredEvent } from "@/lib/protocol";
+import { isImportedCopy, type StoredEvent } from "@/lib/protocol";
 import { headSeq, readEvents } from "./read";
 import type { Sql } from "./sql";
 
@@ -96,10 +96,17 @@ export class EventTail {
     return this.published;
   }
 
-  /** Listen to every committed event in seq order. Returns the unsubscribe function. */
-  subscribe(listener: TailListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  /**
+   * Listen to every committed event in seq order. Returns the unsubscribe function.
+   * Imported copies of runs (lib/protocol/imported.ts) never act, so only a listener that shows
+   * the log (`{ copies: true }`: the realtime gateway) is handed them; the orchestrator, the
+   * registry, adapters and every other listener never see one (docs/identity.md "Imported runs
+   * are copies that never act").
+   */
+  subscribe(listener: TailListener, opts: { copies?: boolean } = {}): () => void {
+    const l: TailListener = opts.copies ? listener : (ev) => void (isImportedCopy(ev) || listener(ev));
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
   }
 
   /** Hand over events that have just committed (any order; seqs at or below head are ignored). */

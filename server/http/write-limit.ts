@@ -5,9 +5,11 @@
  *   - an agent's key: CLUTCH_AGENT_WRITES_PER_MIN, default 60,000 (1,000/s), sized for an agent
  *     that streams its progress one event per request.
  * One limiter per process and limit: they live on globalThis, since Next's route bundles are
- * module graphs of their own.
+ * module graphs of their own. Those graphs also load copies of rate-limiter-flexible of their
+ * own, so a limiter one graph built refuses with another copy's RateLimiterRes: a refusal is
+ * recognised by its shape (`isRefusal`), never with `instanceof`.
  */
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterMemory } from "rate-limiter-flexible";
 
 /** Default writes a minute of a person, and of an agent's key. */
 export const PERSON_WRITES_PER_MIN = 3000;
@@ -30,6 +32,14 @@ function writeLimiter(points: number): RateLimiterMemory {
 }
 
 /**
+ * Whether `r`, what a limiter's `consume` rejected with, is its refusal (a RateLimiterRes of any
+ * copy of the library: not an Error, with `msBeforeNext` in milliseconds) rather than a failure.
+ */
+function isRefusal(r: unknown): r is { msBeforeNext: number } {
+  return typeof r === "object" && r !== null && !(r instanceof Error) && typeof (r as { msBeforeNext?: unknown }).msBeforeNext === "number";
+}
+
+/**
  * Count one write of `principal_id`. Resolves null when it may go ahead, else how long to wait
  * (whole seconds, at least 1) and the limit it hit.
  */
@@ -39,7 +49,7 @@ export async function countWrite(principal_id: string): Promise<{ wait_sec: numb
     await writeLimiter(points).consume(principal_id);
     return null;
   } catch (r) {
-    if (!(r instanceof RateLimiterRes)) throw r;
+    if (!isRefusal(r)) throw r;
     return { wait_sec: Math.max(1, Math.ceil(r.msBeforeNext / 1000)), per_minute: points };
   }
 }

@@ -10,7 +10,7 @@
  * pending approval is a projection of the log and survives restarts. Throttled calls wait
  * and ask again; they are delayed, never dropped.
  */
-import { mayDecide, type Decider } from "@/lib/approvers";
+import { mayDecide, requestersOf, type Decider } from "@/lib/approvers";
 import { isEvent, makeMessage, newId, type ClutchMessage, type PayloadOf } from "@/lib/protocol";
 import { ClutchError } from "../errors";
 import type { ApprovalRow } from "../events/queries";
@@ -82,8 +82,11 @@ export class Approvals {
         const approval_id = newId("approval");
         const expires_at = new Date(Date.now() + this.kernel.current().approvals.timeout_sec * 1000).toISOString();
         // The person who started the run (not the root task's `from`, which is agent:orchestrator
-        // for a chat message): forbid_self_approval compares with them (docs/identity.md).
+        // for a chat message), and everyone else whose request led to the work: none of them may
+        // decide under forbid_self_approval (docs/identity.md "Approvals need the right person").
         const requester = (await requesterOfRun(this.store.queries, g.at.run_id)) ?? undefined;
+        const requesters = await this.store.queries.requestersOfRun(g.at.run_id);
+        if (requester && !requesters.includes(requester)) requesters.unshift(requester);
         const { events } = await this.store.append([
           this.event(g, "policy.decision", { ...base, approval_id }, `${g.key}:policy`),
           this.event(
@@ -94,6 +97,7 @@ export class Approvals {
               subject: g.subject,
               approvers: d.approvers ?? "any",
               ...(requester ? { requester } : {}),
+              ...(requesters.length ? { requesters } : {}),
               ...(d.forbid_self_approval ? { forbid_self_approval: true } : {}),
               summary: g.summary,
               ...(g.arguments ? { arguments: g.arguments } : {}),
@@ -145,7 +149,7 @@ export class Approvals {
     const approvers = a.approvers as "any" | string[];
     const request = await this.store.queries.eventAtSeq(Number(a.request_seq));
     const asked = request && isEvent(request, "approval.requested") ? request.payload : null;
-    const self = { requester: asked?.requester, forbidSelf: asked?.forbid_self_approval };
+    const self = { requesters: requestersOf(asked), forbidSelf: asked?.forbid_self_approval };
     if (!mayDecide(approvers, person, self)) {
       const why = mayDecide(approvers, person)
         ? `you asked for this work, and rule ${a.rule ?? "(default)"} needs someone else to decide`

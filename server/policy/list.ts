@@ -3,6 +3,7 @@
  * projection through the named queries (server/events/queries.ts).
  */
 import type { ApprovalSummary } from "@/lib/api/types";
+import { mayDecide, requestersOf, type Decider } from "@/lib/approvers";
 import { isEvent } from "@/lib/protocol";
 import type { ApprovalFilter, ApprovalRow, Queries } from "../events/queries";
 import { runTitles } from "../events/runs";
@@ -15,7 +16,7 @@ import { runTitles } from "../events/runs";
 export function toApprovalSummary(
   a: ApprovalRow,
   thread_name: string | null,
-  request?: { requester?: string; forbid_self_approval?: boolean } | null,
+  request?: { requester?: string; requesters?: string[]; forbid_self_approval?: boolean } | null,
   run_title: string | null = null,
 ): ApprovalSummary {
   return {
@@ -35,6 +36,7 @@ export function toApprovalSummary(
     recommendation: (a.recommendation as ApprovalSummary["recommendation"]) ?? null,
     approvers: a.approvers as ApprovalSummary["approvers"],
     requester: request?.requester ?? null,
+    requesters: requestersOf(request),
     forbid_self_approval: request?.forbid_self_approval ?? false,
     rule: a.rule,
     requested_at: a.requested_at.toISOString(),
@@ -44,6 +46,19 @@ export function toApprovalSummary(
     comment: a.comment,
     request_seq: Number(a.request_seq),
   };
+}
+
+/**
+ * The approvals among `approvals` that `person` may see and decide without reading their channel
+ * (docs/identity.md "Approvals in direct messages"): those of a direct message whose rule names
+ * its approvers (a list: `any` means the DM's own people), one of whom is `person`, who did not
+ * ask for the work when the rule forbids it. Such an approver is shown the approval (its
+ * summary, subject, arguments and the held message), nothing else of the DM.
+ */
+export async function decidableOutsideDms(queries: Queries, approvals: readonly ApprovalSummary[], person: Decider): Promise<ApprovalSummary[]> {
+  const named = approvals.filter((a) => a.approvers !== "any" && mayDecide(a.approvers, person, { requesters: a.requesters, forbidSelf: a.forbid_self_approval }));
+  const dms = await queries.dmThreads(named.map((a) => a.thread_id));
+  return named.filter((a) => dms.has(a.thread_id));
 }
 
 /** Approvals in `state` ("pending", "decided" or "all"), optionally of one channel: oldest first (decided: newest first), at most `limit`. */

@@ -36,7 +36,7 @@ const clutch = await createClutch({
 });
 const httpServer = createClutchHttpServer(config.timeouts);
 const gateway = new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity);
-const stopAgentsFeed = startAgentsFeed(gateway.io, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail });
+const stopAgentsFeed = startAgentsFeed(gateway, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail });
 
 // A WebSocket upgrade the main process accepted: the request as it read it, and the connection.
 process.on("message", (m: UpgradeMessage | MemoryMessage, socket?: Socket) => {

@@ -13,7 +13,9 @@
  * with two matching subscriptions (its channel and one of its runs) still gets it once.
  *
  * It also broadcasts `thread.activity` (the ThreadSummaries that changed) to every client,
- * one message every ACTIVITY_MS at most, so sidebars keep unread counts live.
+ * one message every ACTIVITY_MS at most, so sidebars keep unread counts live; and, for the agent
+ * feed (./agents-feed.ts), `agents.changed` cut per socket to what its principal may read
+ * (`emitAgents`).
  *
  * Every connection is a principal (docs/identity.md): the session cookie of the handshake, or an
  * API key in `auth.token`; a handshake that proves nobody is refused ("unauthenticated"). A
@@ -30,18 +32,25 @@
  * learns of changes from the `audit.change` events in its own tail, whoever made them.
  * - A channel's members or visibility changed (`channel.*`, in the channel): every subscription
  *   to it and its runs is checked again and dropped if no longer allowed.
+ * - A session ended (`session.ended`, whose `subject` is the session's id: signed out, signed out
+ *   by a password change, revoked): the sockets whose handshake's cookie was that session are
+ *   disconnected; the person's other sessions keep theirs.
  * - Anything else about who may do what (`key.revoked`, `agent.disabled`, `member.role_changed`,
  *   `member.deactivated`, …, whose `subject` is a key id or a principal): the sockets of that
  *   key or principal authenticate again with the credential of their handshake; one that no
  *   longer proves anybody is disconnected (`io server disconnect`), one whose role changed
  *   keeps only the subscriptions it may still read.
+ * - A socket opened with a session authenticates again when the session expires (each node's
+ *   own timer), and is disconnected unless the session was renewed meanwhile.
+ * A socket disconnected for any of these is told why first (`access.ended { code, message }`).
  * Events are delivered one at a time in seq order, and the next waits until such a check has
  * finished, so nothing the principal may no longer read is sent after the change.
  */
 import type { Server as HttpServer } from "node:http";
 import { Server, type Socket } from "socket.io";
-import type { StoredEvent } from "@/lib/protocol";
-import { SubscriptionSchema, type Ack, type ClientEvents, type ServerEvents, type Subscription } from "@/lib/realtime/contract";
+import { isImportedCopy, type StoredEvent } from "@/lib/protocol";
+import { SubscriptionSchema, type AccessEnded, type Ack, type ClientEvents, type ServerEvents, type Subscription } from "@/lib/realtime/contract";
+import type { AgentSummary } from "@/lib/api/types";
 import type { EventStore } from "../events/store";
 import type { EventTail } from "../events/tail";
 import { THREAD_CREATED } from "@/lib/unread";
@@ -54,12 +63,38 @@ import { PresenceTracker } from "./presence";
 
 const ACTIVITY_MS = 250;
 const REPLAY_PAGE = 1000;
+/** The longest a Node timer waits (ms); a session's expiry further off is checked then, and again. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** How long after its session's expiry a socket authenticates again (ms): past any rounding. */
+const EXPIRY_GRACE_MS = 250;
+
+/** What a session-ended socket is told, by how the session ended (`session.ended`'s `detail.how`). */
+const SESSION_ENDED: Record<string, string> = {
+  signed_out: "this session was signed out: sign in again",
+  password_changed: "the password was changed and this session signed out: sign in again",
+  revoked: "this session was revoked: sign in again",
+  expired: "this session expired: sign in again",
+};
+const sessionEnded = (how: unknown): AccessEnded => ({
+  code: "session_ended",
+  message: (typeof how === "string" && SESSION_ENDED[how]) || "this session ended: sign in again",
+});
+
+/** What a socket whose credential proves nobody after audit.change `action` is told. */
+function accessEnded(action: string): AccessEnded {
+  if (action === "key.revoked") return { code: "key_revoked", message: "the API key of this connection was revoked" };
+  if (action === "agent.disabled") return { code: "agent_disabled", message: "this agent was disabled by an admin" };
+  if (action === "member.deactivated") return { code: "deactivated", message: "this account was deactivated by an admin" };
+  return { code: "unauthenticated", message: "this connection's credential no longer proves anybody: sign in again" };
+}
 
 interface SocketData {
   principal: Principal;
   readable?: Readable;
   /** What the handshake proved itself with, to authenticate again when access changes. */
   credential: { headers: Headers; token?: string };
+  /** For a socket opened with a session: the timer that authenticates it again when the session expires. */
+  expiry?: NodeJS.Timeout;
   /** The socket's subscriptions by key. */
   subs: Map<string, LiveSub>;
 }
@@ -122,7 +157,7 @@ export class RealtimeGateway {
         .catch((err: Error) => next(err));
     });
     this.io.on("connection", (socket) => this.onConnection(socket as ClutchSocket));
-    this.unsubscribeTail = tail.subscribe((ev) => this.onEvent(ev));
+    this.unsubscribeTail = tail.subscribe((ev) => this.onEvent(ev), { copies: true });
   }
 
   /** Stop listening and close every connection. */
@@ -139,6 +174,7 @@ export class RealtimeGateway {
     const person = socket.data.principal.kind === "person" ? socket.data.principal.agent_id : null;
     if (person && this.presence.connect(person, socket.id) === "online") this.io.emit("presence.changed", { agent_id: person, status: "online" });
     socket.emit("presence.snapshot", { online: this.presence.online() });
+    this.watchExpiry(socket);
     socket.on("presence", (ack) => {
       if (typeof ack === "function") ack({ online: this.presence.online() });
     });
@@ -158,6 +194,7 @@ export class RealtimeGateway {
       reply({ ok: true });
     });
     socket.on("disconnect", () => {
+      clearTimeout(socket.data.expiry);
       for (const sub of [...subs.values()]) this.remove(sub, subs);
       if (person && this.presence.disconnect(person, socket.id) === "offline") this.io.emit("presence.changed", { agent_id: person, status: "offline" });
     });
@@ -231,7 +268,9 @@ export class RealtimeGateway {
   /** To every live subscription still behind `ev`; then, for an access change, the checks it calls for. */
   private async deliver(ev: StoredEvent) {
     const sockets = new Set<string>();
-    for (const key of [`thread:${ev.thread_id}`, `run:${ev.run_id}`, ...ev.to.map((t) => `agent:${t.agent_id}`)]) {
+    // An imported copy is shown in its channel and run, never delivered to an agent's inbox (it never acts).
+    const copy = isImportedCopy(ev);
+    for (const key of [`thread:${ev.thread_id}`, `run:${ev.run_id}`, ...(copy ? [] : ev.to.map((t) => `agent:${t.agent_id}`))]) {
       for (const sub of [...(this.byKey.get(key) ?? [])]) {
         if (sub.closed) continue;
         if (sub.thread_id === undefined && !sub.inbox && !this.admit(sub, ev)) continue;
@@ -246,19 +285,21 @@ export class RealtimeGateway {
     if (sockets.size) this.io.to([...sockets]).emit("event", ev);
     this.dirtyThreads.add(ev.thread_id);
     this.activityTimer ??= setTimeout(() => void this.flushActivity(), ACTIVITY_MS);
+    if (copy) return;
     if (ev.type === "audit.change" && typeof ev.payload.action === "string") {
       if (ev.payload.action.startsWith("channel.")) await this.recheck(ev.thread_id);
-      else await this.reauthenticate(String(ev.payload.subject ?? ""), ev.payload.detail);
+      else if (ev.payload.action === "session.ended") this.endSession(String(ev.payload.subject ?? ""), ev.payload.detail);
+      else await this.reauthenticate(String(ev.payload.subject ?? ""), ev.payload.detail, accessEnded(ev.payload.action));
     } else if (ev.meta?.kind === THREAD_CREATED) this.forgetAccess();
   }
 
   /**
    * Who may do what changed for `subject` (a key id, or a principal's `agent_id`; for a key,
    * `detail.owner` names its principal): its sockets authenticate again with their handshake's
-   * credential. One that proves nobody now is disconnected; one whose principal changed (a new
-   * role) keeps only the subscriptions it may still read.
+   * credential. One that proves nobody now is disconnected, told `why`; one whose principal
+   * changed (a new role) keeps only the subscriptions it may still read.
    */
-  private async reauthenticate(subject: string, detail: unknown) {
+  private async reauthenticate(subject: string, detail: unknown, why: AccessEnded) {
     if (!subject) return;
     const owner = typeof (detail as { owner?: unknown } | undefined)?.owner === "string" ? (detail as { owner: string }).owner : null;
     for (const raw of [...this.io.sockets.sockets.values()]) {
@@ -267,20 +308,66 @@ export class RealtimeGateway {
       if (!p || p.kind === "system") continue;
       const key_id = p.kind === "agent" || p.kind === "person" ? p.key_id : undefined;
       if (p.agent_id !== subject && key_id !== subject && p.agent_id !== owner) continue;
-      const now = await this.identity.authenticate(socket.data.credential.headers, socket.data.credential.token).catch(() => null);
-      if (!now) {
-        for (const sub of [...socket.data.subs.values()]) this.remove(sub, socket.data.subs);
-        socket.disconnect(true);
-        continue;
-      }
-      socket.data.principal = now;
-      delete socket.data.readable;
-      for (const sub of [...socket.data.subs.values()]) {
-        if (sub.access) sub.access = await this.readableBy(socket);
-        if (sub.thread_id === undefined) continue;
-        if (!(await this.identity.channels.canRead(now, sub.thread_id).catch(() => false))) this.remove(sub, socket.data.subs);
-      }
+      await this.authenticateAgain(socket, why);
     }
+  }
+
+  /**
+   * The socket authenticates again with its handshake's credential: disconnected (told `why`)
+   * when that proves nobody now, else it takes the new principal (a new role, a renewed
+   * session) and keeps only the subscriptions it may still read.
+   */
+  private async authenticateAgain(socket: ClutchSocket, why: AccessEnded) {
+    const now = await this.identity.authenticate(socket.data.credential.headers, socket.data.credential.token).catch(() => null);
+    if (!now) return this.cut(socket, why);
+    socket.data.principal = now;
+    delete socket.data.readable;
+    this.watchExpiry(socket);
+    for (const sub of [...socket.data.subs.values()]) {
+      if (sub.access) sub.access = await this.readableBy(socket);
+      if (sub.thread_id === undefined) continue;
+      if (!(await this.identity.channels.canRead(now, sub.thread_id).catch(() => false))) this.remove(sub, socket.data.subs);
+    }
+  }
+
+  /**
+   * Session `session_id` ended (`session.ended`; `detail.how` says how): the sockets whose
+   * handshake proved itself with it are disconnected; the person's other sessions keep theirs.
+   */
+  private endSession(session_id: string, detail: unknown) {
+    if (!session_id) return;
+    const why = sessionEnded((detail as { how?: unknown } | undefined)?.how);
+    for (const raw of [...this.io.sockets.sockets.values()]) {
+      const socket = raw as ClutchSocket;
+      const p = socket.data.principal;
+      if (p?.kind === "person" && p.session?.id === session_id) this.cut(socket, why);
+    }
+  }
+
+  /**
+   * A socket opened with a session authenticates again when the session expires (in turn with
+   * the deliveries, so nothing after the expiry reaches it): disconnected unless the session was
+   * renewed meanwhile (then it waits for the new expiry). Replaces the socket's previous timer.
+   */
+  private watchExpiry(socket: ClutchSocket) {
+    clearTimeout(socket.data.expiry);
+    const p = socket.data.principal;
+    if (p.kind !== "person" || !p.session) return;
+    const wait = Math.min(Math.max(0, p.session.expires - Date.now()) + EXPIRY_GRACE_MS, MAX_TIMER_MS);
+    socket.data.expiry = setTimeout(() => {
+      this.chain = this.chain
+        .then(() => (socket.connected ? this.authenticateAgain(socket, sessionEnded("expired")) : undefined))
+        .catch((err: unknown) => log.error({ err }, "checking a socket's session failed"));
+    }, wait);
+    socket.data.expiry.unref();
+  }
+
+  /** Disconnect `socket` (`io server disconnect`), telling it why first; its subscriptions end. */
+  private cut(socket: ClutchSocket, why: AccessEnded) {
+    clearTimeout(socket.data.expiry);
+    for (const sub of [...socket.data.subs.values()]) this.remove(sub, socket.data.subs);
+    socket.emit("access.ended", why);
+    socket.disconnect(true);
   }
 
   /** True when the socket's principal may read channel `thread_id` (its cached access). */
@@ -324,6 +411,35 @@ export class RealtimeGateway {
   /** Forget every socket's cached channel access (a channel was created, or its members changed). */
   private forgetAccess() {
     for (const socket of this.io.sockets.sockets.values()) delete (socket as ClutchSocket).data.readable;
+  }
+
+  /**
+   * Send `agents.changed` to every connected socket, each the agent directory as its principal
+   * may read it: `viewFor(readable)` with the channels the socket may read (its cached access,
+   * kept current like its subscriptions', see the module doc). `threads` are the channels the
+   * directory names (server/router/directory.ts `AgentDirectory.threads`): sockets that may read
+   * the same ones of them get the same list, computed and encoded once. Queued behind the
+   * deliveries, so an access change the tail delivered before it is honoured. Resolves when sent;
+   * a failure is logged, never thrown.
+   */
+  emitAgents(threads: ReadonlySet<string>, viewFor: (readable: Readable) => AgentSummary[]): Promise<void> {
+    const send = async () => {
+      const groups = new Map<string, { readable: Readable; sockets: string[] }>();
+      for (const raw of [...this.io.sockets.sockets.values()]) {
+        const socket = raw as ClutchSocket;
+        if (!socket.data.principal || !socket.connected) continue;
+        const readable = await this.readableBy(socket);
+        const ids = readable.all ? null : [...threads].filter((t) => readable.ids.has(t)).sort();
+        const key = ids ? `some:${ids.join(",")}` : "all";
+        let group = groups.get(key);
+        if (!group) groups.set(key, (group = { readable: ids ? { all: false, ids: new Set(ids) } : { all: true }, sockets: [] }));
+        group.sockets.push(socket.id);
+      }
+      for (const g of groups.values()) this.io.to(g.sockets).emit("agents.changed", viewFor(g.readable));
+    };
+    const sent = this.chain.then(send).catch((err: unknown) => log.warn({ err }, "agents.changed broadcast failed"));
+    this.chain = sent;
+    return sent;
   }
 
   /** The channels a socket may read, cached on the socket until membership changes. */

@@ -10,11 +10,13 @@
  *   startHeartbeats  agent.heartbeat for each workspace agent every interval, while it runs
  *
  * Errors are ClutchErrors a person can act on: invalid_card (400), unknown_agent (404),
- * workspace_agent (409: the workspace's own manifests define it).
+ * workspace_agent (409: the workspace's own manifests define it), name_taken (409: the card's
+ * name or the agent's handle is a person's or another agent's, server/auth/names.ts).
  */
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { AgentCardSchema, makeMessage, type AgentCard } from "@/lib/protocol";
+import type { Names } from "../auth/names";
 import { heartbeatSignatureProblem } from "../auth/signatures";
 import { ClutchError } from "../errors";
 import type { EventStore } from "../events/store";
@@ -46,8 +48,14 @@ async function registryThread(store: EventStore) {
   return { thread_id, ...conversationIds(thread_id) };
 }
 
-/** Register or update an external agent. Returns its card and what happened. */
-export async function registerAgent(store: EventStore, registry: AgentRegistry, input: unknown): Promise<{ card: AgentCard; result: "registered" | "updated" | "unchanged" }> {
+/**
+ * Register or update an external agent (`input`: its AgentCard). Returns its card and what
+ * happened. With `opts.names` (the API's door, POST /api/agents), a new agent's handle and a new
+ * or changed `display.name` must be nobody else's (server/auth/names.ts; keeping its own name is
+ * fine). Throws ClutchError invalid_card (400), workspace_agent (409), name_taken (409); nothing is
+ * stored then.
+ */
+export async function registerAgent(store: EventStore, registry: AgentRegistry, input: unknown, opts: { names?: Names } = {}): Promise<{ card: AgentCard; result: "registered" | "updated" | "unchanged" }> {
   const r = RegistrationSchema.safeParse(input);
   if (!r.success) throw new ClutchError("invalid_card", `Not a valid AgentCard: ${issues(r.error)}`, 400, r.error.issues);
   const card = r.data as AgentCard;
@@ -56,16 +64,22 @@ export async function registerAgent(store: EventStore, registry: AgentRegistry, 
     throw new ClutchError("workspace_agent", `${card.agent_id} is defined by the workspace's CAP manifests; change its manifest instead`, 409);
   }
   if (known && isDeepStrictEqual(known.card, card)) return { card, result: "unchanged" };
-  const stored = await store.append(
-    makeMessage({
-      type: known ? "agent.update" : "agent.register",
-      ...(await registryThread(store)),
-      from: { agent_id: card.agent_id, role: "worker", display_name: card.display.name },
-      to: [],
-      payload: { card },
-    }),
-  );
-  for (const ev of stored.events) registry.apply(ev); // the answer reflects it even before the tail delivers it
+  // Its names are held for it until the registry has its card.
+  const release = opts.names ? await opts.names.claimCard(card, known?.card) : () => {};
+  try {
+    const stored = await store.append(
+      makeMessage({
+        type: known ? "agent.update" : "agent.register",
+        ...(await registryThread(store)),
+        from: { agent_id: card.agent_id, role: "worker", display_name: card.display.name },
+        to: [],
+        payload: { card },
+      }),
+    );
+    for (const ev of stored.events) registry.apply(ev); // the answer reflects it even before the tail delivers it
+  } finally {
+    release();
+  }
   return { card, result: known ? "updated" : "registered" };
 }
 

@@ -42,11 +42,19 @@ export async function agentStats(queries: Queries, ids?: string[]): Promise<Map<
   return out;
 }
 
-/** The newest `limit` tasks of each agent, newest first. */
-export async function recentTasks(queries: Queries, ids: string[], limit = 10): Promise<Map<string, AgentTaskSummary[]>> {
+/**
+ * The newest `limit` tasks of each agent, newest first. `scope` as `Queries.newestTasks` takes it:
+ * only the tasks of some channels, or the newest `limit` of each channel.
+ */
+export async function recentTasks(
+  queries: Queries,
+  ids: string[],
+  limit = 10,
+  scope: { thread_ids?: readonly string[]; per_thread?: boolean } = {},
+): Promise<Map<string, AgentTaskSummary[]>> {
   const out = new Map<string, AgentTaskSummary[]>(ids.map((id) => [id, []]));
   if (!ids.length) return out;
-  for (const r of await queries.newestTasks(ids, limit)) {
+  for (const r of await queries.newestTasks(ids, limit, scope)) {
     out.get(r.assignee)?.push({ task_id: r.id, run_id: r.run_id, thread_id: r.thread_id, title: r.title, state: r.state as TaskState, updated_at: r.updated_at.toISOString() });
   }
   return out;

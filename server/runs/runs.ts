@@ -16,7 +16,7 @@
  *               reported with its number and the zod issue; a bad line stores nothing),
  *               then appended in bounded groups (EventStore.appendAll, docs/limits.md).
  */
-import { ClutchMessageSchema, type ClutchMessage } from "@/lib/protocol";
+import { ClutchMessageSchema, type ClutchMessage, type ImportedMeta, type Participant } from "@/lib/protocol";
 import type { RunImportResult, RunSummary } from "@/lib/api/types";
 import { ClutchError } from "../errors";
 import type { EventStore } from "../events/store";
@@ -24,17 +24,18 @@ import { runDetail } from "../events/runs";
 import { remapRun, upTo } from "./remap";
 
 /**
- * Fork `run_id` at `at_seq`. Throws ClutchError unknown_run (404), invalid_fork (400) when no
- * event of the run is at or before at_seq.
+ * Fork `run_id` at `at_seq`, by `by` (the principal who forks, recorded as `forked_from.by`: they
+ * asked for the fork's work too, docs/identity.md). Throws ClutchError unknown_run (404),
+ * invalid_fork (400) when no event of the run is at or before at_seq.
  */
-export async function forkRun(store: EventStore, run_id: string, at_seq: number): Promise<RunSummary> {
+export async function forkRun(store: EventStore, run_id: string, at_seq: number, by?: string): Promise<RunSummary> {
   const all = await store.readAll({ run_id });
   if (!all.length) throw new ClutchError("unknown_run", `run ${run_id} has no events`, 404);
   const copied = upTo(all, at_seq);
   if (!copied.length) throw new ClutchError("invalid_fork", `run ${run_id} has no event at or before seq ${at_seq}; its first is ${all[0]!.seq}`);
   const { run_id: fork, messages } = remapRun(copied, {
     ts: new Date().toISOString(),
-    mark: (ev) => ({ forked_from: { run_id, seq: ev.seq, at_seq, ts: ev.ts } }),
+    mark: (ev) => ({ forked_from: { run_id, seq: ev.seq, at_seq, ts: ev.ts, ...(by ? { by } : {}) } }),
   });
   await store.appendAll(messages);
   const detail = await runDetail(store.queries, fork);
@@ -66,15 +67,31 @@ export interface ImportOptions {
   /** Whether the importer may write to a channel (unknown_thread otherwise); default: any. */
   canWrite?: (thread_id: string) => Promise<boolean>;
   /**
-   * Who imports a copy (`new_run`): its root requests' `meta.requested_by` becomes them, since
-   * the file's claims about who asked are the importer's own words (docs/identity.md).
+   * Who imports a copy (`new_run`): every copied event is theirs (`from`), with what the file
+   * said quoted in `meta.imported` (lib/protocol/imported.ts), and its root requests'
+   * `meta.requested_by` names them (docs/identity.md "Imported runs are copies that never act").
    */
-  requestedBy?: string;
+  importer?: Participant;
   /** Validate and say what the import would do, storing nothing (the UI's "import into an existing run?" question). */
   dry_run?: boolean;
 }
 
 const MAX_ISSUES = 50;
+
+/**
+ * The copy's messages as the importer's own: `from` is the importer, the file's sender is quoted
+ * in `meta.imported` (lib/protocol/imported.ts), a signature (which no longer matches) is dropped,
+ * and root requests name the importer as the one who asked.
+ */
+function asImportedCopy(messages: ClutchMessage[], file_run_id: string, importer: Participant): ClutchMessage[] {
+  const at = new Date().toISOString();
+  return messages.map(({ security, ...m }) => {
+    void security;
+    const imported: ImportedMeta = { from: { agent_id: m.from.agent_id, ...(m.from.display_name ? { display_name: m.from.display_name } : {}) }, by: importer.agent_id, at, run_id: file_run_id };
+    const root = m.type === "task.request" && !m.parent_task_id;
+    return { ...m, from: { ...importer }, meta: { ...m.meta, imported, ...(root ? { requested_by: importer.agent_id } : {}) } };
+  });
+}
 
 /**
  * Import JSON Lines into a run: a new one (`new_run`) or the run the lines name, which may
@@ -122,10 +139,7 @@ export async function importRun(store: EventStore, text: string, opts: ImportOpt
     run_id = remapped.run_id;
     toStore = remapped.messages;
   }
-  if (opts.new_run && opts.requestedBy) {
-    const by = opts.requestedBy;
-    toStore = toStore.map((m) => (m.type === "task.request" && !m.parent_task_id ? { ...m, meta: { ...m.meta, requested_by: by } } : m));
-  }
+  if (opts.new_run && opts.importer) toStore = asImportedCopy(toStore, messages[0]!.run_id, opts.importer);
   if (opts.canWrite) {
     for (const thread_id of new Set(toStore.map((m) => m.thread_id))) {
       if (!(await opts.canWrite(thread_id))) throw new ClutchError("unknown_thread", `thread ${thread_id} does not exist`, 422);

@@ -139,6 +139,11 @@ export function storeLookup(store: EventStore): TraceLookup {
       return ev && isEvent(ev, "approval.requested") ? ev : null;
     },
     eventInRun: (run_id, id) => q.eventInRun(run_id, id),
+    async isPrivate(thread_id) {
+      const thread = await store.getThread(thread_id);
+      // A channel that cannot be found is treated as private: nothing is sent that might be.
+      return !thread || thread.visibility === "private" || thread.kind === "dm";
+    },
   };
 }
 
@@ -160,7 +165,7 @@ export function startTraceExport(opts: TraceExportOptions): TraceExport {
     maxExportBatchSize: envNumber(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE"),
     exportTimeoutMillis: envNumber(env, "OTEL_BSP_EXPORT_TIMEOUT"),
   });
-  const tracer = new RunTracer(storeLookup(opts.store), opts.nameOf);
+  const tracer = new RunTracer(storeLookup(opts.store), opts.nameOf, { privateContent: opts.privateContent ?? false });
 
   const queue: StoredEvent[] = [];
   let overflowWarned = false;

@@ -26,6 +26,11 @@ export interface TraceExportOptions {
   exporting: () => boolean;
   /** Clutch's version, the resource's `service.version`. */
   version: string;
+  /**
+   * Send the titles, summaries and messages of runs in private channels and DMs too
+   * (CLUTCH_TRACE_PRIVATE_CONTENT); false: "(private)" in their place (./tracer.ts).
+   */
+  privateContent?: boolean;
   /** The variables to read (default process.env). */
   env?: Env;
 }

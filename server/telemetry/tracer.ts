@@ -18,6 +18,14 @@
  * followed the log) is looked up in the store through `TraceLookup`, so its spans still end with
  * their real start and parent.
  *
+ * What people wrote stays in the workspace when its channel is private (docs/observability.md
+ * "What a trace carries"): the spans of a run in a private channel or a DM carry PRIVATE in place
+ * of the run's and tasks' titles, approval summaries, error messages and cancel reasons (ids,
+ * agents, tools, models, token counts, states and times stay), unless the tracer is made with
+ * `privateContent` (CLUTCH_TRACE_PRIVATE_CONTENT). The channel's visibility is read from the store
+ * when its spans end (`TraceLookup.isPrivate`), kept per channel, and read again after a
+ * `channel.visibility_changed` of it in the log.
+ *
  * Pure of OpenTelemetry's SDK: it returns plain `SpanRecord`s that ./export.ts hands to the SDK.
  */
 import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
@@ -72,7 +80,15 @@ export interface TraceLookup {
   approvalRequest(approval_id: string): Promise<StoredEventOf<"approval.requested"> | null>;
   /** Event `id` of run `run_id`, or null. */
   eventInRun(run_id: string, id: string): Promise<StoredEvent | null>;
+  /** True for a private channel or a DM (and for one that cannot be found). */
+  isPrivate(thread_id: string): Promise<boolean>;
 }
+
+/** What a span of a private channel's run carries in place of what people or agents wrote. */
+export const PRIVATE = "(private)";
+
+/** The attributes that hold what people or agents wrote (the rest are ids, names of agents, tools and models, figures). */
+const CONTENT_ATTRIBUTES = [ATTR.WORKFLOW_NAME, ATTR.TASK_TITLE, ATTR.APPROVAL_SUMMARY, ATTR.CANCEL_REASON] as const;
 
 /** Runs kept in memory (least recently touched evicted first); open items of each kind per run. */
 export const MAX_RUNS = 1000;
@@ -148,6 +164,9 @@ export function isTraced(ev: StoredEvent): boolean {
     case "approval.rejected":
     case "approval.expired":
       return true;
+    case "audit.change":
+      // A channel made private (or public): its runs' spans carry its content or not from now on.
+      return (ev.payload as { action?: unknown }).action === "channel.visibility_changed";
     case "chat.message": {
       const p = ev.payload as { expects_reply?: unknown; reply_to?: unknown };
       return p.expects_reply === true || (typeof p.reply_to === "string" && ev.to.length > 0);
@@ -161,18 +180,48 @@ export class RunTracer {
   private readonly runs = new Map<string, RunTrace>();
   /** Runs found to have no root request (not traced), so they are not looked up again. */
   private readonly untraced = new Set<string>();
+  /** Channels' privacy as last read (bounded like the runs), until their visibility changes. */
+  private readonly privacy = new Map<string, boolean>();
 
-  /** `nameOf` gives an agent's display name (its card's), undefined when unknown. */
+  /**
+   * `nameOf` gives an agent's display name (its card's), undefined when unknown.
+   * `options.privateContent`: spans of private channels' and DMs' runs carry their titles,
+   * summaries and messages too (default false: PRIVATE in their place; see the module doc).
+   */
   constructor(
     private readonly lookup: TraceLookup,
     private readonly nameOf: (agent_id: string) => string | undefined = () => undefined,
+    private readonly options: { privateContent?: boolean } = {},
   ) {}
 
   /**
-   * Read one event (in log order); returns the spans it ended, possibly none. Rejects only when
-   * a store read fails (the caller logs it and goes on with the next event).
+   * Read one event (in log order); returns the spans it ended, possibly none, without the
+   * content of a private channel's run (see the module doc). Rejects only when a store read
+   * fails (the caller logs it and goes on with the next event; nothing of it is sent).
    */
   async apply(ev: StoredEvent): Promise<SpanRecord[]> {
+    if (isEvent(ev, "audit.change")) {
+      if (ev.payload.action === "channel.visibility_changed") this.privacy.delete(ev.thread_id);
+      return [];
+    }
+    const spans = await this.spansOf(ev);
+    if (!spans.length || this.options.privateContent) return spans;
+    // Every span an event ends belongs to its run, whose channel is the run's first request's.
+    const thread_id = String(spans[0]!.attributes[ATTR.THREAD_ID]);
+    return (await this.isPrivate(thread_id)) ? spans.map(withoutContent) : spans;
+  }
+
+  private async isPrivate(thread_id: string): Promise<boolean> {
+    let known = this.privacy.get(thread_id);
+    if (known === undefined) {
+      known = await this.lookup.isPrivate(thread_id);
+      this.privacy.set(thread_id, known);
+      if (this.privacy.size > MAX_RUNS) this.privacy.delete(this.privacy.keys().next().value!);
+    }
+    return known;
+  }
+
+  private async spansOf(ev: StoredEvent): Promise<SpanRecord[]> {
     if (!isTraced(ev)) return [];
     if (isEvent(ev, "task.request")) return this.onRequest(ev);
     const run = await this.runOf(ev);
@@ -607,6 +656,20 @@ const WELL_KNOWN_PROVIDERS: Record<string, string> = {
   perplexity: "perplexity",
   xai: "x_ai",
 };
+
+/**
+ * `span` without what people or agents wrote: PRIVATE for the run's title (in its name too),
+ * a task's title, an approval's summary, a cancel's reason, and an error's message (its code
+ * stays, as `<code>: (private)`). Ids, agents, tools, models, figures and times stay.
+ */
+export function withoutContent(span: SpanRecord): SpanRecord {
+  const attributes: Attributes = { ...span.attributes };
+  for (const key of CONTENT_ATTRIBUTES) if (key in attributes) attributes[key] = PRIVATE;
+  const errorType = attributes[ATTR.ERROR_TYPE];
+  const status = span.status.code === "error" && typeof errorType === "string" ? { code: "error" as const, message: `${errorType}: ${PRIVATE}` } : span.status;
+  const name = attributes[ATTR.OPERATION_NAME] === "invoke_workflow" ? `invoke_workflow ${PRIVATE}` : span.name;
+  return { ...span, name, attributes, status };
+}
 
 /** The agent a task.request gives the task to (none while it goes to the router). */
 function assigneeOf(ev: StoredEventOf<"task.request">): string | null {

@@ -1,13 +1,18 @@
 /**
  * GET /api/agents: { agents: AgentSummary[] }, every registered agent with its AgentCard,
  * presence from heartbeats, load and recent record (server/router/directory.ts), and
- * `disabled: true` for those an admin disabled.
+ * `disabled: true` for those an admin disabled. `recent_tasks` holds only tasks of channels the
+ * caller may read; the load and record figures are workspace-wide (docs/identity.md "The agent
+ * directory").
  * POST /api/agents: an AgentCard (Clutch Protocol §1.4) registers an external agent (201,
  * agent.register) or updates it (200, agent.update; the same card again changes nothing).
  * Body { agent } with its AgentSummary. 400 invalid_card with the fields at fault; 409
  * workspace_agent when the workspace's own manifests define that agent. An agent key registers
  * only its own agent_id (403 not_yourself otherwise); an admin may register any. Once a card
- * declares signing keys (`security.keys`), only an admin may change them (403 keys_locked).
+ * declares signing keys (`security.keys`), only an admin may change them (403 keys_locked). A new
+ * agent's handle and a new or changed `display.name` must be nobody else's, person or agent (409
+ * name_taken saying whose it is: docs/identity.md "Names are unique").
+ * The agent's `recent_tasks` are those of channels the caller may read, as for GET.
  */
 import { registerAgent } from "@/server/router/registration";
 import { listAgents } from "@/server/router/directory";
@@ -20,10 +25,10 @@ import { route } from "../_lib/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = route({ auth: "signed-in" }, async () => {
+export const GET = route({ auth: "signed-in" }, async ({ principal }) => {
   const rt = getClutch();
-  const disabled = new Set(await rt.identity.disabledAgents());
-  const agents = await listAgents(rt.store.queries, rt.registry);
+  const [disabled, readable] = await Promise.all([rt.identity.disabledAgents().then((ids) => new Set(ids)), rt.identity.channels.readable(principal)]);
+  const agents = await listAgents(rt.store.queries, rt.registry, readable);
   return json({ agents: agents.map((a) => (disabled.has(a.agent_id) ? { ...a, disabled: true } : a)) });
 });
 
@@ -40,7 +45,8 @@ export const POST = route({ auth: "signed-in" }, async ({ req, principal }) => {
     // With signing keys, a stolen API key alone must not be enough to post as the agent.
     throw new ClutchError("keys_locked", `${String(named)} signs its messages: only an admin may change or remove its signing keys`, 403);
   }
-  const { card, result } = await registerAgent(rt.store, rt.registry, body);
-  const agent = (await listAgents(rt.store.queries, rt.registry)).find((a) => a.agent_id === card.agent_id) ?? null;
+  const { card, result } = await registerAgent(rt.store, rt.registry, body, { names: rt.identity.names });
+  const readable = await rt.identity.channels.readable(principal);
+  const agent = (await listAgents(rt.store.queries, rt.registry, readable)).find((a) => a.agent_id === card.agent_id) ?? null;
   return json({ agent, result }, result === "registered" ? 201 : 200);
 });

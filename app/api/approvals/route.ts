@@ -1,9 +1,10 @@
 /**
  * GET /api/approvals?state=pending|decided|all&thread_id=: { approvals } oldest first (decided:
- * newest first), only those of channels the principal may read.
+ * newest first), only those of channels the principal may read, and those of direct messages
+ * whose rule names the person as an approver (server/policy/list.ts `decidableOutsideDms`).
  */
 import { z } from "zod";
-import { listApprovals } from "@/server/policy/list";
+import { decidableOutsideDms, listApprovals } from "@/server/policy/list";
 import { getClutch } from "@/server/instance";
 import { json } from "../_lib/http";
 import { route } from "../_lib/route";
@@ -16,5 +17,8 @@ export const GET = route({ auth: "signed-in", query: Query }, async ({ principal
   const { store, identity } = getClutch();
   const readable = await identity.channels.readable(principal);
   const approvals = await listApprovals(store.queries, query.state, query.thread_id);
-  return json({ approvals: readable.all ? approvals : approvals.filter((a) => readable.ids.has(a.thread_id)) });
+  if (readable.all) return json({ approvals });
+  const unread = approvals.filter((a) => !readable.ids.has(a.thread_id));
+  const outside = principal.kind === "person" ? new Set((await decidableOutsideDms(store.queries, unread, principal)).map((a) => a.approval_id)) : new Set<string>();
+  return json({ approvals: approvals.filter((a) => readable.ids.has(a.thread_id) || outside.has(a.approval_id)) });
 });

@@ -522,13 +522,20 @@ export function a2aApp(clutch: Clutch, base: string, opts: { blockingSec?: numbe
     if (!(await clutch.identity.channels.canRead(principal, channel.thread_id))) return reject(403, `${principal.agent_id} may not use #${channel.name}, where A2A requests run`);
     const limited = await countWrite(principal.agent_id);
     if (limited) {
+      // HTTP 429 with Retry-After (whole seconds), the body a JSON-RPC error (docs/limits.md).
       res.setHeader("retry-after", String(limited.wait_sec));
-      return reject(429, `too many calls: at most ${limited.per_minute} writes a minute; retry in ${limited.wait_sec} s`);
+      return reject(429, `too many calls: at most ${limited.per_minute} writes a minute for ${principal.agent_id}; nothing was done; retry in ${limited.wait_sec} s`);
     }
     res.locals.principal = principal;
     // The caller's traceparent puts the run it starts under its trace (docs/observability.md).
     res.locals.trace = await callerTraceMeta(new Headers(req.headers as Record<string, string>));
     next();
+  };
+  // Checking the caller failed (not a refusal): a logged JSON-RPC internal error, never Express's HTML page.
+  const checkFailed = (err: unknown, req: Request, res: Response) => {
+    log.error({ err, url: req.originalUrl }, "A2A: checking the caller failed");
+    if (res.headersSent) return void res.destroy();
+    res.status(500).json({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "something went wrong on the server; nothing was done; try again" } });
   };
   const mount = (path: string, card: AgentCard, target: string | null) => {
     const tasks = clutch.a2aTasks.storeFor(path);
@@ -539,7 +546,7 @@ export function a2aApp(clutch: Clutch, base: string, opts: { blockingSec?: numbe
     app.use(`${path}/.well-known/agent-card.json`, agentCardHandler({ agentCardProvider: handler, legacyCompat: { enabled: true } }));
     const rpc = jsonRpcHandler({ requestHandler: handler, userBuilder: async (req) => new ClutchUser((req.res as Response).locals.principal as Principal, (req.res as Response).locals.trace as TraceMeta | undefined), legacyCompat: { enabled: true } });
     // The endpoint itself only: a longer path under it (another agent's, one that does not exist) goes on.
-    app.use(path, (req, res, next) => (req.path === "/" ? void authenticate(req, res, () => rpc(req, res, next)).catch(next) : next()));
+    app.use(path, (req, res, next) => (req.path === "/" ? void authenticate(req, res, () => rpc(req, res, next)).catch((err: unknown) => checkFailed(err, req, res)) : next()));
   };
   for (const a of exposed) {
     mount(`/a2a/agents/${a.manifest.id}`, cardOf(base, `/a2a/agents/${a.manifest.id}`, a.card.display.name, skillOf(a).description, [skillOf(a)]), a.agent_id);

@@ -4,7 +4,8 @@
  * (translate.ts maps them), and the people's answers it fetches back for its UserProxyAgent.
  *
  *   startAutogenRun   the run's root task: requested by the caller of the team `agent:autogen`
- *                     (shown by the team's label), accepted at once; `meta.autogen.run` marks it
+ *                     (shown as "AutoGen · <team label>", lib/autogen-name.ts), accepted at once;
+ *                     `meta.autogen.run` marks it, `meta.autogen.team` keeps the label
  *   postAutogenMessages  a batch of AgentChat messages (or a TaskResult) appended as one
  *                     transaction; a retry of the same message ids stores nothing new
  *   waitForInput      the answer a person gave to a UserInputRequestedEvent's question, waited
@@ -14,6 +15,7 @@
  * a run is anyone's who may read its channel to watch. Batches of one run are translated one
  * after another in this process (the state each starts from is the store's).
  */
+import { autogenName } from "@/lib/autogen-name";
 import { isEvent, makeMessage, newId, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import type { Clutch } from "../../clutch";
 import type { Principal } from "../../auth/principal";
@@ -47,7 +49,7 @@ export async function startAutogenRun(deps: Deps, p: Principal, input: { channel
   const at = { thread_id: thread.id, run_id, task_id, parent_task_id: null };
   const from = requester(p);
   const title = input.task ? input.task.split("\n")[0]!.slice(0, 120) : `AutoGen team ${team}`;
-  const teamAgent = { agent_id: TEAM_AGENT, role: "worker", display_name: team };
+  const teamAgent = { agent_id: TEAM_AGENT, role: "worker", display_name: autogenName(team) };
   await deps.store.append([
     makeMessage({
       type: "task.request",

@@ -5,9 +5,12 @@
  * state in, envelopes and the new state out (`translate`); the state is read back from the
  * run's stored events (`runStateOf`), so a retried batch translates to the same idempotency keys.
  *
- * Each AutoGen `source` is an agent of the run, `agent:autogen-<source>` shown by its name
- * (`display_name`); the team is `agent:autogen` (its label as name), the assignee of the run's
- * root task; `user` is the person (or agent key) that started the run. Every speaking agent has a
+ * Each AutoGen `source` is an agent of the run, `agent:autogen-<source>` shown as
+ * "AutoGen · <source>" (`display_name`, lib/autogen-name.ts); the team is `agent:autogen`, shown
+ * as "AutoGen · <label>", the assignee of the run's root task. So an AutoGen message never reads
+ * as the words of a Clutch agent or person of the same name (`source: "pm-1"` beside the
+ * workspace's pm-1; docs/identity.md "Names are unique"). `user` is the person (or agent key)
+ * that started the run. Every speaking agent has a
  * task of its own in the run (its turns), a subtask of the root opened at its first message and
  * accepted at once; a handoff gives the target a new task under the sender's.
  *
@@ -41,6 +44,7 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { autogenLabel, autogenName } from "@/lib/autogen-name";
 import { isEvent, makeMessage, newId, type ClutchMessage, type Participant, type StoredEvent } from "@/lib/protocol";
 
 /** The run as the translation needs it (derived from its events by runStateOf). */
@@ -51,7 +55,7 @@ export interface AutogenRunState {
   root_task_id: string;
   /** Who started the run (AutoGen's `user`). */
   requester: Participant;
-  /** The team's label (the name `agent:autogen` is shown by). */
+  /** The team's label (`agent:autogen` is shown as "AutoGen · <label>"). */
   team: string;
   /** The run's task text (the root request's instructions), or null. */
   task: string | null;
@@ -198,8 +202,9 @@ export function translate(items: ReturnType<typeof checkBatch>, state: AutogenRu
   const s: AutogenRunState = structuredClone(state);
   const envelopes: ClutchMessage[] = [];
   const outcomes: ItemOutcome[] = [];
-  const team: Participant = { agent_id: TEAM_AGENT, role: "worker", display_name: s.team };
-  const who = (source: string): Participant => (source === "user" ? s.requester : { agent_id: agentIdOf(source), role: "worker", display_name: source });
+  const team: Participant = { agent_id: TEAM_AGENT, role: "worker", display_name: autogenName(s.team) };
+  const agentOf = (source: string): Participant => ({ agent_id: agentIdOf(source), role: "worker", display_name: autogenName(source) });
+  const who = (source: string): Participant => (source === "user" ? s.requester : agentOf(source));
   const at = (task_id: string, parent_task_id: string | null) => ({ thread_id: s.thread_id, run_id: s.run_id, task_id, parent_task_id });
 
   items.forEach((item, index) => {
@@ -220,7 +225,7 @@ export function translate(items: ReturnType<typeof checkBatch>, state: AutogenRu
           type: "task.request",
           ...at(task_id, parent),
           from: by,
-          to: [{ agent_id: agentIdOf(source), role: "worker", display_name: source }],
+          to: [agentOf(source)],
           payload: opened?.payload ?? { title: `${source}'s turns in ${s.team}`, context_summary: `AutoGen agent ${source} speaks in the team ${s.team}`, input: { autogen: { source } } },
           meta: { autogen: { source } },
           idempotency_key: key(opened?.part ?? `open:${source}`),
@@ -398,12 +403,14 @@ export function translate(items: ReturnType<typeof checkBatch>, state: AutogenRu
 export function runStateOf(events: readonly StoredEvent[]): AutogenRunState | null {
   const root = events.find((e) => isEvent(e, "task.request") && !e.parent_task_id && (e.meta as { autogen?: { run?: boolean } } | undefined)?.autogen?.run === true);
   if (!root || !isEvent(root, "task.request")) return null;
+  // The team's label as the start named it (runs from before it was kept: the name it was shown by).
+  const label = (root.meta as { autogen?: { team?: unknown } } | undefined)?.autogen?.team;
   const s: AutogenRunState = {
     run_id: root.run_id,
     thread_id: root.thread_id,
     root_task_id: root.task_id,
     requester: root.from,
-    team: root.to[0]?.display_name ?? "AutoGen team",
+    team: typeof label === "string" ? label : autogenLabel(root.to[0]?.display_name ?? "AutoGen team"),
     task: typeof root.payload.instructions === "string" ? root.payload.instructions : null,
     model: (root.payload.input as { autogen?: { model?: string } } | undefined)?.autogen?.model ?? null,
     tasks: {},

@@ -14,6 +14,11 @@
  *   clears the account's count, an answer that checked no password takes it back. A sign-in
  *   whose body is not JSON with an email is refused here (400 invalid_body, 413 body_too_large
  *   past 16 KiB), so better-auth never checks a password these limits did not see.
+ *
+ * POST /api/auth/update-user { name } renames the signed-in person: the name must be nobody
+ * else's, person or agent (server/auth/names.ts, docs/identity.md "Names are unique"), else 409
+ * name_taken saying whose it is (400 invalid_body for a blank or too long name); nothing changes
+ * then. These refusals are answered as every Clutch error is, `{ error: { code, message } }`.
  */
 import { toNextJsHandler } from "better-auth/next-js";
 import { z } from "zod";
@@ -86,6 +91,21 @@ async function signIn(req: Request, post: (req: Request) => Promise<Response>): 
   return res;
 }
 
+/** Clutch's own refusals of a profile change (server/auth/auth.ts `checkProfileName`), as better-auth answers them. */
+const PROFILE_REFUSALS = new Set(["name_taken", "invalid_body"]);
+
+/** better-auth's answer to /update-user, with Clutch's refusals in Clutch's error shape. */
+async function updateUser(req: Request, post: (req: Request) => Promise<Response>): Promise<Response> {
+  const res = await post(req);
+  if (res.ok) return res;
+  const body = (await res
+    .clone()
+    .json()
+    .catch(() => null)) as { code?: unknown; message?: unknown } | null;
+  if (typeof body?.code === "string" && PROFILE_REFUSALS.has(body.code)) return error(body.code, String(body.message ?? body.code), res.status);
+  return res;
+}
+
 const handler = async (req: Request): Promise<Response> => {
   const path = new URL(req.url).pathname;
   if (path.startsWith("/api/auth/sign-up")) {
@@ -96,6 +116,7 @@ const handler = async (req: Request): Promise<Response> => {
   if (req.method === "GET") return h.GET(req);
   const problem = originProblem(req, identity.origins);
   if (problem) return error("invalid_origin", problem, 403);
+  if (path === "/api/auth/update-user") return updateUser(req, h.POST);
   return path === "/api/auth/sign-in/email" ? signIn(req, h.POST) : h.POST(req);
 };
 

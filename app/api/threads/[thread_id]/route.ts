@@ -1,7 +1,8 @@
 /**
  * GET /api/threads/:thread_id → { thread }. PATCH { visibility } ("public" | "private"): a
  * manager of the channel (admins and members who may read it, not guests) changes who can see
- * it. 200 { thread }; 404 unknown (or unreadable) thread.
+ * it. 200 { thread }; 404 unknown (or unreadable) thread; 409 direct_message: a DM stays private
+ * (docs/channels.md "Direct messages").
  */
 import { z } from "zod";
 import { getClutch } from "@/server/instance";

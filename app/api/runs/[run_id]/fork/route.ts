@@ -20,5 +20,5 @@ export const POST = route({ auth: "person", params: z.object({ run_id: z.string(
   const { store, identity } = getClutch();
   const first = (await store.read({ run_id }, { limit: 1 })).events[0];
   if (first && !(await identity.channels.canRead(principal, first.thread_id))) throw new ClutchError("unknown_run", `run ${run_id} does not exist`, 404);
-  return json({ run: await forkRun(store, run_id, body.data.at_seq) }, 201);
+  return json({ run: await forkRun(store, run_id, body.data.at_seq, principal.agent_id) }, 201);
 });

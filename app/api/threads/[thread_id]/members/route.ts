@@ -2,7 +2,8 @@
  * A channel's members (docs/identity.md, "Channels"). GET → { members: [{ member, name,
  * added_by, added_at }] } for anyone who may read the channel. POST { member } (`user:<id>` or
  * `agent:<id>`) adds one: any admin or member of the workspace who may read the channel (not
- * guests). 200 { members }; 404 unknown (or unreadable) thread; 422 unknown_member.
+ * guests). 200 { members }; 404 unknown (or unreadable) thread; 422 unknown_member; 409
+ * direct_message: nobody is added to a DM (docs/channels.md "Direct messages").
  */
 import { z } from "zod";
 import { ClutchError } from "@/server/errors";

@@ -1,6 +1,7 @@
 /**
  * DELETE /api/threads/:thread_id/members/:member: remove a member (a manager of the channel, or
- * the member themself: leaving). 200 { members }; 404 unknown thread.
+ * the member themself: leaving). 200 { members }; 404 unknown thread; 409 direct_message: nobody
+ * is removed from a DM, nor leaves it (docs/channels.md "Direct messages").
  */
 import { z } from "zod";
 import { getClutch } from "@/server/instance";
