@@ -48,7 +48,7 @@ describe("threads", () => {
     const thread = await newChannel();
     expect(thread.id).toMatch(/^thr_[0-9A-HJKMNP-TV-Z]{26}$/);
     const first = (await rt.store.read({ thread_id: thread.id })).events[0]!;
-    expect(first.payload.text).toBe(`Renée Smith created #${thread.name}: testing`);
+    expect(first.payload.text).toBe(`${renee.person!.name} created #${thread.name}: testing`);
     const list = (await (await threadsRoute.GET(get(), undefined as never)).json()) as { threads: { id: string }[] };
     expect(list.threads.map((t) => t.id)).toContain(thread.id);
 
@@ -143,7 +143,7 @@ describe("events", () => {
       v: PROTOCOL_VERSION,
       type: "chat.message",
       thread_id,
-      from: { agent_id: renee.agent_id, role: "human", display_name: "Renée Smith" },
+      from: { agent_id: renee.agent_id, role: "human", display_name: renee.person!.name },
       payload: { text: "Hi *team*" },
     });
     const named = await messagesRoute.POST(post({ text: "as someone else", display_name: "Mallory" }), params({ thread_id }));

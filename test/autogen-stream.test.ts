@@ -181,7 +181,7 @@ describe("POST /api/autogen/runs and /messages", () => {
     const answered = await threadMessages.POST(requestAs(person, `http://t/api/threads/${run.thread_id}/messages`, jsonInit("POST", { text: "APPROVE", reply_to: question.id })), { params: Promise.resolve({ thread_id: run.thread_id }) });
     expect(answered.status).toBe(201);
     const got = await waiting;
-    expect(got).toMatchObject({ status: 200, body: { request_id: "7d2c1b0e-3f4a-4b5c-8d6e-9f0a1b2c3d4e", text: "APPROVE", from: "Mia Member" } });
+    expect(got).toMatchObject({ status: 200, body: { request_id: "7d2c1b0e-3f4a-4b5c-8d6e-9f0a1b2c3d4e", text: "APPROVE", from: person.person!.name } });
     expect((await taskRow(rt, question.task_id)).state).toBe("running");
     // Asked again (a retried poll), the same answer at once.
     expect((await poll(forwarder, run.run_id, "wait=0")).body).toMatchObject({ text: "APPROVE" });

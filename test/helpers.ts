@@ -35,23 +35,17 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 /**
  * A new person with `role` (through a real invite and sign-up) and a personal API key, so route
- * tests call the API as that person. Emails are unique per call. Names people see are unique
- * across people and agents (docs/identity.md "Names are unique") and test files share one
- * database, so `name` is the person's name when nobody has it yet, else `name` and a short random
- * suffix ("Lee 4k2qz"): a test that asserts on the name reads it from `person.name`.
+ * tests call the API as that person. Emails are unique per call, and so are names: names people
+ * see are unique across people and agents (docs/identity.md "Names are unique") and test files
+ * share one database, so the person is called `name` and a short random suffix ("Lee 4k2qz"),
+ * whichever file runs first; a test that asserts on the name reads it from `person.name`. With
+ * `exactName`, the person is called `name` as given (the test made it unique itself).
  */
-export async function testPerson(rt: Clutch, role: Role = "admin", name = `Test ${role}`): Promise<TestPrincipal> {
+export async function testPerson(rt: Clutch, role: Role = "admin", name = `Test ${role}`, opts: { exactName?: boolean } = {}): Promise<TestPrincipal> {
   const { token } = await rt.identity.invite(SYSTEM, role);
   const email = `${role}-${newId("user").slice(-12).toLowerCase()}@test.local`;
-  let person: PersonSummary | undefined;
-  for (let attempt = 0; !person; attempt++) {
-    const tried = attempt === 0 ? name : `${name.slice(0, 70)} ${newId("user").slice(-5).toLowerCase()}`;
-    try {
-      ({ person } = await rt.identity.acceptInvite(token, { name: tried, email, password: "correct horse battery" }));
-    } catch (err) {
-      if ((err as { code?: string }).code !== "name_taken" || attempt >= 5) throw err;
-    }
-  }
+  const unique = opts.exactName ? name : `${name.slice(0, 70)} ${newId("user").slice(-5).toLowerCase()}`;
+  const { person } = await rt.identity.acceptInvite(token, { name: unique, email, password: "correct horse battery" });
   const { key } = await rt.identity.keys.create(person.agent_id, "tests", "system");
   return { key, agent_id: person.agent_id, headers: bearer(key), person };
 }

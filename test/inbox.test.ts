@@ -59,7 +59,7 @@ async function threads(as: TestPrincipal): Promise<ThreadSummary[]> {
   return ((await res.json()) as { threads: ThreadSummary[] }).threads;
 }
 
-const handle = (p: TestPrincipal) => p.person!.name.replace(" ", "_");
+const handle = (p: TestPrincipal) => p.person!.name.replaceAll(" ", "_");
 
 describe("@mentions of people", () => {
   it("a mention of a member becomes user:<id>, lands in their For you unread, and is done once they read the channel", async () => {

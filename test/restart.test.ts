@@ -26,6 +26,12 @@ afterAll(async () => {
   await rt?.stop();
 });
 
+/**
+ * Each test starts two or three agent processes (Node and tsx compiling the server, about 10 s of
+ * CPU each on this 2-core machine) beside the suite's other files: more than the default 60 s.
+ */
+const NODE_TEST_MS = 150_000;
+
 describe.skipIf(inject("embeddedDatabase"))("restart and failover", () => {
   it("finishes the run after a hard stop, with no event lost or stored twice", async () => {
     const ws = scratchWorkspace();
@@ -51,7 +57,7 @@ describe.skipIf(inject("embeddedDatabase"))("restart and failover", () => {
     expect(run).toMatchObject({ state: "succeeded", task_total: 3, task_done: 3 });
 
     expectSalesRunOnce((await threadEvents(rt, thread_id)).filter((e) => e.run_id === question.run_id));
-  });
+  }, NODE_TEST_MS);
 
   it("two nodes: the leader works each task once; killed mid-run, the standby takes over and finishes", async () => {
     const ws = scratchWorkspace();
@@ -86,5 +92,5 @@ describe.skipIf(inject("embeddedDatabase"))("restart and failover", () => {
     expect(await runRow(rt, second.run_id)).toMatchObject({ state: "succeeded", task_total: 3, task_done: 3 });
     expectSalesRunOnce((await threadEvents(rt, thread_id)).filter((e) => e.run_id === second.run_id));
     expect(standby.modelCalls()).toBeGreaterThan(0);
-  });
+  }, NODE_TEST_MS);
 });

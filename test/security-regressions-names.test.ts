@@ -60,7 +60,7 @@ const errorOf = async (res: Response) => ((await res.json()) as { error: { code:
 
 /** A member who signed in with a session cookie (as the browser does), and a way to rename them. */
 async function signedInMember(name: string) {
-  const member = await testPerson(rt, "member", name);
+  const member = await testPerson(rt, "member", name, { exactName: true });
   const signIn = await authRoute.POST(new Request("http://localhost:3000/api/auth/sign-in/email", jsonInit({ email: member.person!.email, password: PASSWORD }, { origin: "http://localhost:3000" })));
   expect(signIn.status).toBe(200);
   const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
@@ -95,7 +95,7 @@ describe("a profile name is nobody else's", () => {
   });
 
   it("nor to another person's name, nor to a name Clutch gives AutoGen's agents; their own name, or a free one, is fine", async () => {
-    const other = await testPerson(rt, "member", own("Omar Other"));
+    const other = await testPerson(rt, "member", own("Omar Other"), { exactName: true });
     const { member, rename, shown } = await signedInMember(own("Nia Keep"));
     const res = await rename(` ${other.person!.name.toUpperCase()} `);
     expect(res.status).toBe(409);
@@ -121,7 +121,7 @@ describe("joining with a taken name", () => {
     const asAgent = await join(`  ${pmName.toLowerCase()} `);
     expect(asAgent.status).toBe(409);
     expect(await errorOf(asAgent)).toEqual({ code: "name_taken", message: "“project manager” is the name of agent pm-1; choose another name" });
-    const someone = await testPerson(rt, "member", own("Pia Person"));
+    const someone = await testPerson(rt, "member", own("Pia Person"), { exactName: true });
     const asPerson = await join(someone.person!.name.replace(" ", "   "));
     expect(asPerson.status).toBe(409);
     expect((await errorOf(asPerson)).message).toBe(`“${someone.person!.name}” is the name of person ${someone.person!.name}; choose another name`);
@@ -155,7 +155,7 @@ describe("an external agent's name is nobody else's", () => {
 
   it("POST /api/agents with pm-1's name, pm-1's handle or a person's name is refused with 409 name_taken, and nothing is registered", async () => {
     const agent = await testAgent(rt, `agent:names-${newId("user").slice(-6).toLowerCase()}`);
-    const person = await testPerson(rt, "member", own("Quinn Person"));
+    const person = await testPerson(rt, "member", own("Quinn Person"), { exactName: true });
     for (const [name, whose] of [
       [" project  manager", "agent pm-1"],
       ["PM-1", "agent pm-1"],
@@ -170,7 +170,7 @@ describe("an external agent's name is nobody else's", () => {
 
     // An agent whose id is a person's name is refused too (its handle is a name people see).
     const slug = nameKey(own("rex")).replace(" ", "-");
-    await testPerson(rt, "member", slug);
+    await testPerson(rt, "member", slug, { exactName: true });
     const namesake = await testAgent(rt, `agent:${slug}`);
     const byId = await agentsRoute.POST(postJson(namesake, "/api/agents", card(namesake.agent_id, own("Rex Bot"))), undefined as never);
     expect(byId.status).toBe(409);
@@ -204,7 +204,7 @@ describe("an external agent's name is nobody else's", () => {
 
 describe("AutoGen sources show as what they are", () => {
   it("a message from AutoGen source pm-1 of the team “Project Manager” is shown as “AutoGen · pm-1”, never as the workspace's pm-1", async () => {
-    const forwarder = await testPerson(rt, "member", own("Fay Forwarder"));
+    const forwarder = await testPerson(rt, "member", own("Fay Forwarder"), { exactName: true });
     const started = await autogenRunsRoute.POST(postJson(forwarder, "/api/autogen/runs", { channel, task: "Plan the launch", team: "Project Manager" }), undefined as never);
     expect(started.status).toBe(201);
     const { run_id } = (await started.json()) as { run_id: string };

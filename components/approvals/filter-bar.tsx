@@ -29,7 +29,7 @@ export function FilterBar({
   /** Escape or Enter in the text field: back to the list. */
   onEscape: () => void;
 }) {
-  const channels = useMemo(() => filterOptions(list, (a) => a.thread_id, (a) => `#${a.thread_name ?? a.thread_id}`), [list]);
+  const channels = useMemo(() => filterOptions(list, (a) => a.thread_id, (a) => (a.outside_dm ? "A direct message" : `#${a.thread_name ?? a.thread_id}`)), [list]);
   const nameOf = useNameOf();
   const agents = useMemo(() => filterOptions(list, (a) => a.agent_id, (a) => nameOf(a.agent_id)), [list, nameOf]);
   const kinds = useMemo(() => filterOptions(list, (a) => a.kind, (a) => kindLabel(a.kind)), [list]);

@@ -2,7 +2,7 @@
 /**
  * `ItemDetails`: the selected inbox item expanded: what the approval is about (facts, an
  * overseer's recommendation, the arguments, the preview), the decision bar while it is pending,
- * and a link to the approval in its channel.
+ * and a link to the approval in its channel (for an approver outside a DM, a note instead).
  */
 import Link from "next/link";
 import { useState, type Ref } from "react";
@@ -51,13 +51,17 @@ export function ItemDetails({
           onModeChange={(m) => setEditing(m === "edit")}
         />
       )}
-      <Link
-        href={channelHref(a)}
-        className="mt-2 inline-flex items-center gap-1 text-[12.5px] font-medium text-accent hover:underline"
-      >
-        Open in #{a.thread_name ?? "its channel"}
-        <ChevronRightIcon size={12} />
-      </Link>
+      {a.outside_dm ? (
+        <p className="mt-2 text-[12.5px] text-fg-muted">Asked in a direct message you are not part of: you decide this approval, the conversation stays theirs.</p>
+      ) : (
+        <Link
+          href={channelHref(a)}
+          className="mt-2 inline-flex items-center gap-1 text-[12.5px] font-medium text-accent hover:underline"
+        >
+          Open in #{a.thread_name ?? "its channel"}
+          <ChevronRightIcon size={12} />
+        </Link>
+      )}
     </div>
   );
 }

@@ -289,6 +289,11 @@ export interface ApprovalSummary {
   requester: string | null;
   /** Everyone whose request led to the work: none of them may decide under `forbid_self_approval`. */
   requesters: string[];
+  /**
+   * Listed for an approver outside the direct message it was asked in (docs/identity.md
+   * "Approvals in direct messages"): the approval is theirs to decide, the DM not theirs to open.
+   */
+  outside_dm?: true;
   forbid_self_approval: boolean;
   rule: string | null;
   requested_at: string;

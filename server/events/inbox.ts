@@ -93,7 +93,7 @@ export async function inboxOf(queries: Queries, person: Decider, readable: Reada
       kind: "approval",
       key: `approval:${a.approval_id}`,
       thread_id: a.thread_id,
-      thread_name: a.thread_name,
+      thread_name: outside.has(a.approval_id) ? null : a.thread_name,
       run_id: a.run_id,
       event_id: a.approval_id,
       seq: a.request_seq,

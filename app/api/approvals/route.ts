@@ -20,5 +20,6 @@ export const GET = route({ auth: "signed-in", query: Query }, async ({ principal
   if (readable.all) return json({ approvals });
   const unread = approvals.filter((a) => !readable.ids.has(a.thread_id));
   const outside = principal.kind === "person" ? new Set((await decidableOutsideDms(store.queries, unread, principal)).map((a) => a.approval_id)) : new Set<string>();
-  return json({ approvals: approvals.filter((a) => readable.ids.has(a.thread_id) || outside.has(a.approval_id)) });
+  const visible = approvals.filter((a) => readable.ids.has(a.thread_id) || outside.has(a.approval_id));
+  return json({ approvals: visible.map((a) => (outside.has(a.approval_id) ? { ...a, thread_name: null, outside_dm: true as const } : a)) });
 });
