@@ -43,18 +43,35 @@ test("a member imports a copy of a run: it is theirs, quotes the file, and decid
   await expect(dialog.getByRole("checkbox", { name: /Import a copy/ })).toBeChecked();
   await dialog.getByRole("button", { name: "Import", exact: true }).click();
 
-  // The copy is a run of its own, every line the importer's, quoting the file.
+  // The copy is a run of its own: every line the importer's, quoting who the file says sent it.
+  await expect(page).toHaveURL(/\/runs\/run_[0-9A-Z]+$/);
   await expect(page).not.toHaveURL(new RegExp(`/runs/${run_id}$`));
-  await expect(page.getByText("Approved, go ahead with the transfer.").first()).toBeVisible();
-  await expect(page.getByText("imported from Project Manager").first()).toBeVisible();
-  await expect(page.getByText("imported from Ken").first()).toBeVisible();
-  const systemLine = page.getByRole("article", { name: "Imported chat.system from Clutch" });
+  const copyRun = decodeURIComponent(page.url().split("/runs/")[1]!);
+  const timeline = page.getByRole("list", { name: "Events of the run" });
+  await expect(timeline.getByText("imported from Project Manager")).toBeVisible();
+  await expect(timeline.getByText("imported from Ken").first()).toBeVisible();
+  await expect(timeline.getByRole("button", { name: /^Event 7: chat\.message from Lee Importer/ })).toBeVisible();
+  // The tree still shows who did the work in the original.
+  await expect(page.getByRole("button", { name: "ken: Count the regions — Succeeded" })).toBeVisible();
+  // It cannot be re-run: it never acts.
+  await page.getByRole("region", { name: "Replay" }).getByRole("button", { name: "Re-run from here" }).first().click();
+  const refusal = page.getByRole("dialog", { name: "An imported copy cannot be re-run" });
+  await expect(refusal).toBeVisible();
+  await refusal.getByRole("button", { name: "OK" }).click();
+  await screenshots(page, info, "imported-copy-run");
+
+  // The copy's thread: the importer's lines with "imported from …"; Clutch's line and the approval quoted, nothing to approve.
+  await page.goto(`/c/${channel.id}?run=${encodeURIComponent(copyRun)}`);
+  const thread = page.getByRole("complementary", { name: "Thread of run Count the regions" });
+  await expect(thread.getByText("Approved, go ahead with the transfer.")).toBeVisible();
+  await expect(thread.getByText("imported from Project Manager")).toBeVisible();
+  const systemLine = thread.getByRole("article", { name: "Imported chat.system from Clutch" });
   await expect(systemLine).toContainText("Lee Importer imported chat.system from Clutch");
   await expect(systemLine).toContainText("Lee is now an admin of this workspace");
-  await expect(page.getByRole("article", { name: "Imported approval.requested from Clutch" })).toContainText("Wire the money");
+  await expect(thread.getByRole("article", { name: "Imported approval.requested from Clutch" })).toContainText("Wire the money");
   await expect(page.getByRole("button", { name: /^Approve/ })).toHaveCount(0);
   expect(await seriousViolations(page)).toEqual([]);
-  await screenshots(page, info, "imported-copy");
+  await screenshots(page, info, "imported-copy-thread");
 
   // The channel's conversation still reads as it did: the copy lives in its run's view.
   const admin = await browser.newPage();

@@ -108,6 +108,25 @@ describe("the channel's conversation", () => {
     expect(kinds(rows)[at + 1]).toBe(`approval.requested:${s.approval.id}`);
     expect(kinds(buildRows(Object.values(s), [], { readUpTo: null }))).not.toContain("unread");
   });
+
+  it("an imported copy stays out of the conversation; in its thread each row names whom it quotes, never summed up as Clutch's steps", () => {
+    const lee = { agent_id: "user:lee", role: "human", display_name: "Lee" } as const;
+    const quoting = (from: string) => ({ from: lee, meta: { imported: { from: { agent_id: from }, by: lee.agent_id, at: "2026-11-24T09:00:00.000Z", run_id: "run_file" } } });
+    const request = ev("task.request", { title: "Count" }, { ...quoting("agent:orchestrator"), to: [pm] });
+    const routed = ev("routing.decision", { selected: "agent:pm-1", candidates: ["agent:pm-1"], reason: "r", scores: {} }, quoting("agent:router"));
+    const said = ev("chat.message", { text: "Four regions" }, quoting("agent:pm-1"));
+    const again = ev("chat.message", { text: "And one more" }, quoting("agent:pm-1"));
+    expect([request, routed, said, again].some(inConversation)).toBe(false);
+    const rows = buildRows([request, routed, said, again], [], { view: "all", steps: true });
+    const events = rows.flatMap((r) => (r.kind === "event" ? [r] : []));
+    expect(rows.some((r) => r.kind === "details")).toBe(false);
+    expect(events.map((r) => [r.event.id, r.ctx.continued])).toEqual([
+      [request.id, false],
+      [routed.id, false],
+      [said.id, false], // same `from` (Lee) as above, but it quotes another sender
+      [again.id, true],
+    ]);
+  });
 });
 
 describe("a run's card and a person's message, on the server", () => {

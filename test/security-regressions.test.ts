@@ -11,7 +11,18 @@
  * - a write names every scope it touches: a run or task of another channel is refused;
  * - display names are the server's;
  * - only an admin changes an agent's signing keys; a keyed agent's heartbeat is signed;
- * - a blocking A2A message/send answers within its bound.
+ * - a blocking A2A message/send answers within its bound;
+ * - an imported copy of a run is the importer's and never acts (no approval decided, no escalation,
+ *   no line of Clutch's or another sender's words, no dispatch), and approval events fold only
+ *   into their own run's approval;
+ * - everyone who asked for the work is its requester (a person who added a request, a forker, the
+ *   maker of an agent's key), and a DM's held work is decided by an approver the rule names.
+ *
+ * The drill's other findings have files of their own beside this one:
+ * security-regressions-private-work (the agent directory and trace export),
+ * security-regressions-limits-dms (429 on every door; a DM stays between two),
+ * security-regressions-sessions (an ended session ends its sockets) and
+ * security-regressions-names (names are unique across people and agents).
  */
 import { generateKeyPairSync } from "node:crypto";
 import fs from "node:fs";
@@ -284,6 +295,10 @@ describe("an imported copy of a run is the importer's and never acts", () => {
     await new Promise((r) => setTimeout(r, 1500));
     const run = await rt.store.readAll({ run_id: request!.run_id });
     expect(run.map((e) => e.type)).toEqual(["task.request"]); // no routing, no policy decision, no accept
+    // Nor can it be re-run: a fork of it would be a copy too.
+    const fork = await forkRoute.POST(postJson(lee, `/api/runs/${request!.run_id}/fork`, { at_seq: request!.seq }), params({ run_id: request!.run_id }));
+    expect(fork.status).toBe(409);
+    expect(await errorOf(fork)).toMatchObject({ code: "imported_copy" });
   });
 
   it("nobody but Clutch marks an event as imported or forked", async () => {

@@ -2,7 +2,7 @@
  * One line per event for the replay timeline (every event of the run, under the graph): who,
  * what, and a short text, without rendering the full event.
  */
-import type { StoredEvent } from "@/lib/protocol";
+import { actorOf, type StoredEvent } from "@/lib/protocol";
 import { bareId } from "@/components/events/participant";
 
 function str(v: unknown): string | null {
@@ -44,7 +44,7 @@ export function summarize(ev: StoredEvent): string {
     case "task.request":
       return oneLine(`${typeof ev.meta?.review_of === "string" ? "Review: " : ""}${str(p.title) ?? str(p.instructions) ?? "new task"}${ev.to.length ? ` → ${ev.to.map((t) => bareId(t.agent_id)).join(", ")}` : ""}`);
     case "task.accept":
-      return `accepted by ${bareId(str(p.agent_id) ?? ev.from.agent_id)}`;
+      return `accepted by ${bareId(str(p.agent_id) ?? actorOf(ev))}`;
     case "task.progress":
       return oneLine(
         p.status === "in_review"

@@ -4,10 +4,12 @@
  * new run is forked at, what is kept (the events up to it, and the tasks that had ended by then)
  * and what is done again (the tasks still open at that point, and whatever they go on to
  * delegate), and says that the channel stays as it is: the fork has its own thread and run view,
- * and can be compared with this run afterwards.
+ * and can be compared with this run afterwards. An imported copy of a run never acts
+ * (docs/identity.md "Imported runs are copies that never act"), so for one it says why it cannot
+ * be re-run instead.
  */
 import { useMemo } from "react";
-import type { StoredEvent } from "@/lib/protocol";
+import { isImportedCopy, type StoredEvent } from "@/lib/protocol";
 import { nodesOf, type RunGraphState } from "@/lib/fold/run-graph";
 import { TERMINAL_STATES } from "@/lib/fold/task-state";
 import { useSenderName } from "@/components/events/use-sender-name";
@@ -51,6 +53,23 @@ export function ForkDialog({
 }) {
   const plan = useMemo(() => (state ? forkPlan(state) : null), [state]);
   const from = useSenderName(event?.from ?? { agent_id: "" }).name;
+  if (event && isImportedCopy(event)) {
+    return (
+      <Dialog open onClose={onClose} title="An imported copy cannot be re-run" className="max-w-lg">
+        <div className="space-y-3 px-5 pb-5 text-[13.5px]">
+          <p>
+            This run was imported from a file as a copy: it is there to replay and compare, and it never starts work or decides anything, so it cannot continue from an event.
+          </p>
+          <p className="text-fg-muted">To continue the original, re-run it from its own run page. An admin can restore a file as a live run by importing it without “Import a copy”.</p>
+          <div className="flex justify-end pt-1">
+            <Button variant="primary" onClick={onClose} autoFocus>
+              OK
+            </Button>
+          </div>
+        </div>
+      </Dialog>
+    );
+  }
   return (
     <Dialog open={event !== null} onClose={onClose} title={event ? `Re-run from event #${event.seq}?` : "Re-run"} className="max-w-lg">
       {event && plan && (

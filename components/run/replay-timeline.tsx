@@ -10,7 +10,7 @@
  * in components/run/run-screen.tsx (they work anywhere on the page).
  */
 import { memo, useEffect, useRef } from "react";
-import type { StoredEvent } from "@/lib/protocol";
+import { importedFrom, type StoredEvent } from "@/lib/protocol";
 import { useNameOf } from "@/components/events/use-sender-name";
 import { formatFull } from "@/components/ui/time";
 import { ForkIcon, PauseIcon, PlayIcon, RadioIcon, SkipEndIcon, SkipStartIcon, StepBackIcon, StepForwardIcon } from "./icons";
@@ -64,7 +64,9 @@ const EventRow = memo(function EventRow({
 }) {
   const fam = familyOf(event);
   const forked = event.meta?.forked_from !== undefined;
-  const sender = useNameOf()(event.from);
+  const nameOf = useNameOf();
+  const sender = nameOf(event.from);
+  const imported = importedFrom(event);
   return (
     <div
       role="listitem"
@@ -96,6 +98,11 @@ const EventRow = memo(function EventRow({
         {forked && (
           <span className="shrink-0 rounded bg-sunken px-1 text-[10px] text-fg-subtle max-sm:hidden" title="Copied from the run this one was forked from">
             copied
+          </span>
+        )}
+        {imported && (
+          <span className="shrink-0 truncate rounded bg-warning/10 px-1 text-[10px] font-semibold text-warning max-sm:hidden" title={`${sender} imported this from a file; the file says ${imported.from.agent_id} sent it. The copy acts on nothing.`}>
+            imported from {nameOf(imported.from)}
           </span>
         )}
       </button>

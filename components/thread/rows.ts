@@ -13,7 +13,7 @@
  * renders one), so a field is still tested before it is used: a malformed event must not break
  * the list.
  */
-import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { importedFrom, isEvent, isImportedCopy, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import type { RunSummary } from "@/lib/api/types";
 import { affectsTask, foldTask, isTaskEvent, type TaskView } from "@/lib/fold/task-state";
 import { indexQuestions, type MessageRef } from "@/lib/fold/questions";
@@ -42,14 +42,19 @@ function isMachinery(ev: StoredEvent): boolean {
 
 /** A policy.decision that allowed: quiet, grouped, and no break in a sender's group. */
 function isAllow(ev: StoredEvent): ev is StoredEventOf<"policy.decision"> {
-  return isEvent(ev, "policy.decision") && ev.payload?.decision === "allow";
+  return isEvent(ev, "policy.decision") && ev.payload?.decision === "allow" && !isImportedCopy(ev);
 }
 
 /** Rows from the same sender closer than this are grouped. */
 const GROUP_MS = 5 * 60_000;
 
 function sameSender(a: StoredEvent, b: StoredEvent): boolean {
-  return a.from?.agent_id === b.from?.agent_id && (a.from?.display_name ?? "") === (b.from?.display_name ?? "");
+  return (
+    a.from?.agent_id === b.from?.agent_id &&
+    (a.from?.display_name ?? "") === (b.from?.display_name ?? "") &&
+    // An imported copy's rows group only with rows quoting the same sender (each names whom it quotes).
+    importedFrom(a)?.from.agent_id === importedFrom(b)?.from.agent_id
+  );
 }
 
 /**
@@ -217,7 +222,8 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
     }
     if (!shown) continue;
     if (steps && isEvent(ev, "tool.result", "tool.error") && typeof ev.payload?.call_id === "string" && called.has(ev.payload.call_id)) continue;
-    if (steps && isMachinery(ev)) {
+    // An imported copy's machinery keeps a row each, naming whom it quotes: never summed up as Clutch's own steps.
+    if (steps && isMachinery(ev) && !isImportedCopy(ev)) {
       const last = rows[rows.length - 1];
       if (last?.kind === "details") last.events.push(ev);
       else rows.push({ kind: "details", key: `details-${ev.seq}`, events: [ev] });

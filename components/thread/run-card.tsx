@@ -118,6 +118,11 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
         <h3 className="min-w-0 flex-1 truncate text-[13.5px] font-semibold text-fg" title={title}>
           {title}
         </h3>
+        {run.imported && (
+          <span className="shrink-0 rounded bg-warning/10 px-1 text-[10.5px] font-semibold text-warning" title="Imported from a file as a copy: shown to replay and compare, it starts no work and decides nothing">
+            imported copy
+          </span>
+        )}
         <Elapsed run={run} />
       </div>
       <div className="mt-1.5 flex flex-wrap items-center gap-x-2 gap-y-1">

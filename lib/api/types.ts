@@ -188,6 +188,8 @@ export interface RunSummary {
   last_seq: number;
   /** The run this one was forked from, at which seq of it. */
   forked_from: { run_id: string; seq: number } | null;
+  /** An imported copy of a run (docs/identity.md "Imported runs are copies that never act"): shown, never acting. */
+  imported?: true;
   /** Who works on what right now: the run's unfinished tasks that have an assignee, oldest first. */
   active: ActiveTask[];
   /** Questions to the people of the channel that wait for an answer, oldest first. */

@@ -105,6 +105,7 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
       first_seq: firsts.get(r.id) ?? 0,
       last_seq: Number(r.last_seq),
       forked_from: r.forked_from_run_id ? { run_id: r.forked_from_run_id, seq: Number(r.forked_at_seq ?? 0n) } : null,
+      ...(first?.imported ? { imported: true as const } : {}),
       active: open
         .filter((t) => t.run_id === r.id && t.assignee)
         .map((t) => ({ task_id: t.id, title: t.title, assignee: t.assignee!, state: t.state as TaskState })),

@@ -16,7 +16,7 @@
  *               reported with its number and the zod issue; a bad line stores nothing),
  *               then appended in bounded groups (EventStore.appendAll, docs/limits.md).
  */
-import { ClutchMessageSchema, type ClutchMessage, type ImportedMeta, type Participant } from "@/lib/protocol";
+import { ClutchMessageSchema, isImportedCopy, type ClutchMessage, type ImportedMeta, type Participant } from "@/lib/protocol";
 import type { RunImportResult, RunSummary } from "@/lib/api/types";
 import { ClutchError } from "../errors";
 import type { EventStore } from "../events/store";
@@ -26,11 +26,15 @@ import { remapRun, upTo } from "./remap";
 /**
  * Fork `run_id` at `at_seq`, by `by` (the principal who forks, recorded as `forked_from.by`: they
  * asked for the fork's work too, docs/identity.md). Throws ClutchError unknown_run (404),
- * invalid_fork (400) when no event of the run is at or before at_seq.
+ * invalid_fork (400) when no event of the run is at or before at_seq, imported_copy (409) for an
+ * imported copy, which never acts.
  */
 export async function forkRun(store: EventStore, run_id: string, at_seq: number, by?: string): Promise<RunSummary> {
   const all = await store.readAll({ run_id });
   if (!all.length) throw new ClutchError("unknown_run", `run ${run_id} has no events`, 404);
+  if (isImportedCopy(all[0])) {
+    throw new ClutchError("imported_copy", `run ${run_id} is an imported copy: it never acts, so it cannot be re-run; re-run the original, or have an admin restore the file as a run (import without new_run)`, 409);
+  }
   const copied = upTo(all, at_seq);
   if (!copied.length) throw new ClutchError("invalid_fork", `run ${run_id} has no event at or before seq ${at_seq}; its first is ${all[0]!.seq}`);
   const { run_id: fork, messages } = remapRun(copied, {
