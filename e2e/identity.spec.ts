@@ -55,9 +55,13 @@ test("an admin invites a person, who signs up in another browser and is greeted 
     const p = await lee.newPage();
     await p.goto(link);
     await expect(p.getByText("You are invited as a member (for Lee).")).toBeVisible();
-    await p.getByLabel("Your name").fill(name);
+    // An agent's name is taken, whatever its case or spacing: the form says whose it is, and the link still works.
+    await p.getByLabel("Your name").fill("  project   MANAGER ");
     await p.getByLabel("Email").fill(`lee.${Date.now()}@clutch.test`);
     await p.getByLabel("Password").fill("lee's long password");
+    await p.getByRole("button", { name: "Create account" }).click();
+    await expect(p.getByText("“project MANAGER” is the name of agent pm-1; choose another name")).toBeVisible();
+    await p.getByLabel("Your name").fill(name);
     await p.getByRole("button", { name: "Create account" }).click();
     await expect(p.getByRole("button", { name: `Your account (signed in as ${name})` })).toBeVisible({ timeout: 30_000 });
     await expect(p.getByRole("link", { name: "Admin" })).toHaveCount(0);

@@ -47,6 +47,7 @@ test("a member imports a copy of a run: it is theirs, quotes the file, and decid
   await expect(page).toHaveURL(/\/runs\/run_[0-9A-Z]+$/);
   await expect(page).not.toHaveURL(new RegExp(`/runs/${run_id}$`));
   const copyRun = decodeURIComponent(page.url().split("/runs/")[1]!);
+  await expect(page.getByLabel("Imported copy")).toContainText("it starts no work and decides nothing");
   const timeline = page.getByRole("list", { name: "Events of the run" });
   await expect(timeline.getByText("imported from Project Manager")).toBeVisible();
   await expect(timeline.getByText("imported from Ken").first()).toBeVisible();
@@ -65,6 +66,7 @@ test("a member imports a copy of a run: it is theirs, quotes the file, and decid
   const thread = page.getByRole("complementary", { name: "Thread of run Count the regions" });
   await expect(thread.getByText("Approved, go ahead with the transfer.")).toBeVisible();
   await expect(thread.getByText("imported from Project Manager")).toBeVisible();
+  await expect(thread.getByText("Accepted by ken")).toBeVisible();
   const systemLine = thread.getByRole("article", { name: "Imported chat.system from Clutch" });
   await expect(systemLine).toContainText("Lee Importer imported chat.system from Clutch");
   await expect(systemLine).toContainText("Lee is now an admin of this workspace");

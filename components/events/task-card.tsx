@@ -9,7 +9,7 @@
  * passed review (`meta.approved_by`) says "Approved by qa-1"; a delegation refused by the
  * manifest (task.error PERMISSION_DENIED) reads as a refusal, not a crash.
  */
-import type { StoredEventOf } from "@/lib/protocol";
+import { actorOf, type StoredEventOf } from "@/lib/protocol";
 import type { TaskState, TaskView } from "@/lib/fold/task-state";
 import { Chip, StatusBadge, type Tone } from "@/components/ui/chip";
 import { Disclosure } from "@/components/ui/disclosure";
@@ -181,7 +181,7 @@ function Body({ event, related, decision }: { event: TaskEvent; related?: TaskVi
       const p = event.payload;
       return (
         <p className="text-[13px] text-fg-muted">
-          Accepted by <AgentName id={p.agent_id ?? event.from.agent_id} />
+          Accepted by <AgentName id={p.agent_id ?? actorOf(event)} />
           {p.instance_id && <> · instance {p.instance_id}</>}
           {p.note && <> — {p.note}</>}
         </p>

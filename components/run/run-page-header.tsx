@@ -116,7 +116,7 @@ function RecentRuns({ threadId, runId, onImport }: { threadId: string; runId: st
   );
 }
 
-/** "Forked from <run> at seq N" and "Forks: …". */
+/** "Forked from <run> at seq N", "Forks: …", and for an imported copy what it is. */
 function Lineage({ detail }: { detail: RunDetailResponse }) {
   const from = detail.run.forked_from;
   const forks = detail.run.forks ?? [];
@@ -126,9 +126,16 @@ function Lineage({ detail }: { detail: RunDetailResponse }) {
     enabled: Boolean(from),
     staleTime: 60_000,
   });
-  if (!from && !forks.length) return null;
+  const imported = detail.run.imported === true;
+  if (!from && !forks.length && !imported) return null;
   return (
     <div className="flex min-w-0 flex-wrap items-center gap-x-4 gap-y-0.5 border-b border-line bg-sunken/60 px-3 py-1 text-[12px] text-fg-muted sm:px-4">
+      {imported && (
+        <p className="flex min-w-0 items-center gap-1.5" aria-label="Imported copy">
+          <span className="shrink-0 rounded bg-warning/10 px-1 text-[10.5px] font-semibold text-warning">imported copy</span>
+          <span className="min-w-0">Imported from a file, to replay and compare: it starts no work and decides nothing; each event names whom the file says sent it.</span>
+        </p>
+      )}
       {from && (
         <p className="flex min-w-0 items-center gap-1" aria-label="Forked from">
           <ForkIcon size={12} className="shrink-0 text-fg-subtle" />
