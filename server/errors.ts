@@ -33,6 +33,7 @@ export const ERROR_STATUS = {
   invalid_arguments: [400],
   invalid_fork: [400],
   imported_copy: [409],
+  restore_decides: [409],
   not_a_fork: [400],
   invalid_ref: [400],
   invalid_schema: [400],

@@ -260,6 +260,15 @@ describe("an imported copy of a run is the importer's and never acts", () => {
     const asLee = await decide(lee, approval_id);
     expect(asLee.status).toBe(403);
     expect((await rt.store.queries.task(root.task_id))?.state).toBe("approval_required");
+    // Nor does an admin's restore (the run's own ids) decide it "as" another admin.
+    const granted = makeMessage({ type: "approval.granted", thread_id, run_id: root.run_id, task_id: root.task_id, from: { agent_id: bo.agent_id, role: "human" }, to: [], payload: { approval_id, by: bo.agent_id } });
+    const restore = await importRoute.POST(
+      requestAs(ada, `http://localhost:3000/api/runs/import`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: JSON.stringify(granted) }),
+      params({}),
+    );
+    expect(restore.status).toBe(409);
+    expect(await errorOf(restore)).toMatchObject({ code: "restore_decides", message: expect.stringContaining(approval_id) });
+    expect(await rt.store.queries.approval(approval_id)).toMatchObject({ state: "pending" });
   });
 
   it("Clutch's lines and an agent's words in a copy are shown as the importer's, quoting the file, never in the channel", async () => {

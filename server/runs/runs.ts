@@ -83,6 +83,23 @@ export interface ImportOptions {
 const MAX_ISSUES = 50;
 
 /**
+ * A restore writes the file's events as they are, but never decides an approval this server
+ * holds: a granted, rejected or expired line about a stored approval would be a decision nobody
+ * made here (an admin could approve their own work "as" another admin). Lines the log already
+ * holds (the same id in the same run) are fine: the append skips them. Throws ClutchError
+ * restore_decides (409) naming the first such line; nothing is stored.
+ */
+async function refuseStoredDecisions(store: EventStore, messages: readonly ClutchMessage[]): Promise<void> {
+  for (const [i, m] of messages.entries()) {
+    if (m.type !== "approval.granted" && m.type !== "approval.rejected" && m.type !== "approval.expired") continue;
+    const approval_id = String((m.payload as { approval_id?: unknown }).approval_id ?? "");
+    if (!(await store.queries.approval(approval_id))) continue;
+    if (await store.queries.eventInRun(m.run_id, m.id)) continue;
+    throw new ClutchError("restore_decides", `event ${i + 1} (${m.type}) decides approval ${approval_id}, which this server holds; a restore never decides an approval: decide it in Clutch; nothing was stored`, 409);
+  }
+}
+
+/**
  * The copy's messages as the importer's own: `from` is the importer, the file's sender is quoted
  * in `meta.imported` (lib/protocol/imported.ts), a signature (which no longer matches) is dropped,
  * and root requests name the importer as the one who asked.
@@ -149,6 +166,7 @@ export async function importRun(store: EventStore, text: string, opts: ImportOpt
       if (!(await opts.canWrite(thread_id))) throw new ClutchError("unknown_thread", `thread ${thread_id} does not exist`, 422);
     }
   }
+  if (!opts.new_run) await refuseStoredDecisions(store, toStore);
   const before = opts.new_run ? null : await runDetail(store.queries, run_id);
   const existing = before ? { title: before.run.title, event_count: before.run.event_count } : null;
   const root = toStore.find((m) => m.type === "task.request" && !m.parent_task_id);
