@@ -4,7 +4,7 @@
  * copied event names the importer as its sender, and keeps what the file said in
  * `meta.imported`:
  *
- *   meta.imported = { from: { agent_id, display_name? },  // the sender the file named (quoted data)
+ *   meta.imported = { from: { agent_id, role?, display_name? },  // the sender the file named, as it named it (quoted data)
  *                     by: "user:<id>",                      // who imported it
  *                     at: "<ISO 8601>",                      // when
  *                     run_id: "<the run id in the file>" }
@@ -16,7 +16,7 @@
 import { z } from "zod";
 
 export const ImportedMetaSchema = z.object({
-  from: z.object({ agent_id: z.string(), display_name: z.string().optional() }),
+  from: z.looseObject({ agent_id: z.string(), role: z.string().optional(), display_name: z.string().optional() }),
   by: z.string(),
   at: z.string(),
   run_id: z.string(),

@@ -108,7 +108,7 @@ function asImportedCopy(messages: ClutchMessage[], file_run_id: string, importer
   const at = new Date().toISOString();
   return messages.map(({ security, ...m }) => {
     void security;
-    const imported: ImportedMeta = { from: { agent_id: m.from.agent_id, ...(m.from.display_name ? { display_name: m.from.display_name } : {}) }, by: importer.agent_id, at, run_id: file_run_id };
+    const imported: ImportedMeta = { from: { ...m.from }, by: importer.agent_id, at, run_id: file_run_id };
     const root = m.type === "task.request" && !m.parent_task_id;
     return { ...m, from: { ...importer }, meta: { ...m.meta, imported, ...(root ? { requested_by: importer.agent_id } : {}) } };
   });
