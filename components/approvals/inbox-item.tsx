@@ -82,8 +82,8 @@ export function InboxItem({
           </div>
           <p className="mt-0.5 flex flex-wrap items-center gap-x-1.5 gap-y-0.5 text-[12px] text-fg-muted">
             <span className="inline-flex items-center gap-0.5 font-medium text-fg">
-              <HashIcon size={11} className="text-fg-subtle" />
-              {a.outside_dm ? "a direct message" : (a.thread_name ?? a.thread_id)}
+              {!a.outside_dm && <HashIcon size={11} className="text-fg-subtle" />}
+              {a.outside_dm ? "In a direct message" : (a.thread_name ?? a.thread_id)}
             </span>
             {a.run_title && (
               <>

@@ -63,7 +63,8 @@ export function ApprovalsInbox() {
     hasSelection: selected !== undefined,
     select: selection.select,
     actions,
-    openSelected: () => selected && router.push(channelHref(selected)),
+    // An approval asked in a DM the person is not part of has no channel of theirs to open.
+    openSelected: () => selected && !selected.outside_dm && router.push(channelHref(selected)),
     search: searchRef,
   });
 
