@@ -35,13 +35,21 @@ export function isForkCopy(ev: { meta?: Record<string, unknown> }): boolean {
 }
 
 /**
+ * A copy of another run's event: a fork's (`isForkCopy`) or an import's (lib/protocol/imported.ts).
+ * Copies are shown in their own run, never again as the channel's conversation, unread or spend.
+ */
+export function isCopy(ev: { meta?: Record<string, unknown> }): boolean {
+  return isForkCopy(ev) || isImportedCopy(ev);
+}
+
+/**
  * True when the event belongs in the channel's conversation (see the file comment); false for
  * the machinery of runs, for thread replies, which the channel shows in threads, for a
  * fork's copies of earlier events, and for an imported copy of a run (lib/protocol/imported.ts:
  * shown in its run's view as "imported from …", never as the channel's conversation).
  */
 export function inConversation(ev: StoredEvent): boolean {
-  if (!ev || typeof ev.type !== "string" || isForkCopy(ev) || isImportedCopy(ev)) return false;
+  if (!ev || typeof ev.type !== "string" || isCopy(ev)) return false;
   switch (ev.type) {
     case "chat.message": {
       if (isThreadReply(ev)) return false;

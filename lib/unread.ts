@@ -3,8 +3,7 @@
  * not agents' heartbeats or tool chatter.
  */
 import type { MessageType } from "./protocol/payloads";
-import { isForkCopy } from "./conversation";
-import { isImportedCopy } from "./protocol/imported";
+import { isCopy } from "./conversation";
 
 const UNREAD_TYPES: ReadonlySet<string> = new Set<MessageType>([
   "chat.message",
@@ -22,5 +21,5 @@ export const THREAD_CREATED = "thread.created";
 
 /** True when the event adds one to its thread's unread count (a fork's copies never do: they were read once). */
 export function countsAsUnread(ev: { type: string; meta?: Record<string, unknown> }): boolean {
-  return UNREAD_TYPES.has(ev.type) && ev.meta?.kind !== THREAD_CREATED && !isForkCopy(ev) && !isImportedCopy(ev);
+  return UNREAD_TYPES.has(ev.type) && ev.meta?.kind !== THREAD_CREATED && !isCopy(ev);
 }

@@ -121,7 +121,6 @@ describe("ending a session ends its sockets, on every node", () => {
     const phone = await signIn(sam.person!.email);
     const { c1, c2, close } = await twoSockets(open, laptop.cookie, phone.cookie);
     try {
-
       expect((await authPost("/sign-out", {}, laptop.cookie)).status).toBe(200);
       await say(open, "after sign-out");
 
@@ -152,7 +151,6 @@ describe("ending a session ends its sockets, on every node", () => {
     const phone = await signIn(kim.person!.email);
     const { c1, c2, close } = await twoSockets(open, laptop.cookie, phone.cookie);
     try {
-
       const changed = await authPost("/change-password", { currentPassword: PASSWORD, newPassword: "a new long password", revokeOtherSessions: true }, phone.cookie);
       expect(changed.status).toBe(200);
       await say(open, "after the password change");
@@ -189,7 +187,6 @@ describe("ending a session ends its sockets, on every node", () => {
     await db.query(`UPDATE sessions SET expires_at = now() + interval '2 seconds' WHERE token = $1`, [kiosk.token]);
     const { c1, c2, close } = await twoSockets(open, kiosk.cookie, laptop.cookie);
     try {
-
       await expect.poll(() => c1.closed, { timeout: 6000 }).toEqual(["io server disconnect"]);
       expect(c1.ended).toEqual([{ code: "session_ended", message: "this session expired: sign in again" }]);
       await say(open, "after expiry");

@@ -8,11 +8,10 @@
  *
  * Costs are the price table's (per million tokens, in its currency) times the counts; a call whose
  * model has no price adds its tokens and counts in `unpriced_calls`, never a guessed cost. A fork's
- * copies of earlier events (lib/conversation.ts `isForkCopy`) were paid for by the original run
+ * copies of earlier events and an import's copies (lib/conversation.ts `isCopy`) were paid for by the original run
  * and are left out.
  */
-import { isForkCopy } from "../conversation";
-import { isImportedCopy } from "../protocol/imported";
+import { isCopy } from "../conversation";
 import type { StoredEvent } from "../protocol/envelope";
 import { isEvent } from "../protocol/events";
 import { isPeopleRecipient } from "./questions";
@@ -107,7 +106,7 @@ export function foldUsage(events: readonly StoredEvent[], prices: PriceTable = E
   const taskEnded = new Map<string, number>();
   const openTools = new Map<string, { at: number; task_id: string; agent_id: string }>();
   const openWaits = new Map<string, { at: number; task_id: string }>();
-  const live = events.filter((e) => e && typeof e.type === "string" && e.payload && typeof e.payload === "object" && !isForkCopy(e) && !isImportedCopy(e));
+  const live = events.filter((e) => e && typeof e.type === "string" && e.payload && typeof e.payload === "object" && !isCopy(e));
   const first = live.length ? time(live[0]!.ts) : 0;
   const last = live.length ? time(live.at(-1)!.ts) : 0;
 

@@ -37,7 +37,7 @@
  *
  * The system principal (Clutch and its workspace agents) may append anything.
  */
-import { sameSigningKeys, type AgentCard, type ClutchMessage } from "@/lib/protocol";
+import { isEvent, sameSigningKeys, type AgentCard, type ClutchMessage } from "@/lib/protocol";
 import type { Queries } from "../events/queries";
 import { ClutchError, isClutchError } from "../errors";
 import type { ChannelAccess } from "./access";
@@ -136,8 +136,8 @@ export async function authorizeAppend(
   }
   if (!deps.names) return;
   for (const [i, m] of messages.entries()) {
-    if (m.type !== "agent.register" && m.type !== "agent.update") continue;
-    const card = (m.payload as { card?: AgentCard }).card;
+    if (!isEvent(m, "agent.register", "agent.update")) continue;
+    const card = m.payload.card;
     if (!card?.display?.name) continue;
     const agent_id = card.agent_id ?? p.agent_id;
     try {

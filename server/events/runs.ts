@@ -73,7 +73,8 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
     const waiting_on: WaitingOn[] = [
       ...questions.map((q): WaitingOn => ({ kind: "answer", message_id: q.id, from: q.from.agent_id, to: (questionEvents.get(`${q.run_id}/${q.id}`)?.to ?? []).map((t) => t.agent_id).filter(isPeopleId) })),
       ...waitingApprovals.map((a): WaitingOn => {
-        const asked = requests.get(Number(a.request_seq))?.payload as { requester?: unknown; requesters?: unknown; forbid_self_approval?: unknown } | undefined;
+        const request = requests.get(Number(a.request_seq));
+        const asked = request && isEvent(request, "approval.requested") ? request.payload : undefined;
         return {
           kind: "approval",
           approval_id: a.id,

@@ -16,7 +16,7 @@
  *               reported with its number and the zod issue; a bad line stores nothing),
  *               then appended in bounded groups (EventStore.appendAll, docs/limits.md).
  */
-import { ClutchMessageSchema, isImportedCopy, type ClutchMessage, type ImportedMeta, type Participant } from "@/lib/protocol";
+import { ClutchMessageSchema, isEvent, isImportedCopy, type ClutchMessage, type ImportedMeta, type Participant } from "@/lib/protocol";
 import type { RunImportResult, RunSummary } from "@/lib/api/types";
 import { ClutchError } from "../errors";
 import type { EventStore } from "../events/store";
@@ -91,8 +91,8 @@ const MAX_ISSUES = 50;
  */
 async function refuseStoredDecisions(store: EventStore, messages: readonly ClutchMessage[]): Promise<void> {
   for (const [i, m] of messages.entries()) {
-    if (m.type !== "approval.granted" && m.type !== "approval.rejected" && m.type !== "approval.expired") continue;
-    const approval_id = String((m.payload as { approval_id?: unknown }).approval_id ?? "");
+    if (!isEvent(m, "approval.granted", "approval.rejected", "approval.expired")) continue;
+    const approval_id = m.payload.approval_id;
     if (!(await store.queries.approval(approval_id))) continue;
     if (await store.queries.eventInRun(m.run_id, m.id)) continue;
     throw new ClutchError("restore_decides", `event ${i + 1} (${m.type}) decides approval ${approval_id}, which this server holds; a restore never decides an approval: decide it in Clutch; nothing was stored`, 409);

@@ -166,7 +166,7 @@ export function isTraced(ev: StoredEvent): boolean {
       return true;
     case "audit.change":
       // A channel made private (or public): its runs' spans carry its content or not from now on.
-      return (ev.payload as { action?: unknown }).action === "channel.visibility_changed";
+      return isEvent(ev, "audit.change") && ev.payload.action === "channel.visibility_changed";
     case "chat.message": {
       const p = ev.payload as { expects_reply?: unknown; reply_to?: unknown };
       return p.expects_reply === true || (typeof p.reply_to === "string" && ev.to.length > 0);
