@@ -30,7 +30,9 @@ afterAll(async () => {
  * Each test starts two or three agent processes (Node and tsx compiling the server, about 10 s of
  * CPU each on this 2-core machine) beside the suite's other files: more than the default 60 s.
  */
-const NODE_TEST_MS = 150_000;
+const NODE_TEST_MS = 240_000;
+/** How long a step of the built-in team may take here while the suite's other files run beside it (ms). */
+const STEP_MS = 90_000;
 
 describe.skipIf(inject("embeddedDatabase"))("restart and failover", () => {
   it("finishes the run after a hard stop, with no event lost or stored twice", async () => {
@@ -50,8 +52,12 @@ describe.skipIf(inject("embeddedDatabase"))("restart and failover", () => {
     expect((await threadEvents(rt, thread_id)).length).toBe(atKill); // nothing moves while it is down
 
     await startAgentNode(ws.dir, deployment, children);
-    await waitFor(rt, thread_id, "pm-1's result after the restart", (evs) =>
-      evs.find((e) => e.type === "task.result" && e.run_id === question.run_id && e.from.agent_id === "agent:pm-1"),
+    await waitFor(
+      rt,
+      thread_id,
+      "pm-1's result after the restart",
+      (evs) => evs.find((e) => e.type === "task.result" && e.run_id === question.run_id && e.from.agent_id === "agent:pm-1"),
+      STEP_MS,
     );
     const run = await runRow(rt, question.run_id);
     expect(run).toMatchObject({ state: "succeeded", task_total: 3, task_done: 3 });
@@ -73,7 +79,7 @@ describe.skipIf(inject("embeddedDatabase"))("restart and failover", () => {
     await say(rt, thread_id, "Analyze last quarter's sales trends");
     const first = await waitFor(rt, thread_id, "pm-1's question", question([]));
     await answer(rt, thread_id, "Regional breakdown by major market");
-    await waitFor(rt, thread_id, "pm-1's result", pmResult(first.run_id));
+    await waitFor(rt, thread_id, "pm-1's result", pmResult(first.run_id), STEP_MS);
     expect(await runRow(rt, first.run_id)).toMatchObject({ state: "succeeded", task_total: 3, task_done: 3 });
     expectSalesRunOnce((await threadEvents(rt, thread_id)).filter((e) => e.run_id === first.run_id));
     expect(leader.modelCalls()).toBeGreaterThan(5);
@@ -88,7 +94,7 @@ describe.skipIf(inject("embeddedDatabase"))("restart and failover", () => {
     );
     leader.process.kill("SIGKILL");
     await new Promise((r) => leader.process.once("exit", r));
-    await waitFor(rt, thread_id, "pm-1's result from the node that took over", pmResult(second.run_id));
+    await waitFor(rt, thread_id, "pm-1's result from the node that took over", pmResult(second.run_id), STEP_MS);
     expect(await runRow(rt, second.run_id)).toMatchObject({ state: "succeeded", task_total: 3, task_done: 3 });
     expectSalesRunOnce((await threadEvents(rt, thread_id)).filter((e) => e.run_id === second.run_id));
     expect(standby.modelCalls()).toBeGreaterThan(0);
