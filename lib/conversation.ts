@@ -11,18 +11,47 @@
 import { isPeopleRecipient } from "./fold/questions";
 import { isEvent, isImportedCopy, type StoredEvent } from "./protocol";
 
+/**
+ * The conversation context of a thread: chat outside any run uses a run and task id derived
+ * from the thread's ULID (`thr_X` → `run_X`, `task_X`), so plain chat needs no run of its own.
+ */
+export function conversationIds(thread_id: string): { run_id: string; task_id: string } {
+  const ulid = thread_id.replace(/^thr_/, "");
+  return { run_id: `run_${ulid}`, task_id: `task_${ulid}` };
+}
+
 /** True for a person's message (a `user:` id, `user`, or role human). */
 export function isFromPerson(ev: StoredEvent): boolean {
   return isPeopleRecipient(ev.from);
 }
 
 /**
- * A reply in a thread: a person's chat.message that names the message it replies to and is
- * addressed to nobody (an answer to an agent's question is addressed to the asker, and stays
- * in the channel). Server side: server/events/chat.ts.
+ * A reply in a message's thread: a person's chat.message that names the message it replies to
+ * and is addressed to no agent (an answer to an agent's question is addressed to the asker, a
+ * follow-up to the agent that carries on: those belong to the run's thread). Server side:
+ * server/events/chat.ts.
  */
 export function isThreadReply(ev: StoredEvent): boolean {
-  return isEvent(ev, "chat.message") && typeof ev.payload?.reply_to === "string" && isFromPerson(ev) && Array.isArray(ev.to) && ev.to.length === 0;
+  return isEvent(ev, "chat.message") && typeof ev.payload?.reply_to === "string" && isFromPerson(ev) && Array.isArray(ev.to) && ev.to.every(isPeopleRecipient);
+}
+
+/** A reply the person also sent to the channel (Slack's "Also send to #channel"; `payload.also_in_channel`). */
+export function isAlsoInChannel(ev: StoredEvent): boolean {
+  return isEvent(ev, "chat.message") && ev.payload?.also_in_channel === true;
+}
+
+/**
+ * The tasks whose conversation stays in their run's thread (docs/channels.md "Threads"): each
+ * follow-up (a root task whose request names what it follows, `meta.follows`) and the tasks
+ * delegated under it. `events` in seq order (a request comes before its subtasks'); pure.
+ */
+export function threadOnlyTasks(events: readonly StoredEvent[]): Set<string> {
+  const tasks = new Set<string>();
+  for (const ev of events) {
+    if (ev?.type !== "task.request") continue;
+    if (typeof ev.meta?.follows === "string" || (ev.parent_task_id && tasks.has(ev.parent_task_id))) tasks.add(ev.task_id);
+  }
+  return tasks;
 }
 
 /**
@@ -44,16 +73,25 @@ export function isCopy(ev: { meta?: Record<string, unknown> }): boolean {
 
 /**
  * True when the event belongs in the channel's conversation (see the file comment); false for
- * the machinery of runs, for thread replies, which the channel shows in threads, for a
- * fork's copies of earlier events, and for an imported copy of a run (lib/protocol/imported.ts:
- * shown in its run's view as "imported from …", never as the channel's conversation).
+ * the machinery of runs, for replies in threads (a person's message that names what it replies
+ * to: an answer, a follow-up, a reply to a message), which the channel shows in threads unless
+ * also sent to the channel, for a fork's copies of earlier events, and for an imported copy of a run
+ * (lib/protocol/imported.ts: shown in its run's view as "imported from …", never as the
+ * channel's conversation).
  */
 export function inConversation(ev: StoredEvent): boolean {
+  return inChannel(ev, NONE);
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/** `inConversation` where the tasks in `threadOnly` (from `threadOnlyTasks`) keep their conversation in their run's thread. */
+export function inChannel(ev: StoredEvent, threadOnly: ReadonlySet<string>): boolean {
   if (!ev || typeof ev.type !== "string" || isCopy(ev)) return false;
   switch (ev.type) {
     case "chat.message": {
-      if (isThreadReply(ev)) return false;
-      if (isFromPerson(ev)) return true;
+      if (isFromPerson(ev)) return typeof ev.payload?.reply_to !== "string" || isAlsoInChannel(ev);
+      if (threadOnly.has(ev.task_id)) return false;
       const to = Array.isArray(ev.to) ? ev.to : [];
       // An agent's message to the whole channel, or to people; not one between agents.
       return to.length === 0 || to.some(isPeopleRecipient);

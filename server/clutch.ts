@@ -227,7 +227,7 @@ async function ensureChannels(store: EventStore, channels: Workspace["channels"]
   const out: ChannelBinding[] = [];
   for (const c of channels) {
     const thread = (await store.queries.threadByName(c.name)) ?? (await store.createThread({ name: c.name, topic: c.topic }, { agent_id: "system", display_name: "Clutch" }));
-    out.push({ thread_id: thread.id, name: c.name, entry_agent: c.entry_agent, suggestions: c.suggestions });
+    out.push({ thread_id: thread.id, name: c.name, entry_agent: c.entry_agent, answers: c.answers, suggestions: c.suggestions });
   }
   return out;
 }

@@ -44,7 +44,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, "agents", "gone-1.json"), JSON.stringify(a2aAgent("gone-1", "http://127.0.0.1:9/.well-known/agent-card.json")));
   fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
   const channel = `a2a-${newId("thread").slice(-8).toLowerCase()}`;
-  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: channel, entry_agent: "travel-1" }], lifecycle: { retry_delay_ms: 20 } }));
+  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: channel, entry_agent: "travel-1", answers: "every_message" }], lifecycle: { retry_delay_ms: 20 } }));
   rt = await testClutch({ workspaceDir: dir, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")), modelFor: () => ({}) as never });
   thread_id = rt.channels[0]!.thread_id;
 });

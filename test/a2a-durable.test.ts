@@ -93,7 +93,7 @@ describe.skipIf(inject("embeddedDatabase"))("A2A tasks on two nodes of one deplo
     );
     fs.writeFileSync(path.join(workspaceDir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
     const channel = `a2a-durable-${newId("thread").slice(-8).toLowerCase()}`;
-    fs.writeFileSync(path.join(workspaceDir, "workspace.json"), JSON.stringify({ channels: [{ name: channel, entry_agent: "travel-1" }] }));
+    fs.writeFileSync(path.join(workspaceDir, "workspace.json"), JSON.stringify({ channels: [{ name: channel, entry_agent: "travel-1", answers: "every_message" }] }));
     deployment = `test.${newId("task")}`;
     a = await startNode(); // leads: the agents work here
     b = await startNode();

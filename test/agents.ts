@@ -39,7 +39,7 @@ export function scratchWorkspace(
   if (policy) fs.writeFileSync(path.join(dir, "clutch.policy.yaml"), policy);
   fs.writeFileSync(
     path.join(dir, "workspace.json"),
-    JSON.stringify({ agents: "agents", mcp: path.join(EXAMPLE, "mcp.json"), channels: [{ name: channel, entry_agent: "pm-1" }], ...settings }),
+    JSON.stringify({ agents: "agents", mcp: path.join(EXAMPLE, "mcp.json"), channels: [{ name: channel, entry_agent: "pm-1", answers: "every_message" }], ...settings }),
   );
   return { dir, channel };
 }

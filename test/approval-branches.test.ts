@@ -25,7 +25,7 @@ beforeAll(async () => {
   }
   fs.writeFileSync(
     path.join(dir, "workspace.json"),
-    JSON.stringify({ mcp: path.resolve("examples/sales-analysis/mcp.json"), channels: [{ name: `branches-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "worker-a" }] }),
+    JSON.stringify({ mcp: path.resolve("examples/sales-analysis/mcp.json"), channels: [{ name: `branches-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "worker-a", answers: "every_message" }] }),
   );
   fs.writeFileSync(path.join(dir, "clutch.policy.yaml"), "version: 1\nrules:\n  - id: hold-a\n    match: { kind: dispatch, agent: worker-a }\n    decision: require_approval\n");
   rt = await startAgents(dir);

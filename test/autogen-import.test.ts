@@ -176,7 +176,7 @@ describe("POST /api/workspace/import with AutoGen specs", () => {
     fs.mkdirSync(path.join(dir, "agents"));
     fs.writeFileSync(path.join(dir, "agents", "helper-1.json"), JSON.stringify({ id: "helper-1", system_prompt: "You are a helper.", allowed_agents: [], delegate_rules: {}, overseer: null, mcp_bindings: [] }));
     fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
-    fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: "helpdesk", entry_agent: "helper-1" }] }));
+    fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: "helpdesk", entry_agent: "helper-1", answers: "every_message" }] }));
     rt = await start();
     admin = await testPerson(rt, "admin", "Ada Admin");
   });

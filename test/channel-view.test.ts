@@ -52,7 +52,8 @@ function story() {
   const task = ev("task.request", { title: "Analyze last quarter's sales trends", instructions: "…", input: { message_id: request.id } }, { from: { agent_id: "agent:orchestrator", role: "orchestrator" }, to: [pm] });
   const accept = ev("task.accept", {});
   const question = ev("chat.message", { text: "Regional breakdowns, customer segments, or overall trend?", expects_reply: true }, { to: [{ agent_id: "user", role: "human" }] });
-  const answer = ev("chat.message", { text: "Regional breakdown", reply_to: question.id }, { from: dana, to: [pm] });
+  // Answered from the channel's composer: sent to the channel too.
+  const answer = ev("chat.message", { text: "Regional breakdown", reply_to: question.id, also_in_channel: true }, { from: dana, to: [pm] });
   const call = ev("tool.call", { call_id: "c1", tool: "query_data", server_id: "DataServer", arguments: {} });
   const allow = ev("policy.decision", { subject: { kind: "tool_call", agent: "agent:pm-1", tool: "query_data" }, decision: "allow", rule: "default", reason: "r" });
   const result = ev("tool.result", { call_id: "c1", output: { rows: [] } });
@@ -98,6 +99,25 @@ describe("the channel's conversation", () => {
     const all = buildRows(events, [run], { view: "all" });
     expect(all.filter((r) => r.kind === "event" || r.kind === "policy-group")).toHaveLength(events.length);
     expect(all.filter((r) => r.kind === "run")).toHaveLength(1);
+  });
+
+  it("keeps a thread's replies in the thread: an answer written there, a follow-up and what the agent says in it, unless also sent to the channel", () => {
+    const s = story();
+    const inThread = ev("chat.message", { text: "Regional breakdown", reply_to: s.question.id }, { from: dana, to: [pm] });
+    const follow = ev("chat.message", { text: "Now break it down by customer segment", reply_to: s.report.id }, { from: dana, to: [pm], task_id: "task_follow", meta: { follows: s.report.id } });
+    const request = ev("task.request", { title: "Now break it down by customer segment" }, { from: { agent_id: "agent:orchestrator", role: "orchestrator" }, to: [pm], task_id: "task_follow", meta: { follows: s.report.id } });
+    const delegated = ev("task.request", { title: "Segment figures" }, { to: [analyst], task_id: "task_sub", parent_task_id: "task_follow" });
+    const answer = ev("chat.message", { text: "By segment: Consumer 51%" }, { to: [{ agent_id: "user", role: "human" }], task_id: "task_follow" });
+    const fromSub = ev("chat.message", { text: "Segment table attached" }, { from: analyst, to: [{ agent_id: "user", role: "human" }], task_id: "task_sub" });
+    const shared = ev("chat.message", { text: "Sharing with the team", reply_to: answer.id, also_in_channel: true }, { from: dana, to: [pm], task_id: "task_follow2" });
+    const events = [...Object.values(s), inThread, follow, request, delegated, answer, fromSub, shared];
+    const shown = kinds(buildRows(events, []));
+    for (const hidden of [inThread, follow, answer, fromSub]) expect(shown).not.toContain(`chat.message:${hidden.id}`);
+    expect(shown).toContain(`chat.message:${shared.id}`);
+    expect(shown).toContain(`chat.message:${s.report.id}`);
+    // The run's thread shows them all.
+    const pane = kinds(buildRows(events, [], { view: "all", steps: true }));
+    for (const e of [inThread, follow, answer, fromSub, shared]) expect(pane).toContain(`chat.message:${e.id}`);
   });
 
   it("puts the unread divider before the first message newer than what the person had read", () => {

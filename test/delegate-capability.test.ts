@@ -61,7 +61,7 @@ beforeAll(async () => {
   for (const [f, m] of Object.entries(files)) fs.writeFileSync(path.join(dir, "agents", f), JSON.stringify(m));
   fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
   const channel = `lead-${newId("thread").slice(-8).toLowerCase()}`;
-  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: channel, entry_agent: "lead-1" }] }));
+  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: channel, entry_agent: "lead-1", answers: "every_message" }] }));
   rt = await testClutch({
     workspaceDir: dir,
     dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),

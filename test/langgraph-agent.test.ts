@@ -120,7 +120,7 @@ describe("a graph served by a LangGraph server", () => {
     );
     fs.writeFileSync(path.join(dir, "agents", "travel-1.json"), JSON.stringify({ ...manifest, id: "travel-1", allowed_agents: [], runtime: { kind: "a2a", card_url: remote.card_url } }));
     fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
-    fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: `lgs-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "remote-planner-1" }] }));
+    fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: `lgs-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "remote-planner-1", answers: "every_message" }] }));
     served = await testClutch({ workspaceDir: dir, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")), modelFor: () => ({}) as never });
   });
   afterAll(async () => {
@@ -162,7 +162,7 @@ describe("a LangGraph agent that cannot run", () => {
 export const graph = new StateGraph(MessagesAnnotation).addNode("crash", () => { throw new Error("the archive is offline"); }).addEdge(START, "crash").addEdge("crash", END).compile();`,
     );
     fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
-    fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: `lg-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "boom-1" }] }));
+    fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: `lg-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "boom-1", answers: "every_message" }] }));
     broken = await testClutch({ workspaceDir: dir, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")), modelFor: () => ({}) as never });
   });
   afterAll(async () => {

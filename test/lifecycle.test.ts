@@ -143,7 +143,7 @@ function workspace(extra: Record<string, unknown>, policy?: string): { dir: stri
   fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify(servers));
   if (policy) fs.writeFileSync(path.join(dir, "clutch.policy.yaml"), policy);
   const channel = `life-${newId("thread").slice(-8).toLowerCase()}`;
-  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ mcp: path.join(dir, "mcp.json"), channels: [{ name: channel, entry_agent: "lead-1" }], ...extra }));
+  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ mcp: path.join(dir, "mcp.json"), channels: [{ name: channel, entry_agent: "lead-1", answers: "every_message" }], ...extra }));
   return { dir, channel };
 }
 

@@ -48,7 +48,7 @@ beforeAll(async () => {
   const channel = `count-${newId("thread").slice(-8).toLowerCase()}`;
   fs.writeFileSync(
     path.join(dir, "workspace.json"),
-    JSON.stringify({ mcp: path.resolve("examples/sales-analysis/mcp.json"), channels: [{ name: channel, entry_agent: "counter-1" }] }),
+    JSON.stringify({ mcp: path.resolve("examples/sales-analysis/mcp.json"), channels: [{ name: channel, entry_agent: "counter-1", answers: "every_message" }] }),
   );
   rt = await testClutch({
     workspaceDir: dir,

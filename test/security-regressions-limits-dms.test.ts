@@ -50,7 +50,7 @@ beforeAll(async () => {
     JSON.stringify({ id: "pm-1", system_prompt: "Plans.", allowed_agents: [], delegate_rules: {}, overseer: null, mcp_bindings: [], capabilities: [{ id: "skill:planning" }] }),
   );
   fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
-  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: `limits-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "pm-1" }] }));
+  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: `limits-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "pm-1", answers: "every_message" }] }));
   rt = await testClutch({ workspaceDir: dir, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")), modelFor: () => ({}) as never });
 
   const listen = async (server: Server) => {

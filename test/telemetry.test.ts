@@ -61,7 +61,7 @@ beforeAll(async () => {
     }),
   );
   const channel = `otel-${newId("thread").slice(-8).toLowerCase()}`;
-  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ mcp: path.resolve("examples/sales-analysis/mcp.json"), channels: [{ name: channel, entry_agent: "counter-1" }] }));
+  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ mcp: path.resolve("examples/sales-analysis/mcp.json"), channels: [{ name: channel, entry_agent: "counter-1", answers: "every_message" }] }));
   rt = await testClutch({
     workspaceDir: dir,
     dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),

@@ -100,7 +100,7 @@ beforeAll(async () => {
     path.join(dir, "workspace.json"),
     JSON.stringify({
       mcp: path.resolve("examples/sales-analysis/mcp.json"),
-      channels: Object.entries(channels).map(([agent, name]) => ({ name, entry_agent: agent })),
+      channels: Object.entries(channels).map(([agent, name]) => ({ name, entry_agent: agent, answers: "every_message" })),
       prices: { currency: "USD", models: { "count-model": { input: 2, output: 10, cached_input: 1 }, "claude-scripted": { input: 3, output: 15 } } },
     }),
   );

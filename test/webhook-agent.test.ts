@@ -49,7 +49,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, "agents", "lead-1.json"), JSON.stringify({ id: "lead-1", system_prompt: "You are lead-1.", allowed_agents: [], delegate_rules: {}, overseer: null, mcp_bindings: [] }));
   fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
   const channel = `hook-${newId("thread").slice(-8).toLowerCase()}`;
-  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: channel, entry_agent: "lead-1" }], lifecycle: { retry_delay_ms: 20 } }));
+  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: channel, entry_agent: "lead-1", answers: "every_message" }], lifecycle: { retry_delay_ms: 20 } }));
   workspaceDir = dir;
   rt = await testClutch({ workspaceDir: dir, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")), modelFor: () => ({}) as never });
   thread_id = rt.channels[0]!.thread_id;

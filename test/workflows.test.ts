@@ -68,7 +68,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, "agents", "reviewer-1.json"), JSON.stringify(manifest("reviewer-1", REVIEW, { consumes: ["research.summary.v1"], produces: ["review.feedback.v1"] })));
   fs.writeFileSync(path.join(dir, "workflows", "product-research.yaml"), SOURCE);
   fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
-  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: `wf-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "researcher-1" }] }));
+  fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: `wf-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "researcher-1", answers: "every_message" }] }));
   rt = await testClutch({ workspaceDir: dir, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")), modelFor: (agent) => resolveModel({ provider: "openai-compatible", baseURL: model.baseURL, apiKey: "test-key", model: agent.manifest.id }) });
   dana = await testPerson(rt, "member", "Dana");
 });

@@ -215,7 +215,8 @@ export function ChatMessage({
       ) : (
         p.expects_reply && <div className="mt-0.5 text-[11px] font-medium text-warning">Waiting for a reply</div>
       )}
-      <ThreadLink event={event} replies={replies} />
+      {/* A question that waits has one way to reply: its Answer button. */}
+      {!waitingForPeople && <ThreadLink event={event} replies={replies} />}
     </SenderRow>
   );
 }

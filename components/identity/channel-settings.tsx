@@ -3,7 +3,9 @@
  * `ChannelSettingsDialog`: who can see a channel (docs/identity.md, "Channels"): public or
  * private, and its members, with add (people of the workspace, registered agents) and remove. A
  * guest sees the members but changes nothing. People show their presence and a "Message" button
- * (docs/channels.md "Presence", "Direct messages"). Every change is an `audit.change` in the channel.
+ * (docs/channels.md "Presence", "Direct messages"). In a channel with an entry agent, who answers
+ * a new message (docs/channels.md "Who answers"): admins change it, everyone else reads it.
+ * Every change is an `audit.change` in the channel.
  */
 import { useId, useState } from "react";
 import { useAgents } from "@/components/live/use-agents";
@@ -18,6 +20,8 @@ import { usePresence } from "@/components/live/presence";
 import { MessageButton } from "@/components/workspace/message-button";
 import { useMe } from "./me";
 import { useChannelMemberChange, useChannelMembers, usePeople, useSetVisibility } from "./api";
+import { useChannelAnswers, useSetAnswers } from "@/components/live/workspace-channels";
+import { useNameOf } from "@/components/events/use-sender-name";
 
 export function ChannelSettingsDialog({ thread, open, onClose }: { thread: ThreadSummary; open: boolean; onClose: () => void }) {
   return (
@@ -45,7 +49,11 @@ function ChannelSettings({ thread, onClose }: { thread: ThreadSummary; onClose: 
     ...(people.data ?? []).map((p) => ({ id: p.agent_id, label: p.name })),
     ...(agents.data ?? []).filter((a) => a.source !== "workspace").map((a) => ({ id: a.agent_id, label: `${a.name} (${a.agent_id})` })),
   ].filter((c) => !inChannel.has(c.id));
-  const error = errorText(change.error) ?? errorText(visibility.error);
+  const answersHere = useChannelAnswers(thread);
+  const setAnswers = useSetAnswers(thread.id);
+  const nameOf = useNameOf();
+  const entryName = answersHere?.entry_agent ? nameOf({ agent_id: answersHere.entry_agent }) : null;
+  const error = errorText(change.error) ?? errorText(visibility.error) ?? errorText(setAnswers.error);
 
   return (
     <div className="px-5 pb-5 pt-3">
@@ -63,6 +71,27 @@ function ChannelSettings({ thread, onClose }: { thread: ThreadSummary; onClose: 
           </label>
         ))}
       </fieldset>
+
+      {answersHere && entryName && (
+        <fieldset disabled={me.role !== "admin" || setAnswers.isPending} className="mt-4">
+          <legend className="mb-1.5 text-[13px] font-semibold">
+            Who answers{me.role !== "admin" && <span className="font-normal text-fg-muted"> · an admin can change this</span>}
+          </legend>
+          {(["mentions", "every_message"] as const).map((v) => (
+            <label key={v} className="flex items-start gap-2 py-0.5 text-[13px]">
+              <input type="radio" name="answers" checked={answersHere.answers === v} onChange={() => setAnswers.mutate(v)} className="mt-0.5" />
+              <span>
+                <span className="font-medium">{v === "mentions" ? "Agents answer when @mentioned" : `${entryName} answers every message`}</span>
+                <span className="block text-xs text-fg-muted">
+                  {v === "mentions"
+                    ? `People talk freely; @${entryName} or another agent, or a reply in a run’s thread, asks an agent.`
+                    : `Every new message starts a run with ${entryName}; people can still send plain chat (Esc in the composer).`}
+                </span>
+              </span>
+            </label>
+          ))}
+        </fieldset>
+      )}
 
       <h3 className="mb-1.5 mt-4 text-[13px] font-semibold">Members</h3>
       <ul className="max-h-56 divide-y divide-line overflow-y-auto text-[13px]" aria-label="Members">

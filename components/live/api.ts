@@ -80,9 +80,11 @@ export async function fetchEventsBefore(threadId: string, before: number | "end"
  * replies to in its thread (an agent's question: the answer); `null` or `undefined`: a new
  * message (docs/channels.md).
  */
-export async function postMessage(threadId: string, text: string, replyTo?: string | null): Promise<StoredEvent> {
-  const body: { text: string; reply_to?: string | null } = { text };
+export async function postMessage(threadId: string, text: string, replyTo?: string | null, how: { chatOnly?: boolean; alsoInChannel?: boolean } = {}): Promise<StoredEvent> {
+  const body: { text: string; reply_to?: string | null; chat_only?: true; also_in_channel?: true } = { text };
   if (replyTo !== undefined) body.reply_to = replyTo;
+  if (how.chatOnly) body.chat_only = true;
+  if (how.alsoInChannel) body.also_in_channel = true;
   return (
     await apiRequest<{ event: StoredEvent }>(`/api/threads/${encodeURIComponent(threadId)}/messages`, {
       method: "POST",

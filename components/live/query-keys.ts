@@ -1,6 +1,8 @@
 /** TanStack Query keys for server state. */
 export const queryKeys = {
   threads: ["threads"] as const,
+  /** `GET /api/workspace` (the workspace's channels: entry agents, who answers, suggestions). */
+  workspaceChannels: ["workspace-channels"] as const,
   threadEvents: (threadId: string) => ["thread-events", threadId] as const,
   /** `GET /api/agents` (the sidebar, the agent directory). */
   agents: ["agents"] as const,

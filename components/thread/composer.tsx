@@ -5,19 +5,24 @@
  * the error is shown (Enter tries again). The draft is kept per channel and per thread
  * (localStorage), so switching channels loses nothing.
  *
- * What a message does is always said, never guessed (docs/channels.md):
- * - `new`: a new request in the channel (the orchestrator opens a run for it). While agents wait
- *   for an answer, a line says so and offers "Answer" instead: a plain message never answers.
+ * What a message does is always said before it is sent, never guessed (components/thread/
+ * composer-mode.ts; docs/channels.md "Who answers"): the line under the box reads "Starts a run
+ * with Project Manager", "Continues the run: Project Manager answers", "Answers Project
+ * Manager’s question" or "Just chat: no agent answers", and Esc switches a message that would
+ * ask an agent to plain chat and back (the line's button does the same).
+ * - `new`: a new message in the channel: a run when it addresses an agent (or the channel's
+ *   entry agent answers every message), else plain chat.
  * - `answer`: the answer to one question of one run, "Answering pm-1 in “Analyze sales”: …"
- *   (a question's Answer button picks it; × or Escape goes back to a new request).
- * - `thread`: a reply in the thread of a message (the side pane's composer).
+ *   (a question's Answer button picks it; × or Escape goes back to a new message). Sent from the
+ *   channel's own composer, it shows in the channel too.
+ * - `follow_up`: in a run's thread, the agent that spoke last carries on.
+ * - `thread`: a reply in the thread of a person's message.
+ * A reply (answer, follow-up, thread reply) stays in its thread; "Also send to #channel" shows
+ * it in the channel too, as in Slack.
  *
  * Mentions: typing `@` opens a completion list of agents and capabilities
  * (mention-list.tsx; the textarea is a WAI-ARIA combobox); while it is open, Enter and Tab
- * insert the active option instead of sending, and Escape closes it. Under the box the person
- * sees what a mention will do, read with lib/mentions.ts as the server reads it: "New request
- * for analyst-1", "New request routed by skill:data-analysis" or, when it mentions only people
- * of the channel, "A message for Lee: no agent request". Only the text is sent.
+ * insert the active option instead of sending, and Escape closes it. Only the text is sent.
  */
 import { useNameOf } from "@/components/events/use-sender-name";
 import { useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
@@ -25,13 +30,10 @@ import { excerpt } from "@/lib/fold/questions";
 import type { Participant } from "@/lib/protocol";
 import { parseMentions } from "@/lib/mentions";
 import { CloseIcon, CornerDownRightIcon, MessageIcon, RouteIcon, SendIcon } from "@/components/ui/icons";
-import { useMutation } from "@tanstack/react-query";
 import { useSendMessage } from "@/components/live/use-send-message";
-import { makeAnswer } from "@/components/live/api";
-import { ingestEvents } from "@/components/live/live-sync";
 import { useAgents } from "@/components/live/use-agents";
 import { readLocal, writeLocal } from "@/components/prefs/local-store";
-import { handleOf } from "./mention-complete";
+import { composerMode, modeLine, toggleLabel, type ChannelAnswers } from "./composer-mode";
 import { useMentionCompletion } from "./mention-list";
 import { useChannelPeople } from "@/components/live/people";
 
@@ -69,7 +71,10 @@ export function Composer({
   draft,
   target = { kind: "new" },
   onTargetChange,
-  waiting = [],
+  channel = null,
+  chatParentId = null,
+  answersInChannel = false,
+  alsoSendTo = null,
   onShowQuestion,
   onSent,
   label,
@@ -81,10 +86,16 @@ export function Composer({
   /** Where the draft is kept: the channel's id, or the thread's. */
   draft: string;
   target?: ComposerTarget;
-  /** Switch between a new request and an answer (× / Escape / "Answer"). */
+  /** Switch between a new message and an answer (× / Escape / "Answer"). */
   onTargetChange?: (target: ComposerTarget) => void;
-  /** Questions waiting for people in this channel, oldest first (server state: RunSummary.questions). */
-  waiting?: readonly AnswerableQuestion[];
+  /** Who answers a new message here (null: no agent of the workspace takes messages here). */
+  channel?: ChannelAnswers | null;
+  /** In a run's thread: the message plain chat replies to (the request that started the run); null: no plain chat. */
+  chatParentId?: string | null;
+  /** The channel's own composer: an answer sent from it shows in the channel too. */
+  answersInChannel?: boolean;
+  /** In a thread: the channel's name for "Also send to #channel". */
+  alsoSendTo?: string | null;
   /** Scrolls to a question (the chip's text is a link to it). */
   onShowQuestion?: (id: string) => void;
   onSent?: () => void;
@@ -107,20 +118,9 @@ export function Composer({
     setTextState(readLocal<string>(draftKey(draft), ""));
   }, [draft]);
   const send = useSendMessage(threadId);
-  // Right after a new request was sent while a question waited: offer to make it the answer.
-  const [meant, setMeant] = useState<{ messageId: string; question: AnswerableQuestion } | null>(null);
-  useEffect(() => {
-    if (!meant) return;
-    const t = setTimeout(() => setMeant(null), 30_000);
-    return () => clearTimeout(t);
-  }, [meant]);
-  const asAnswer = useMutation({
-    mutationFn: (m: { messageId: string; question: AnswerableQuestion }) => makeAnswer(threadId, m.messageId, m.question.id),
-    onSuccess: (event) => {
-      ingestEvents([event]);
-      setMeant(null);
-    },
-  });
+  // Plain chat instead of asking an agent (Esc), for the next message; "Also send to #channel" for a reply.
+  const [plain, setPlain] = useState(false);
+  const [alsoSend, setAlsoSend] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
   useImperativeHandle(ref, () => ({ focus: () => area.current?.focus() }), []);
   const mention = useMentionCompletion({
@@ -140,7 +140,32 @@ export function Composer({
   }, [agents, people, text]);
 
   const answering = target.kind === "answer" ? target.question : null;
-  const newest = waiting.length ? waiting[waiting.length - 1]! : null;
+  // Plain chat is offered where it makes sense: a new message, or a reply in a run's thread that has a request to reply to.
+  const mayChat = target.kind === "new" || ((target.kind === "follow_up" || target.kind === "answer") && chatParentId !== null);
+  const chatting = plain && mayChat;
+  const mode = composerMode({
+    target:
+      target.kind === "answer"
+        ? { kind: "answer", agent: target.question.from.agent_id }
+        : target.kind === "follow_up"
+          ? { kind: "follow_up", agent: target.agent.agent_id }
+          : target.kind === "thread"
+            ? { kind: "thread" }
+            : { kind: "new" },
+    plain: chatting,
+    mentions: [...mentioned.agents, ...mentioned.capabilities, ...mentioned.people],
+    channel,
+    isAgent: (id) => mentioned.agents.includes(id),
+  });
+  const personName = (id: string) => people?.find((p) => p.agent_id === id)?.name ?? "a teammate";
+  const nameOfId = (id: string) => (id.startsWith("user:") ? personName(id) : nameOf({ agent_id: id }));
+  const asked = target.kind === "answer" ? target.question.from.agent_id : target.kind === "follow_up" ? target.agent.agent_id : channel?.answers === "every_message" ? channel.entry_agent : null;
+  const toggle = mayChat && !(target.kind === "answer" && !chatting) ? toggleLabel(mode, chatting, asked, nameOfId) : null;
+  const isReply = target.kind !== "new";
+  const toggleMode = () => {
+    setPlain(!chatting);
+    area.current?.focus();
+  };
 
   // Grow with the text up to ~10 lines.
   useLayoutEffect(() => {
@@ -153,13 +178,26 @@ export function Composer({
   const submit = () => {
     const body = text.trim();
     if (!body || send.isPending) return;
+    const replyTo =
+      target.kind === "new"
+        ? null
+        : chatting
+          ? chatParentId
+          : target.kind === "answer"
+            ? target.question.id
+            : target.parentId;
     send.mutate(
-      { text: body, replyTo: target.kind === "answer" ? target.question.id : target.kind === "thread" || target.kind === "follow_up" ? target.parentId : null },
       {
-        onSuccess: (event) => {
+        text: body,
+        replyTo,
+        chatOnly: target.kind === "new" && chatting,
+        alsoInChannel: isReply && ((answersInChannel && target.kind === "answer" && !chatting) || (alsoSendTo !== null && alsoSend)),
+      },
+      {
+        onSuccess: () => {
           setText("");
-          asAnswer.reset();
-          setMeant(target.kind === "new" && newest ? { messageId: event.id, question: newest } : null);
+          setPlain(false);
+          setAlsoSend(false);
           if (target.kind === "answer") onTargetChange?.({ kind: "new" });
           onSent?.();
           area.current?.focus();
@@ -171,24 +209,16 @@ export function Composer({
   const error = send.isError ? send.error : null;
   const fieldLabel = label ?? `Message ${channelName}`;
   const followUp = target.kind === "follow_up" ? target.agent : null;
-  const placeholder = answering
-    ? `Answer ${nameOf(answering.from)}…`
-    : followUp
-      ? `Ask ${nameOf(followUp)} a follow-up…`
-      : target.kind === "thread"
-        ? "Reply in thread…"
-        : `Message ${channelName}`;
-  // What a mention does to a new message (the server reads the text the same way): only people is no request.
-  const routedTo =
-    target.kind !== "new" || !text.trim()
-      ? null
-      : mentioned.agents.length
-        ? `New request for ${mentioned.agents.map(handleOf).join(", ")}`
-        : mentioned.capabilities.length
-          ? `New request routed by ${mentioned.capabilities.join(" + ")}`
-          : mentioned.people.length
-            ? `A message for ${mentioned.people.map((id) => people?.find((p) => p.agent_id === id)?.name ?? "a teammate").join(", ")}: no agent request`
-            : null;
+  const placeholder = chatting && isReply
+    ? "Reply in thread…"
+    : answering
+      ? `Answer ${nameOf(answering.from)}…`
+      : followUp
+        ? `Ask ${nameOf(followUp)} a follow-up…`
+        : target.kind === "thread"
+          ? "Reply in thread…"
+          : `Message ${channelName}`;
+  const line = modeLine(mode, nameOfId);
   return (
     <form
       className="px-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] pt-1 sm:px-5 sm:pb-4"
@@ -233,61 +263,15 @@ export function Composer({
                 onTargetChange?.({ kind: "new" });
                 area.current?.focus();
               }}
-              aria-label="Don’t answer: send as a new request"
-              title="Don’t answer: send as a new request (Esc)"
+              aria-label="Don’t answer: write something else"
+              title="Don’t answer: write something else (Esc)"
               className="inline-flex h-6 w-6 shrink-0 items-center justify-center rounded text-fg-muted hover:bg-hover hover:text-fg"
             >
               <CloseIcon size={14} />
             </button>
           </div>
         )}
-        {target.kind === "new" && meant && (
-          <div role="status" aria-label="Sent as a new request" className="flex min-w-0 items-center gap-1.5 rounded-t-xl border-b border-line py-1 pl-3 pr-1.5 text-xs text-fg-muted">
-            <span className="min-w-0 flex-1 truncate">
-              {asAnswer.isError ? `Couldn’t make it the answer: ${asAnswer.error.message}` : `Sent as a new request. Meant as your answer to ${nameOf(meant.question.from)}?`}
-            </span>
-            <button
-              type="button"
-              disabled={asAnswer.isPending}
-              onClick={() => asAnswer.mutate(meant)}
-              className="shrink-0 rounded px-1.5 py-0.5 font-semibold text-accent hover:bg-hover disabled:opacity-60"
-            >
-              Make it the answer
-            </button>
-            <button
-              type="button"
-              onClick={() => setMeant(null)}
-              aria-label="Keep it as a new request"
-              title="Keep it as a new request"
-              className="inline-flex h-6 w-6 shrink-0 items-center justify-center rounded text-fg-muted hover:bg-hover hover:text-fg"
-            >
-              <CloseIcon size={14} />
-            </button>
-          </div>
-        )}
-        {target.kind === "new" && newest && !meant && (
-          <div
-            role="group"
-            aria-label="A question is waiting"
-            className="flex min-w-0 items-center gap-1.5 rounded-t-xl border-b border-line py-1 pl-3 pr-1.5 text-xs text-fg-muted"
-          >
-            <span className="min-w-0 flex-1 truncate">
-              {nameOf(newest.from)} is waiting for an answer{newest.runTitle ? ` in “${excerpt(newest.runTitle, 48)}”` : ""}. This message
-              starts a new request.
-            </span>
-            <button
-              type="button"
-              onClick={() => {
-                onTargetChange?.({ kind: "answer", question: newest });
-                area.current?.focus();
-              }}
-              className="shrink-0 rounded px-1.5 py-0.5 font-semibold text-accent hover:bg-hover"
-            >
-              Answer {nameOf(newest.from)}
-            </button>
-          </div>
-        )}
-        {followUp && (
+        {followUp && !chatting && (
           <div
             role="group"
             aria-label={`Follow-up for ${nameOf(followUp)}`}
@@ -329,6 +313,9 @@ export function Composer({
               if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
                 e.preventDefault();
                 submit();
+              } else if (e.key === "Escape" && toggle) {
+                e.preventDefault();
+                toggleMode();
               } else if (e.key === "Escape" && answering) {
                 e.preventDefault();
                 onTargetChange?.({ kind: "new" });
@@ -338,7 +325,7 @@ export function Composer({
           />
           <button
             type="submit"
-            aria-label={answering ? `Send answer to ${nameOf(answering.from)}` : followUp ? `Send follow-up to ${nameOf(followUp)}` : target.kind === "thread" ? "Send reply" : "Send message"}
+            aria-label={chatting && isReply ? "Send reply" : answering ? `Send answer to ${nameOf(answering.from)}` : followUp ? `Send follow-up to ${nameOf(followUp)}` : target.kind === "thread" ? "Send reply" : "Send message"}
             disabled={!text.trim() || send.isPending}
             className="inline-flex h-8 w-8 shrink-0 items-center justify-center rounded-lg bg-accent text-accent-fg transition hover:brightness-110 disabled:bg-fg-muted/15 disabled:text-fg-subtle"
           >
@@ -361,26 +348,43 @@ export function Composer({
             <kbd className="font-sans font-semibold">Enter</kbd> or <kbd className="font-sans font-semibold">Tab</kbd> to insert ·{" "}
             <kbd className="font-sans font-semibold">Esc</kbd> to close
           </p>
-        ) : routedTo ? (
-          <p className="flex min-w-0 items-center gap-1 font-medium text-accent" aria-live="polite">
-            <RouteIcon size={11} className="shrink-0" />
-            <span className="truncate">{routedTo}</span>
-          </p>
         ) : (
-          <p className="max-sm:hidden">
-            <kbd className="font-sans font-semibold">Enter</kbd> to send · <kbd className="font-sans font-semibold">Shift + Enter</kbd> for a new line
-            {answering ? (
-              <>
-                {" "}
-                · <kbd className="font-sans font-semibold">Esc</kbd> to send as a new request
-              </>
-            ) : target.kind === "thread" || followUp ? null : (
-              <>
-                {" "}
-                · <kbd className="font-sans font-semibold">@</kbd> to mention an agent, a person or a capability
-              </>
+          <>
+            <p className="flex min-w-0 items-center gap-1.5" aria-live="polite">
+              {line && (
+                <span data-testid="composer-mode" className={`flex min-w-0 items-center gap-1 font-medium ${mode.kind === "chat" ? "text-fg-muted" : "text-accent"}`}>
+                  {mode.kind === "chat" ? <MessageIcon size={11} className="shrink-0" /> : <RouteIcon size={11} className="shrink-0" />}
+                  <span className="truncate">{line}</span>
+                </span>
+              )}
+              {toggle && (
+                <button
+                  type="button"
+                  onClick={toggleMode}
+                  className="shrink-0 rounded px-1 font-semibold text-accent hover:bg-hover"
+                  title={`${toggle} (Esc)`}
+                >
+                  {toggle} <kbd className="font-sans text-fg-subtle">Esc</kbd>
+                </button>
+              )}
+            </p>
+            {alsoSendTo !== null && isReply ? (
+              <label className="flex shrink-0 items-center gap-1.5 text-fg-muted">
+                <input type="checkbox" checked={alsoSend} onChange={(e) => setAlsoSend(e.target.checked)} className="h-3.5 w-3.5 accent-[var(--color-accent)]" />
+                Also send to {alsoSendTo}
+              </label>
+            ) : (
+              <p className="shrink-0 max-sm:hidden">
+                <kbd className="font-sans font-semibold">Enter</kbd> to send · <kbd className="font-sans font-semibold">Shift + Enter</kbd> new line
+                {target.kind === "new" && (
+                  <>
+                    {" "}
+                    · <kbd className="font-sans font-semibold">@</kbd> to mention
+                  </>
+                )}
+              </p>
             )}
-          </p>
+          </>
         )}
       </div>
     </form>

@@ -19,7 +19,7 @@ import { affectsTask, foldTask, isTaskEvent, type TaskView } from "@/lib/fold/ta
 import { indexQuestions, type MessageRef } from "@/lib/fold/questions";
 import { LINE_TYPES, type EventContext } from "@/components/events/event-view";
 import { foldApprovals, type ApprovalView } from "@/lib/fold/approvals";
-import { inConversation, isForkCopy, isThreadReply } from "@/lib/conversation";
+import { inChannel, isForkCopy, isThreadReply, threadOnlyTasks } from "@/lib/conversation";
 import { dayKey, formatDay } from "@/components/ui/time";
 
 /** One row of the list: a day or unread divider, a run card, or an event with its rendering context. */
@@ -189,6 +189,8 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
     }
   }
 
+  // Follow-ups and what is delegated under them: their conversation stays in the run's thread.
+  const threadOnly = threadOnlyTasks(events);
   const rows: Row[] = [];
   let prev: StoredEvent | null = null;
   let prevDay = "";
@@ -202,7 +204,7 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
       else rows.push({ kind: "copied", key: `copied-${ev.seq}`, events: [ev] });
       continue;
     }
-    const shown = (view === "all" && !copy) || inConversation(ev);
+    const shown = (view === "all" && !copy) || inChannel(ev, threadOnly);
     if (!shown && !run) continue;
     const ts = typeof ev?.ts === "string" ? ev.ts : "";
     const day = dayKey(ts);
@@ -211,7 +213,7 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
       prevDay = day;
       prev = null;
     }
-    if (!unreadShown && ev.seq > readUpTo! && inConversation(ev)) {
+    if (!unreadShown && ev.seq > readUpTo! && inChannel(ev, threadOnly)) {
       rows.push({ kind: "unread", key: "unread" });
       unreadShown = true;
       prev = null;

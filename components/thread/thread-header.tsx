@@ -3,7 +3,9 @@
  * `ThreadHeader`: the channel's name and topic (a lock for a private one), the drawer button on
  * phones, the switcher, the view toggle (the conversation, or every event inline), the
  * channel's settings (visibility and members; none on a direct message, which stays between its
- * two people). The theme is switched in the sidebar.
+ * two people), and who answers a new message there ("Project Manager answers every message",
+ * "Agents answer when @mentioned"; docs/channels.md "Who answers"), which opens the settings.
+ * The theme is switched in the sidebar.
  */
 import { useState } from "react";
 import { ChannelSettingsDialog } from "@/components/identity/channel-settings";
@@ -13,6 +15,8 @@ import { HashIcon, ListIcon, LockIcon, MessageIcon, SearchIcon, SettingsIcon } f
 import { useThreadTitle } from "@/components/workspace/thread-title";
 import { useShortcutText } from "@/components/ui/keys";
 import { useWorkspace } from "@/components/workspace/workspace-context";
+import { useChannelAnswers } from "@/components/live/workspace-channels";
+import { useNameOf } from "@/components/events/use-sender-name";
 
 /** The bar above a channel: name, topic, drawer and switcher buttons, view toggle, settings. */
 export function ThreadHeader({
@@ -32,6 +36,10 @@ export function ThreadHeader({
   const [settings, setSettings] = useState(false);
   const { title } = useThreadTitle(thread);
   const dm = thread?.kind === "dm";
+  const answers = useChannelAnswers(thread);
+  const nameOf = useNameOf();
+  const answersLabel =
+    dm || !answers?.entry_agent ? null : answers.answers === "every_message" ? `${nameOf({ agent_id: answers.entry_agent })} answers every message` : "Agents answer when @mentioned";
   return (
     <header className="flex h-12 shrink-0 items-center gap-2 border-b border-line bg-canvas px-2 sm:px-4">
       <DrawerToggle />
@@ -47,6 +55,16 @@ export function ThreadHeader({
           <span className="truncate">{thread ? title : (fallbackName ?? "")}</span>
           {dm ? <span className="sr-only">(direct message)</span> : thread?.visibility === "private" && <span className="sr-only">(private channel)</span>}
         </h1>
+        {answersLabel && (
+          <button
+            type="button"
+            onClick={() => setSettings(true)}
+            title="Who answers a new message in this channel: see or change it in the channel's settings"
+            className="shrink-0 self-center rounded-full border border-line px-2 py-px text-[11.5px] font-medium text-fg-muted hover:bg-hover hover:text-fg max-md:hidden"
+          >
+            {answersLabel}
+          </button>
+        )}
         {thread?.topic && (
           <p className="min-w-0 truncate text-[13px] text-fg-muted max-sm:hidden" title={thread.topic}>
             {thread.topic}

@@ -5,7 +5,9 @@
  * - A run's thread: the run's card, the person's request, and every event of the run (task
  *   steps, tool calls and results, routing and policy decisions, messages between agents),
  *   streaming live, with the run view one click away. Its composer answers the run's open
- *   question, or replies in the thread of the request.
+ *   question, or asks the agent that spoke last to carry on (a follow-up); Esc makes it plain
+ *   chat in the thread (a reply to the request). What is written here stays here, unless "Also
+ *   send to #channel" (docs/channels.md "Threads"); the pane shows it at once and scrolls to it.
  * - A message's thread: the message and people's replies to it, with a composer that replies
  *   in the thread.
  *
@@ -90,6 +92,7 @@ export function ThreadPane({
   channelEvents,
   runs,
   answerTarget,
+  alsoSendTo,
   focusEventId = null,
   highlight,
   onClose,
@@ -102,6 +105,8 @@ export function ThreadPane({
   runs: readonly RunSummary[];
   /** When the run waits for an answer: the composer's answer target (server state). */
   answerTarget?: Extract<ComposerTarget, { kind: "answer" }>;
+  /** The channel's name, for "Also send to #channel". */
+  alsoSendTo: string;
   /** An event to scroll to and flash once it is loaded (a search hit). */
   focusEventId?: string | null;
   /** The words the hit matched: unfolded and highlighted in that event (components/search/reveal-match.ts). */
@@ -275,6 +280,14 @@ export function ThreadPane({
           channelName={channelName}
           draft={`${threadId}:${runId ?? messageId}`}
           target={composerTarget}
+          chatParentId={runId && root && !isAgentWord(root) ? root.id : null}
+          alsoSendTo={alsoSendTo}
+          onSent={() => {
+            // Your reply is yours to read: the pane follows the end, where it appears.
+            stickEnd.current = true;
+            const el = body.current;
+            if (el) requestAnimationFrame(() => (el.scrollTop = el.scrollHeight));
+          }}
           onTargetChange={(t) => {
             if (t.kind === "new" && answer) setDeclined(answer.question.id);
           }}

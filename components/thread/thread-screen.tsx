@@ -8,8 +8,10 @@
  *
  * Questions and approvals that wait are server state (RunSummary.questions and .approvals, the
  * approvals API), so the banner, the run cards, the composer and the sidebar agree however far
- * back they were asked. A question is answered only on purpose: its Answer button (in the
- * channel, the banner or its run card) or the run's thread; a plain message is a new request.
+ * back they were asked. A question is answered on purpose: its Answer button (in the channel,
+ * the banner or its run card), the run's thread, or, in a DM, the next message while the agent's
+ * question waits (docs/channels.md "Who answers"). A message's thread in a run is the run's
+ * thread: "Reply in thread" there opens it.
  * The open pane is in the URL (`?run=<run_id>` or `?message=<id>`), so a thread can be linked.
  */
 import Link from "next/link";
@@ -19,7 +21,8 @@ import { useQueryClient } from "@tanstack/react-query";
 import { indexQuestions } from "@/lib/fold/questions";
 import { isEvent, type StoredEvent } from "@/lib/protocol";
 import { foldApprovals } from "@/lib/fold/approvals";
-import { inConversation } from "@/lib/conversation";
+import { conversationIds, inConversation } from "@/lib/conversation";
+import { useChannelAnswers } from "@/components/live/workspace-channels";
 import type { ApprovalSummary } from "@/lib/api/types";
 import { usePendingApprovals } from "@/components/live/approvals";
 import { markChannelRead } from "@/components/live/inbox";
@@ -116,15 +119,28 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
 
   // Opening a thread is a new history entry (Back closes it); closing one replaces it. The
   // history API with a fresh state keeps Next's router and useSearchParams in step.
-  const setPane = useCallback((next: ThreadTarget | null) => {
+  const setPane = useCallback((next: ThreadTarget | null, focus?: string) => {
     const url = new URL(window.location.href);
     for (const p of ["run", "message", "event"]) url.searchParams.delete(p);
     if (!next) url.searchParams.delete("hl");
     if (next && "run_id" in next) url.searchParams.set("run", next.run_id);
     if (next && "message_id" in next) url.searchParams.set("message", next.message_id);
+    if (next && focus) url.searchParams.set("event", focus);
     if (next) window.history.pushState(null, "", url);
     else window.history.replaceState(null, "", url);
   }, []);
+  // A message's thread in a run is the run's thread (docs/channels.md "Threads"): a message of a
+  // run, or the person's request that started one, opens the run's.
+  const openThread = useCallback(
+    (next: ThreadTarget) => {
+      if ("message_id" in next) {
+        const run = threadRunOf(next.message_id, threadId, events ?? []);
+        if (run) return setPane({ run_id: run });
+      }
+      setPane(next);
+    },
+    [setPane, threadId, events],
+  );
 
   // `?compose`: arrived to write (the welcome's "Ask"): the composer has the request and the focus.
   const compose = params.get("compose") !== null;
@@ -161,11 +177,18 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   const actions = useMemo<ThreadActions>(
     () => ({
       replyTo: answer,
-      openThread: setPane,
-      jumpTo: (id) => list.current?.jumpTo(id) ?? false,
+      openThread,
+      // What the channel does not show (a reply in a run's thread) opens in the run's thread.
+      jumpTo: (id) => {
+        if (list.current?.jumpTo(id)) return true;
+        const ev = events?.find((e) => e.id === id);
+        if (!ev || inConversation(ev)) return false;
+        setPane({ run_id: ev.run_id }, id);
+        return true;
+      },
       runTitle: (id) => runs?.find((r) => r.run_id === id)?.title ?? null,
     }),
-    [answer, setPane, runs],
+    [answer, openThread, setPane, events, runs],
   );
   // An answered or closed question leaves the composer's answer mode. Open as far as either
   // source knows: the server's list may lag a question that just arrived live, and the loaded
@@ -175,7 +198,15 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
     const q = loadedQuestions?.get(id);
     return q !== undefined && !q.answer && !q.closed;
   };
-  const target: ComposerTarget = chosen.kind === "answer" && !stillOpen(chosen.question.id) ? { kind: "new" } : chosen;
+  // In a DM with an agent, the next message answers its question while one waits (Esc: write something else).
+  const [declined, setDeclined] = useState<string | null>(null);
+  const dmQuestion = thread?.kind === "dm" && thread.entry_agent && chosen.kind === "new" ? waiting.filter((q) => q.id !== declined).at(-1) : undefined;
+  const target: ComposerTarget = dmQuestion
+    ? { kind: "answer", question: dmQuestion }
+    : chosen.kind === "answer" && !stillOpen(chosen.question.id)
+      ? { kind: "new" }
+      : chosen;
+  const answersHere = useChannelAnswers(thread);
 
   // `?approval=<id>` (the inbox's "open in channel") and `?event=<id>` (a search hit in the
   // conversation): scroll to that card once loaded, loading older pages when it is further back.
@@ -350,8 +381,12 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
             channelName={name}
             draft={threadId}
             target={target}
-            onTargetChange={setTarget}
-            waiting={waiting}
+            onTargetChange={(t) => {
+              if (t.kind === "new" && dmQuestion) setDeclined(dmQuestion.id);
+              setTarget(t);
+            }}
+            channel={answersHere}
+            answersInChannel
             onSent={() => list.current?.scrollToBottom()}
             onShowQuestion={(id) => list.current?.jumpTo(id)}
           />
@@ -366,6 +401,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
               channelEvents={events}
               runs={runs ?? []}
               answerTarget={paneQuestion ? { kind: "answer", question: paneQuestion } : undefined}
+              alsoSendTo={name}
               focusEventId={paneFocus}
               highlight={highlight}
               onClose={() => setPane(null)}
@@ -375,6 +411,18 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
       </div>
     </ThreadActionsContext.Provider>
   );
+}
+
+/**
+ * The run whose thread holds message `id` of channel `threadId`, if it is in one: a message of a
+ * run (not the channel's own conversation), or the person's request that started a run (its root
+ * task.request names it in `input.message_id`). Null for a message outside runs.
+ */
+function threadRunOf(id: string, threadId: string, events: readonly StoredEvent[]): string | null {
+  const ev = events.find((e) => e.id === id);
+  if (ev && ev.run_id !== conversationIds(threadId).run_id) return ev.run_id;
+  const request = events.find((e) => isEvent(e, "task.request") && !e.parent_task_id && (e.payload.input as { message_id?: unknown } | undefined)?.message_id === id);
+  return request?.run_id ?? null;
 }
 
 function ConnectionBanner() {

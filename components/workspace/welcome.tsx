@@ -2,21 +2,23 @@
 /**
  * `Welcome`: what a person sees on their first visit (docs/channels.md). It introduces the
  * agents (name, what they do, whether they are online) and the workspace's channels where they
- * take requests, each with the requests it suggests: choosing one opens that channel with the
- * request written in the composer, ready to send. Later visits go straight to the last channel.
+ * take requests, each with the requests it suggests: choosing one sends it there (addressed to
+ * the channel's entry agent where agents answer only when @mentioned) and opens the channel, where
+ * its run starts. Later visits go straight to the last channel.
  * Data: `GET /api/workspace` (channels, entry agents, suggestions) and `GET /api/agents`.
  */
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import type { WorkspaceChannel } from "@/lib/api/types";
-import { apiRequest } from "@/components/live/api";
+import { postMessage } from "@/components/live/api";
+import { ingestEvents } from "@/components/live/live-sync";
+import { useWorkspaceChannels } from "@/components/live/workspace-channels";
 import { useAgents } from "@/components/live/use-agents";
 import { hueFor } from "@/components/events/participant";
 import { agentName } from "@/components/events/use-sender-name";
 import { useMe } from "@/components/identity/me";
 import { writeLocal } from "@/components/prefs/local-store";
-import { draftKey } from "@/components/thread/composer";
 import { LAST_THREAD_KEY } from "@/components/thread/thread-screen";
 import { Avatar } from "@/components/ui/avatar";
 import { HashIcon, SendIcon } from "@/components/ui/icons";
@@ -28,14 +30,25 @@ export function Welcome({ fallback }: { fallback: { id: string; name: string } }
   const me = useMe();
   const router = useRouter();
   const agents = useAgents().data ?? [];
-  const channels = useQuery({
-    queryKey: ["workspace-channels"],
-    queryFn: async () => (await apiRequest<{ channels: WorkspaceChannel[] }>("/api/workspace")).channels,
-  }).data;
-  const open = (threadId: string, suggestion?: string) => {
-    if (suggestion) writeLocal(draftKey(threadId), suggestion);
+  const channels = useWorkspaceChannels().data;
+  const open = (threadId: string) => {
     writeLocal(LAST_THREAD_KEY, threadId);
-    router.push(`/c/${encodeURIComponent(threadId)}${suggestion ? "?compose" : ""}`);
+    router.push(`/c/${encodeURIComponent(threadId)}`);
+  };
+  // Ask: the suggestion is sent as the person's message, then the channel opens on its run.
+  const [asking, setAsking] = useState<string | null>(null);
+  const [askError, setAskError] = useState<string | null>(null);
+  const ask = async (c: WorkspaceChannel, suggestion: string) => {
+    setAsking(`${c.thread_id}:${suggestion}`);
+    setAskError(null);
+    try {
+      const addressed = c.answers === "mentions" && c.entry_agent ? `@${c.entry_agent.replace(/^agent:/, "")} ${suggestion}` : suggestion;
+      ingestEvents([await postMessage(c.thread_id, addressed)]);
+      open(c.thread_id);
+    } catch (err) {
+      setAskError(`Couldn’t send “${suggestion}”: ${err instanceof Error ? err.message : "try again"}`);
+      setAsking(null);
+    }
   };
   const first = me.name.split(/\s+/)[0];
   return (
@@ -67,8 +80,10 @@ export function Welcome({ fallback }: { fallback: { id: string; name: string } }
                       <button
                         key={s}
                         type="button"
-                        onClick={() => open(c.thread_id, s)}
-                        className="inline-flex items-center gap-2 rounded-lg bg-accent px-3 py-1.5 text-sm font-semibold text-accent-fg hover:brightness-110"
+                        onClick={() => void ask(c, s)}
+                        disabled={asking !== null}
+                        aria-busy={asking === `${c.thread_id}:${s}`}
+                        className="inline-flex items-center gap-2 rounded-lg bg-accent px-3 py-1.5 text-sm font-semibold text-accent-fg hover:brightness-110 disabled:opacity-70"
                       >
                         <SendIcon size={14} />
                         Ask “{s}”
@@ -85,6 +100,11 @@ export function Welcome({ fallback }: { fallback: { id: string; name: string } }
                 </li>
               ))}
             </ul>
+            {askError && (
+              <p role="alert" className="mt-2 text-sm font-medium text-danger">
+                {askError}
+              </p>
+            )}
           </section>
         )}
 

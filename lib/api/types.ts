@@ -25,6 +25,8 @@ export interface ThreadSummary {
   dm_between: string[];
   /** Who takes a new request here when the thread says (a direct message with an agent); else null. */
   entry_agent: string | null;
+  /** Who answers a new top-level message, when an admin chose (lib/answers.ts); null: the workspace's setting. */
+  answers: import("../answers").AnswerMode | null;
   /**
    * How far the signed-in person has read it (`GET /api/threads` only; server/events/read-marks.ts):
    * the seq and `message_count` as of their last read; null when the server has no mark.
@@ -38,6 +40,8 @@ export interface WorkspaceChannel {
   name: string;
   topic: string;
   entry_agent: string | null;
+  /** Who answers a new top-level message (lib/answers.ts): the admin's choice, else the workspace's. */
+  answers: import("../answers").AnswerMode;
   suggestions: string[];
 }
 

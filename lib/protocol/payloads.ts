@@ -80,6 +80,8 @@ export const ChatMessagePayload = z.looseObject({
   expects_reply: z.boolean().optional(),
   /** True for a CAP oversight_inquiry: an overseer questioning the work under review. */
   inquiry: z.boolean().optional(),
+  /** A reply in a thread that the channel shows too (Slack's "Also send to #channel"; docs/channels.md "Threads"). */
+  also_in_channel: z.boolean().optional(),
 });
 /** §2.2 chat.system: a notification; `level` defaults to info. */
 export const ChatSystemPayload = z.looseObject({
@@ -309,6 +311,7 @@ export const AUDIT_ACTIONS = [
   "agent.disabled",
   "agent.enabled",
   "channel.visibility_changed",
+  "channel.answers_changed",
   "channel.member_added",
   "channel.member_removed",
   "team.imported",

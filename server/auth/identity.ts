@@ -19,6 +19,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { APIError } from "better-auth/api";
 import { z } from "zod";
+import type { AnswerMode } from "@/lib/answers";
 import { newId, type AgentCard, type ClutchMessage, type PayloadOf } from "@/lib/protocol";
 import type { InviteSummary, PersonSummary } from "@/lib/api/types";
 import type { Db } from "../db/client";
@@ -33,7 +34,7 @@ import { ApiKeys, type ApiKeySummary } from "./keys";
 import { Names, type NamedAgent } from "./names";
 import type { OriginSettings } from "./origins";
 import { SignInLimit, type SignInLimitPolicy } from "./sign-in-limit";
-import { isRole, personAgentId, type AgentPrincipal, type PersonPrincipal, type Principal, type Role } from "./principal";
+import { isAdmin, isRole, personAgentId, type AgentPrincipal, type PersonPrincipal, type Principal, type Role } from "./principal";
 
 export type { InviteSummary, PersonSummary };
 
@@ -504,6 +505,25 @@ export class Identity {
     await this.assertDmKept(thread_id, { visibility });
     await this.channels.setVisibility(thread_id, visibility);
     await this.audit(by, { action: "channel.visibility_changed", subject: thread_id, summary: `made the channel ${visibility}`, detail: { visibility } }, thread_id);
+  }
+
+  /**
+   * Who answers a new top-level message in channel `thread_id` (docs/channels.md "Who answers"):
+   * an admin's choice, recorded in the channel as an audit.change everyone there reads.
+   * `entryName` names the channel's entry agent for the notice; `fallback` is the workspace's
+   * setting, in force while no admin chose. Nothing changes (and no notice) when the setting is
+   * already `answers`. Throws ClutchError forbidden (403) for anyone but an admin,
+   * direct_message (409) for a DM (every message there is for the other party).
+   */
+  async setAnswers(by: Principal, thread_id: string, answers: AnswerMode, opts: { entryName: string; fallback: AnswerMode }): Promise<void> {
+    if (!isAdmin(by)) throw new ClutchError("forbidden", "only an admin can change who answers in a channel", 403);
+    const row = await this.db.thread.findUnique({ where: { id: thread_id }, select: { dm_between: true, answers: true } });
+    if (row?.dm_between.length) throw new ClutchError("direct_message", "in a direct message every message is for the other party: there is nothing to choose", 409);
+    if ((row?.answers ?? opts.fallback) === answers) return;
+    const entryName = opts.entryName;
+    await this.db.thread.update({ where: { id: thread_id }, data: { answers } });
+    const summary = answers === "every_message" ? `set the channel so that ${entryName} answers every new message` : "set the channel so that agents answer only when @mentioned";
+    await this.audit(by, { action: "channel.answers_changed", subject: thread_id, summary, detail: { answers } }, thread_id);
   }
 
   /** A member's display name: the person's name, or the agent id. */

@@ -18,6 +18,11 @@
  *   naming the event; the orchestrator requests the task of the agent, whose context is the
  *   conversation so far (lib/fold/follow-up.ts);
  * - a person's message: a reply in its thread, addressed to nobody (`to: []`), starting no work.
+ *
+ * Who answers (docs/channels.md "Who answers"): `chat_only: true` on a new message makes it plain
+ * chat, addressed to the channel's people (`to: [{ agent_id: "user" }]`), so no agent is asked
+ * whatever the channel's setting. A reply stays in its thread; `also_in_channel: true` (Slack's
+ * "Also send to #channel") shows it in the channel too (`payload.also_in_channel`).
  */
 import { z } from "zod";
 import { isEvent, makeMessage, newId, type ClutchMessage, type StoredEvent } from "@/lib/protocol";
@@ -33,6 +38,10 @@ export const PersonMessageSchema = z.strictObject({
   reply_to: z.string().min(1).max(200).nullable().optional(),
   /** Lets a client retry a send without posting twice. */
   idempotency_key: z.string().min(1).max(200).optional(),
+  /** A new message as plain chat: for the channel's people, no agent asked. */
+  chat_only: z.boolean().optional(),
+  /** A reply in a thread that the channel shows too. */
+  also_in_channel: z.boolean().optional(),
 });
 
 /**
@@ -99,7 +108,11 @@ export async function personMessage(
     const i = r.error.issues[0]!;
     throw new ClutchError("invalid_message", `${i.path.join(".") || "body"}: ${i.message}`, 400, r.error.issues);
   }
-  const { text, idempotency_key, reply_to } = r.data;
+  const { text, idempotency_key, reply_to, chat_only, also_in_channel } = r.data;
+  if (chat_only && reply_to) {
+    throw new ClutchError("invalid_message", "chat_only is for a new message; to write in a run's thread without asking the agent, reply to the message that started the run", 400);
+  }
+  if (also_in_channel && !reply_to) throw new ClutchError("invalid_message", "also_in_channel is for a reply in a thread: a new message is in the channel already", 400);
   const found = parseMentions(text, isAgent, people);
   const mentions = [...found.agents, ...found.capabilities, ...found.people];
   const parent = await parentOf(queries, thread_id, reply_to);
@@ -116,8 +129,8 @@ export async function personMessage(
     from: { agent_id: sender.agent_id, role: "human", display_name: sender.display_name },
     // An answer goes to the asker (that wakes its task), a follow-up to the agent that carries
     // on; a thread reply to nobody in particular.
-    to: parent && parent.kind !== "thread" ? [{ agent_id: parent.from }] : [],
-    payload: { text, ...(mentions.length ? { mentions } : {}), ...(parent ? { reply_to: parent.id } : {}) },
+    to: parent && parent.kind !== "thread" ? [{ agent_id: parent.from }] : chat_only ? [{ agent_id: "user" }] : [],
+    payload: { text, ...(mentions.length ? { mentions } : {}), ...(parent ? { reply_to: parent.id } : {}), ...(also_in_channel ? { also_in_channel: true } : {}) },
     ...(parent?.kind === "follow_up" ? { meta: { follows: parent.id } } : {}),
     ...(idempotency_key ? { idempotency_key } : {}),
   });

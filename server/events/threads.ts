@@ -3,6 +3,7 @@
  * "channel created" message, in one transaction through the append path, so the creation is
  * in the log like everything else.
  */
+import { conversationIds } from "@/lib/conversation";
 import { z } from "zod";
 import { makeMessage, newId, type ClutchMessage } from "@/lib/protocol";
 import type { ThreadSummary } from "@/lib/api/types";
@@ -38,6 +39,7 @@ export function toSummary(row: ThreadRow): ThreadSummary {
     kind: row.dm_between?.length ? "dm" : "channel",
     dm_between: row.dm_between ?? [],
     entry_agent: row.entry_agent ?? null,
+    answers: row.answers === "mentions" || row.answers === "every_message" ? row.answers : null,
   };
 }
 
@@ -46,14 +48,7 @@ export function dmName(): string {
   return `dm-${newId("thread").slice(-12).toLowerCase()}`;
 }
 
-/**
- * The conversation context of a thread: chat outside any run uses a run and task id derived
- * from the thread's ULID (`thr_X` → `run_X`, `task_X`), so plain chat needs no run of its own.
- */
-export function conversationIds(thread_id: string): { run_id: string; task_id: string } {
-  const ulid = thread_id.replace(/^thr_/, "");
-  return { run_id: `run_${ulid}`, task_id: `task_${ulid}` };
-}
+export { conversationIds };
 
 /**
  * Insert the thread row and return the chat.system message that announces it. Its creator

@@ -41,7 +41,7 @@
 import type { GroupChatShape } from "@/lib/group-chat/turns";
 import { GroupChatRunner } from "./group-chat";
 import { isEvent, makeMessage, newId, type ClutchMessage, type MessageType, type PayloadOf, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
-import { mentionsOnlyPeople } from "@/lib/mentions";
+import { addressedToPeopleOnly, newMessageOutcome, type AnswerMode } from "@/lib/answers";
 import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
 import type { EventTail } from "../events/tail";
@@ -66,6 +66,11 @@ export interface ChannelBinding {
   name: string;
   /** Who gets a request that @mentions nobody; null in channels outside the workspace. */
   entry_agent: string | null;
+  /**
+   * Whether the entry agent takes every new top-level message or only agents @mentioned answer
+   * (lib/answers.ts); an admin's choice stored on the thread wins (docs/channels.md "Who answers").
+   */
+  answers: AnswerMode;
   /** Requests the workspace suggests to people new to the channel. */
   suggestions?: string[];
 }
@@ -213,9 +218,10 @@ export class Orchestrator {
       known = { name: t?.name ?? "_", entry_agent: t?.entry_agent ?? null };
       this.threadNames.set(thread_id, known);
     }
-    if (known.entry_agent && this.workspace.agents.has(known.entry_agent)) return { thread_id, name: known.name, entry_agent: known.entry_agent };
+    // A direct message with an agent: every message is for it.
+    if (known.entry_agent && this.workspace.agents.has(known.entry_agent)) return { thread_id, name: known.name, entry_agent: known.entry_agent, answers: "every_message" };
     if (!this.allChannels) return null;
-    return known.name.startsWith("_") ? null : { thread_id, name: known.name, entry_agent: null };
+    return known.name.startsWith("_") ? null : { thread_id, name: known.name, entry_agent: null, answers: "mentions" };
   }
 
   /** Route waiting requests again, in the reaction chain (an agent came online, registered, …). */
@@ -376,8 +382,18 @@ export class Orchestrator {
   private async openRun(ev: StoredEventOf<"chat.message">, channel: ChannelBinding): Promise<void> {
     const text = ev.payload.text;
     const mentions = ev.payload.mentions ?? [];
-    // Mentions of people only: a conversation between people, not a request (docs/channels.md "Mentions").
-    if (mentionsOnlyPeople(mentions)) return;
+    // Who answers (lib/answers.ts, docs/channels.md "Who answers"): plain chat, mentions of people
+    // only, or a message that addresses no agent in a channel whose agents answer when mentioned
+    // is a conversation between people, not a request. An admin's choice on the thread wins.
+    const answers = (await this.store.getThread(ev.thread_id))?.answers ?? channel.answers;
+    const outcome = newMessageOutcome({
+      mentions,
+      entry_agent: channel.entry_agent,
+      answers,
+      chatOnly: addressedToPeopleOnly(ev.to),
+      isAgent: (m) => this.workspace.agents.has(m) || Boolean(this.registry?.has(m)),
+    });
+    if (outcome.kind === "chat") return;
     const run_id = newId("run");
     const task_id = newId("task");
     // The title is the first line without the @mentions that address it.
@@ -408,7 +424,7 @@ export class Orchestrator {
       return;
     }
     const selected = named ?? channel.entry_agent;
-    if (!selected) return; // plain chat in a channel with no entry agent
+    if (!selected) return;
     const others = [...this.workspace.agents.keys()].filter((id) => id !== selected);
     const reason = named
       ? `${who} addressed @${named.replace(/^agent:/, "")} by name in #${channel.name}`

@@ -3,7 +3,7 @@
  * they work (docs/agents.md). Loaded from a folder (default examples/sales-analysis, or
  * CLUTCH_WORKSPACE) holding:
  *   workspace.json   { agents: "<dir of CAP manifests>", mcp: "<mcpServers file>",
- *                      channels: [{ name, topic?, entry_agent }],
+ *                      channels: [{ name, topic?, entry_agent, answers?: "mentions" | "every_message" }],
  *                      registry?: { heartbeat_interval_sec, offline_after_missed },
  *                      routing?: { on_no_match: "wait" | "fail", wait_timeout_sec, weights },
  *                      lifecycle?: { timeouts, retries, runaway guards: docs/lifecycle.md },
@@ -20,6 +20,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { PricesSchema } from "../usage/prices";
+import { ANSWER_MODES, type AnswerMode } from "@/lib/answers";
 import {
   capAgentIdToClutch,
   CapManifestSchema,
@@ -45,6 +46,12 @@ const WorkspaceFileSchema = z.strictObject({
         name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "channel names use lowercase letters, digits, - and _"),
         topic: z.string().max(250).optional(),
         entry_agent: z.string().min(1),
+        /**
+         * Who answers a new top-level message (docs/channels.md "Who answers"): `mentions` (the
+         * default, as Slack apps do) only when it @mentions an agent or a capability;
+         * `every_message`: the entry agent takes every new top-level message.
+         */
+        answers: z.enum(ANSWER_MODES, { error: 'answers is "mentions" or "every_message"' }).default("mentions"),
         /** Requests to suggest to a person new to the channel (the welcome, the empty composer). */
         suggestions: z.array(z.string().trim().min(1).max(500)).max(5).default([]),
       }),
@@ -139,7 +146,7 @@ export interface Workspace {
   /** Absolute folder of workspace.json; null for NO_WORKSPACE. */
   dir: string | null;
   agents: Map<string, WorkspaceAgent>;
-  channels: { name: string; topic?: string; entry_agent: string; suggestions: string[] }[];
+  channels: { name: string; topic?: string; entry_agent: string; answers: AnswerMode; suggestions: string[] }[];
   /** Absolute path of the mcpServers file; null: no MCP servers. */
   mcpConfigPath: string | null;
   /** Absolute path of the policy file (it may not exist); null: no policy, everything allowed. */
@@ -252,8 +259,12 @@ export function teamAgents(workspace: Workspace, team: Team): WorkspaceAgent[] {
   return agents;
 }
 
-/** Add `agents` (from `teamAgents`) and the team's channel to `workspace`, in place: the runner, router and orchestrator see them at once. */
+/**
+ * Add `agents` (from `teamAgents`) and the team's channel to `workspace`, in place: the runner,
+ * router and orchestrator see them at once. A team's channel is where people talk to the team,
+ * so its entry agent takes every new message (docs/channels.md "Who answers").
+ */
 export function addTeam(workspace: Workspace, agents: readonly WorkspaceAgent[], channel: Team["channel"]): void {
   for (const a of agents) workspace.agents.set(a.agent_id, a);
-  workspace.channels.push({ ...channel, entry_agent: capAgentIdToClutch(channel.entry_agent), suggestions: [] });
+  workspace.channels.push({ ...channel, entry_agent: capAgentIdToClutch(channel.entry_agent), answers: "every_message", suggestions: [] });
 }
