@@ -48,7 +48,7 @@ const inBrowser = { ...DESKTOP, launchOptions: { executablePath: CHROMIUM, args:
  * The specs that send requests to the built-in team in #sales (the workspace's one channel with an
  * entry agent) and wait for its answers: run one at a time, or one's pm-1 answers the other's question.
  */
-const SALES_TEAM_SPECS = ["agents.spec.ts", "approvals.spec.ts", "mentions.spec.ts", "runs.spec.ts"];
+const SALES_TEAM_SPECS = ["agents.spec.ts", "approvals.spec.ts", "mentions.spec.ts", "runs.spec.ts", "welcome.spec.ts"];
 /**
  * The specs that need the whole browser: For you offers to enable notifications while the browser
  * would still ask, and the headless shell denies them outright.

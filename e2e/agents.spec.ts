@@ -88,7 +88,7 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await expect(box).toHaveValue("");
 
   // pm-1 asks a clarifying question: marked as waiting for this person's answer, with Answer.
-  const question = log.getByRole("article", { name: "Question from pm-1" }).last();
+  const question = log.getByRole("article", { name: "Question from Project Manager" }).last();
   await expect(question).toContainText("regional breakdowns, customer segments, or overall trend", { timeout: 30_000 });
   await expect(question.getByText("Waiting for your answer", { exact: true }).first()).toBeVisible();
   await expect(question.getByRole("button", { name: "Answer" })).toBeVisible();
@@ -96,9 +96,9 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   const run = log.getByRole("article", { name: "Run: Analyze last quarter's sales trends" }).last();
   await expect(run.getByText("Run state: Waiting on you")).toBeVisible();
   await expect(run).toContainText("Project Manager asks:");
-  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("Project Manager is waiting for your answer");
-  // The composer never answers on its own: it says the next message is a new request.
-  await expect(page.getByRole("group", { name: "A question is waiting" })).toContainText("This message starts a new request");
+  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("Project Manager is waiting on you");
+  // The composer never answers on its own: it says the next message starts a new run; the question's Answer answers.
+  await expect(page.getByTestId("composer-mode")).toHaveText("Starts a run with Project Manager");
   await expect(page.getByRole("group", { name: /^Answering / })).toHaveCount(0);
   await expect(agents.getByRole("button", { name: /^pm-1, .*waiting for an answer/ })).toBeVisible({ timeout: 15_000 });
 
@@ -111,6 +111,7 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await question.getByRole("button", { name: "Answer" }).click();
   await expect(box).toBeFocused();
   await expect(page.getByRole("group", { name: "Answering Project Manager" })).toContainText("“Analyze last quarter's sales trends”");
+  await expect(page.getByTestId("composer-mode")).toHaveText("Answers Project Manager’s question");
   await box.fill("Regional breakdown by major market");
   await box.press("Enter");
   await expect(box).toHaveValue("");
@@ -141,7 +142,7 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await expect(page.getByRole("status", { name: "Runs in progress" })).toBeHidden();
 
   // The report: headings and tables, figures right-aligned, Central among the regions.
-  const report = log.getByRole("article", { name: "Message from pm-1" }).filter({ hasText: "Q4 2017 sales trends by region" }).last();
+  const report = log.getByRole("article", { name: "Message from Project Manager" }).filter({ hasText: "Q4 2017 sales trends by region" }).last();
   await expect(report.getByRole("heading", { name: "Q4 2017 sales trends by region" })).toBeVisible();
   const central = report.getByRole("row", { name: /^Central / }).first();
   await expect(central).toBeVisible();
@@ -149,13 +150,13 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   expect(await report.getByRole("table").count()).toBeGreaterThanOrEqual(4);
 
   // The machinery is not in the channel: agents talking to each other and the review are in the run's thread.
-  await expect(log.getByRole("article", { name: "Question from analyst-1" })).toHaveCount(0);
+  await expect(log.getByRole("article", { name: "Question from Analyst Agent" })).toHaveCount(0);
   await run.getByRole("button", { name: /^Open the thread of / }).click();
   const pane = page.getByRole("complementary", { name: "Thread of run Analyze last quarter's sales trends" });
-  const toPm = pane.getByRole("article", { name: "Question from analyst-1" }).last();
+  const toPm = pane.getByRole("article", { name: "Question from Analyst Agent" }).last();
   await expect(toPm).toContainText("→ Project Manager");
   await expect(toPm.getByText("Answered", { exact: true }).first()).toBeVisible();
-  const inquiry = pane.getByRole("article", { name: "Oversight inquiry from qa-1" }).last();
+  const inquiry = pane.getByRole("article", { name: "Oversight inquiry from QA Agent" }).last();
   await expect(inquiry.getByText("Oversight inquiry", { exact: true }).first()).toBeVisible();
   await expect(inquiry).toContainText("→ Analyst Agent");
   const review = pane.getByRole("article", { name: /^Review decision: / }).last();
@@ -194,7 +195,7 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await reply.fill("Now break it down by customer segment");
   await reply.press("Enter");
   await expect(reply).toHaveValue("");
-  const segments = log.getByRole("article", { name: "Message from pm-1" }).filter({ hasText: "Q4 2017 by customer segment" }).last();
+  const segments = log.getByRole("article", { name: "Message from Project Manager" }).filter({ hasText: "Q4 2017 by customer segment" }).last();
   await expect(segments).toBeVisible({ timeout: 60_000 });
   for (const segment of ["Consumer", "Corporate", "Home Office"]) await expect(segments.getByRole("row", { name: new RegExp(`^${segment} `) }).first()).toBeVisible();
   await expect(run.getByText("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });

@@ -93,7 +93,7 @@ function card(page: Page, approvalId: string): Locator {
 
 /** pm-1's report in the channel. */
 function report(page: Page): Locator {
-  return messageLog(page, "sales").getByRole("article", { name: "Message from pm-1" }).filter({ hasText: "Q4 2017 sales trends by region" });
+  return messageLog(page, "sales").getByRole("article", { name: "Message from Project Manager" }).filter({ hasText: "Q4 2017 sales trends by region" });
 }
 
 /** Scrolls the message pane so that `target` is at its top. */
@@ -146,15 +146,17 @@ test("approve from the channel card: the held report is sent and the card says w
   const held = card(page, approval.approval_id);
   await expect(held).toBeVisible({ timeout: 30_000 });
   // What is held, in people's words: whose report, about what, who may decide, the report itself;
-  // the agent, the tool, the rule and the JSON arguments behind Details.
+  // the agent, the tool, why the policy asks (the rule's id only as its tooltip) and the JSON
+  // arguments behind Details.
   await expect(held.getByText("Approval needed")).toBeVisible();
   await expect(held.getByText("Approval: waiting for a decision", { exact: true }).first()).toBeVisible();
-  await expect(held.getByRole("heading", { name: "pm-1's report to the people in the channel: Q4 2017 sales trends by region" })).toBeVisible();
+  await expect(held.getByRole("heading", { name: "Project Manager's report to the people in the channel: Q4 2017 sales trends by region" })).toBeVisible();
   await expect(held).toContainText("Who may decide: admins");
   await expect(held).not.toContainText("approve-final-report");
   await held.getByRole("button", { name: "Details" }).click();
   await expect(held).toContainText("reply");
-  await expect(held).toContainText("approve-final-report");
+  await expect(held.getByTitle("Policy rule approve-final-report")).toHaveText("the report reaches the channel only after an admin has read it");
+  await expect(held).not.toContainText("approve-final-report");
   await expect(held.getByLabel(/^Who may approve: /)).toBeVisible();
   await expect(held.getByText(/^Expires in /)).toBeVisible();
   const preview = held.getByRole("region", { name: "The message, as it will be posted" });
@@ -166,9 +168,9 @@ test("approve from the channel card: the held report is sent and the card says w
   const log = messageLog(page, "sales");
   const call = log.getByRole("article", { name: "Tool call reply" }).last();
   await expect(call).toContainText("Waiting for approval");
-  await expect(log.getByText("State: Needs approval").first()).toBeVisible();
-  await expect(page.locator(`[data-run-id="${runId}"]`)).toContainText("Waiting for approval: pm-1's report");
-  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("Project Manager is waiting for approval");
+  await expect(log.getByText("State: Waiting on you").first()).toBeVisible();
+  await expect(page.locator(`[data-run-id="${runId}"]`)).toContainText("Waiting for approval: Project Manager's report");
+  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("Project Manager is waiting on you");
   await expect(page.getByRole("link", { name: /^Approvals, \d+ pending$/ })).toBeVisible();
   const before = await report(page).count();
 
@@ -246,7 +248,7 @@ test("approve from the inbox with the keyboard: j/k, Enter opens it in #sales, a
   const pendingBefore = Number((await badge.getAttribute("aria-label"))!.match(/(\d+) pending/)![1]);
   await page.keyboard.press("a");
   await expect(page.locator(`[data-approval-item="${approval.approval_id}"]`)).toHaveCount(0);
-  await expect(page.getByText(/^Approved: pm-1.s report/)).toBeVisible();
+  await expect(page.getByText(/^Approved: Project Manager.s report/)).toBeVisible();
   if (pendingBefore > 1) await expect(badge).toHaveAttribute("aria-label", `Approvals, ${pendingBefore - 1} pending`);
   else await expect(page.getByRole("link", { name: "Approvals", exact: true })).toBeVisible();
   // Focus stays in the list (on the next item) when one is left.
@@ -335,7 +337,7 @@ test("edit the arguments then approve: only a JSON object is accepted, and the e
   await submit.click();
   await expect(held).toHaveAttribute("data-approval-state", "granted");
   await expect(held.getByLabel("Outcome")).toContainText("with edited arguments");
-  const sent = messageLog(page, "sales").getByRole("article", { name: "Message from pm-1" }).filter({ hasText: "Q4 2017 in one line" });
+  const sent = messageLog(page, "sales").getByRole("article", { name: "Message from Project Manager" }).filter({ hasText: "Q4 2017 in one line" });
   await expect(sent.last()).toBeVisible({ timeout: 30_000 });
   await expect(sent.last()).toContainText("Sales rose 18.6% on Q4 2016; the West led.");
 });

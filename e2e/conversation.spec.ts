@@ -1,16 +1,14 @@
 /**
  * Conversation-first channels (docs/channels.md), as a person sees them: the channel shows the
  * request, the question and one live run card while the machinery lives in the run's thread; a
- * new message while a question waits starts a new request, and the question (300 events back) is
+ * new message while a question waits is a new message, and the question (300 events back) is
  * still in the banner and answered on purpose; people reply in threads; drafts survive a channel
- * switch; Ctrl/⌘+K finds a figure from a report and opens it in context; the first visit gets a
- * welcome; and axe-core finds no serious violation in the channel and its every-event view in
+ * switch; Ctrl/⌘+K finds a figure from a report and opens it in context; and axe-core finds no serious violation in the channel and its every-event view in
  * light, dark and phone (the other pages: e2e/axe-sweep.spec.ts).
  */
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { newId, type StoredEvent } from "../lib/protocol";
 import type { ThreadSummary } from "../lib/api/types";
-import { ADMIN_STATE } from "../playwright.config";
 import { createChannel, event, messageLog, openChannel, postEvents, postMessage, seriousViolations, uniqueName } from "./helpers";
 
 const orchestrator = { agent_id: "agent:orchestrator", role: "orchestrator", display_name: "Orchestrator" };
@@ -66,7 +64,7 @@ test("a run shows in the channel as request, question and one live run card; the
   const card = log.getByRole("article", { name: `Run: ${TITLE}` });
   await expect(card.getByText("Run state: Waiting on you")).toBeVisible();
   // Who works on what: calc-1's subtask is done, lead-1 waits for the person.
-  await expect(card.getByRole("list", { name: "Working now" })).toHaveText(/lead-1\s*waiting for an answer/);
+  await expect(card.getByRole("list", { name: "Working now" })).toHaveText(/lead-1\s*Waiting on you/i);
   await expect(card).toContainText("1 of 2 tasks done");
   await expect(card).toContainText(`lead-1 asks: ${QUESTION}`);
   // The machinery is not in the channel.
@@ -74,9 +72,9 @@ test("a run shows in the channel as request, question and one live run card; the
   await expect(log.getByText("Use the Q4 orders only")).toHaveCount(0);
 
   // The question 300 events back: the banner and the composer know it (server state).
-  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("lead-1 is waiting for your answer");
+  await expect(page.getByRole("status", { name: "Runs in progress" })).toContainText("lead-1 is waiting on you");
   const box = page.getByRole("combobox", { name: `Message #${thread.name}` });
-  await expect(page.getByRole("group", { name: "A question is waiting" })).toContainText(`in “${TITLE}”. This message starts a new request.`);
+  // The composer never answers on its own: one affordance answers (Answer, here inline on the card).
   await expect(page.getByRole("group", { name: /^Answering / })).toHaveCount(0);
 
   // A new message while the question is open is a new message, not an answer.
@@ -163,29 +161,6 @@ test("drafts survive a channel switch, and Ctrl+K finds a figure from a report a
   await page.getByLabel("Kind").selectOption("chat.message");
   await expect(page.getByText(`Nothing matches “${FIGURE}” with these filters.`)).toBeVisible();
   await serious(page, "/search");
-});
-
-test("the first visit opens a welcome that drops the person into #sales with the example request ready", async ({ browser }) => {
-  // A fresh browser profile (nothing visited yet), signed in as the admin.
-  const context = await browser.newContext({ storageState: ADMIN_STATE });
-  const page = await context.newPage();
-  try {
-    await page.goto("/");
-    await expect(page.getByRole("heading", { name: /^Welcome to Clutch/ })).toBeVisible();
-    await expect(page.getByRole("list").filter({ hasText: "pm-1" }).first()).toBeVisible();
-    await serious(page, "welcome");
-    await page.getByRole("button", { name: "Ask “Analyze last quarter's sales trends”" }).click();
-    await expect(page.getByRole("heading", { level: 1, name: "sales", exact: true })).toBeVisible();
-    const box = page.getByRole("combobox", { name: "Message #sales" });
-    await expect(box).toHaveValue("Analyze last quarter's sales trends");
-    // Ready to send: the composer has the focus, Enter is all it takes.
-    await expect(box).toBeFocused();
-    // Later visits return to the last channel.
-    await page.goto("/");
-    await expect(page.getByRole("heading", { level: 1, name: "sales", exact: true })).toBeVisible();
-  } finally {
-    await context.close();
-  }
 });
 
 for (const scheme of ["light", "dark"] as const) {

@@ -36,7 +36,7 @@ test("message pm-1 from its card: a direct message where pm-1 answers, and a dec
   await box.press("Enter");
   await expect(box).toHaveValue("");
   const log = page.getByRole("log", { name: "Messages in Project Manager" });
-  await expect(log.getByRole("article", { name: "Message from pm-1" }).last()).toContainText("I can't answer that", { timeout: 60_000 });
+  await expect(log.getByRole("article", { name: "Message from Project Manager" }).last()).toContainText("I can't answer that", { timeout: 60_000 });
   await expect(log.getByRole("article", { name: /^Run: / }).last().getByText("Run state: Not done")).toBeVisible({ timeout: 30_000 });
 
   const { violations } = await new AxeBuilder({ page }).analyze();

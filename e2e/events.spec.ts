@@ -45,7 +45,7 @@ test("a task posted to the API appears live as a task card whose state follows i
   await expect(request_card.getByText("State: Failed")).toBeVisible();
 
   // The payload is one click away, as JSON.
-  await failed.getByRole("button", { name: "Payload" }).click();
+  await failed.getByRole("button", { name: "Details" }).click();
   await expect(failed.getByLabel("task.error payload")).toContainText('"code": "TOOL_UNAVAILABLE"');
 });
 
@@ -99,7 +99,7 @@ test("a routing decision appears live with the selected agent, scores and reject
       { from: orchestrator },
     ),
   );
-  const decision = log.getByRole("article", { name: "Routing decision: agent:ken" });
+  const decision = log.getByRole("article", { name: "Routing decision: ken" });
   await expect(decision).toContainText("matched requires[skill:research], lowest load");
   const table = decision.getByRole("table", { name: "Agents considered" });
   await expect(table.locator('tr[data-routing-row="selected"]')).toContainText("ken");

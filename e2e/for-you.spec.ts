@@ -46,7 +46,7 @@ test("a person @mentioned by the admin sees it in For you, with the count in the
     await box.press("Enter");
     await expect(box).toHaveValue(`@${lee.handle} `);
     await box.pressSequentially("can you check the Q4 plan?");
-    await expect(page.getByText(`A message for ${lee.name}: no agent request`)).toBeVisible();
+    await expect(page.getByText(`A message for ${lee.name}: no agent answers`)).toBeVisible();
     await box.press("Enter");
     await expect(box).toHaveValue("");
     // And once more in another channel, through the API.

@@ -71,7 +71,7 @@ test("typing @ana lists analyst-1; Enter inserts @analyst-1 and does not send", 
   await expect(list).toBeHidden();
   await expect(box).toHaveAttribute("aria-expanded", "false");
   // The composer says what the mention will do; nothing was sent.
-  await expect(page.getByText("New request for analyst-1")).toBeVisible();
+  await expect(page.getByTestId("composer-mode")).toHaveText(/^Starts a run with Analyst/);
   await page.waitForTimeout(300);
   await expect(messageLog(page, thread.name).getByRole("article", { name: /^Message from / })).toHaveCount(0);
 });
@@ -168,7 +168,7 @@ test("a routing decision reads as a table in the channel and in the run view's s
   await openChannel(page, thread);
   const log = messageLog(page, thread.name);
 
-  const decision = log.getByRole("article", { name: "Routing decision: agent:ken" });
+  const decision = log.getByRole("article", { name: "Routing decision: ken" });
   const table = decision.getByRole("table", { name: "Agents considered" });
   const rows = table.locator("tbody tr");
   await expect(rows).toHaveCount(5);
@@ -188,7 +188,7 @@ test("a routing decision reads as a table in the channel and in the run view's s
   await expect(decision).toContainText("skill:data-analysis@^1.0");
 
   // A named recipient: the short form, no table.
-  const named = log.getByRole("article", { name: "Routing decision: agent:qa-1" });
+  const named = log.getByRole("article", { name: "Routing decision: QA Agent" });
   await expect(named).toContainText("named by @qa-1 in the message");
   await expect(named).toContainText("named recipient");
   await expect(named.getByRole("table")).toHaveCount(0);
@@ -265,10 +265,10 @@ test("@skill:data-analysis in #sales is routed by capability to analyst-1, shown
     )
     .toBe("agent:analyst-1");
   const decision = log.locator(`article[data-seq="${routing!.seq}"]`);
-  await expect(decision).toHaveAccessibleName("Routing decision: agent:analyst-1");
+  await expect(decision).toHaveAccessibleName("Routing decision: Analyst Agent");
   await expect(decision).toContainText("skill:data-analysis");
   const selected = decision.locator('tbody tr[data-routing-row="selected"]');
-  await expect(selected).toContainText("analyst-1");
+  await expect(selected).toContainText("Analyst Agent");
   await decision.scrollIntoViewIfNeeded();
   await shot(page, info, "sales-routed-by-capability");
 });
@@ -292,7 +292,7 @@ test("in a channel people created, a capability nobody offers waits for an agent
   await expect(failure).toContainText("No agent matched");
   await expect(failure).toContainText("Waiting for an agent");
   await expect(failure).toContainText(`no agent matches requires[${skill}]`);
-  for (const agent of ["analyst-1", "pm-1", "qa-1"]) await expect(failure.getByRole("row", { name: new RegExp(agent) })).toContainText(`no ${skill}`);
+  for (const agent of ["Analyst Agent", "Project Manager", "QA Agent"]) await expect(failure.getByRole("row", { name: new RegExp(agent) })).toContainText(`no ${skill}`);
   // The greeting started no run: the only run of the channel is the request.
   const runs = (await (await request.get(`/api/threads/${thread.id}/runs`)).json()).runs as unknown[];
   expect(runs).toHaveLength(1);

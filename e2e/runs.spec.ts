@@ -10,7 +10,7 @@
  *    follows; the side panel shows the analyst's task with its routing and events up to there.
  * 3. Fork: "Re-run from here" on that event asks first (Cancel starts nothing), then opens a
  *    new run that says where it came from and goes on by itself; its comparison with the source
- *    shows both sides; the channel shows the fork's card but none of its copies; the source run
+ *    shows both sides; the channel shows nothing of the fork (the original's thread lists it); the source run
  *    lists its fork.
  * 4. Export and import: the exported JSON Lines, imported as a new run through the dialog, give
  *    the same events (ids aside); a bad line is reported with its number and nothing is stored.
@@ -26,6 +26,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
 import type { ThreadSummary } from "../lib/api/types";
 import type { StoredEvent } from "../lib/protocol";
+import { messageLog } from "./helpers";
 
 test.describe.configure({ mode: "serial" });
 
@@ -118,7 +119,7 @@ test("a run's DAG grows live: nodes appear and change state, and placed nodes st
   await expect(page.getByRole("heading", { level: 1, name: QUESTION_TEXT })).toBeVisible();
   await expect(page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "sales" })).toHaveAttribute("href", `/c/${thread.id}`);
   // pm-1 asks its clarifying question: its node waits for input; the edge from the run says how it was routed.
-  await expect(taskNode(page, "pm-1", "Waiting for input")).toBeVisible({ timeout: 30_000 });
+  await expect(taskNode(page, "pm-1", "Waiting on you")).toBeVisible({ timeout: 30_000 });
   await expect(page.locator('[data-edge-kind="request"]')).toContainText("request · Project Manager");
   await expect(taskNode(page, "analyst-1")).toHaveCount(0);
   await expect(page.getByRole("slider", { name: "Replay position" })).toBeVisible();
@@ -144,7 +145,7 @@ test("a run's DAG grows live: nodes appear and change state, and placed nodes st
   await expect(taskNode(page, "analyst-1", "Succeeded")).toBeVisible({ timeout: 60_000 });
   // pm-1 reports. Where the policy holds the report for a person's approval, its node
   // says so until the person approves (through the API).
-  await expect(taskNode(page, "pm-1", "Succeeded|Needs approval")).toBeVisible({ timeout: 60_000 });
+  await expect(taskNode(page, "pm-1", "Succeeded|Waiting on you")).toBeVisible({ timeout: 60_000 });
   await approveUntilDone(request, runId);
   await expect(taskNode(page, "pm-1", "Succeeded")).toBeVisible();
   await expect(page.locator("[data-run-node]").getByText("Run state: Succeeded")).toBeVisible();
@@ -262,9 +263,11 @@ test("fork: re-run asks first, starts a new run that links to its source, leaves
   // Side by side with the original, from the fork point on.
   await lineage.getByRole("link", { name: "Compare with the original" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Compare with the original" })).toBeVisible();
-  await expect(page.getByRole("heading", { name: "Figures that differ" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "What the fork changed" })).toBeVisible();
   // The built-in model answers the same way twice: the same figures.
-  await expect(page.getByRole("status").filter({ hasText: /^No figure differs: the \d+ figures both runs reported are the same\.$/ })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: /^The fork changed no figure: the \d+ figures both runs reported are the same\.$/ })).toBeVisible();
+  await page.getByText(/^What stayed the same: \d+ figures/).click();
+  await expect(page.getByRole("list", { name: "Figures that stayed the same" })).toContainText(/Sales/);
   await expect(page.getByRole("region", { name: /^Original: / })).toContainText(/Q4 2017/);
   await expect(page.getByRole("region", { name: /^Fork: / })).toContainText(/Q4 2017/);
   for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
@@ -279,24 +282,29 @@ test("fork: re-run asks first, starts a new run that links to its source, leaves
   await page.emulateMedia({ colorScheme: "light" });
   await shoot(page, info, "run-compare");
 
-  // The channel is as it was: the fork's card, and after it none of the messages it copied
-  // (pm-1's question among them), only what the fork said anew.
+  // The channel is as it was: nothing of the fork is in its conversation (no card, no approval,
+  // no report, none of the copies); the original's thread lists the fork.
   await page.goto(`/c/${threadId}`);
-  const card = page.getByRole("article", { name: /^Run: .*\(fork at #/ }).last();
-  await expect(card).toBeVisible();
+  const channelLog = messageLog(page, "sales");
+  await expect(channelLog.getByRole("article", { name: /^Run: / }).first()).toBeVisible();
+  await expect(channelLog.getByRole("article", { name: /^Run: .*\(fork at #/ })).toHaveCount(0);
   const copiedMessages = copied.filter((e) => e.type === "chat.message").map((e) => e.id);
   expect(copiedMessages).toContain(question.id);
-  const after = await card.evaluate((el) =>
-    [...document.querySelectorAll("[data-msg-id]")].filter((m) => el.compareDocumentPosition(m) & Node.DOCUMENT_POSITION_FOLLOWING).map((m) => m.getAttribute("data-msg-id")),
-  );
-  expect(after.length).toBeGreaterThan(0);
-  expect(after.filter((id) => copiedMessages.includes(id!))).toEqual([]);
+  const forkSaid = (await runEvents(request, fork)).filter((e) => !e.meta?.forked_from && e.type === "chat.message").map((e) => e.id);
+  expect(forkSaid.length).toBeGreaterThan(0);
+  for (const id of forkSaid) await expect(channelLog.locator(`[data-msg-id="${id}"]`)).toHaveCount(0);
+  await page.goto(`/c/${threadId}?run=${runId}`);
+  const forksInThread = page.getByRole("list", { name: "Forks of this run" });
+  await expect(forksInThread).toContainText(new RegExp(`Forked at step #${handoff.seq}: #\\d+`));
+  await forksInThread.getByRole("button").first().click();
+  await expect(page).toHaveURL(new RegExp(`[?&]run=${fork}`));
 
   // The source lists its fork.
   await page.goto(`/runs/${runId}`);
   const forks = page.getByLabel("Forks of this run");
-  await expect(forks.getByRole("link", { name: new RegExp(`^run …${fork.slice(-6)}`) })).toHaveAttribute("href", `/runs/${fork}`);
-  await expect(forks.getByRole("link", { name: `Compare fork run …${fork.slice(-6)} with this run` })).toHaveAttribute("href", `/runs/${fork}/compare`);
+  // Each fork by its number in the channel and its title, "#2 … (fork at #46)".
+  await expect(forks.getByRole("link", { name: new RegExp(`^#\\d+ .*\\(fork at #${handoff.seq}\\)$`) })).toHaveAttribute("href", `/runs/${fork}`);
+  await expect(forks.getByRole("link", { name: new RegExp(`^Compare fork #\\d+ .*\\(fork at #${handoff.seq}\\) with this run$`) })).toHaveAttribute("href", `/runs/${fork}/compare`);
   await expect(taskNode(page, "qa-1", "Succeeded")).toBeVisible();
   await page.evaluate(() => document.fonts.ready);
   await shoot(page, info, "run-dag");

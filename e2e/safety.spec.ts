@@ -83,7 +83,7 @@ test("a result with a custom payload type shows its fields and its JSON", async 
   const result = log.getByRole("article", { name: /^Result/ });
   await expect(result).toContainText("custom.thing.v1");
   await expect(result).toContainText("Fields: nested");
-  await result.getByRole("button", { name: "Payload" }).click();
+  await result.getByRole("button", { name: "Details" }).click();
   await expect(result.getByLabel("task.result payload")).toContainText('"x": "<b>bold?</b>"');
   await expect(log.locator("b")).toHaveCount(0);
 });

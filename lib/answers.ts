@@ -6,11 +6,12 @@
  *   the message is plain chat (`to` names only people)          → no agent (chat)
  *   it @mentions an agent                                       → that agent (a new run)
  *   it @mentions capabilities (no agent)                        → routed by them (a new run)
- *   it @mentions only people                                    → no agent (chat)
+ *   it @mentions only people (`@here` and `@channel` included)  → no agent (chat)
  *   a DM with an agent, or a channel whose entry agent answers
  *   `every_message`                                             → the entry agent (a new run)
  *   otherwise (`mentions`, the default, as Slack apps do)       → no agent (chat)
  */
+import { isCapabilityMention } from "./mentions";
 
 /** A channel's setting: agents answer when @mentioned, or its entry agent takes every new message. */
 export const ANSWER_MODES = ["mentions", "every_message"] as const;
@@ -38,7 +39,8 @@ export function newMessageOutcome(input: {
   if (input.chatOnly) return { kind: "chat", why: "chat_only" };
   const agent = input.mentions.find((m) => input.isAgent(m));
   if (agent) return { kind: "run", agent };
-  const capabilities = input.mentions.filter((m) => !m.startsWith("user:") && !m.startsWith("agent:"));
+  // `here` and `channel` notify people, like a person's mention: they are no capability to route by.
+  const capabilities = input.mentions.filter(isCapabilityMention);
   if (capabilities.length) return { kind: "routed", capabilities };
   if (input.mentions.length) return { kind: "chat", why: "people" };
   if (!input.entry_agent) return { kind: "chat", why: "no_agent" };

@@ -7,6 +7,9 @@
  *   `@skill:research@^1.2`            a capability within a version range (no spaces)
  *   `@Dana_Scully`, `@user:usr_…`      a person who is a member of the channel (their profile
  *                                     name as a handle, see `personHandle`, or their id)
+ *   `@channel`, `@everyone`, `@here`   everyone in the channel (`channel`), or those online
+ *                                     (`here`), as in Slack: reserved words, stored as
+ *                                     `channel` / `here`; they notify people and start no run
  *
  * A token is a mention only at the start of the text or after whitespace or `(`, so e-mail
  * addresses are not mentions. A person is mentioned only when the caller lists them among the
@@ -23,6 +26,38 @@ export interface Mentions {
   capabilities: string[];
   /** People named (`user:<id>`), members of the channel only, in order of first mention. */
   people: string[];
+  /** `channel` (for `@channel` and `@everyone`) and `here`, in order of first mention. */
+  special: SpecialMention[];
+}
+
+/** What `@channel` / `@everyone` and `@here` are stored as in `payload.mentions`. */
+export const SPECIAL_MENTIONS = ["here", "channel"] as const;
+export type SpecialMention = (typeof SPECIAL_MENTIONS)[number];
+
+/** The reserved words after `@` and what each mentions (`@everyone` is another name for `@channel`). */
+const SPECIAL_WORDS: Readonly<Record<string, SpecialMention>> = { here: "here", channel: "channel", everyone: "channel" };
+
+/** The special mention a token names (`here`, `Channel`, `everyone`), matched without regard to case; else null. */
+export function specialMention(token: string): SpecialMention | null {
+  return Object.hasOwn(SPECIAL_WORDS, token.toLowerCase()) ? SPECIAL_WORDS[token.toLowerCase()]! : null;
+}
+
+/** True for a stored mention that is `here` or `channel`. */
+export function isSpecialMention(mention: string): mention is SpecialMention {
+  return (SPECIAL_MENTIONS as readonly string[]).includes(mention);
+}
+
+/**
+ * True for a stored mention that is a capability (`skill:research`): neither an agent, a person
+ * nor a special mention. Who answers a message (lib/answers.ts) routes by these only.
+ */
+export function isCapabilityMention(mention: string): boolean {
+  return !mention.startsWith("agent:") && !mention.startsWith("user:") && !isSpecialMention(mention);
+}
+
+/** The ids stored as a message's `payload.mentions`: agents, capabilities, people, then special mentions. */
+export function mentionIds(m: Mentions): string[] {
+  return [...m.agents, ...m.capabilities, ...m.people, ...m.special];
 }
 
 /** A person who may be mentioned: `user:<id>` and their profile name. */
@@ -45,36 +80,68 @@ export function personHandle(name: string): string {
     .replace(/[._-]+$/, "");
 }
 
-/** The raw tokens after each `@` that starts a mention, trailing punctuation trimmed. */
-export function mentionTokens(text: string): string[] {
-  const out: string[] = [];
+/** Where a mention is written: `text.slice(start, end)` is `@` + `token`. */
+export interface MentionSpan {
+  /** Index (UTF-16) of the `@`. */
+  start: number;
+  /** Index just after the token, trailing punctuation left out. */
+  end: number;
+  token: string;
+}
+
+/**
+ * Each `@token` that starts a mention, where it is in `text`: an `@` at the start of the text or
+ * after whitespace or `(`, then token characters, trailing `.:,;` left out.
+ */
+export function mentionSpans(text: string): MentionSpan[] {
+  const out: MentionSpan[] = [];
   const chars = Array.from(text);
+  // The UTF-16 index of each character (letters beyond the BMP take two units).
+  const at: number[] = [];
+  let offset = 0;
+  for (const c of chars) {
+    at.push(offset);
+    offset += c.length;
+  }
+  at.push(offset);
   for (let i = 0; i < chars.length; i++) {
     if (chars[i] !== "@" || (i > 0 && !/[\s(]/.test(chars[i - 1]!))) continue;
     let j = i + 1;
     while (j < chars.length && MENTION_TOKEN.test(chars[j]!)) j++;
     const token = chars.slice(i + 1, j).join("").replace(/[.:,;]+$/, "");
-    if (token) out.push(token);
+    if (token) out.push({ start: at[i]!, end: at[i]! + 1 + token.length, token });
     i = j - 1;
   }
   return out;
 }
 
+/** The raw tokens after each `@` that starts a mention, trailing punctuation trimmed. */
+export function mentionTokens(text: string): string[] {
+  return mentionSpans(text).map((s) => s.token);
+}
+
 /**
- * The agents, capabilities and people a text mentions. `isAgent(id)` says whether a Clutch
- * agent id (`agent:<name>`) is known; `people` are the members of the channel who may be
- * mentioned (a token naming anyone else is no mention). An agent wins over a person of the
- * same handle; a handle several members share mentions each of them. An unknown plain name
- * (`@someone`) is nothing.
+ * The agents, capabilities, people and special mentions a text has. `isAgent(id)` says whether
+ * a Clutch agent id (`agent:<name>`) is known; `people` are the members of the channel who may be
+ * mentioned (a token naming anyone else is no mention). `@here`, `@channel` and `@everyone` are
+ * reserved: always the special mention, never an agent or a person. An agent wins over a person
+ * of the same handle; a handle several members share mentions each of them. An unknown plain
+ * name (`@someone`) is nothing.
  */
 export function parseMentions(text: string, isAgent: (agent_id: string) => boolean, people: readonly MentionablePerson[] = []): Mentions {
   const agents: string[] = [];
   const capabilities: string[] = [];
   const named: string[] = [];
-  const add = (list: string[], id: string) => {
+  const special: SpecialMention[] = [];
+  const add = <T extends string>(list: T[], id: T) => {
     if (!list.includes(id)) list.push(id);
   };
   for (const token of mentionTokens(text)) {
+    const reserved = specialMention(token);
+    if (reserved) {
+      add(special, reserved);
+      continue;
+    }
     const asAgent = token.startsWith("agent:") ? token : `agent:${token}`;
     if (isAgent(asAgent)) {
       add(agents, asAgent);
@@ -95,10 +162,13 @@ export function parseMentions(text: string, isAgent: (agent_id: string) => boole
       add(capabilities, token);
     }
   }
-  return { agents, capabilities, people: named };
+  return { agents, capabilities, people: named, special };
 }
 
-/** True when a message's `payload.mentions` name people only (a conversation between people: it starts no run). */
+/**
+ * True when a message's `payload.mentions` name people only, `@here` and `@channel` included (a
+ * conversation between people: it starts no run).
+ */
 export function mentionsOnlyPeople(mentions: readonly string[] | undefined): boolean {
-  return !!mentions?.length && mentions.every((m) => m.startsWith("user:"));
+  return !!mentions?.length && mentions.every((m) => m.startsWith("user:") || isSpecialMention(m));
 }

@@ -211,7 +211,7 @@ async function salesRun(s: Session): Promise<string> {
   });
 
   const run = log.getByRole("article", { name: `Run: ${ASK}` });
-  const question = log.getByRole("article", { name: "Question from pm-1" });
+  const question = log.getByRole("article", { name: "Question from Project Manager" });
   await step("pm-1 asks its question: sales-question.png", async () => {
     await expect(question.getByText("Waiting for your answer", { exact: true }).first()).toBeVisible(SLOW);
     await expect(page.getByRole("list", { name: "Agents" }).getByRole("button", { name: /^pm-1, .*waiting for an answer/ })).toBeVisible(SLOW);
@@ -403,7 +403,7 @@ async function mentions(s: Session): Promise<void> {
     await box.pressSequentially(ROUTED);
     await box.press("Enter");
     await expect(box).toHaveValue("");
-    const question = log.getByRole("article", { name: "Question from analyst-1" }).last();
+    const question = log.getByRole("article", { name: "Question from Analyst Agent" }).last();
     await expect(question.getByText("Waiting for your answer", { exact: true }).first()).toBeVisible(SLOW);
     await question.getByRole("button", { name: "Answer" }).click();
     await box.fill(FOLLOW_UP);
@@ -416,7 +416,7 @@ async function mentions(s: Session): Promise<void> {
     const pane = page.getByRole("complementary", { name: `Thread of run ${ROUTED}` });
     // The thread folds how work was routed behind "Details": open the first.
     await pane.getByRole("button", { name: /Clutch routed it to Analyst Agent/ }).first().click();
-    const decision = pane.getByRole("article", { name: "Routing decision: agent:analyst-1" }).last();
+    const decision = pane.getByRole("article", { name: "Routing decision: Analyst Agent" }).last();
     await expect(decision).toContainText("by capability");
     await scrollToTop(page, decision);
     await shoot(page, "routing-decision.png");

@@ -58,6 +58,7 @@ export const ERROR_STATUS = {
   not_your_run: [403],
   not_an_approver: [403],
   keys_locked: [403],
+  not_author: [403],
   signature_required: [403],
   signature_invalid: [403],
   unknown_kid: [403],
@@ -99,6 +100,8 @@ export const ERROR_STATUS = {
   already_answered: [409],
   agent_disabled: [409],
   direct_message: [409],
+  message_deleted: [409],
+  copy: [409],
   // 413 / 422 / 429: too much, or a reference that does not resolve
   body_too_large: [413],
   batch_too_large: [413],

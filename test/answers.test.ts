@@ -58,7 +58,7 @@ describe("a message meant as the answer", () => {
     expect((await makeAnswer(sent.id, question.id)).status).toBe(200);
 
     const cancel = await waitFor(rt, thread_id, "the cancel of the new message's run", (evs) => evs.find((e) => e.type === "task.cancel" && e.run_id === opened.run_id));
-    expect(cancel.payload.reason).toBe("the message was meant as the answer to pm-1's question");
+    expect(cancel.payload.reason).toBe("the message was meant as the answer to Project Manager's question");
     // pm-1 carries on with the answer: its overview query comes after it.
     await waitFor(rt, thread_id, "pm-1's query after the answer", (evs) => evs.find((e) => e.type === "tool.call" && e.run_id === question.run_id && e.payload.tool === "query_data" && e.seq > made.body.event.seq));
 

@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { makeMessage, type ClutchMessage, type MessageType, type StoredEvent } from "@/lib/protocol";
 import type { ApprovalSummary, RunSummary } from "@/lib/api/types";
-import { filterApprovals, NO_FILTERS } from "@/components/approvals/model";
+import { approvalChannel, filterApprovals, NO_FILTERS, type ApprovalNames } from "@/components/approvals/model";
 import { argumentsForDisplay, parseArguments, subjectLabel, timeLeft } from "@/components/events/approval-model";
 import { mayDecide } from "@/lib/approvers";
 import { foldApprovals } from "@/lib/fold/approvals";
@@ -128,16 +128,32 @@ describe("approval helpers", () => {
       arguments: null, run_title: null,
     } as const;
     const list: ApprovalSummary[] = [
-      { ...base, approval_id: "a", thread_id: "t1", thread_name: "sales", agent_id: "agent:pm-1", kind: "tool_call", summary: "pm-1 will send a message", subject },
-      { ...base, approval_id: "b", thread_id: "t2", thread_name: "ops", agent_id: "agent:analyst-1", kind: "dispatch", summary: "analyst-1 gets a task", subject: { kind: "dispatch", agent: "agent:analyst-1" } },
+      { ...base, approval_id: "a", thread_id: "t1", thread_name: "sales", agent_id: "agent:pm-1", kind: "tool_call", summary: "Project Manager will send a message", subject },
+      { ...base, approval_id: "b", thread_id: "t2", thread_name: "ops", agent_id: "agent:analyst-1", kind: "dispatch", summary: "Analyst gets a task", subject: { kind: "dispatch", agent: "agent:analyst-1" } },
+      { ...base, approval_id: "c", thread_id: "t3", thread_name: "dm-35f747arcpbw", agent_id: "agent:qa-1", kind: "dispatch", summary: "QA Agent gets a task", subject: { kind: "dispatch", agent: "agent:qa-1" } },
     ];
-    const ids = (f: Partial<typeof NO_FILTERS>) => filterApprovals(list, { ...NO_FILTERS, ...f }).map((a) => a.approval_id);
-    expect(ids({})).toEqual(["a", "b"]);
+    // As the inbox names them (components/approvals/names.ts): agents by their cards, the DM by its other party.
+    const cards: Record<string, string> = { "agent:pm-1": "Project Manager", "agent:analyst-1": "Analyst", "agent:qa-1": "QA Agent" };
+    const names: ApprovalNames = {
+      nameOf: (id) => cards[id] ?? id,
+      channel: (a) => approvalChannel(a, (ref) => (ref.thread_id === "t3" ? "Ada Lovelace" : `#${ref.thread_name}`)),
+    };
+    const ids = (f: Partial<typeof NO_FILTERS>) => filterApprovals(list, { ...NO_FILTERS, ...f }, names).map((a) => a.approval_id);
+    expect(ids({})).toEqual(["a", "b", "c"]);
     expect(ids({ channel: "t2" })).toEqual(["b"]);
     expect(ids({ agent: "agent:pm-1" })).toEqual(["a"]);
-    expect(ids({ kind: "dispatch" })).toEqual(["b"]);
+    expect(ids({ kind: "dispatch" })).toEqual(["b", "c"]);
     expect(ids({ text: "#SALES" })).toEqual(["a"]);
-    expect(ids({ text: "reply to people" })).toEqual(["a"]);
+    expect(ids({ text: "project manager → reply to people" })).toEqual(["a"]);
+    expect(ids({ text: "pm-1" })).toEqual(["a"]);
+    expect(ids({ text: "ada lovelace" })).toEqual(["c"]);
+  });
+
+  it("names the channel of an approval as a person reads it", () => {
+    const label = (ref: { thread_id: string; thread_name?: string | null }) => (ref.thread_id === "t3" ? "Ada Lovelace" : `#${ref.thread_name}`);
+    expect(approvalChannel({ thread_id: "t1", thread_name: "sales" }, label)).toBe("#sales");
+    expect(approvalChannel({ thread_id: "t3", thread_name: "dm-35f747arcpbw" }, label)).toBe("Ada Lovelace");
+    expect(approvalChannel({ thread_id: "t3", thread_name: null, outside_dm: true }, label)).toBe("A direct message");
   });
 });
 
@@ -163,8 +179,8 @@ describe("channel rows with policy decisions and approvals", () => {
     const r = requested("apr_9");
     const call = ev("tool.call", { call_id: "c9", tool: "reply", arguments: { to: "user" } }, { from: pm });
     const run: RunSummary = {
-      run_id: RUN, thread_id: T, run_number: 1, requester: null, agents: [], state: "running", status: "running", waiting_on: [], title: "Report", started_at: decision.ts, updated_at: call.ts, ended_at: null,
-      task_total: 1, task_done: 0, event_count: 3, first_seq: decision.seq, last_seq: call.seq, forked_from: null,
+      run_id: RUN, thread_id: T, run_number: 1, requester: null, agents: [], state: "running", status: "running", waiting_on: [], cancelled_by: null, title: "Report", started_at: decision.ts, updated_at: call.ts, ended_at: null,
+      task_total: 1, task_done: 0, task_succeeded: 0, event_count: 3, first_seq: decision.seq, last_seq: call.seq, forked_from: null,
       active: [], questions: [], approvals: [], outcome: null, usage: [],
     };
     let rows = buildRows([decision, r, call], [run], { view: "all" });

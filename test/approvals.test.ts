@@ -46,7 +46,7 @@ describe("approvals", () => {
     await answer(rt, thread_id, "Regional breakdown by major market");
 
     const review = await waitFor(rt, thread_id, "qa-1's verdict held for approval", (evs) => requested(evs, "human-confirms-review"));
-    expect(review.payload).toMatchObject({ recommendation: { decision: "approved" }, approvers: "any", summary: "qa-1 will submit its review: approved" });
+    expect(review.payload).toMatchObject({ recommendation: { decision: "approved" }, approvers: "any", summary: "QA Agent will submit its review: approved" });
     const policyEvent = (await threadEvents(rt, thread_id)).find((e) => e.type === "policy.decision" && e.payload.approval_id === review.payload.approval_id);
     expect(policyEvent?.payload).toMatchObject({ decision: "require_approval", rule: "human-confirms-review" });
     expect((await taskRow(rt, review.task_id)).state).toBe("approval_required");
@@ -76,7 +76,7 @@ describe("approvals", () => {
     const refusal = await waitFor(rt, thread_id, "pm-1 told of the rejection", (evs) =>
       evs.find((e) => e.type === "tool.error" && e.from.agent_id === "agent:pm-1" && e.payload.code === "PERMISSION_DENIED"),
     );
-    expect(refusal.payload.message).toMatch(/rejected by user:dana: Not yet, add the margins/);
+    expect(refusal.payload.message).toMatch(/rejected by Dana: Not yet, add the margins/);
     await expect(rt.approvals.decide(String(report.payload.approval_id), { decision: "approve" }, approver("Dana"))).rejects.toMatchObject({ code: "not_pending" });
     // pm-1 reacts: the report is not sent, pm-1 finishes its task, and the run comes to an end.
     await waitFor(rt, thread_id, "pm-1's result", (evs) => evs.find((e) => e.run_id === q.run_id && e.type === "task.result" && e.from.agent_id === "agent:pm-1"));

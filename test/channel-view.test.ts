@@ -120,6 +120,32 @@ describe("the channel's conversation", () => {
     for (const e of [inThread, follow, answer, fromSub, shared]) expect(pane).toContain(`chat.message:${e.id}`);
   });
 
+  it("reads a run's thread as a conversation: a task's progress notes one after another are one line with a count, model calls go behind Details", () => {
+    seq = 0;
+    const request = ev("task.request", { title: "Count" }, { from: { agent_id: "agent:orchestrator", role: "orchestrator" }, to: [pm] });
+    const usage = ev("model.usage", { model: "clutch-builtin-1", input_tokens: 2200, output_tokens: 44 });
+    const notes = [1, 2, 3].map((n) => ev("task.progress", { message: `step ${n} of 3` }));
+    const done = ev("task.result", { summary: "3 regions" });
+    const rows = buildRows([request, usage, ...notes, done], [], { view: "all", steps: true });
+    const progress = rows.filter((r) => r.kind === "event" && r.event.type === "task.progress") as Extract<Row, { kind: "event" }>[];
+    expect(progress).toHaveLength(1);
+    expect(progress[0]!.event.id).toBe(notes[2]!.id);
+    expect(progress[0]!.ctx.updates).toBe(3);
+    expect(rows.some((r) => r.kind === "event" && r.event.type === "model.usage")).toBe(false);
+    expect(rows.find((r) => r.kind === "details")).toMatchObject({ events: [usage] });
+  });
+
+  it("puts an imported run's card at its time among the channel's events, not at the bottom where its copies were appended", () => {
+    const s = story();
+    const events = Object.values(s);
+    const imported = { run_id: "run_imported", first_seq: 999, started_at: s.call.ts, imported: true } as RunSummary;
+    const live = { run_id: RUN, first_seq: s.routing.seq, started_at: s.routing.ts } as RunSummary;
+    const rows = kinds(buildRows(events, [live, imported]));
+    // Started after the question (m5) was said, before the approval was asked: there it goes.
+    expect(rows.indexOf("run:run_imported")).toBeGreaterThan(rows.indexOf(`chat.message:${s.question.id}`));
+    expect(rows.indexOf("run:run_imported")).toBeLessThan(rows.indexOf(`approval.requested:${s.approval.id}`));
+  });
+
   it("puts the unread divider before the first message newer than what the person had read", () => {
     const s = story();
     const rows = buildRows(Object.values(s), [], { readUpTo: s.answer.seq });
@@ -127,6 +153,17 @@ describe("the channel's conversation", () => {
     expect(at).toBeGreaterThan(0);
     expect(kinds(rows)[at + 1]).toBe(`approval.requested:${s.approval.id}`);
     expect(kinds(buildRows(Object.values(s), [], { readUpTo: null }))).not.toContain("unread");
+  });
+
+  it("never puts the unread divider above the person's own message: what they wrote, and what came before it, was read", () => {
+    const s = story();
+    const events = Object.values(s).filter((e) => e !== s.reply);
+    // Read up to the question; Dana answered after it: the divider goes after her answer, not above it.
+    const rows = kinds(buildRows(events, [], { readUpTo: s.question.seq, me: dana.agent_id }));
+    expect(rows[rows.indexOf("unread") + 1]).toBe(`approval.requested:${s.approval.id}`);
+    // Her own message is the newest: nothing is new.
+    const mine = ev("chat.message", { text: "On it" }, { ...CONV, from: dana, run_id: CONV.run_id, task_id: CONV.task_id });
+    expect(kinds(buildRows([...events, mine], [], { readUpTo: s.report.seq, me: dana.agent_id }))).not.toContain("unread");
   });
 
   it("an imported copy stays out of the conversation; in its thread each row names whom it quotes, never summed up as Clutch's steps", () => {
@@ -230,6 +267,8 @@ describe("a run's card and a person's message, on the server", () => {
           summary: "pm-1 will send the people in the channel a message",
           approvers: "any",
           expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+          rule: "approve-replies",
+          reason: "replies reach the channel only after a person has read them",
         },
         { ...at, task_id: root, from: { agent_id: "agent:policy", role: "system" } },
       ),
@@ -237,7 +276,8 @@ describe("a run's card and a person's message, on the server", () => {
     let [run] = await threadRuns(rt.store.queries, thread_id);
     expect(run!.approvals).toEqual([expect.objectContaining({ approval_id: `apr_${run_id}`, summary: "pm-1 will send the people in the channel a message" })]);
     const listed = (await listApprovals(rt.store.queries, "pending", thread_id)).find((a) => a.run_id === run_id);
-    expect(listed).toMatchObject({ run_title: "Analyze last quarter's sales trends" });
+    // With why the policy holds it, in its own words (the inbox's "Why").
+    expect(listed).toMatchObject({ run_title: "Analyze last quarter's sales trends", reason: "replies reach the channel only after a person has read them" });
 
     await rt.store.append([
       msg("approval.granted", { approval_id: `apr_${run_id}`, by: "user:dana" }, { ...at, task_id: root, from: dana }),

@@ -1,6 +1,7 @@
 /**
  * People (docs/channels.md "Mentions" and "For you"): @mentions of people resolve to members of
- * the channel only; a message that mentions only people starts no run; the For you inbox
+ * the channel only; a message that mentions only people (or @here) starts no run; @channel and
+ * @here reach everyone who may read the channel; the For you inbox
  * (GET /api/inbox) lists the questions, approvals and mentions that need a person, only in
  * channels they may read, and drops them once answered or decided; a person who joins starts
  * with the channels' history read. Built-in model, real PostgreSQL, route handlers called as
@@ -110,15 +111,35 @@ describe("@mentions of people", () => {
     expect(JSON.stringify(people)).not.toContain("@test.local");
   });
 
-  it("a message that mentions only people starts no run; one that mentions nobody is a request to the entry agent", async () => {
+  it("a message that mentions only people (or @here) starts no run; one that mentions nobody is a request to the entry agent", async () => {
     const toPeople = await post(admin, sales, `@${handle(member)} what do you think of last quarter?`);
     expect(toPeople.payload.mentions).toEqual([member.agent_id]);
+    const toEveryone = await post(admin, sales, "@here who has the Q4 deck?");
+    expect(toEveryone.payload.mentions).toEqual(["here"]);
     const request = await post(admin, sales, "Analyze last quarter's sales trends");
-    // Reactions run in seq order: once the later message has its run, the earlier one was seen.
+    // Reactions run in seq order: once the later message has its run, the earlier ones were seen.
     await waitFor(rt, sales, "the request's run", (evs) => evs.find((e) => e.type === "task.request" && (e.payload.input as { message_id?: string })?.message_id === request.id));
-    expect(await rt.store.queries.eventByIdempotencyKey(`open-run:${toPeople.id}`)).toBeNull();
     const events = await rt.store.readAll({ thread_id: sales });
-    expect(events.some((e) => e.type === "task.request" && (e.payload.input as { message_id?: string })?.message_id === toPeople.id)).toBe(false);
+    for (const quiet of [toPeople, toEveryone]) {
+      expect(await rt.store.queries.eventByIdempotencyKey(`open-run:${quiet.id}`)).toBeNull();
+      expect(events.some((e) => e.type === "task.request" && (e.payload.input as { message_id?: string })?.message_id === quiet.id)).toBe(false);
+    }
+  });
+
+  it("@channel (and @everyone, @here) lands in the For you of every person who may read the channel but the sender", async () => {
+    const t = await newThread(rt, "everyone");
+    const sent = await post(admin, t, "@channel the Q4 review moves to Friday");
+    expect(sent.payload.mentions).toEqual(["channel"]);
+    expect((await inbox(member)).items.find((i) => i.event_id === sent.id)).toMatchObject({ kind: "mention", thread_id: t, unread: true, done: false, href: `/c/${t}?event=${sent.id}` });
+    // Not in the sender's; not in a guest's, who may not read the channel.
+    expect((await inbox(admin)).items.some((i) => i.event_id === sent.id)).toBe(false);
+    expect((await inbox(guest)).items.some((i) => i.event_id === sent.id)).toBe(false);
+
+    // @everyone is @channel; @here is stored as is and reaches everyone too (presence is not stored).
+    const here = await post(member, t, "@here @everyone standup in five?");
+    expect(here.payload.mentions).toEqual(["here", "channel"]);
+    expect((await inbox(admin)).items.find((i) => i.event_id === here.id)).toMatchObject({ kind: "mention", unread: true });
+    expect((await inbox(member)).items.some((i) => i.event_id === here.id)).toBe(false);
   });
 });
 

@@ -572,7 +572,8 @@ describe("deadlines, on a swapped clock", () => {
     await rt2.orchestrator.sweepDeadlines();
     const events = await events2(at.run_id);
     const rerouted = events.filter((e) => e.type === "routing.decision").at(-1)!;
-    expect(String(rerouted.payload.reason)).toContain(`${first} did not accept the task within 60 s`);
+    // Named by its card's display name (the test cards' names are their bare ids).
+    expect(String(rerouted.payload.reason)).toContain(`${first.slice("agent:".length)} did not accept the task within 60 s`);
     const second = events.filter((e) => e.type === "task.request").at(-1)!;
     expect(second).toMatchObject({ to: [{ agent_id: first === a ? b : a }], attempt: 2 });
     await rt2.orchestrator.sweepDeadlines();
@@ -592,7 +593,7 @@ describe("deadlines, on a swapped clock", () => {
     await rt2.orchestrator.sweepDeadlines();
     const error = (await events2(at.run_id)).find((e) => e.type === "task.error")!;
     expect(error.payload).toMatchObject({ code: "AGENT_OFFLINE", retryable: true });
-    expect(String(error.payload.message)).toContain(`${agent} went offline with the task in hand`);
+    expect(String(error.payload.message)).toContain(`${agent.slice("agent:".length)} went offline with the task in hand`);
   });
 
   it("time out a whole run over run_timeout_sec", async () => {

@@ -99,6 +99,36 @@ const MATRIX: Record<string, { call: (f: Fixtures) => Call; expect: Expect }> = 
     call: (f) => ({ url: `/api/threads/${f.pub}/messages/msg_none/answer`, params: { thread_id: f.pub, message_id: "msg_none" }, body: { question_id: "msg_q" } }),
     expect: people(422, { guest: 404 }),
   },
+  // Message actions (docs/channels.md "Message actions"): people who may write in the channel; an unknown message is a 422.
+  "POST /api/threads/[thread_id]/messages/[message_id]/reactions": {
+    call: (f) => ({ url: `/api/threads/${f.pub}/messages/msg_none/reactions`, params: { thread_id: f.pub, message_id: "msg_none" }, body: { emoji: "👍" } }),
+    expect: people(422, { guest: 404 }),
+  },
+  "DELETE /api/threads/[thread_id]/messages/[message_id]/reactions": {
+    call: (f) => ({ url: `/api/threads/${f.pub}/messages/msg_none/reactions?emoji=${encodeURIComponent("👍")}`, params: { thread_id: f.pub, message_id: "msg_none" } }),
+    expect: people(422, { guest: 404 }),
+  },
+  "PATCH /api/threads/[thread_id]/messages/[message_id]": {
+    call: (f) => ({ url: `/api/threads/${f.pub}/messages/msg_none`, params: { thread_id: f.pub, message_id: "msg_none" }, body: { text: "edited" } }),
+    expect: people(422, { guest: 404 }),
+  },
+  "DELETE /api/threads/[thread_id]/messages/[message_id]": {
+    call: (f) => ({ url: `/api/threads/${f.pub}/messages/msg_none`, params: { thread_id: f.pub, message_id: "msg_none" } }),
+    expect: people(422, { guest: 404 }),
+  },
+  "PUT /api/threads/[thread_id]/messages/[message_id]/pin": {
+    call: (f) => ({ url: `/api/threads/${f.pub}/messages/msg_none/pin`, params: { thread_id: f.pub, message_id: "msg_none" } }),
+    expect: people(422, { guest: 404 }),
+  },
+  "DELETE /api/threads/[thread_id]/messages/[message_id]/pin": {
+    call: (f) => ({ url: `/api/threads/${f.pub}/messages/msg_none/pin`, params: { thread_id: f.pub, message_id: "msg_none" } }),
+    expect: people(422, { guest: 404 }),
+  },
+  "GET /api/threads/[thread_id]/pins": { call: (f) => ({ url: `/api/threads/${f.priv}/pins`, params: { thread_id: f.priv } }), expect: signedIn(404, { admin: 200 }) },
+  "POST /api/threads/[thread_id]/read/unread": {
+    call: (f) => ({ url: `/api/threads/${f.pub}/read/unread`, params: { thread_id: f.pub }, body: { message_id: "msg_none" } }),
+    expect: people(422, { guest: 404 }),
+  },
   "POST /api/threads/[thread_id]/messages": { call: (f) => ({ url: `/api/threads/${f.pub}/messages`, params: { thread_id: f.pub }, body: { text: "hello" } }), expect: people(201, { guest: 404 }) },
   "GET /api/threads/[thread_id]/runs": { call: (f) => ({ url: `/api/threads/${f.priv}/runs`, params: { thread_id: f.priv } }), expect: signedIn(404, { admin: 200 }) },
   "GET /api/threads/[thread_id]/members": { call: (f) => ({ url: `/api/threads/${f.priv}/members`, params: { thread_id: f.priv } }), expect: signedIn(404, { admin: 200 }) },

@@ -45,7 +45,7 @@ describe("refusals", () => {
 
     const denied = events.find((e) => e.type === "task.error" && e.payload.code === "PERMISSION_DENIED");
     expect(denied).toMatchObject({ parent_task_id: question.task_id, payload: { retryable: false } });
-    expect(denied!.payload.message).toMatch(/may not delegate to .*analyst-1/);
+    expect(denied!.payload.message).toMatch(/^Project Manager may not delegate to Analyst Agent:/);
     expect(events.some((e) => e.type === "task.request" && e.to[0]?.agent_id === "agent:analyst-1")).toBe(false);
 
     expect(finished.seq).toBeGreaterThan(denied!.seq);

@@ -105,7 +105,7 @@ describe("routing by capability", () => {
     const asked = await say(rt, thread_id, "@qa-1 please double-check last quarter's totals");
     expect(asked.payload.mentions).toEqual(["agent:qa-1"]);
     const decision = await waitFor(rt, thread_id, "the routing decision", (evs) => evs.find((e) => e.type === "routing.decision" && e.seq > asked.seq));
-    expect(decision.payload).toMatchObject({ selected: "agent:qa-1", mode: "fixed", reason: expect.stringMatching(/Dana addressed @qa-1 by name/) });
+    expect(decision.payload).toMatchObject({ selected: "agent:qa-1", mode: "fixed", reason: expect.stringMatching(/Dana addressed QA Agent by name/) });
   });
 
   it("waits when nothing matches, then routes to an agent that registers later", async () => {

@@ -31,7 +31,7 @@ const events = fs
   .split("\n")
   .map((l) => JSON.parse(l) as StoredEvent);
 
-const input = { title: "run", selected: null, onToggle: () => {}, onSelect: () => {}, onOpenMore: () => {}, usage: new Map<string, string>() };
+const input = { title: "run", selected: null, onToggle: () => {}, onSelect: () => {}, onOpenMore: () => {}, usage: new Map<string, string>(), person: null, nameOf: (id: string) => id, serverStatus: null };
 
 function noOverlap(s: Structure, layout: StableLayout) {
   const boxes = s.nodes.map((n) => ({ id: n.id, ...layout.get(n.id)!, ...SIZE[n.kind] }));

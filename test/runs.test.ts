@@ -137,7 +137,11 @@ describe("fork", () => {
     expect(copies.filter((e) => e.type === "policy.decision" && e.task_id === tasks[0]!.id)).not.toEqual([]);
 
     const detail = (await (await runRoute.GET(requestAs(admin, "http://t"), params({ run_id }))).json()) as RunDetail;
-    expect(detail.run.forks).toEqual([expect.objectContaining({ run_id: run.run_id, at_seq: delegation.seq })]);
+    // Each fork with its number in the channel and its title, to be linked by ("#2 … (fork at #N)").
+    expect(detail.run.forks).toEqual([
+      expect.objectContaining({ run_id: run.run_id, at_seq: delegation.seq, run_number: expect.any(Number), title: expect.stringMatching(new RegExp(`\\(fork at #${delegation.seq}\\)$`)) }),
+    ]);
+    expect(detail.run.forks[0]!.run_number).toBeGreaterThan(detail.run.run_number);
 
     // Beside its parent: what each told people after the fork point, and which figures differ.
     const compared = await compareRoute.GET(requestAs(admin, "http://t"), params({ run_id: run.run_id }));

@@ -1,15 +1,16 @@
 "use client";
 /**
  * `FilterBar`: the inbox's filters. The text matches summary, agent, tool and channel; the
- * selects offer the channels, agents and kinds of the listed approvals. The filtering itself is
- * ./model.ts `filterApprovals`.
+ * selects offer the channels ("#sales", a DM by its other party), agents (by name) and kinds of
+ * the listed approvals. The filtering itself is ./model.ts `filterApprovals`.
  */
 import { useMemo, type RefObject } from "react";
 import type { ApprovalSummary } from "@/lib/api/types";
-import { useNameOf } from "@/components/events/use-sender-name";
+import { distinctNames } from "@/components/events/participant";
 import { inputClass } from "@/components/ui/button";
 import { SearchIcon } from "@/components/ui/icons";
 import { filterOptions, isFiltered, kindLabel, NO_FILTERS, type ApprovalFilters, type FilterOption } from "./model";
+import { useApprovalNames } from "./names";
 
 const selectCls =
   "h-8 min-w-0 rounded-md border border-line-strong bg-canvas px-2 text-[13px] text-fg focus:border-accent focus:outline-none focus:ring-2 focus:ring-accent/25";
@@ -29,9 +30,12 @@ export function FilterBar({
   /** Escape or Enter in the text field: back to the list. */
   onEscape: () => void;
 }) {
-  const channels = useMemo(() => filterOptions(list, (a) => a.thread_id, (a) => (a.outside_dm ? "A direct message" : `#${a.thread_name ?? a.thread_id}`)), [list]);
-  const nameOf = useNameOf();
-  const agents = useMemo(() => filterOptions(list, (a) => a.agent_id, (a) => nameOf(a.agent_id)), [list, nameOf]);
+  const { nameOf, channel } = useApprovalNames();
+  const channels = useMemo(() => filterOptions(list, (a) => a.thread_id, channel), [list, channel]);
+  const agents = useMemo(() => {
+    const names = distinctNames(list.map((a) => a.agent_id), nameOf);
+    return filterOptions(list, (a) => a.agent_id, (a) => names.get(a.agent_id)!);
+  }, [list, nameOf]);
   const kinds = useMemo(() => filterOptions(list, (a) => a.kind, (a) => kindLabel(a.kind)), [list]);
   const set = (patch: Partial<ApprovalFilters>) => onChange({ ...filters, ...patch });
   return (

@@ -9,13 +9,13 @@ import type { ApprovalSummary } from "@/lib/api/types";
 import type { ApprovalActionsHandle } from "@/components/events/approval-actions";
 import { ExpiryCountdown } from "@/components/events/approval-details";
 import { subjectLabel } from "@/components/events/approval-model";
-import { useNameOf } from "@/components/events/use-sender-name";
-import { HashIcon, HourglassIcon, ShieldAlertIcon, ShieldCheckIcon, ShieldXIcon } from "@/components/ui/icons";
+import { HourglassIcon, ShieldAlertIcon, ShieldCheckIcon, ShieldXIcon } from "@/components/ui/icons";
 import { formatFull } from "@/components/ui/time";
 import { useNow } from "@/components/ui/use-now";
 import { DecidedBadge, DecidedLine } from "./decided";
 import { ItemDetails } from "./item-details";
 import { ago, kindLabel, subjectOf } from "./model";
+import { useApprovalNames } from "./names";
 
 function StateIcon({ state }: { state: ApprovalSummary["state"] }) {
   if (state === "granted") return <ShieldCheckIcon size={16} className="text-success" />;
@@ -45,7 +45,7 @@ export function InboxItem({
   const pending = a.state === "pending";
   const now = useNow(true, 15_000);
   const titleId = useId();
-  const nameOf = useNameOf();
+  const { nameOf, channel } = useApprovalNames();
   return (
     <li
       data-approval-item={a.approval_id}
@@ -81,10 +81,7 @@ export function InboxItem({
             )}
           </div>
           <p className="mt-0.5 flex flex-wrap items-center gap-x-1.5 gap-y-0.5 text-[12px] text-fg-muted">
-            <span className="inline-flex items-center gap-0.5 font-medium text-fg">
-              {!a.outside_dm && <HashIcon size={11} className="text-fg-subtle" />}
-              {a.outside_dm ? "In a direct message" : (a.thread_name ?? a.thread_id)}
-            </span>
+            <span className="font-medium text-fg">{a.outside_dm ? "In a direct message" : channel(a)}</span>
             {a.run_title && (
               <>
                 <span aria-hidden="true">·</span>

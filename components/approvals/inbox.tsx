@@ -8,7 +8,8 @@
  * - Filters (./filter-bar.tsx): text (summary, agent, tool, channel), channel, agent and kind.
  * - Keys (./use-inbox-keys.ts, when no field has focus): j/k or ↓/↑ move the selection, a
  *   approves, r opens the reject comment (Enter rejects), e edits the arguments (Ctrl/⌘+Enter
- *   approves with them), Enter opens the approval in its channel, / focuses the text filter, ?
+ *   approves with them; these three listed and bound only for a person who may decide the selected
+ *   approval, ./key-hints.ts), Enter opens the approval in its channel, / focuses the text filter, ?
  *   opens the shortcut sheet with this page's keys (./shortcuts.tsx, components/ui/shortcuts.tsx). The selected item is expanded, outlined and holds the focus; after a
  *   decision the next item takes it (./use-selection.ts).
  * - Live: the lists refetch every 5 s and on approval events (components/live/approvals.ts).
@@ -28,7 +29,10 @@ import { EmptyList, ListSkeleton, LoadError } from "./list-states";
 import { channelHref, filterApprovals, isFiltered, listFor, NO_FILTERS, type ApprovalFilters, type InboxTab } from "./model";
 import { Notice, useNotice } from "./notice";
 import { useShortcutSection, useShortcutSheet } from "@/components/ui/shortcuts";
-import { APPROVALS_KEYS, KeyHints } from "./shortcuts";
+import { useMe } from "@/components/identity/me";
+import { decidingKeys, sheetListsDecidingKeys } from "./key-hints";
+import { APPROVALS_KEYS, APPROVALS_VIEW_KEYS, KeyHints } from "./shortcuts";
+import { useApprovalNames } from "./names";
 import { useInboxKeys } from "./use-inbox-keys";
 import { useSelection } from "./use-selection";
 
@@ -37,14 +41,14 @@ export function ApprovalsInbox() {
   const router = useRouter();
   const [tab, setTab] = useState<InboxTab>("pending");
   const [filters, setFilters] = useState<ApprovalFilters>(NO_FILTERS);
-  useShortcutSection(APPROVALS_KEYS);
   const sheet = useShortcutSheet();
   const [notice, showNotice] = useNotice();
   const pending = useApprovals("pending");
   const decided = useApprovals("decided", undefined, tab === "decided");
   const query = tab === "pending" ? pending : decided;
   const all = useMemo(() => listFor(tab, query.data ?? []), [query.data, tab]);
-  const items = useMemo(() => filterApprovals(all, filters), [all, filters]);
+  const names = useApprovalNames();
+  const items = useMemo(() => filterApprovals(all, filters, names), [all, filters, names]);
   const pendingCount = pending.data?.length ?? 0;
   const listRef = useRef<HTMLUListElement>(null);
   const selection = useSelection(items, listRef);
@@ -52,6 +56,10 @@ export function ApprovalsInbox() {
   const searchRef = useRef<HTMLInputElement>(null);
   const actions = useRef<ApprovalActionsHandle>(null);
   const tabsId = useId();
+  // The deciding keys only for a person who may decide the selected approval (./key-hints.ts).
+  const me = useMe();
+  const deciding = decidingKeys(tab, selected, me);
+  useShortcutSection(sheetListsDecidingKeys(selected, me) ? APPROVALS_KEYS : APPROVALS_VIEW_KEYS);
 
   useEffect(() => {
     document.title = pendingCount ? `Approvals (${pendingCount}) · Clutch` : "Approvals · Clutch";
@@ -61,6 +69,7 @@ export function ApprovalsInbox() {
     tab,
     index,
     hasSelection: selected !== undefined,
+    canDecide: deciding.length > 0,
     select: selection.select,
     actions,
     // An approval asked in a DM the person is not part of has no channel of theirs to open.
@@ -129,7 +138,7 @@ export function ApprovalsInbox() {
         )}
       </div>
 
-      <KeyHints tab={tab} />
+      <KeyHints deciding={deciding} />
       <Notice notice={notice} />
     </div>
   );

@@ -1,12 +1,15 @@
 /**
  * The inbox's model of `GET /api/approvals` rows (lib/api/types.ts `ApprovalSummary`, the
- * server's `approvals` projection): a row's subject, the words for kinds and states, how long
- * ago, and the filters. Pure.
+ * server's `approvals` projection): a row's subject and channel, the words for kinds and states,
+ * how long ago, and the filters. Pure: the names a person reads (an agent's card name, a
+ * channel's `#sales` or a DM's other party; docs/channels.md "One name per agent") come in as
+ * functions.
  */
 import type { ApprovalSummary } from "@/lib/api/types";
 import type { ApprovalState, Subject } from "@/lib/fold/approvals";
 import { PolicySubject } from "@/lib/protocol";
 import { subjectLabel } from "@/components/events/approval-model";
+import type { ThreadRef } from "@/components/workspace/thread-title";
 
 /** The inbox's two lists: pending approvals, and recently decided ones. */
 export type InboxTab = "pending" | "decided";
@@ -29,6 +32,20 @@ export function channelHref(a: Pick<ApprovalSummary, "thread_id" | "approval_id"
 export function subjectOf(a: Pick<ApprovalSummary, "subject" | "kind" | "agent_id">): Subject {
   const parsed = PolicySubject.safeParse({ kind: a.kind, agent: a.agent_id, ...a.subject });
   return parsed.success ? parsed.data : { kind: a.kind, agent: a.agent_id };
+}
+
+/**
+ * Where an approval was asked, as a person reads it: `label` names the thread ("#sales", or the
+ * other party of a DM: "Project Manager"); a DM the approver is not part of reads "A direct message".
+ */
+export function approvalChannel(a: Pick<ApprovalSummary, "thread_id" | "thread_name" | "outside_dm">, label: (ref: ThreadRef) => string): string {
+  return a.outside_dm ? "A direct message" : label(a);
+}
+
+/** The names a person reads in an approval: an agent's (`useNameOf`) and its channel's (`approvalChannel`). */
+export interface ApprovalNames {
+  nameOf: (id: string) => string;
+  channel: (a: ApprovalSummary) => string;
 }
 
 /** The words for an approval's state. */
@@ -76,18 +93,19 @@ export function isFiltered(f: ApprovalFilters): boolean {
 }
 
 /**
- * Approvals that pass the filters. The text matches the summary, agent, channel name, subject
- * ("pm-1 → reply to people"), kind, comment and decider, case-insensitively; a leading "#" is
- * ignored.
+ * Approvals that pass the filters. The text matches the summary, the agent (name and id), the
+ * channel (as read and as stored), the subject as read ("Project Manager → reply to people"),
+ * kind, comment and decider, case-insensitively; a leading "#" is ignored.
  */
-export function filterApprovals(list: readonly ApprovalSummary[], f: ApprovalFilters): ApprovalSummary[] {
+export function filterApprovals(list: readonly ApprovalSummary[], f: ApprovalFilters, names: ApprovalNames): ApprovalSummary[] {
   const q = f.text.trim().toLowerCase().replace(/^#/, "");
   return list.filter((a) => {
     if (f.channel && a.thread_id !== f.channel) return false;
     if (f.agent && a.agent_id !== f.agent) return false;
     if (f.kind && a.kind !== f.kind) return false;
     if (!q) return true;
-    const hay = [a.summary, a.agent_id, a.thread_name ?? "", a.run_title ?? "", subjectLabel(subjectOf(a)), a.kind, a.comment ?? "", a.decided_by ?? ""]
+    const read = [names.nameOf(a.agent_id), names.channel(a), subjectLabel(subjectOf(a), names.nameOf)];
+    const hay = [a.summary, a.agent_id, a.thread_name ?? "", a.run_title ?? "", ...read, a.kind, a.comment ?? "", a.decided_by ?? ""]
       .join("\n")
       .toLowerCase();
     return hay.includes(q);

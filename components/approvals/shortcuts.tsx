@@ -2,12 +2,13 @@
 /**
  * The inbox's keys for people: the hints along the bottom of the page and its section of the
  * shortcut sheet that `?` opens (components/ui/shortcuts.tsx; the keys themselves are bound in
- * ./use-inbox-keys.ts).
+ * ./use-inbox-keys.ts). The deciding keys (a, r, e) are listed only for a person who may decide
+ * the selected approval (./key-hints.ts).
  */
 import type { ShortcutSection } from "@/components/ui/shortcuts";
-import type { InboxTab } from "./model";
+import type { DecidingKey } from "./key-hints";
 
-/** The approvals page's section of the shortcut sheet. */
+/** The approvals page's section of the shortcut sheet, for a person who may decide the selected approval. */
 export const APPROVALS_KEYS: ShortcutSection = {
   id: "approvals",
   title: "Approvals",
@@ -23,30 +24,28 @@ export const APPROVALS_KEYS: ShortcutSection = {
   ],
 };
 
+/** The same section without the deciding keys, for a person who may not decide the selected approval. */
+export const APPROVALS_VIEW_KEYS: ShortcutSection = {
+  ...APPROVALS_KEYS,
+  rows: APPROVALS_KEYS.rows.filter((r) => !r.keys.some((k) => k === "a" || k === "r" || k === "e")),
+};
+
 function Key({ k }: { k: string }) {
   return <kbd className="inline-flex h-[18px] min-w-[18px] items-center justify-center rounded border border-line-strong bg-surface px-1 font-sans text-[10.5px] font-semibold text-fg">{k}</kbd>;
 }
 
-/** The footer's key hints (wide screens); the deciding keys only on the pending tab. */
-export function KeyHints({ tab }: { tab: InboxTab }) {
+/** The footer's key hints (wide screens); `deciding` are the deciding keys the person may use on the selected approval (./key-hints.ts). */
+export function KeyHints({ deciding }: { deciding: readonly DecidingKey[] }) {
   return (
     <footer className="hidden shrink-0 items-center gap-x-3 gap-y-1 border-t border-line bg-sunken/60 px-5 py-1.5 text-[11.5px] text-fg-muted md:flex md:flex-wrap">
       <span>
         <Key k="j" /> <Key k="k" /> move
       </span>
-      {tab === "pending" && (
-        <>
-          <span>
-            <Key k="a" /> approve
-          </span>
-          <span>
-            <Key k="r" /> reject
-          </span>
-          <span>
-            <Key k="e" /> edit arguments
-          </span>
-        </>
-      )}
+      {deciding.map((d) => (
+        <span key={d.key}>
+          <Key k={d.key} /> {d.does}
+        </span>
+      ))}
       <span>
         <Key k="↵" /> open in channel
       </span>

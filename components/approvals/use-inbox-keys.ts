@@ -4,7 +4,8 @@
  * (components/ui/use-hotkeys.ts). The keys are listed for people in ./shortcuts.tsx.
  *
  *   j / ↓, k / ↑   next / previous approval
- *   a, r, e       approve, reject (comment first), edit the arguments (pending tab only)
+ *   a, r, e       approve, reject (comment first), edit the arguments (pending tab only, and only
+ *                 for a person who may decide the selected approval: for others they do nothing)
  *   Enter         open the selected approval in its channel (unless a control has the focus)
  *   /             focus the text filter
  *
@@ -21,6 +22,8 @@ export interface InboxKeyTargets {
   /** The selected item's index; -1 when none. */
   index: number;
   hasSelection: boolean;
+  /** The signed-in person may decide the selected approval (./key-hints.ts `mayDecideInInbox`). */
+  canDecide: boolean;
   select(index: number): void;
   /** The selected item's decision bar. */
   actions: RefObject<ApprovalActionsHandle | null>;
@@ -33,7 +36,7 @@ export function useInboxKeys(t: InboxKeyTargets): void {
   useHotkeys((e) => {
     const onControl = e.target instanceof HTMLElement && e.target.closest("button, a, [role=tab], summary") !== null;
     const decide = (act: (a: ApprovalActionsHandle) => void) => {
-      if (t.tab !== "pending" || !t.hasSelection) return;
+      if (t.tab !== "pending" || !t.hasSelection || !t.canDecide) return;
       e.preventDefault();
       if (t.actions.current) act(t.actions.current);
     };

@@ -21,7 +21,7 @@ import { usePersonLabel } from "@/components/identity/names";
 import { mayDecide } from "@/lib/approvers";
 import { CheckIcon, PencilIcon, XCircleIcon } from "@/components/ui/icons";
 import { safeStringify } from "@/components/ui/json-view";
-import { approversLabel, parseArguments, personLabel } from "./approval-model";
+import { approversLabel, parseArguments } from "./approval-model";
 
 /** What the inbox may trigger from the keyboard. */
 export interface ApprovalActionsHandle {
@@ -32,8 +32,8 @@ export interface ApprovalActionsHandle {
 
 type Mode = "idle" | "reject" | "edit";
 
-/** A readable sentence for a failed decision. */
-export function decisionErrorText(err: unknown, approvers: Approvers): { text: string } {
+/** A readable sentence for a failed decision; `label` names the people (components/identity/names.ts `usePersonLabel`). */
+export function decisionErrorText(err: unknown, approvers: Approvers, label: (id: string) => string): { text: string } {
   if (err instanceof DecisionError) {
     if (err.code === "not_pending") {
       // "approval apr_… is already granted by user:dana"
@@ -42,10 +42,10 @@ export function decisionErrorText(err: unknown, approvers: Approvers): { text: s
       const state = err.approval?.state ?? m?.[1];
       const verb = state === "granted" ? "approved" : state === "rejected" ? "rejected" : state === "expired" ? "expired" : "decided";
       if (state === "expired") return { text: "This approval already expired." };
-      return { text: by ? `Already ${verb} by ${personLabel(by)}.` : `Already decided${err.message && !/pending/i.test(err.message) ? `: ${err.message}` : "."}` };
+      return { text: by ? `Already ${verb} by ${label(by)}.` : `Already decided${err.message && !/pending/i.test(err.message) ? `: ${err.message}` : "."}` };
     }
     if (err.code === "not_an_approver") {
-      return { text: `Only ${approversLabel(approvers)} may decide this. ${err.message}` };
+      return { text: `Only ${approversLabel(approvers, label)} may decide this. ${err.message}` };
     }
     if (err.status === 400) return { text: `The server refused this: ${err.message}` };
     if (err.code === "network") return { text: "Couldn’t reach the server. Check the connection and try again." };
@@ -160,7 +160,7 @@ export function ApprovalActions({
     edit: () => allowed && openEdit(),
   }));
 
-  const error = decide.error ? decisionErrorText(decide.error, approvers) : null;
+  const error = decide.error ? decisionErrorText(decide.error, approvers, label) : null;
 
   if (done) {
     return (
@@ -175,7 +175,7 @@ export function ApprovalActions({
     <div className="mt-2.5">
       {mode === "idle" && !allowed && (
         <p className="text-xs text-fg-muted">
-          {selfOnly ? "You asked for this work, so someone else decides it." : <>Only {approvers === "any" ? approversLabel(approvers) : approvers.map(label).join(", ")} may decide.</>}
+          {selfOnly ? "You asked for this work, so someone else decides it." : <>Only {approversLabel(approvers, label)} may decide.</>}
         </p>
       )}
       {mode === "idle" && allowed && (

@@ -3,9 +3,10 @@
  * Approval renderers (a `require_approval` policy decision posts an approval card in the
  * channel; docs/protocol.md, Clutch's extension types):
  *
- * - `ApprovalCard` (approval.requested): what will happen — the summary, the agent, the tool,
- *   the rule, who may approve, the deadline counting down, the arguments as JSON, the preview
- *   as markdown in a bounded box, an overseer's recommendation — and, while pending, Approve,
+ * - `ApprovalCard` (approval.requested): what will happen — the summary, who may approve, the
+ *   deadline counting down, the preview as markdown in a bounded box, an overseer's
+ *   recommendation; the agent, the tool and why the policy asks, and the arguments as JSON,
+ *   behind "Details" — and, while pending, Approve,
  *   Reject (with a comment) and Edit arguments then approve. Once decided it shows the outcome
  *   (approved, rejected, expired; who, when, the comment, edited arguments), folded from the
  *   later events (lib/fold/approvals.ts).
@@ -24,17 +25,16 @@ import { formatFull, formatTime } from "@/components/ui/time";
 import { useNow } from "@/components/ui/use-now";
 import { ApprovalActions } from "./approval-actions";
 import { ApprovalFacts, ApproversText, ArgumentsBlock, ExpiryCountdown, PreviewBox, RecommendationBox, SubjectText } from "./approval-details";
-import { personLabel } from "./approval-model";
+import { usePersonLabel } from "@/components/identity/names";
 import { LineRow, SenderRow } from "./event-shell";
 import { useThreadActions } from "./thread-actions";
 
 /** A person's decision: approval.granted or approval.rejected. */
 type Decision = StoredEventOf<"approval.granted" | "approval.rejected">;
 
-/** Who decided: the display name, else the id. */
-function decider(ev: Decision): string {
-  const name = ev.payload.display_name?.trim();
-  return name || personLabel(ev.payload.by);
+/** Who decided: the display name the decision carries, else `label`'s name for the id. */
+function decider(ev: Decision, label: (id: string) => string): string {
+  return ev.payload.display_name?.trim() || label(ev.payload.by);
 }
 
 /** The decision's comment, trimmed; null when there is none. */
@@ -72,6 +72,7 @@ export function ApprovalStateBadge({ view, now }: { view: Pick<ApprovalView, "st
 
 /** The decided state as a sentence with who, when and the comment. */
 function Outcome({ view }: { view: ApprovalView }) {
+  const label = usePersonLabel();
   const ev = view.outcome;
   if (!ev) return null;
   const comment = commentOf(ev);
@@ -99,7 +100,7 @@ function Outcome({ view }: { view: ApprovalView }) {
         ) : (
           <span className="text-fg">
             <span className="font-semibold">{view.state === "granted" ? "Approved" : "Rejected"}</span> by{" "}
-            <span className="font-semibold">{decider(ev)}</span>
+            <span className="font-semibold">{decider(ev, label)}</span>
             {edited !== undefined && <span className="text-fg-muted"> with edited arguments</span>}
           </span>
         )}
@@ -127,6 +128,7 @@ export function ApprovalCard({ event, continued, approval }: { event: StoredEven
   const now = useNow(pending, 5000);
   const [editing, setEditing] = useState(false);
   const runTitle = useThreadActions().runTitle?.(event.run_id) ?? null;
+  const personLabel = usePersonLabel();
   if (!view) return null;
   const p = view.payload;
   const over = pending && Date.parse(view.expires_at) <= now;
@@ -165,7 +167,7 @@ export function ApprovalCard({ event, continued, approval }: { event: StoredEven
             )}
             {p.recommendation && <RecommendationBox rec={p.recommendation} />}
             {p.preview && <PreviewBox markdown={p.preview} label={p.subject.tool === "reply" ? "The message, as it will be posted" : "Preview"} />}
-            {/* What the machinery needs (the tool, the rule, the JSON arguments) is one click away; without a preview, the arguments are what is decided on. */}
+            {/* What the machinery needs (the tool, why the policy asks, the JSON arguments) is one click away; without a preview, the facts stay in view and the arguments are behind Details. */}
             {p.preview ? (
               <Disclosure className="mt-1" label="Details">
                 <ApprovalFacts subject={p.subject} approvers={view.approvers} rule={p.rule} reason={p.reason} />
@@ -174,7 +176,11 @@ export function ApprovalCard({ event, continued, approval }: { event: StoredEven
             ) : (
               <>
                 <ApprovalFacts subject={p.subject} approvers={view.approvers} rule={p.rule} reason={p.reason} />
-                {p.arguments && !editing && <ArgumentsBlock args={p.arguments} preview={p.preview} />}
+                {p.arguments && !editing && (
+                  <Disclosure className="mt-1" label="Details">
+                    <ArgumentsBlock args={p.arguments} preview={p.preview} />
+                  </Disclosure>
+                )}
               </>
             )}
             <ApprovalActions
@@ -208,6 +214,7 @@ export function ApprovalCard({ event, continued, approval }: { event: StoredEven
 /** approval.granted / rejected / expired as one line, linking back to the card. */
 export function ApprovalOutcomeLine({ event, approval }: { event: StoredEvent; approval?: ApprovalView }) {
   const { jumpTo } = useThreadActions();
+  const personLabel = usePersonLabel();
   const comment = commentOf(event);
   const subject = approval?.payload.subject;
   let icon = <ShieldCheckIcon size={14} className="text-success" />;
@@ -215,21 +222,21 @@ export function ApprovalOutcomeLine({ event, approval }: { event: StoredEvent; a
   let label: string;
   if (isEvent(event, "approval.granted")) {
     const edited = event.payload.arguments !== undefined;
-    label = `Approved by ${decider(event)}`;
+    label = `Approved by ${decider(event, personLabel)}`;
     text = (
       <>
         <span className="font-semibold text-success">Approved</span> <span className="text-fg-muted">by</span>{" "}
-        <span className="font-medium text-fg">{decider(event)}</span>
+        <span className="font-medium text-fg">{decider(event, personLabel)}</span>
         {edited && <span className="text-fg-muted"> with edited arguments</span>}
       </>
     );
   } else if (isEvent(event, "approval.rejected")) {
     icon = <ShieldXIcon size={14} className="text-danger" />;
-    label = `Rejected by ${decider(event)}`;
+    label = `Rejected by ${decider(event, personLabel)}`;
     text = (
       <>
         <span className="font-semibold text-danger">Rejected</span> <span className="text-fg-muted">by</span>{" "}
-        <span className="font-medium text-fg">{decider(event)}</span>
+        <span className="font-medium text-fg">{decider(event, personLabel)}</span>
       </>
     );
   } else {

@@ -1,9 +1,9 @@
 "use client";
 /**
  * What an approval is about, shared by the channel card (./approval-card.tsx) and the inbox
- * (components/approvals): the facts (agent, action, rule, who may approve), the deadline
- * counting down, the tool arguments as JSON, the preview as markdown in a bounded scroll box,
- * and an overseer's recommendation.
+ * (components/approvals): the facts (agent, action, why the policy asks, who may approve), the
+ * deadline counting down, the tool arguments as JSON, the preview as markdown in a bounded
+ * scroll box, and an overseer's recommendation.
  */
 import { useId, useMemo, useState } from "react";
 import type { Approvers, Recommendation, Subject } from "@/lib/fold/approvals";
@@ -13,7 +13,7 @@ import { ClockIcon } from "@/components/ui/icons";
 import { JsonView } from "@/components/ui/json-view";
 import { formatFull } from "@/components/ui/time";
 import { useNow } from "@/components/ui/use-now";
-import { approversLabel, argumentsForDisplay, subjectLabel, timeLeft, toolLabel } from "./approval-model";
+import { approvalWhy, approversLabel, argumentsForDisplay, subjectLabel, timeLeft, toolLabel } from "./approval-model";
 import { usePersonLabel } from "@/components/identity/names";
 import { useNameOf } from "./use-sender-name";
 import { DecisionBadge } from "./review";
@@ -54,7 +54,11 @@ export function ApproversText({ approvers }: { approvers: Approvers }) {
   );
 }
 
-/** The facts of an approval as a compact definition list. */
+/**
+ * The facts of an approval as a compact definition list; why a person is asked reads in people's
+ * words (the policy's `reason`, else the rule made readable; ./approval-model.ts `approvalWhy`),
+ * the rule's id as its tooltip.
+ */
 export function ApprovalFacts({
   subject,
   approvers,
@@ -64,10 +68,12 @@ export function ApprovalFacts({
   subject: Subject;
   approvers: Approvers;
   rule?: string | null;
-  reason?: string;
+  reason?: string | null;
 }) {
   const nameOf = useNameOf();
+  const personLabel = usePersonLabel();
   const tool = toolLabel(subject);
+  const why = approvalWhy(rule, reason);
   const to = subject.recipient ? (subject.recipient === "user" || subject.recipient.startsWith("user:") ? "people in the channel" : nameOf(subject.recipient)) : null;
   return (
     <dl className="mt-1.5 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-0.5 text-[12.5px] leading-5">
@@ -80,17 +86,16 @@ export function ApprovalFacts({
         {subject.kind === "dispatch" ? "receive a task" : subject.kind === "model_call" ? "go on calling its model over its budget" : tool || "a tool"}
         {to && <span className="font-sans text-fg-muted"> → {to}</span>}
       </dd>
-      {rule && (
+      {why && (
         <>
-          <dt className="text-fg-subtle">Rule</dt>
-          <dd className="min-w-0 break-words text-fg-muted">
-            <span className="font-mono text-fg">{rule}</span>
-            {reason && reason !== `rule ${rule}` && <> — {reason}</>}
+          <dt className="text-fg-subtle">Why</dt>
+          <dd className="min-w-0 break-words text-fg" title={rule ? `Policy rule ${rule}` : undefined}>
+            {why}
           </dd>
         </>
       )}
       <dt className="text-fg-subtle">Approvers</dt>
-      <dd className="min-w-0 break-words text-fg-muted" aria-label={`Who may approve: ${approversLabel(approvers)}`}>
+      <dd className="min-w-0 break-words text-fg-muted" aria-label={`Who may approve: ${approversLabel(approvers, personLabel)}`}>
         <ApproversText approvers={approvers} />
       </dd>
     </dl>
@@ -169,7 +174,7 @@ export function RecommendationBox({ rec, by }: { rec: Recommendation; by?: strin
   );
 }
 
-/** One line: "analyst-1 → DataServer.process_data". */
+/** One line: "Analyst → DataServer.process_data", the ids as the tooltip ("analyst-1 → DataServer.process_data"). */
 export function SubjectText({ subject, className = "" }: { subject: Subject; className?: string }) {
   const nameOf = useNameOf();
   return (

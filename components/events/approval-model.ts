@@ -20,9 +20,10 @@ export function toolLabel(s: Subject | undefined): string {
 }
 
 /**
- * What a subject is, as one short phrase: "analyst-1 → DataServer.process_data",
- * "pm-1 → reply to people", "task → analyst-1". `nameOf` names the agents (the card's display
- * name in the UI, components/events/use-sender-name.ts); by default their bare ids.
+ * What a subject is, as one short phrase: "Analyst → DataServer.process_data",
+ * "Project Manager → reply to people", "task → Analyst". `nameOf` names the agents (the card's
+ * display name in the UI, components/events/use-sender-name.ts); by default their bare ids, as
+ * the phrase's tooltip.
  */
 export function subjectLabel(s: Subject | undefined, nameOf: (id: string) => string = bareId): string {
   if (!s) return "";
@@ -34,10 +35,31 @@ export function subjectLabel(s: Subject | undefined, nameOf: (id: string) => str
   return `${agent} → ${tool || "tool"}${to ? ` to ${to}` : ""}`;
 }
 
-/** "anyone in the workspace" or "dana-whitfield, lee". */
-export function approversLabel(a: Approvers): string {
+/**
+ * "anyone in the workspace" or "Dana Whitfield, admins": `label` names each approver (the UI's
+ * components/identity/names.ts `usePersonLabel`); by default their bare ids.
+ */
+export function approversLabel(a: Approvers, label: (id: string) => string = personLabel): string {
   if (a === "any") return "anyone in the workspace";
-  return a.map(personLabel).join(", ");
+  return a.map(label).join(", ");
+}
+
+/** A rule id made readable: `approve-final-report` → "approve final report". */
+function readableRule(rule: string): string {
+  return rule.replace(/[-_.]+/g, " ").trim();
+}
+
+/**
+ * Why a person is asked to decide, in people's words: the policy's reason when it gives one
+ * ("the report reaches the channel only after an admin has read it"), else the rule made
+ * readable ("the policy rule “approve final report”"); null when neither is known. The rule's
+ * id itself is for a tooltip. A rule without a reason of its own comes with the reason
+ * `rule <id>` (server/policy/rules.ts), which is no reason to a person.
+ */
+export function approvalWhy(rule: string | null | undefined, reason?: string | null): string | null {
+  const said = reason?.trim();
+  if (said && said !== `rule ${rule}`) return said;
+  return rule ? `the policy rule “${readableRule(rule)}”` : null;
 }
 
 /**

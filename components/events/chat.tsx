@@ -1,8 +1,11 @@
 /**
  * Conversation renderers (Clutch Protocol §2.2): chat.message and chat.system. A question to the
  * people of the channel is highlighted as waiting for an answer, with a Reply button, until it
- * is answered; messages between agents say who they are for ("pm-1 → analyst-1"); a reply links
- * to the message it answers; an overseer's question carries an "Oversight inquiry" badge.
+ * is answered; messages between agents say who they are for ("Project Manager → Analyst"); a reply
+ * links to the message it answers; an overseer's question carries an "Oversight inquiry" badge.
+ * Every sender and recipient reads by name, an agent by its card's display name, the id as the
+ * tooltip (docs/channels.md "One name per agent"); @mentions read as names in the text. A
+ * message's reactions, edits, deletion and pin, and the actions on it, are message-actions.tsx's.
  */
 "use client";
 import { useNameOf } from "./use-sender-name";
@@ -14,11 +17,17 @@ import { Foldable } from "@/components/ui/foldable";
 import { StatusBadge } from "@/components/ui/chip";
 import { AlertIcon, CheckIcon, ClockIcon, CornerDownRightIcon, InfoIcon, MessageIcon, XCircleIcon } from "@/components/ui/icons";
 import { LineRow, SenderRow } from "./event-shell";
-import { bareId, displayName } from "./participant";
+import { distinctNames, listOf } from "./participant";
 import { useThreadActions } from "./thread-actions";
-import { useChannelPeople } from "@/components/live/people";
+import { useRef } from "react";
+import type { MessageState } from "@/lib/fold/message-actions";
+import { isCopy } from "@/lib/conversation";
+import { useMeOrNull } from "@/components/identity/me";
+import { COMPOSER_ID } from "@/components/workspace/skip-links";
+import { EditedMark, MessageEditor, MessageToolbar, PinnedLine, Reactions, Tombstone, useEditing, useMentionLabels } from "./message-actions";
+import { offeredActions } from "./message-actions-model";
 
-/** "→ analyst-1" for a message addressed to agents or to one person; nothing for the whole channel. */
+/** "→ Analyst" for a message addressed to agents or to one person; nothing for the whole channel. */
 function Addressing({ event }: { event: StoredEvent }) {
   const nameOf = useNameOf();
   const targets = event.to.filter((t) => t.agent_id !== "user");
@@ -36,7 +45,7 @@ function Addressing({ event }: { event: StoredEvent }) {
   );
 }
 
-/** "↳ in reply to pm-1: “excerpt”", a button that scrolls to the message it answers. */
+/** "↳ in reply to Project Manager: “excerpt”", a button that scrolls to the message it answers. */
 function ReplyLink({ target, replyToId }: { target?: MessageRef; replyToId: string }) {
   const nameOf = useNameOf();
   const { jumpTo } = useThreadActions();
@@ -90,9 +99,10 @@ function QuestionStatus({ question }: { question: QuestionView }) {
     );
   }
   if (!question.to_people) {
-    const to = question.to.map(bareId).join(", ");
+    const names = distinctNames(question.to, nameOf);
+    const to = listOf(question.to.map((id) => names.get(id)!));
     return (
-      <div className="mt-1">
+      <div className="mt-1" title={question.to.join(", ")}>
         <StatusBadge tone="warning" label={`Waiting for a reply from ${to}`}>
           <ClockIcon size={11} strokeWidth={2.5} />
           Waiting for a reply from {to}
@@ -120,12 +130,14 @@ function QuestionStatus({ question }: { question: QuestionView }) {
 
 /**
  * Under a message: "3 replies · last from Dana" opening its thread in the side pane, or, on
- * hover and focus, "Reply in thread" when it has none yet.
+ * hover and focus, "Reply in thread" when it has none yet and no toolbar offers it (`hover`).
  */
-function ThreadLink({ event, replies }: { event: StoredEvent; replies?: MessageRef[] }) {
+function ThreadLink({ event, replies, hover }: { event: StoredEvent; replies?: MessageRef[]; hover: boolean }) {
+  const nameOf = useNameOf();
   const { openThread } = useThreadActions();
   const open = () => openThread({ message_id: event.id });
   if (!replies?.length) {
+    if (!hover) return null;
     return (
       <button
         type="button"
@@ -143,18 +155,26 @@ function ThreadLink({ event, replies }: { event: StoredEvent; replies?: MessageR
       <span className="font-semibold text-accent">
         {replies.length} {replies.length === 1 ? "reply" : "replies"}
       </span>
-      <span className="text-fg-muted">· last from {displayName(last.from)}</span>
+      <span className="text-fg-muted" title={last.from.agent_id}>
+        · last from {nameOf(last.from)}
+      </span>
     </button>
   );
 }
 
-/** A person's or an agent's message: avatar, name, time and the text as sanitized markdown. */
+/**
+ * A person's or an agent's message: avatar, name, time and the text as sanitized markdown, its
+ * @mentions drawn as names. With its state (`actions`, lib/fold/message-actions.ts): the current
+ * text with "(edited)", a tombstone once deleted, reactions, "Pinned by …", and the actions the
+ * person may take (components/events/message-actions.tsx), the text edited in place.
+ */
 export function ChatMessage({
   event,
   continued,
   question,
   replyTo,
   replies,
+  actions,
 }: {
   event: StoredEventOf<"chat.message">;
   continued: boolean;
@@ -164,12 +184,44 @@ export function ChatMessage({
   replyTo?: MessageRef;
   /** People's replies in its thread, oldest first. */
   replies?: MessageRef[];
+  /** Its state after reactions, edits, a delete and pins, where the list folded them. */
+  actions?: MessageState;
 }) {
   const p = event.payload;
-  const name = displayName(event.from);
+  const nameOf = useNameOf();
+  const name = nameOf(event.from);
+  const me = useMeOrNull();
+  const edit = useEditing(event.id);
+  const moreButton = useRef<HTMLButtonElement>(null);
+  const mentions = useMentionLabels(actions?.mentions ?? p.mentions);
+  // After an edit the focus goes back where it came from: the composer (↑) or the message's menu.
+  const endEdit = () => {
+    const toComposer = edit.fromComposer;
+    edit.stop();
+    setTimeout(() => (toComposer ? document.getElementById(COMPOSER_ID) : moreButton.current)?.focus({ preventScroll: !toComposer }), 0);
+  };
   const waitingForPeople = Boolean(question && question.to_people && !question.answer && !question.closed);
   const forPeople = event.to.some(isPeopleRecipient);
   const label = question ? `${p.inquiry === true ? "Oversight inquiry" : "Question"} from ${name}` : `Message from ${name}`;
+  const headerExtra = (
+    <>
+      {!forPeople && <Addressing event={event} />}
+      {p.inquiry === true && (
+        <StatusBadge tone="agent" label="Oversight inquiry">
+          Oversight inquiry
+        </StatusBadge>
+      )}
+    </>
+  );
+  if (actions?.deleted) {
+    return (
+      <SenderRow event={event} continued={continued} label={`Deleted message from ${name}`} headerExtra={headerExtra}>
+        <Tombstone>{replies?.length ? <ThreadLink event={event} replies={replies} hover={false} /> : null}</Tombstone>
+      </SenderRow>
+    );
+  }
+  const offered = actions && me ? offeredActions(actions, me, { copy: isCopy(event) }) : null;
+  const editing = Boolean(actions && offered?.edit && edit.editing);
   return (
     <SenderRow
       event={event}
@@ -178,54 +230,38 @@ export function ChatMessage({
       className={
         waitingForPeople
           ? "border-l-[3px] border-warning bg-warning/[0.07] pl-[13px]! sm:pl-[17px]!"
-          : "hover:bg-hover/70"
+          : actions?.pinned
+            ? "bg-warning/[0.05] hover:bg-warning/[0.09]"
+            : editing
+              ? "bg-accent/[0.05]"
+              : "hover:bg-hover/70"
       }
-      headerExtra={
-        <>
-          {!forPeople && <Addressing event={event} />}
-          {p.inquiry === true && (
-            <StatusBadge tone="agent" label="Oversight inquiry">
-              Oversight inquiry
-            </StatusBadge>
-          )}
-        </>
+      headerExtra={headerExtra}
+      toolbar={
+        actions && offered && !editing ? <MessageToolbar event={event} state={actions} offered={offered} inChannel={edit.inChannel} onEdit={edit.start} moreRef={moreButton} /> : null
       }
     >
+      {actions?.pinned && <PinnedLine pin={actions.pinned} />}
       {typeof p.reply_to === "string" && <ReplyLink target={replyTo} replyToId={p.reply_to} />}
-      <Foldable>
-        <div className="text-msg text-fg" dir="auto">
-          <Markdown text={p.text} />
-        </div>
-      </Foldable>
-      {p.mentions && p.mentions.length > 0 && (
-        <div className="mt-0.5 flex flex-wrap gap-1 text-[11px] text-fg-muted">
-          {p.mentions.map((m) =>
-            m.startsWith("user:") ? (
-              <PersonMention key={m} agent_id={m} threadId={event.thread_id} />
-            ) : (
-              <span key={m} className="rounded bg-accent/10 px-1 font-medium text-accent">
-                @{m}
-              </span>
-            ),
-          )}
-        </div>
+      {editing && actions ? (
+        <MessageEditor event={event} state={actions} onDone={endEdit} />
+      ) : (
+        <Foldable>
+          <div className="text-msg text-fg" dir="auto">
+            <Markdown text={actions?.text ?? p.text} mentions={mentions} suffix={actions?.edited ? <EditedMark state={actions} /> : undefined} />
+          </div>
+        </Foldable>
       )}
+      {actions && <Reactions event={event} state={actions} />}
       {question ? (
         <QuestionStatus question={question} />
       ) : (
         p.expects_reply && <div className="mt-0.5 text-[11px] font-medium text-warning">Waiting for a reply</div>
       )}
       {/* A question that waits has one way to reply: its Answer button. */}
-      {!waitingForPeople && <ThreadLink event={event} replies={replies} />}
+      {!waitingForPeople && <ThreadLink event={event} replies={replies} hover={!offered} />}
     </SenderRow>
   );
-}
-
-/** A person a message mentions (`user:<id>`), by their name among the channel's people; "a teammate" once they left it. */
-function PersonMention({ agent_id, threadId }: { agent_id: string; threadId: string }) {
-  const { data: people } = useChannelPeople(threadId);
-  const name = people?.find((x) => x.agent_id === agent_id)?.name;
-  return <span className="rounded bg-accent/10 px-1 font-medium text-accent">@{name ?? (people ? "a teammate" : "…")}</span>;
 }
 
 const LEVEL = {
@@ -234,18 +270,22 @@ const LEVEL = {
   error: { icon: <XCircleIcon size={14} />, cls: "text-danger", iconCls: "text-danger" },
 } as const;
 
-/** A system notice: one subtle line coloured by level (info, warning, error). */
 /** One line for a change to who may do what (`audit.change`, docs/identity.md), by whom. */
 export function AuditLine({ event }: { event: StoredEventOf<"audit.change"> }) {
+  const nameOf = useNameOf();
   return (
     <LineRow event={event} icon={<ShieldCheckIcon size={14} className="text-fg-muted" />} label="Access change">
       <span className="min-w-0 break-words text-fg-muted">
-        <span className="font-medium text-fg">{displayName(event.from)}</span> {event.payload.summary}
+        <span className="font-medium text-fg" title={event.from.agent_id}>
+          {nameOf(event.from)}
+        </span>{" "}
+        {event.payload.summary}
       </span>
     </LineRow>
   );
 }
 
+/** A system notice: one subtle line coloured by level (info, warning, error). */
 export function ChatSystem({ event }: { event: StoredEventOf<"chat.system"> }) {
   const p = event.payload;
   const level = LEVEL[p.level ?? "info"];

@@ -1,8 +1,9 @@
 /**
  * The frame every event row shares (consecutive messages grouped like Slack, the exact time and
- * the seq on hover): a 36 px gutter (avatar, icon, or the time on hover for
- * a grouped row), the sender line for the first row of a group, and a hover tag with `#seq`. A
- * person's name opens their card (components/identity/person-card.tsx).
+ * the seq in the time's tooltip): a 36 px gutter (avatar, icon, or the time on hover for a
+ * grouped row), the sender line for the first row of a group, and a message's actions on hover
+ * and focus (components/events/message-actions.tsx `MessageToolbar`). A person's name opens
+ * their card (components/identity/person-card.tsx).
  */
 import { ShieldCheckIcon } from "@/components/ui/icons";
 import type { ReactNode } from "react";
@@ -22,17 +23,6 @@ export function EventTime({ event, className = "", short = false }: { event: Sto
   );
 }
 
-function SeqTag({ seq }: { seq: number }) {
-  return (
-    <span
-      title={`seq ${seq}`}
-      className="pointer-events-none absolute right-3 top-1 hidden rounded border border-line bg-surface px-1.5 font-mono text-[10px] leading-4 text-fg-subtle shadow-sm group-hover:block group-focus-within:block"
-    >
-      #{seq}
-    </span>
-  );
-}
-
 /**
  * A row with the sender's avatar and name (first of a group) or, when `continued`, only the
  * content with the time in the gutter on hover.
@@ -43,6 +33,7 @@ export function SenderRow({
   label,
   children,
   headerExtra,
+  toolbar,
   className = "hover:bg-hover/70",
 }: {
   event: StoredEvent;
@@ -51,6 +42,8 @@ export function SenderRow({
   children: ReactNode;
   /** Shown after the sender's name: addressing ("→ analyst-1"), badges. */
   headerExtra?: ReactNode;
+  /** The message's actions, top right on hover and focus (MessageToolbar). */
+  toolbar?: ReactNode;
   /** Background and border of the row (a question waiting for an answer is highlighted). */
   className?: string;
 }) {
@@ -111,7 +104,7 @@ export function SenderRow({
         )}
         {children}
       </div>
-      <SeqTag seq={event.seq} />
+      {toolbar}
     </article>
   );
 }
@@ -159,7 +152,6 @@ export function LineRow({
         {children}{" "}
         <EventTime event={event} className="shrink-0 text-[11px] text-fg-subtle" />
       </div>
-      <SeqTag seq={event.seq} />
     </article>
   );
 }

@@ -3,13 +3,16 @@
  * type's schema (Clutch Protocol §2; lib/protocol/payloads.ts), so each renderer gets its event
  * typed (`StoredEventOf<"tool.call">`); an unknown type or a payload of an unexpected shape
  * renders as formatted JSON, and every renderer sits inside an error boundary that falls back
- * to JSON.
+ * to JSON. Message actions (chat.reaction, chat.edit, chat.delete, chat.pin) render nothing of
+ * their own: they decorate the message they name (`EventContext.actions`).
  */
 import { memo } from "react";
 import { isImportedCopy, PAYLOAD_BY_TYPE, type MessageType, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import type { TaskView } from "@/lib/fold/task-state";
 import type { MessageRef, QuestionView } from "@/lib/fold/questions";
 import type { ApprovalView } from "@/lib/fold/approvals";
+import type { MessageState } from "@/lib/fold/message-actions";
+import { sameMessageState } from "./message-actions-model";
 import { AgentHeartbeat, AgentRegister, AgentUpdate } from "./agent-event";
 import { ApprovalCard, ApprovalOutcomeLine } from "./approval-card";
 import { AuditLine, ChatMessage, ChatSystem } from "./chat";
@@ -40,12 +43,19 @@ export interface EventContext {
   /** For a chat.message: people's replies in its thread, oldest first (lib/conversation.ts). */
   replies?: MessageRef[];
   /**
+   * For a chat.message: its state after the reactions, edits, delete and pin among the same
+   * events (lib/fold/message-actions.ts). Without it the message shows as sent, with no actions.
+   */
+  actions?: MessageState;
+  /**
    * For task.progress `in_review`: the review task; for a review's task.request (meta.review_of):
    * the task under review. Latest state.
    */
   related?: TaskView;
   /** For task.progress `in_review`: the decision of its review (review.feedback.v1), once made. */
   decision?: string;
+  /** For task.progress in a run's thread: how many progress notes in a row this one stands for (it is the latest). */
+  updates?: number;
   /**
    * For approval.*, a policy.decision that opened an approval, and a tool.call held for one: the
    * approval folded from the channel's events (lib/fold/approvals.ts).
@@ -98,7 +108,12 @@ function Renderer({ event, ctx }: { event: StoredEvent; ctx: EventContext }) {
   if (QUOTED_TYPES.has(event.type) && isImportedCopy(event)) return <ImportedLine event={event} />;
   switch (event.type) {
     case "chat.message":
-      return <ChatMessage event={event} continued={continued} question={ctx.question} replyTo={ctx.replyTo} replies={ctx.replies} />;
+      return <ChatMessage event={event} continued={continued} question={ctx.question} replyTo={ctx.replyTo} replies={ctx.replies} actions={ctx.actions} />;
+    case "chat.reaction":
+    case "chat.edit":
+    case "chat.delete":
+    case "chat.pin":
+      return null;
     case "chat.system":
       return <ChatSystem event={event} />;
     case "audit.change":
@@ -156,6 +171,7 @@ function sameCtx(a: EventContext, b: EventContext): boolean {
     a.question?.closed === b.question?.closed &&
     a.replyTo?.id === b.replyTo?.id &&
     a.replies?.length === b.replies?.length &&
+    sameMessageState(a.actions, b.actions) &&
     a.related?.state === b.related?.state &&
     a.related?.assignee === b.related?.assignee &&
     a.decision === b.decision &&

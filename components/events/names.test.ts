@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentSummary } from "@/lib/api/types";
 import { initials } from "@/components/ui/avatar";
 import { subjectLabel } from "./approval-model";
+import { distinctNames } from "./participant";
 import { agentName } from "./use-sender-name";
 
 const agents = [{ agent_id: "agent:pm-1", name: "PM Agent" }, { agent_id: "agent:analyst-1", name: "  " }] as AgentSummary[];
@@ -28,6 +29,26 @@ describe("agent names", () => {
   it("names the agents of an approval's subject with the given names", () => {
     const name = (id: string) => agentName(agents, id);
     expect(subjectLabel({ kind: "tool_call", agent: "agent:pm-1", tool: "reply", recipient: "user" }, name)).toBe("PM Agent → reply to people");
+  });
+});
+
+describe("several agents named together", () => {
+  const cards = [
+    { agent_id: "agent:pm-1", name: "Project Manager" },
+    { agent_id: "agent:analyst-1", name: "Analyst" },
+    { agent_id: "agent:analyst-2", name: "analyst" },
+  ] as AgentSummary[];
+  const name = (id: string) => agentName(cards, id);
+  it("reads each by its card's name, the handle only beside a name another one shares", () => {
+    expect([...distinctNames(["agent:pm-1", "agent:analyst-1", "agent:analyst-2"], name).values()]).toEqual([
+      "Project Manager",
+      "Analyst (analyst-1)",
+      "analyst (analyst-2)",
+    ]);
+    expect([...distinctNames(["agent:pm-1", "agent:analyst-1"], name).values()]).toEqual(["Project Manager", "Analyst"]);
+  });
+  it("names an id listed twice once, and an unknown agent by its bare id", () => {
+    expect([...distinctNames(["agent:ken", "agent:ken"], name)]).toEqual([["agent:ken", "ken"]]);
   });
 });
 

@@ -41,6 +41,27 @@ export function displayName(p: Participant | undefined): string {
   return n || bareId(p.agent_id);
 }
 
+/**
+ * The names a person reads for several agents shown together (a routing table, a list of
+ * recipients; docs/channels.md "One name per agent"): each id's `nameOf`, with its handle beside
+ * it where two ids share a name, so they cannot be confused:
+ * `["agent:analyst-1", "agent:analyst-2", "agent:pm-1"]` → `{ "agent:analyst-1": "Analyst (analyst-1)",
+ * "agent:analyst-2": "Analyst (analyst-2)", "agent:pm-1": "Project Manager" }`.
+ */
+export function distinctNames(ids: readonly string[], nameOf: (id: string) => string): Map<string, string> {
+  const unique = [...new Set(ids)];
+  const named = unique.map((id) => [id, nameOf(id)] as const);
+  const count = new Map<string, number>();
+  for (const [, name] of named) count.set(name.toLowerCase(), (count.get(name.toLowerCase()) ?? 0) + 1);
+  return new Map(named.map(([id, name]) => [id, count.get(name.toLowerCase())! > 1 && bareId(id) !== name ? `${name} (${bareId(id)})` : name]));
+}
+
+/** "a", "a and b", "a, b and c". */
+export function listOf(items: readonly string[]): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
 const HUES = [262, 212, 172, 142, 32, 350, 292, 192, 12, 232];
 
 /** A stable hue (0–360) for an id, so a sender keeps their colour. */

@@ -4,11 +4,14 @@
  * rule that matched and why; docs/protocol.md), shown compactly in the channel:
  *
  * - `PolicyDecisionLine`: one line — shield, the decision as a chip coloured by kind, the
- *   subject ("analyst-1 → DataServer.process_data"), the rule id; the reason on hover and, with
+ *   subject ("Analyst → DataServer.process_data"), the rule id; the reason on hover and, with
  *   the limits, delay and subject details, when the line is expanded. Allow is quiet (small,
  *   grey); deny, approval and throttle stand out and show their reason inline.
  * - `PolicyAllowGroup`: consecutive allow decisions folded into one quiet line ("Policy allowed
  *   3 actions"), expandable to the single lines (components/thread/rows.ts groups them).
+ *
+ * Agents read by their card's display name (docs/channels.md "One name per agent"); the details
+ * give the id beside it.
  */
 import { useId, useState } from "react";
 import type { PayloadOf, StoredEventOf } from "@/lib/protocol";
@@ -19,6 +22,8 @@ import { subjectLabel } from "./approval-model";
 import { EventTime } from "./event-shell";
 import { JsonView } from "@/components/ui/json-view";
 import { useThreadActions } from "./thread-actions";
+import { useNameOf } from "./use-sender-name";
+import { usePersonLabel } from "@/components/identity/names";
 
 type Decision = PayloadOf<"policy.decision">["decision"];
 
@@ -52,13 +57,15 @@ function limitsText(limits: Record<string, unknown> | undefined): string {
   return parts.join(" · ");
 }
 
-/** The subject's details beyond its one-line label. */
+/** The subject's details beyond its one-line label; an agent as "Project Manager (agent:pm-1)". */
 function SubjectDetails({ subject }: { subject: Subject }) {
+  const label = usePersonLabel();
+  const who = (id: string) => (id === "user" ? "people in the channel" : `${label(id)} (${id})`);
   const rows: [string, string][] = [];
   rows.push(["Kind", subject.kind === "dispatch" ? "task dispatch" : subject.kind === "model_call" ? "model call (budget)" : "tool call"]);
-  rows.push(["Agent", subject.agent]);
+  rows.push(["Agent", who(subject.agent)]);
   if (subject.tool) rows.push(["Tool", subject.server_id ? `${subject.server_id} · ${subject.tool}` : subject.tool]);
-  if (subject.recipient) rows.push(["Recipient", subject.recipient]);
+  if (subject.recipient) rows.push(["Recipient", who(subject.recipient)]);
   if (subject.payload_type) rows.push(["Payload type", subject.payload_type]);
   if (subject.domain) rows.push(["Domain", subject.domain]);
   if (subject.capabilities?.length) rows.push(["Capabilities", subject.capabilities.join(", ")]);
@@ -92,7 +99,8 @@ export function PolicyDecisionLine({
   const { jumpTo } = useThreadActions();
   const quiet = p.decision === "allow";
   const k = KIND[p.decision] ?? KIND.allow;
-  const subject = subjectLabel(p.subject);
+  const nameOf = useNameOf();
+  const subject = subjectLabel(p.subject, nameOf);
   const extra =
     p.decision === "throttle" && typeof p.delay_ms === "number"
       ? `retry in ${formatDuration(p.delay_ms)}`
@@ -148,9 +156,6 @@ export function PolicyDecisionLine({
           </div>
         )}
       </div>
-      <span className="pointer-events-none absolute right-3 top-0.5 hidden rounded border border-line bg-surface px-1.5 font-mono text-[10px] leading-4 text-fg-subtle shadow-sm group-hover:block">
-        #{event.seq}
-      </span>
     </article>
   );
 }
@@ -159,7 +164,8 @@ export function PolicyDecisionLine({
 export function PolicyAllowGroup({ events }: { events: readonly StoredEventOf<"policy.decision">[] }) {
   const [open, setOpen] = useState(false);
   const id = useId();
-  const subjects = [...new Set(events.map((e) => subjectLabel(e.payload.subject)))];
+  const nameOf = useNameOf();
+  const subjects = [...new Set(events.map((e) => subjectLabel(e.payload.subject, nameOf)))];
   const first = events[0];
   const last = events[events.length - 1];
   if (!first || !last) return null;

@@ -12,13 +12,15 @@
  *
  * The table folds load, success and why under the agent's name when its container is narrow
  * (the run view's side panel, phones). Rows come from routing-rows.ts; old events without `ranked` work.
+ * Agents read by their card's display name, the id as the tooltip (docs/channels.md "One name per
+ * agent"): "Routed to Project Manager".
  */
 import type { StoredEvent, StoredEventOf } from "@/lib/protocol";
 import { Chip, StatusBadge } from "@/components/ui/chip";
 import { CheckIcon, ClockIcon, RouteIcon, XCircleIcon } from "@/components/ui/icons";
 import { SenderRow } from "./event-shell";
-import { bareId } from "./participant";
-import { formatLoad, formatSuccess, routingRows, tieBreakNote, type RoutingRow } from "./routing-rows";
+import { failureRows, formatLoad, formatSuccess, routingRows, tieBreakNote, type RoutingRow } from "./routing-rows";
+import { useNameOf } from "./use-sender-name";
 
 const TH = "px-1.5 pb-1 text-left text-[10.5px] font-semibold uppercase tracking-wide text-fg-subtle";
 const TD = "px-1.5 py-1 align-top";
@@ -87,7 +89,7 @@ function AgentTable({ rows, factors, label }: { rows: RoutingRow[]; factors: boo
                 className={`border-t border-line/70 ${selected ? "bg-success/[0.07] font-medium text-fg" : r.kind === "rejected" ? "text-fg-subtle" : "text-fg-muted"}`}
               >
                 <th scope="row" className={`${TD} text-left font-[inherit]`}>
-                  <span className="flex max-w-48 items-center gap-1 whitespace-nowrap font-mono" title={r.agent_id}>
+                  <span className="flex max-w-48 items-center gap-1 whitespace-nowrap" title={r.agent_id}>
                     {selected ? (
                       <CheckIcon size={12} strokeWidth={3} className="shrink-0 text-success" />
                     ) : r.kind === "rejected" ? (
@@ -95,7 +97,7 @@ function AgentTable({ rows, factors, label }: { rows: RoutingRow[]; factors: boo
                     ) : (
                       <span className="w-3 shrink-0" />
                     )}
-                    <span className="min-w-0 truncate">{bareId(r.agent_id)}</span>
+                    <span className="min-w-0 truncate">{r.name}</span>
                     {selected && <span className="sr-only"> (selected)</span>}
                     {r.kind === "rejected" && <span className="sr-only"> (rejected)</span>}
                   </span>
@@ -153,18 +155,22 @@ function Caps({ event, requires, prefers }: { event: StoredEvent; requires?: str
 /** Why an agent was selected: the winner, the reason, and the table of every agent considered. */
 export function RoutingDecision({ event, continued }: { event: StoredEventOf<"routing.decision">; continued: boolean }) {
   const p = event.payload;
-  const rows = routingRows(p);
+  const nameOf = useNameOf();
+  const rows = routingRows(p, nameOf);
+  const selected = rows[0]!;
   const fixed = p.mode === "fixed" || rows.length === 1;
   const candidates = rows.filter((r) => r.kind !== "rejected").length;
   const rejected = rows.length - candidates;
-  const tie = tieBreakNote(p);
+  const tie = tieBreakNote(p, nameOf);
   return (
-    <SenderRow event={event} continued={continued} label={`Routing decision: ${p.selected}`}>
+    <SenderRow event={event} continued={continued} label={`Routing decision: ${selected.name}`}>
       <div role="group" aria-label="Routing decision" className="mt-1 max-w-2xl rounded-lg border border-line bg-surface px-3 py-2">
         <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <RouteIcon size={13} className="text-fg-subtle" />
           <span className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">Routed to</span>{" "}
-          <span className="font-mono text-[13px] font-semibold text-success">{p.selected}</span>
+          <span className="text-[13px] font-semibold text-success" title={p.selected}>
+            {selected.name}
+          </span>
           {p.mode && (
             <StatusBadge tone={p.mode === "fixed" ? "neutral" : "accent"}>{p.mode === "fixed" ? "named recipient" : "by capability"}</StatusBadge>
           )}
@@ -188,17 +194,8 @@ export function RoutingDecision({ event, continued }: { event: StoredEventOf<"ro
 export function RoutingFailure({ event, continued }: { event: StoredEventOf<"routing.failure">; continued: boolean }) {
   const p = event.payload;
   const waiting = p.outcome === "waiting";
-  const rows: RoutingRow[] = (p.rejected ?? []).map((r) => ({
-    agent_id: r.agent_id,
-    kind: "rejected",
-    score: null,
-    load: null,
-    max_concurrency: null,
-    success_rate: null,
-    matched: [],
-    filter: r.filter,
-    reason: r.reason,
-  }));
+  const nameOf = useNameOf();
+  const rows = failureRows(p, nameOf);
   return (
     <SenderRow event={event} continued={continued} label={`Routing failure: no agent matched${waiting ? ", waiting for an agent" : ""}`}>
       <div

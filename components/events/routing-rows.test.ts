@@ -1,12 +1,25 @@
 /**
  * The routing table's rows and notes (Clutch Protocol §4.2–4.3): selected first, candidates by
- * rank, rejected last; old events without `ranked` still give a table; the tie-break line.
+ * rank, rejected last; old events without `ranked` still give a table; the tie-break line. Agents
+ * read by their card's display name, with the handle only beside a name another agent of the
+ * table shares (docs/channels.md "One name per agent").
  */
 import { describe, expect, it } from "vitest";
 import type { PayloadOf } from "@/lib/protocol";
-import { formatLoad, formatSuccess, listOf, routingRows, tieBreakNote } from "./routing-rows";
+import { bareId, listOf } from "./participant";
+import { failureRows, formatLoad, formatSuccess, routingRows, tieBreakNote } from "./routing-rows";
 
 type Decision = PayloadOf<"routing.decision">;
+
+/** The example's cards; three analysts share a name; an unknown agent keeps its bare id. */
+const CARDS: Record<string, string> = {
+  "agent:pm-1": "Project Manager",
+  "agent:analyst-1": "Analyst",
+  "agent:analyst-2": "Analyst",
+  "agent:analyst-3": "Analyst",
+  "agent:qa-1": "QA Agent",
+};
+const nameOf = (id: string) => CARDS[id] ?? bareId(id);
 
 const DECISION: Decision = {
   selected: "agent:analyst-1",
@@ -30,7 +43,7 @@ const DECISION: Decision = {
 
 describe("routingRows", () => {
   it("puts the selected agent first, then candidates by score, then rejected agents with filter and reason", () => {
-    const rows = routingRows(DECISION);
+    const rows = routingRows(DECISION, nameOf);
     expect(rows.map((r) => [r.agent_id, r.kind])).toEqual([
       ["agent:analyst-1", "selected"],
       ["agent:analyst-3", "candidate"],
@@ -43,6 +56,16 @@ describe("routingRows", () => {
     expect(rows[3]).toMatchObject({ score: null, load: null, filter: "requires", reason: "lacks skill:data-analysis" });
   });
 
+  it("names each agent by its card, the handle beside a name two agents share", () => {
+    expect(routingRows(DECISION, nameOf).map((r) => r.name)).toEqual([
+      "Analyst (analyst-1)",
+      "Analyst (analyst-3)",
+      "Analyst (analyst-2)",
+      "Project Manager",
+      "QA Agent",
+    ]);
+  });
+
   it("makes rows of an old event from candidates and scores; an agent both candidate and rejected shows as rejected", () => {
     const rows = routingRows({
       selected: "agent:pm-1",
@@ -50,7 +73,7 @@ describe("routingRows", () => {
       reason: "pm-1 is the entry agent of #sales",
       scores: { "agent:pm-1": 1, "agent:analyst-1": 0, "agent:qa-1": 0 },
       rejected: [{ agent_id: "agent:analyst-1", filter: "entry_agent", reason: "not the entry agent" }],
-    });
+    }, nameOf);
     expect(rows.map((r) => [r.agent_id, r.kind, r.score])).toEqual([
       ["agent:pm-1", "selected", 1],
       ["agent:qa-1", "candidate", 0],
@@ -60,20 +83,31 @@ describe("routingRows", () => {
   });
 
   it("shows the selected agent even when it is in no list", () => {
-    expect(routingRows({ selected: "agent:qa-1", candidates: [], reason: "overseer review", scores: {} }).map((r) => r.agent_id)).toEqual([
-      "agent:qa-1",
+    expect(routingRows({ selected: "agent:qa-1", candidates: [], reason: "overseer review", scores: {} }, nameOf).map((r) => [r.agent_id, r.name])).toEqual([
+      ["agent:qa-1", "QA Agent"],
+    ]);
+  });
+
+  it("makes a routing failure's rows of the agents a filter removed, by name", () => {
+    const rows = failureRows(
+      { reason: "no agent offers skill:forecasting", outcome: "waiting", rejected: [{ agent_id: "agent:pm-1", filter: "requires", reason: "lacks skill:forecasting" }, { agent_id: "agent:ken", filter: "offline", reason: "no recent heartbeat" }] },
+      nameOf,
+    );
+    expect(rows.map((r) => [r.name, r.kind, r.filter, r.reason])).toEqual([
+      ["Project Manager", "rejected", "requires", "lacks skill:forecasting"],
+      ["ken", "rejected", "offline", "no recent heartbeat"],
     ]);
   });
 });
 
 describe("notes and formats", () => {
   it("says which tie-breaker settled a tie, and nothing without one", () => {
-    expect(tieBreakNote(DECISION)).toBe("Tie on score between analyst-1 and analyst-3, settled by least loaded");
-    expect(tieBreakNote({ ...DECISION, tie_break: { by: "round_robin", among: ["agent:a", "agent:b", "agent:c"] } })).toBe(
-      "Tie on score between a, b and c, settled by round robin",
+    expect(tieBreakNote(DECISION, nameOf)).toBe("Tie on score between Analyst (analyst-1) and Analyst (analyst-3), settled by least loaded");
+    expect(tieBreakNote({ ...DECISION, tie_break: { by: "round_robin", among: ["agent:pm-1", "agent:qa-1", "agent:c"] } }, nameOf)).toBe(
+      "Tie on score between Project Manager, QA Agent and c, settled by round robin",
     );
-    expect(tieBreakNote({ ...DECISION, tie_break: null })).toBeNull();
-    expect(tieBreakNote({ ...DECISION, tie_break: undefined })).toBeNull();
+    expect(tieBreakNote({ ...DECISION, tie_break: null }, nameOf)).toBeNull();
+    expect(tieBreakNote({ ...DECISION, tie_break: undefined }, nameOf)).toBeNull();
   });
 
   it("formats load and success rate", () => {

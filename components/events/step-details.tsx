@@ -1,25 +1,26 @@
 "use client";
 /**
  * `StepDetails`: the machinery between the steps of a run's thread (how work was routed, what the
- * policy allowed, who accepted) as one quiet line, "Clutch routed it to Project Manager · Project Manager accepted ·
+ * policy allowed, who accepted, the model calls) as one quiet line, "Clutch routed it to Project Manager · Project Manager accepted ·
  * the policy allowed 2 steps", with the events themselves behind "Details" (docs/channels.md
  * "Threads"; components/thread/rows.ts `steps` groups them).
  */
 import { useId, useState } from "react";
 import { isEvent, type StoredEvent } from "@/lib/protocol";
 import { ChevronRightIcon, SettingsIcon } from "@/components/ui/icons";
-import { bareId } from "./participant";
 import { EventView } from "./event-view";
 import { useNameOf } from "./use-sender-name";
 
-/** One sentence for the group: routing, accepts, allows; `nameOf` names the agents (default: bare ids). */
-export function detailsSummary(events: readonly StoredEvent[], nameOf: (id: string) => string = bareId): string {
+/** One sentence for the group: routing, accepts, allows; `nameOf` names the agents (`useNameOf`: "Project Manager"). */
+export function detailsSummary(events: readonly StoredEvent[], nameOf: (id: string) => string): string {
   const routed = events.flatMap((e) => (isEvent(e, "routing.decision") && typeof e.payload.selected === "string" ? [nameOf(e.payload.selected)] : []));
   const accepted = events.flatMap((e) => (e.type === "task.accept" ? [nameOf(e.from.agent_id)] : []));
   const allowed = events.filter((e) => e.type === "policy.decision").length;
+  const calls = events.filter((e) => e.type === "model.usage").length;
   const parts = [
     routed.length ? `Clutch routed it to ${[...new Set(routed)].join(", ")}` : "",
     accepted.length ? `${[...new Set(accepted)].join(", ")} accepted` : "",
+    calls ? `${calls} model call${calls === 1 ? "" : "s"}` : "",
     allowed ? `the policy allowed ${allowed} step${allowed === 1 ? "" : "s"}` : "",
   ].filter(Boolean);
   return parts.join(" · ") || `${events.length} step${events.length === 1 ? "" : "s"}`;

@@ -1,16 +1,21 @@
 /**
  * Task lifecycle renderer (Clutch Protocol §2.1): each task.* event as a task card saying what
- * happened, the task's state badge folded by lib/fold/task-state.ts, the agent, a summary of
- * the payload, a progress bar for `percent`, and the payload JSON on demand.
+ * happened, the task's state badge folded by lib/fold/task-state.ts in the words of the run view
+ * (lib/fold/run-status.ts `taskStatusLabel`: "Waiting on you", "Not done", "Cancelled by Lee"),
+ * the agent, a summary of the payload, a progress bar for `percent`, and the payload JSON on demand.
  *
  * Review and refusals (CAP seed 000 "Oversight"): a result submitted for review
- * (task.progress `status: "in_review"`) reads "In review by qa-1"; the overseer's
+ * (task.progress `status: "in_review"`) reads "In review by QA Agent"; the overseer's
  * review.feedback.v1 result shows its decision, comments and blocking issues; a result that
- * passed review (`meta.approved_by`) says "Approved by qa-1"; a delegation refused by the
+ * passed review (`meta.approved_by`) says "Approved by QA Agent"; a delegation refused by the
  * manifest (task.error PERMISSION_DENIED) reads as a refusal, not a crash.
  */
 import { actorOf, type StoredEventOf } from "@/lib/protocol";
+import { isDeclined, taskStatusLabel, taskWaitingOn, type WaitingOn } from "@/lib/fold/run-status";
 import type { TaskState, TaskView } from "@/lib/fold/task-state";
+import { useMe } from "@/components/identity/me";
+import { usePersonLabel } from "@/components/identity/names";
+import { useThreadRuns } from "@/components/live/use-runs";
 import { Chip, StatusBadge, type Tone } from "@/components/ui/chip";
 import { Disclosure } from "@/components/ui/disclosure";
 import { LockIcon, ShieldCheckIcon, TaskIcon } from "@/components/ui/icons";
@@ -19,16 +24,17 @@ import { SenderRow } from "./event-shell";
 import { JsonView } from "@/components/ui/json-view";
 import { useNameOf } from "./use-sender-name";
 import { DECISION_ACCENT, DecisionBadge, ReviewFeedback, reviewDecision } from "./review";
+import { reviewerOf } from "./reviewer";
 
-const STATE: Record<TaskState, { tone: Tone; label: string }> = {
-  pending: { tone: "neutral", label: "Pending" },
-  approval_required: { tone: "warning", label: "Needs approval" },
-  running: { tone: "info", label: "Running" },
-  waiting_input: { tone: "warning", label: "Waiting for input" },
-  succeeded: { tone: "success", label: "Succeeded" },
-  failed: { tone: "danger", label: "Failed" },
-  cancelled: { tone: "neutral", label: "Cancelled" },
-  timed_out: { tone: "warning", label: "Timed out" },
+const TONE: Record<TaskState, Tone> = {
+  pending: "neutral",
+  approval_required: "warning",
+  running: "info",
+  waiting_input: "warning",
+  succeeded: "success",
+  failed: "danger",
+  cancelled: "neutral",
+  timed_out: "warning",
 };
 
 const VERB: Record<string, string> = {
@@ -72,13 +78,31 @@ function verbOf(event: TaskEvent): string {
   return VERB[event.type] ?? event.type;
 }
 
-/** The state badge of a task (its state folded by lib/fold/task-state.ts). */
-export function TaskStateBadge({ state }: { state: TaskState }) {
-  const s = STATE[state] ?? { tone: "neutral" as Tone, label: state };
+/**
+ * The state badge of a task (its state folded by lib/fold/task-state.ts), in people's words: whom
+ * it waits on ("Waiting on you", "Waiting on an admin": its open questions, and the approvals it
+ * holds for among its run's RunSummary.waiting_on), "Not done" once declined, "Cancelled by Lee",
+ * else the state's name.
+ */
+export function TaskStateBadge({ task }: { task: TaskView }) {
+  return task.open_approvals.length ? <HeldTaskBadge task={task} /> : <StateBadge task={task} runWaits={[]} />;
+}
+
+/** A task held for an approval: who may decide it comes from its run's summary (the channel's runs). */
+function HeldTaskBadge({ task }: { task: TaskView }) {
+  const runs = useThreadRuns(task.thread_id).data;
+  return <StateBadge task={task} runWaits={runs?.find((r) => r.run_id === task.run_id)?.waiting_on ?? []} />;
+}
+
+function StateBadge({ task, runWaits }: { task: TaskView; runWaits: readonly WaitingOn[] }) {
+  const me = useMe();
+  const nameOf = usePersonLabel();
+  const label = taskStatusLabel(task, taskWaitingOn(task, runWaits), me, nameOf);
+  const tone = isDeclined(task) ? "neutral" : (TONE[task.state] ?? "neutral");
   return (
-    <StatusBadge tone={s.tone} label={`State: ${s.label}`}>
+    <StatusBadge tone={tone} label={`State: ${label}`}>
       <span className="h-1.5 w-1.5 rounded-full bg-current" aria-hidden="true" />
-      {s.label}
+      {label}
     </StatusBadge>
   );
 }
@@ -121,10 +145,20 @@ function AgentName({ id, plain = false }: { id: string; plain?: boolean }) {
   );
 }
 
-/** "In review by qa-1" while the review runs; "Reviewed by qa-1 · Approved" once it is decided. */
+/** Who cancelled: the display name the task.cancel carried, else the person's or agent's name; the id as the tooltip. */
+function PersonName({ id, name }: { id: string; name?: string }) {
+  const nameOf = usePersonLabel();
+  return (
+    <span className="font-medium text-fg" title={id}>
+      {name || nameOf(id)}
+    </span>
+  );
+}
+
+/** "In review by QA Agent" while the review runs; "Reviewed by QA Agent · Approved" once it is decided. */
 function InReview({ event, review, decision }: { event: StoredEventOf<"task.progress">; review?: TaskView; decision?: string }) {
-  const fromText = /review(?:ed)? by (agent:[\w.-]+)/.exec(event.payload.message ?? "")?.[1];
-  const reviewer = review?.assignee ?? fromText;
+  // The review task's assignee when it is known; else the name (or, in older runs, the id) the message gives.
+  const reviewer = review?.assignee ?? reviewerOf(event.payload.message);
   const nameOf = useNameOf();
   const who = (
     <span className="font-semibold text-fg" title={reviewer}>
@@ -134,7 +168,7 @@ function InReview({ event, review, decision }: { event: StoredEventOf<"task.prog
   return (
     <p className="flex flex-wrap items-center gap-x-2 gap-y-1 text-[13px] text-fg-muted">
       <span>{decision ? <>Reviewed by {who}</> : <>In review by {who}</>}</span>
-      {decision ? <DecisionBadge decision={decision} /> : review && review.state !== "succeeded" && <TaskStateBadge state={review.state} />}
+      {decision ? <DecisionBadge decision={decision} /> : review && review.state !== "succeeded" && <TaskStateBadge task={review} />}
     </p>
   );
 }
@@ -160,7 +194,9 @@ function Body({ event, related, decision }: { event: TaskEvent; related?: TaskVi
             <div className="mt-1.5 flex flex-wrap items-center gap-1 text-[11px] text-fg-muted">
               {to.length > 0 && <span>to</span>}
               {to.map((a) => (
-                <Chip key={a}>{a}</Chip>
+                <Chip key={a} title={a}>
+                  <AgentName id={a} plain />
+                </Chip>
               ))}
               {event.requires?.map((c) => (
                 <Chip key={`r-${c}`} title="requires" className="border-accent/30 text-accent">
@@ -245,10 +281,10 @@ function Body({ event, related, decision }: { event: TaskEvent; related?: TaskVi
     }
     case "task.cancel": {
       const p = event.payload;
+      const by = p.requested_by ?? event.from.agent_id;
       return (
         <p className="text-[13px] text-fg-muted">
-          {p.reason ?? "No reason given."}
-          {p.requested_by && <> · by {p.requested_by}</>}
+          {p.reason ?? "No reason given."} · by <PersonName id={by} name={by === event.from.agent_id ? event.from.display_name : undefined} />
         </p>
       );
     }
@@ -266,10 +302,6 @@ function Body({ event, related, decision }: { event: TaskEvent; related?: TaskVi
   }
 }
 
-/** `task_01JD0Q8X9Y…` shortened to `task_01JD0Q…X9Y4`. */
-export function shortId(id: string): string {
-  return id.length > 20 ? `${id.slice(0, 12)}…${id.slice(-4)}` : id;
-}
 
 const ACCENT: Record<string, string> = {
   "task.result": "border-l-success",
@@ -326,12 +358,9 @@ export function TaskCard({
           ) : decision ? (
             <DecisionBadge decision={decision} />
           ) : (
-            task && <TaskStateBadge state={task.state} />
-          )}
-          {now && task && now.state !== task.state && event.type === "task.request" && (
-            <span className="text-[11px] text-fg-subtle">
-              now <TaskStateBadge state={now.state} />
-            </span>
+            // A request reads as its task is now (one state, never "Pending" beside "Succeeded");
+            // any later step as its task was right after it.
+            (event.type === "task.request" ? (now ?? task) : task) && <TaskStateBadge task={(event.type === "task.request" ? (now ?? task) : task)!} />
           )}
           {approvedBy && (
             <StatusBadge tone="success" label={`Approved by ${nameOf(approvedBy)}`}>
@@ -350,17 +379,8 @@ export function TaskCard({
           <Body event={event} related={related} decision={reviewOutcome} />
         </div>
         <footer className="mt-1.5 text-[11px] text-fg-subtle">
-          <Disclosure
-            label="Payload"
-            aside={
-              <>
-                <span className="font-mono" title={`task ${event.task_id}`}>
-                  {shortId(event.task_id)}
-                </span>
-                {(task?.attempts ?? 1) > 1 && <span>attempt {task?.attempts}</span>}
-              </>
-            }
-          >
+          <Disclosure label="Details" aside={(task?.attempts ?? 1) > 1 ? <span>attempt {task?.attempts}</span> : undefined}>
+            <p className="mb-1 font-mono text-[11px] text-fg-subtle">task {event.task_id}</p>
             <JsonView value={event.payload} label={`${event.type} payload`} />
           </Disclosure>
         </footer>

@@ -27,3 +27,8 @@ export function useMe(): Me {
   if (!me) throw new Error("useMe() needs the workspace layout's MeProvider");
   return me;
 }
+
+/** The signed-in person, or null outside the workspace layout (a renderer shown on its own). */
+export function useMeOrNull(): Me | null {
+  return useContext(MeContext);
+}

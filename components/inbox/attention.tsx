@@ -9,7 +9,9 @@
  * - `ForYouNotifier`: a browser notification (the Notification API) for each new question,
  *   approval or mention, once the person enabled them (`useNotifyChoice`); a click focuses the
  *   tab and opens the item in context. Items already there when the page loads are not
- *   announced; nothing is announced while the tab is in front.
+ *   announced; nothing is announced while the tab is in front. It names the sender and the
+ *   channel as a person reads them: "Project Manager asks you in #sales", "… in the direct message
+ *   with Project Manager" (docs/channels.md "One name per agent").
  * - `NotifyOffer`: the in-app offer, "Get notified when someone needs you?" Enable / Not now,
  *   shown until the person chooses (kept in localStorage under NOTIFY_KEY). Only Enable asks the
  *   browser for permission, so a first visit never meets the browser's prompt.
@@ -18,6 +20,8 @@ import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { InboxItem } from "@/lib/api/types";
 import { useInbox } from "@/components/live/inbox";
+import { useNameOf } from "@/components/events/use-sender-name";
+import { useChannelNames, type ThreadRef } from "@/components/workspace/thread-title";
 import { useLocalValue } from "@/components/prefs/local-store";
 import { BellIcon } from "@/components/ui/icons";
 
@@ -79,10 +83,13 @@ export function useNotifyChoice() {
   return { choice, permission, enable, decline: () => setChoice("off"), enabled: choice === "on" && permission === "granted" };
 }
 
-/** What a notification says about an item: its title and body. */
-export function notificationFor(item: InboxItem): { title: string; body: string } {
-  const who = item.from.display_name ?? item.from.agent_id.replace(/^(agent|user):/, "");
-  const where = item.thread_name ? ` in #${item.thread_name}` : "";
+/**
+ * What a notification says about an item: its title and body. `nameOf` names the sender
+ * (`useNameOf`), `place` the thread ("in #sales": components/workspace/thread-title.ts `useChannelNames`).
+ */
+export function notificationFor(item: InboxItem, nameOf: (who: InboxItem["from"]) => string, place: (ref: ThreadRef) => string): { title: string; body: string } {
+  const who = nameOf(item.from);
+  const where = item.thread_name ? ` ${place(item)}` : "";
   if (item.kind === "question") return { title: `${who} asks you${where}`, body: item.text };
   if (item.kind === "approval") return { title: `Approval needed${where}`, body: item.text };
   return { title: `${who} mentioned you${where}`, body: item.text };
@@ -93,6 +100,8 @@ export function ForYouNotifier() {
   const { data } = useInbox();
   const { enabled } = useNotifyChoice();
   const router = useRouter();
+  const nameOf = useNameOf();
+  const { place } = useChannelNames();
   const known = useRef<Set<string> | null>(null);
   useEffect(() => {
     if (!data) return;
@@ -105,7 +114,7 @@ export function ForYouNotifier() {
     for (const i of open) known.current.add(i.key);
     if (!enabled || !fresh.length || (document.visibilityState === "visible" && document.hasFocus())) return;
     for (const item of fresh.slice(0, 3)) {
-      const { title, body } = notificationFor(item);
+      const { title, body } = notificationFor(item, nameOf, place);
       try {
         const n = new Notification(title, { body, tag: item.key });
         n.onclick = () => {
@@ -117,7 +126,7 @@ export function ForYouNotifier() {
         // Some browsers only notify from a service worker: the inbox still shows the item.
       }
     }
-  }, [data, enabled, router]);
+  }, [data, enabled, router, nameOf, place]);
   return null;
 }
 

@@ -18,6 +18,7 @@ import { Avatar } from "@/components/ui/avatar";
 import { AtSignIcon, InboxCheckIcon, MessageQuestionIcon } from "@/components/ui/icons";
 import { PageHeader } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
+import { useChannelNames } from "@/components/workspace/thread-title";
 import { NotifyOffer } from "./attention";
 
 const KIND: Record<InboxItem["kind"], { verb: string; icon: typeof AtSignIcon; tone: string }> = {
@@ -120,6 +121,7 @@ function Row({ item, now }: { item: InboxItem; now: number }) {
   const kind = KIND[item.kind];
   const Icon = kind.icon;
   const who = useNameOf()(item.from);
+  const { place } = useChannelNames();
   return (
     <Link
       href={item.href}
@@ -137,7 +139,7 @@ function Row({ item, now }: { item: InboxItem; now: number }) {
               <Icon size={10} strokeWidth={2.5} />
             </span>{" "}
             <span className="font-normal text-fg-muted">{kind.verb}</span>
-            {item.thread_name && <span className="font-normal text-fg-muted"> in #{item.thread_name}</span>}
+            {item.thread_name && <span className="font-normal text-fg-muted"> {place(item)}</span>}
           </span>
           <time dateTime={item.at} title={new Date(item.at).toLocaleString()} className="ml-auto shrink-0 text-[11.5px] text-fg-muted">
             {ago(item.at, now)}

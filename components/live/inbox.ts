@@ -44,6 +44,14 @@ export function inboxChanged(qc: QueryClient, now = false): void {
 const sent = new Map<string, { seq: number; count: number }>();
 
 /**
+ * Forgets the read last recorded for channel `threadId` (after "Mark unread" moved the server's
+ * mark back), so the next `markChannelRead` records its position again.
+ */
+export function forgetChannelRead(threadId: string): void {
+  sent.delete(threadId);
+}
+
+/**
  * Records on the server that the person has read channel `threadId` up to `seq` (having seen
  * `count` unread-worthy events), once per new position; then refetches the inbox when it holds
  * an unread item of that channel the read covers. Failures are ignored (the next read retries).

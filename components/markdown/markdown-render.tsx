@@ -6,23 +6,31 @@
  *
  * Images load only from the app's own origin or configured hosts (image-source.ts).
  *
+ * A message's @mentions read as names (mention-parts.ts, after sanitizing: the step adds only
+ * spans of its own), and a `suffix` ("(edited)") ends its last paragraph.
+ *
  * Tables (the final report's figures) sit in a scroll box of the
  * message's width, so a wide table scrolls sideways on a phone instead of widening the page;
  * columns GFM aligns right (`---:`) are numeric: right-aligned, tabular figures, no wrapping.
  */
-import { memo, type CSSProperties, type HTMLAttributes, type ReactNode } from "react";
+import { createContext, memo, useContext, useMemo, type CSSProperties, type HTMLAttributes, type ReactNode } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeSanitize from "rehype-sanitize";
 import remarkGfm from "remark-gfm";
 import { NewTabLink } from "@/components/ui/new-tab-link";
 import { configuredImageHosts, imageAllowed } from "./image-source";
 import { remarkHtmlAsText, remarkLineBreaks } from "./remark-chat";
+import { rehypeMentions, rehypeSuffix, SUFFIX_PROPERTY, type MentionLabel } from "./mention-parts";
 
 interface HastNode {
   type: string;
   value?: string;
+  properties?: Record<string, unknown>;
   children?: HastNode[];
 }
+
+/** What ends the message's last paragraph, handed to the span rehypeSuffix marks. */
+const SuffixContext = createContext<ReactNode>(null);
 
 function textOf(node: HastNode | undefined): string {
   if (!node) return "";
@@ -82,7 +90,12 @@ const components: Components = {
     </NewTabLink>
   ),
   img: ({ node: _node, src, alt }) => <MessageImage src={typeof src === "string" ? src : ""} alt={alt ?? ""} />,
+  span: ({ node, children, ...rest }) => ((node as HastNode | undefined)?.properties?.[SUFFIX_PROPERTY] !== undefined ? <Suffix /> : <span {...rest}>{children}</span>),
 };
+
+function Suffix() {
+  return <>{useContext(SuffixContext)}</>;
+}
 
 /**
  * An image of the app's origin (or a configured host) loads; any other is a link that names its
@@ -114,13 +127,23 @@ function MessageImage({ src, alt }: { src: string; alt: string }) {
 const remarkPlugins = [remarkGfm, remarkHtmlAsText, remarkLineBreaks];
 const rehypePlugins = [rehypeSanitize];
 
-/** Renders chat text as sanitized markdown (see the file comment for the rules). */
-const MarkdownRender = memo(function MarkdownRender({ text }: { text: string }) {
+/**
+ * Renders chat text as sanitized markdown (see the file comment for the rules); `mentions` (the
+ * message's, mention-parts.ts `mentionLabels`) are drawn as names, `suffix` ends the text.
+ */
+const MarkdownRender = memo(function MarkdownRender({ text, mentions, suffix }: { text: string; mentions?: readonly MentionLabel[]; suffix?: ReactNode }) {
+  const hasSuffix = suffix !== undefined && suffix !== null;
+  const rehype = useMemo(
+    () => (mentions?.length || hasSuffix ? [...rehypePlugins, ...(mentions?.length ? [() => rehypeMentions(mentions)] : []), ...(hasSuffix ? [rehypeSuffix] : [])] : rehypePlugins),
+    [mentions, hasSuffix],
+  );
   return (
     <div className="md">
-      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
-        {text}
-      </ReactMarkdown>
+      <SuffixContext.Provider value={suffix}>
+        <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehype} components={components}>
+          {text}
+        </ReactMarkdown>
+      </SuffixContext.Provider>
     </div>
   );
 });

@@ -14,6 +14,10 @@ export interface ForkRef {
   at_seq: number;
   created_at?: string;
   started_at?: string;
+  /** Its number in its channel, "#13". */
+  run_number?: number;
+  /** "Analyze sales (fork at #46)". */
+  title?: string | null;
 }
 
 /** `GET /api/runs/:id`: the run (with forked_from and forks) and its tasks from the projection. */

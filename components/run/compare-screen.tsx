@@ -1,8 +1,9 @@
 "use client";
 /**
  * `CompareScreen` (`/runs/:run_id/compare`): a fork beside the run it was forked from, from the
- * fork point on (docs/channels.md "Forks"). On top, the figures that differ (same label, other
- * value, or only one side has it); below, what each run told people after the fork point,
+ * fork point on (docs/channels.md "Forks"), each up to its first result. On top, what the fork
+ * changed: the figures that differ (same label, other value, or only one side has it), then
+ * what stayed the same behind a disclosure; below, what each run told people after the fork point,
  * side by side (one column under the other on a phone), each message and result rendered and
  * folded. Data: `GET /api/runs/:id/compare` (lib/fold/fork-compare.ts), refreshed while either
  * run is still going.
@@ -12,17 +13,21 @@ import { useEffect } from "react";
 import { useQuery } from "@tanstack/react-query";
 import type { ForkCompareResponse, RunSummary } from "@/lib/api/types";
 import type { Said } from "@/lib/fold/fork-compare";
+import { runStatusLabel } from "@/lib/fold/run-status";
+import { useMe } from "@/components/identity/me";
+import { usePersonLabel } from "@/components/identity/names";
 import { ApiRequestError } from "@/components/live/api";
 import { useThread } from "@/components/live/use-threads";
 import { useSenderName } from "@/components/events/use-sender-name";
 import { Markdown } from "@/components/markdown/markdown";
 import { Foldable } from "@/components/ui/foldable";
-import { HashIcon } from "@/components/ui/icons";
 import { PageHeader } from "@/components/ui/page-header";
 import { formatDuration, formatFull, formatTime } from "@/components/ui/time";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
+import { useThreadTitle } from "@/components/workspace/thread-title";
 import { fetchForkComparison } from "./api";
 import { ForkIcon } from "./icons";
+import { runLinkLabel } from "./run-label";
 import { RunStateBadge } from "./run-state-badge";
 
 const runHref = (id: string) => `/runs/${encodeURIComponent(id)}`;
@@ -64,6 +69,8 @@ function SaidItem({ item }: { item: Said }) {
 
 function Side({ title, run, items, atSeq }: { title: string; run: RunSummary; items: Said[]; atSeq: number }) {
   const ms = tookMs(run);
+  const me = useMe();
+  const nameOf = usePersonLabel();
   return (
     <section aria-label={`${title}: ${runLabel(run)}`} className="min-w-0">
       <header className="mb-2 flex flex-wrap items-center gap-x-2 gap-y-1">
@@ -71,7 +78,7 @@ function Side({ title, run, items, atSeq }: { title: string; run: RunSummary; it
         <Link href={runHref(run.run_id)} className="text-[13px] font-medium text-accent hover:underline" title={run.run_id}>
           Run {runLabel(run)}
         </Link>
-        <RunStateBadge state={run.status} />
+        <RunStateBadge state={run.status} label={runStatusLabel(run, me, nameOf)} />
         {ms !== null && <span className="text-[12px] tabular-nums text-fg-muted">{run.ended_at ? `took ${formatDuration(ms)}` : `${formatDuration(ms)} so far`}</span>}
       </header>
       {items.length ? (
@@ -106,9 +113,12 @@ function Figures({ data }: { data: ForkCompareResponse }) {
   }
   if (!figures.length) {
     return (
-      <p className="rounded-lg border border-line bg-sunken/50 px-3 py-2 text-[13.5px]" role="status">
-        No figure differs: the {same} figure{same === 1 ? "" : "s"} both runs reported {same === 1 ? "is" : "are"} the same.
-      </p>
+      <div className="rounded-lg border border-line bg-sunken/50">
+        <p className="px-3 py-2 text-[13.5px]" role="status">
+          The fork changed no figure: the {same} figure{same === 1 ? "" : "s"} both runs reported {same === 1 ? "is" : "are"} the same.
+        </p>
+        {same > 0 && <Unchanged data={data} />}
+      </div>
     );
   }
   return (
@@ -140,8 +150,28 @@ function Figures({ data }: { data: ForkCompareResponse }) {
           ))}
         </tbody>
       </table>
-      {same > 0 && <p className="border-t border-line px-3 py-1.5 text-[12px] text-fg-muted">{same} other figure{same === 1 ? " is" : "s are"} the same in both.</p>}
+      {same > 0 && <Unchanged data={data} />}
     </div>
+  );
+}
+
+/** What stayed the same: the figures both runs reported with one value, behind a disclosure. */
+function Unchanged({ data }: { data: ForkCompareResponse }) {
+  const { same, unchanged } = data;
+  return (
+    <details className="border-t border-line px-3 py-1.5 text-[12.5px]">
+      <summary className="cursor-pointer text-fg-muted hover:text-fg">
+        What stayed the same: {same} figure{same === 1 ? "" : "s"} both runs reported alike
+      </summary>
+      <ul aria-label="Figures that stayed the same" className="mt-1 grid gap-x-4 gap-y-0.5 sm:grid-cols-2">
+        {unchanged.map((u) => (
+          <li key={u.label} className="flex min-w-0 justify-between gap-2">
+            <span className="min-w-0 truncate">{u.label}</span>
+            <span className="tabular-nums text-fg-muted">{u.value}</span>
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }
 
@@ -157,6 +187,7 @@ export function CompareScreen({ runId }: { runId: string }) {
   });
   const data = q.data;
   const thread = useThread(data?.runs.fork.thread_id);
+  const channel = useThreadTitle(thread).label;
   const title = data ? `${data.runs.fork.title ?? "Run"}: compared` : "Compare runs";
   useEffect(() => {
     document.title = `${title} · Clutch`;
@@ -169,8 +200,7 @@ export function CompareScreen({ runId }: { runId: string }) {
           {thread && (
             <>
               <Link href={`/c/${encodeURIComponent(thread.id)}`} className="flex shrink-0 items-center gap-0.5 text-[13.5px] font-semibold text-fg-muted hover:text-fg max-sm:hidden">
-                <HashIcon size={13} />
-                {thread.name}
+                {channel}
               </Link>
               <span className="text-fg-subtle max-sm:hidden" aria-hidden="true">
                 /
@@ -213,13 +243,13 @@ export function CompareScreen({ runId }: { runId: string }) {
                 <ForkIcon size={14} className="shrink-0" />
                 Forked from event #{data.at_seq} of{" "}
                 <Link href={`${runHref(data.runs.parent.run_id)}?at=${data.at_seq}`} className="font-medium text-accent hover:underline">
-                  {data.runs.parent.title ?? "the original run"}
+                  {runLinkLabel(data.runs.parent)}
                 </Link>
                 . Both did the same up to there; this is what each did after.
               </p>
               <section aria-labelledby="figures-heading" className="space-y-2">
                 <h2 id="figures-heading" className="text-[14px] font-bold">
-                  Figures that differ
+                  What the fork changed
                 </h2>
                 <Figures data={data} />
               </section>

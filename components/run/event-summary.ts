@@ -1,9 +1,13 @@
 /**
  * One line per event for the replay timeline (every event of the run, under the graph): who,
- * what, and a short text, without rendering the full event.
+ * what, and a short text, without rendering the full event. Agents are named as people read them,
+ * by their cards' display names (docs/channels.md "One name per agent"), through the `nameOf`
+ * the caller passes (components/events/use-sender-name.ts `useNameOf`).
  */
 import { actorOf, type StoredEvent } from "@/lib/protocol";
-import { bareId } from "@/components/events/participant";
+
+/** The name a person reads for a principal id (`agent:pm-1` → "Project Manager"). */
+export type NameOf = (id: string) => string;
 
 function str(v: unknown): string | null {
   return typeof v === "string" && v.trim() ? v.trim() : null;
@@ -33,8 +37,11 @@ export function familyOf(ev: StoredEvent): EventFamily {
   return "other";
 }
 
-/** A short text for the event: the message, the task title, the tool, the routing choice. */
-export function summarize(ev: StoredEvent): string {
+/**
+ * A short text for the event: the message, the task title, the tool, the routing choice; the
+ * agents it names read by `nameOf` ("Analyze sales → Analyst Agent").
+ */
+export function summarize(ev: StoredEvent, nameOf: NameOf): string {
   // Read field by field as unknown, whatever the type: one line must never fail.
   const p: Record<string, unknown> = ev.payload ?? {};
   switch (ev.type) {
@@ -42,9 +49,9 @@ export function summarize(ev: StoredEvent): string {
     case "chat.system":
       return oneLine(str(p.text) ?? "");
     case "task.request":
-      return oneLine(`${typeof ev.meta?.review_of === "string" ? "Review: " : ""}${str(p.title) ?? str(p.instructions) ?? "new task"}${ev.to.length ? ` → ${ev.to.map((t) => bareId(t.agent_id)).join(", ")}` : ""}`);
+      return oneLine(`${typeof ev.meta?.review_of === "string" ? "Review: " : ""}${str(p.title) ?? str(p.instructions) ?? "new task"}${ev.to.length ? ` → ${ev.to.map((t) => nameOf(t.agent_id)).join(", ")}` : ""}`);
     case "task.accept":
-      return `accepted by ${bareId(str(p.agent_id) ?? actorOf(ev))}`;
+      return `accepted by ${nameOf(str(p.agent_id) ?? actorOf(ev))}`;
     case "task.progress":
       return oneLine(
         p.status === "in_review"
@@ -67,7 +74,7 @@ export function summarize(ev: StoredEvent): string {
     case "tool.error":
       return oneLine(`${str(p.tool) ?? "tool"} · ${str(p.code) ?? "error"}: ${str(p.message) ?? ""}`);
     case "routing.decision":
-      return oneLine(`→ ${bareId(str(p.selected) ?? "?")}: ${str(p.reason) ?? ""}`);
+      return oneLine(`→ ${str(p.selected) ? nameOf(str(p.selected)!) : "?"}: ${str(p.reason) ?? ""}`);
     case "routing.failure":
       return oneLine(`no agent: ${str(p.reason) ?? ""}`);
     case "model.usage":
@@ -78,7 +85,7 @@ export function summarize(ev: StoredEvent): string {
     case "approval.expired": {
       const by = str(p.by);
       // The decider by name: the decision is theirs, so its sender carries their profile name.
-      const who = by ? (ev.from.agent_id === by && ev.from.display_name ? ev.from.display_name : bareId(by)) : null;
+      const who = by ? (ev.from.agent_id === by && ev.from.display_name ? ev.from.display_name : nameOf(by)) : null;
       const what = ev.type.slice("approval.".length);
       return oneLine(`${what}${who ? ` by ${who}` : ""}${str(p.reason) ? `: ${str(p.reason)}` : str(p.comment) ? `: ${str(p.comment)}` : ""}`);
     }

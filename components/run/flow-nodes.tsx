@@ -5,8 +5,12 @@
  * (delegation, oversight review) and carry the routing decision that chose the agent.
  *
  * - `TaskFlowNode`: a card with the state's colour and icon, the agent, the title, attempts,
- *   duration and its model tokens and cost (lib/fold/usage.ts); a click opens the side panel; a subtree toggle when the task has subtasks.
- * - `RunFlowNode`: the run at the top: its state at event N, tasks done, duration.
+ *   its state at event N in people's words ("Waiting on you", "Cancelled by Lee";
+ *   graph-model.ts `taskNodeLabel`), duration (still counting while it waits) and its model
+ *   tokens and cost (lib/fold/usage.ts); a click opens the side panel; a subtree toggle when
+ *   the task has subtasks.
+ * - `RunFlowNode`: the run at the top: its status at event N as the channel and /runs say it
+ *   (graph-model.ts `runNodeStatus`), the tasks that succeeded of all, duration.
  * - `MoreFlowNode`: "+N more" for a parent with many children; a click shows them all.
  * - `HandoffEdge`: a smooth-step edge with a label "delegation · analyst-1" (or "oversight
  *   review · qa-1") whose tooltip gives the routing reason and candidates' scores.
@@ -64,12 +68,12 @@ export const TaskFlowNode = memo(function TaskFlowNode({ id, data }: NodeProps<N
       <button
         type="button"
         onClick={() => data.onSelect(id)}
-        aria-label={`${agent}: ${title} — ${s.label}${task.attempts > 1 ? `, attempt ${task.attempts}` : ""}`}
+        aria-label={`${agent}: ${title} — ${data.label}${task.attempts > 1 ? `, attempt ${task.attempts}` : ""}`}
         aria-pressed={data.selected}
         className="nodrag absolute inset-0 z-0 rounded-[8px] focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent"
       />
       <div className="relative flex min-w-0 items-center gap-1.5">
-        <span className={`pointer-events-none shrink-0 ${s.text}`} title={s.label}>
+        <span className={`pointer-events-none shrink-0 ${s.text}`} title={data.label}>
           {s.icon(15)}
         </span>
         <span className="pointer-events-none min-w-0 truncate text-[13px] font-semibold text-fg" title={task.assignee ?? undefined}>
@@ -104,9 +108,11 @@ export const TaskFlowNode = memo(function TaskFlowNode({ id, data }: NodeProps<N
         {title}
       </p>
       <div className="pointer-events-none relative mt-auto flex min-w-0 items-center gap-1.5 text-[11px] leading-4">
-        <span className={`shrink-0 font-semibold ${s.text}`}>{s.label}</span>
+        <span className={`min-w-0 truncate font-semibold ${s.text}`} title={data.label}>
+          {data.label}
+        </span>
         {duration !== null && (
-          <span className="shrink-0 whitespace-nowrap tabular-nums text-fg-subtle" title={task.ended_at ? "Duration" : "Running for"}>
+          <span className="shrink-0 whitespace-nowrap tabular-nums text-fg-subtle" title={task.ended_at ? "Duration" : "Time so far"}>
             · {shortDuration(duration)}
           </span>
         )}
@@ -135,14 +141,14 @@ export const RunFlowNode = memo(function RunFlowNode({ data }: NodeProps<Node<Ru
     >
       <div className="flex min-w-0 items-center gap-2">
         <span className="text-[10.5px] font-semibold uppercase tracking-wide text-fg-subtle">Run</span>
-        <RunStateBadge state={st.run_state} />
+        <RunStateBadge state={data.status.status} label={data.label} />
         {ms !== null && <span className="ml-auto text-[11px] tabular-nums text-fg-muted">{formatDuration(ms)}</span>}
       </div>
       <p className="mt-0.5 truncate text-[13px] font-semibold text-fg" title={data.title}>
         {data.title}
       </p>
-      <p className="text-[11px] text-fg-muted">
-        {st.task_done} of {st.task_total} task{st.task_total === 1 ? "" : "s"} done
+      <p className="text-[11px] text-fg-muted" data-run-progress={data.progress.fraction}>
+        {data.progress.text}
       </p>
       <Handle type="source" position={Position.Bottom} style={hidden} isConnectable={false} />
     </div>

@@ -12,7 +12,7 @@ import { useMemo } from "react";
 import { isImportedCopy, type StoredEvent } from "@/lib/protocol";
 import { nodesOf, type RunGraphState } from "@/lib/fold/run-graph";
 import { TERMINAL_STATES } from "@/lib/fold/task-state";
-import { useSenderName } from "@/components/events/use-sender-name";
+import { useNameOf, useSenderName } from "@/components/events/use-sender-name";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { ForkIcon } from "./icons";
@@ -53,6 +53,7 @@ export function ForkDialog({
 }) {
   const plan = useMemo(() => (state ? forkPlan(state) : null), [state]);
   const from = useSenderName(event?.from ?? { agent_id: "" }).name;
+  const nameOf = useNameOf();
   if (event && isImportedCopy(event)) {
     return (
       <Dialog open onClose={onClose} title="An imported copy cannot be re-run" className="max-w-lg">
@@ -81,7 +82,7 @@ export function ForkDialog({
           }}
         >
           <p className="rounded-md border border-line bg-sunken/60 px-3 py-2 text-[13px]">
-            <span className="font-mono text-[12px] text-fg-subtle">#{event.seq}</span> <span className="font-medium">{from}</span>: <span className="text-fg-muted">{summarize(event)}</span>
+            <span className="font-mono text-[12px] text-fg-subtle">#{event.seq}</span> <span className="font-medium">{from}</span>: <span className="text-fg-muted">{summarize(event, nameOf)}</span>
           </p>
           <p>
             A new run starts from here. It keeps the {count} event{count === 1 ? "" : "s"} up to this one

@@ -18,11 +18,20 @@
  *     nodes of the structure that exist after events 1..N, with their task as folded at N. No
  *     layout, O(visible + hidden) work, and unchanged nodes keep their object identity so React
  *     Flow re-renders only what changed. Runs on every scrub step.
+ *
+ * The words on the nodes are the run's and the tasks' status at N as the person reading them
+ * says it (docs/channels.md "Run states"): the run node `runNodeStatus` (the server's RunSummary
+ * fold over the events up to N, lib/fold/run-graph.ts `runStatusAt`), "Waiting on you" or on
+ * whom while a question or an approval is open at N, "Cancelled by Lee", and the tasks that
+ * succeeded of all ("0 of 1 task done"); a task node `taskNodeLabel`.
  */
 import dagre from "@dagrejs/dagre";
 import type { Edge, Node } from "@xyflow/react";
+import type { Decider } from "@/lib/approvers";
 import type { RunGraphState, TaskNode } from "@/lib/fold/run-graph";
-import { forEachNode, getNode } from "@/lib/fold/run-graph";
+import { forEachNode, getNode, progressAt, runStatusAt, taskWaitsAt } from "@/lib/fold/run-graph";
+import { runStatusLabel, taskStatusLabel, type Progress, type RunStatusFacts } from "@/lib/fold/run-status";
+import type { TaskView } from "@/lib/fold/task-state";
 
 /** A parent with more children than this shows CHILD_SHOWN of them and a "+N more" node. */
 export const CHILD_CAP = 30;
@@ -275,6 +284,11 @@ export interface RunNodeData extends Record<string, unknown> {
   /** The seq the frame shows (for tests and the bench: the graph reflects event N). */
   seq: number;
   count: number;
+  /** The run's status at N (`runNodeStatus`) and its words for the person reading ("Waiting on you"). */
+  status: RunStatusFacts;
+  label: string;
+  /** Tasks that succeeded of all at N: "0 of 1 task done" (lib/fold/run-status.ts `progressOf`). */
+  progress: Progress;
 }
 
 /** Data of a task node. */
@@ -289,6 +303,8 @@ export interface TaskNodeData extends Record<string, unknown> {
   hidden: number;
   /** Its model calls at N, e.g. "12.4k tok · $0.04" (lib/fold/usage.ts); "" when none. */
   usage: string;
+  /** Its state at N in people's words (`taskNodeLabel`): "Running", "Waiting on you", "Cancelled by Lee"… */
+  label: string;
   onToggle: (id: string) => void;
   onSelect: (id: string) => void;
 }
@@ -320,6 +336,25 @@ export interface FrameInput {
   onOpenMore: (parent: string) => void;
   /** Each task's usage badge at N, by task id (lib/fold/usage.ts); a task without model calls has none. */
   usage: ReadonlyMap<string, string>;
+  /** Who reads the graph (whether a wait is on "you"; null: nobody signed in), and how ids are named ("Waiting on Dana"). */
+  person: Decider | null;
+  nameOf: (id: string) => string;
+  /** The run's status from the server (RunSummary), for a state without events (the task projection drawn while a large run loads). */
+  serverStatus: RunStatusFacts | null;
+}
+
+/** The run's status at N: folded from the events up to N, or the server's for a state without events. */
+export function runNodeStatus(state: RunGraphState, serverStatus: RunStatusFacts | null): RunStatusFacts {
+  return state.count === 0 && serverStatus ? serverStatus : runStatusAt(state);
+}
+
+/**
+ * A task's state at N in people's words: whom it waits on while it waits on an answer or an
+ * approval ("Waiting on you", "Waiting on an admin"), "Not done", "Cancelled by Lee", else its
+ * state's name (lib/fold/run-status.ts `taskStatusLabel`).
+ */
+export function taskNodeLabel(state: RunGraphState, task: TaskView, person: Decider | null, nameOf: (id: string) => string): string {
+  return taskStatusLabel(task, taskWaitsAt(state, task), person, nameOf);
 }
 
 /** Nodes take clicks although they are neither draggable nor selectable (React Flow would let them through). */
@@ -345,6 +380,7 @@ function sameTaskData(a: TaskNodeData, b: TaskNodeData): boolean {
     a.childCount === b.childCount &&
     a.hidden === b.hidden &&
     a.usage === b.usage &&
+    a.label === b.label &&
     a.onToggle === b.onToggle &&
     a.onSelect === b.onSelect
   );
@@ -365,7 +401,16 @@ export function frameAt(s: Structure, layout: StableLayout, state: RunGraphState
     let out: RunFlowNode | undefined;
     const prev = cache.nodes.get(n.id);
     if (n.kind === "run") {
-      const data: RunNodeData = { state, title: input.title, seq: state.last_seq, count: state.count };
+      const status = runNodeStatus(state, input.serverStatus);
+      const data: RunNodeData = {
+        state,
+        title: input.title,
+        seq: state.last_seq,
+        count: state.count,
+        status,
+        label: runStatusLabel(status, input.person, input.nameOf),
+        progress: progressAt(state),
+      };
       out = { id: n.id, type: "run", position, data, draggable: false, selectable: false, connectable: false, width: SIZE.run.w, height: SIZE.run.h } as RunFlowNode;
     } else if (n.kind === "more") {
       const count = hidden.get(n.id) ?? 0;
@@ -387,6 +432,7 @@ export function frameAt(s: Structure, layout: StableLayout, state: RunGraphState
         childCount: Math.min(n.childCount, node.children.length),
         hidden: n.collapsed ? (hidden.get(n.id) ?? 0) : 0,
         usage: input.usage.get(n.id) ?? "",
+        label: taskNodeLabel(state, node.task, input.person, input.nameOf),
         onToggle: input.onToggle,
         onSelect: input.onSelect,
       };

@@ -13,6 +13,7 @@ import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { useThreads } from "@/components/live/use-threads";
+import { useChannelNames } from "@/components/workspace/thread-title";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { FileChoice } from "@/components/ui/file-choice";
@@ -41,6 +42,7 @@ export function ImportRunDialog({ open, onClose, defaultThreadId }: { open: bool
 function ImportForm({ onClose, defaultThreadId }: { onClose: () => void; defaultThreadId?: string }) {
   const router = useRouter();
   const threads = useThreads().data ?? [];
+  const channelNames = useChannelNames();
   const [text, setText] = useState("");
   const [fileName, setFileName] = useState<string | null>(null);
   const [threadId, setThreadId] = useState(defaultThreadId ?? "");
@@ -127,7 +129,7 @@ function ImportForm({ onClose, defaultThreadId }: { onClose: () => void; default
             <option value="">The channel the events name</option>
             {threads.map((t) => (
               <option key={t.id} value={t.id}>
-                #{t.name}
+                {channelNames.label({ thread_id: t.id })}
               </option>
             ))}
           </select>

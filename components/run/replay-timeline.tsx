@@ -94,7 +94,7 @@ const EventRow = memo(function EventRow({
         <span className="w-[84px] shrink-0 truncate font-medium text-fg-muted max-sm:w-16" title={event.from.agent_id}>
           {sender}
         </span>
-        <span className="min-w-0 flex-1 truncate text-fg-muted">{summarize(event)}</span>
+        <span className="min-w-0 flex-1 truncate text-fg-muted">{summarize(event, nameOf)}</span>
         {forked && (
           <span className="shrink-0 rounded bg-sunken px-1 text-[10px] text-fg-subtle max-sm:hidden" title="Copied from the run this one was forked from">
             copied

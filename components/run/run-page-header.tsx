@@ -1,9 +1,12 @@
 "use client";
 /**
- * `RunPageHeader`: the bar above a run: the channel it belongs to, the run's title,
- * its live state and duration; Cancel run while it runs; the channel's recent runs with their "#n" (a small menu, the
+ * `RunPageHeader`: the bar above a run: the channel it belongs to ("#sales", a DM by the other
+ * party's name), the run's title,
+ * its status now in the words the channel's card and /runs use ("Waiting on you", "Cancelled by
+ * Lee"; header-status.ts) and duration; Cancel run while it runs; the channel's recent runs with their "#n" (a small menu, the
  * way in to other runs, and to /runs); Export (JSON Lines download) and Import. A second line says which run
- * this one was forked from (a link to that run at the fork's seq) and lists this run's forks.
+ * this one was forked from (a link to that run at the fork's seq) and lists this run's forks, each
+ * run by its number and title ("#13 Analyze sales (fork at #46)").
  */
 import { PageHeader } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
@@ -12,19 +15,23 @@ import { useEffect, useRef, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import type { RunSummary } from "@/lib/api/types";
 import { runDurationMs, type RunGraphState } from "@/lib/fold/run-graph";
+import { runStatusLabel } from "@/lib/fold/run-status";
+import { useMe } from "@/components/identity/me";
+import { usePersonLabel } from "@/components/identity/names";
 import { fetchThreadRuns } from "@/components/live/api";
 import { queryKeys } from "@/components/live/query-keys";
 import { useThread } from "@/components/live/use-threads";
-import { ChevronDownIcon, HashIcon } from "@/components/ui/icons";
+import { ChevronDownIcon } from "@/components/ui/icons";
+import { useThreadTitle } from "@/components/workspace/thread-title";
 import { formatDuration } from "@/components/ui/time";
 import { fetchRunDetail, exportUrl, type RunDetailResponse } from "./api";
 import { ListIcon } from "@/components/ui/icons";
 import { UploadIcon } from "@/components/ui/icons";
 import { DownloadIcon, ForkIcon } from "./icons";
+import { headerStatus, inProgress } from "./header-status";
+import { runLinkLabel } from "./run-label";
 import { RunStateBadge } from "./run-state-badge";
 import { CancelWork } from "./work-controls";
-
-const shortRun = (id: string) => `run …${id.slice(-6)}`;
 
 function whenLabel(ts: string): string {
   const d = new Date(ts);
@@ -36,6 +43,8 @@ function whenLabel(ts: string): string {
 /** The channel's recent runs, newest first, in a small menu. */
 function RecentRuns({ threadId, runId, onImport }: { threadId: string; runId: string; onImport: () => void }) {
   const [open, setOpen] = useState(false);
+  const me = useMe();
+  const nameOf = usePersonLabel();
   const box = useRef<HTMLDivElement>(null);
   const runs = useQuery({ queryKey: queryKeys.threadRuns(threadId), queryFn: () => fetchThreadRuns(threadId), enabled: open, staleTime: 5_000 });
   useEffect(() => {
@@ -82,7 +91,7 @@ function RecentRuns({ threadId, runId, onImport }: { threadId: string; runId: st
                   aria-current={r.run_id === runId ? "page" : undefined}
                   className={`flex items-center gap-2 px-3 py-1.5 text-[13px] hover:bg-hover ${r.run_id === runId ? "bg-accent-soft" : ""}`}
                 >
-                  <RunStateBadge state={r.status ?? r.state} />
+                  <RunStateBadge state={r.status} label={runStatusLabel(r, me, nameOf)} />
                   <span className="shrink-0 font-mono text-[11.5px] tabular-nums text-fg-muted">#{r.run_number}</span>
                   <span className="min-w-0 flex-1 truncate text-fg">{r.title ?? "Untitled run"}</span>
                   {r.forked_from && <ForkIcon size={12} className="shrink-0 text-fg-subtle" aria-label="fork" />}
@@ -141,7 +150,7 @@ function Lineage({ detail }: { detail: RunDetailResponse }) {
           <ForkIcon size={12} className="shrink-0 text-fg-subtle" />
           <span className="shrink-0">Forked from</span>
           <Link href={`/runs/${encodeURIComponent(from.run_id)}?at=${from.seq}`} className="min-w-0 truncate font-medium text-accent hover:underline" title={from.run_id}>
-            {source.data?.run.title ?? shortRun(from.run_id)}
+            {source.data ? runLinkLabel(source.data.run) : "the original run"}
           </Link>
           <span className="shrink-0">at event #{from.seq}</span>
           <span aria-hidden="true">·</span>
@@ -158,9 +167,10 @@ function Lineage({ detail }: { detail: RunDetailResponse }) {
           {forks.map((f) => (
             <span key={f.run_id} className="inline-flex items-center gap-1">
               <Link href={`/runs/${encodeURIComponent(f.run_id)}`} className="font-medium text-accent hover:underline" title={f.run_id}>
-                {shortRun(f.run_id)} <span className="font-normal text-fg-muted">(at #{f.at_seq})</span>
+                {runLinkLabel(f)}
+                {!f.title && <span className="font-normal text-fg-muted"> (at #{f.at_seq})</span>}
               </Link>
-              <Link href={`/runs/${encodeURIComponent(f.run_id)}/compare`} className="text-fg-muted underline-offset-2 hover:text-accent hover:underline" aria-label={`Compare fork ${shortRun(f.run_id)} with this run`}>
+              <Link href={`/runs/${encodeURIComponent(f.run_id)}/compare`} className="text-fg-muted underline-offset-2 hover:text-accent hover:underline" aria-label={`Compare fork ${runLinkLabel(f)} with this run`}>
                 compare
               </Link>
             </span>
@@ -186,8 +196,11 @@ export function RunPageHeader({
 }) {
   const threadId = detail?.run.thread_id ?? head?.thread_id ?? undefined;
   const thread = useThread(threadId);
+  const channel = useThreadTitle(thread).label;
+  const me = useMe();
+  const nameOf = usePersonLabel();
   const title = detail?.run.title ?? "Run";
-  const state = head && head.count > 0 ? head.run_state : detail?.run.state;
+  const status = headerStatus(detail?.run, head);
   const ms = head && head.count > 0 ? runDurationMs(head) : null;
   return (
     <>
@@ -200,8 +213,7 @@ export function RunPageHeader({
                 href={`/c/${encodeURIComponent(threadId)}`}
                 className="flex shrink-0 items-center gap-0.5 rounded text-[13.5px] font-semibold text-fg-muted hover:text-fg max-sm:hidden"
               >
-                <HashIcon size={13} />
-                {thread?.name ?? "channel"}
+                {channel || "channel"}
               </Link>
               <span className="text-fg-subtle max-sm:hidden" aria-hidden="true">
                 /
@@ -211,10 +223,10 @@ export function RunPageHeader({
           <h1 className="min-w-0 truncate text-[15px] font-bold" title={`${title} (${runId})`}>
             {title}
           </h1>
-          {state && <RunStateBadge state={state} />}
+          {status && <RunStateBadge state={status.status} label={runStatusLabel(status, me, nameOf)} />}
           {ms !== null && <span className="shrink-0 text-[12px] tabular-nums text-fg-muted max-sm:hidden">{formatDuration(ms)}</span>}
         </nav>
-        {state === "running" && detail && <CancelWork kind="run" id={runId} title={title} iconOnPhone />}
+        {status && inProgress(status.status) && detail && <CancelWork kind="run" id={runId} title={title} iconOnPhone />}
         {threadId && <RecentRuns threadId={threadId} runId={runId} onImport={onImport} />}
         <a
           href={exportUrl(runId)}

@@ -8,7 +8,9 @@
  *   events still load, the graph is drawn from the run's task projection so it shows at once.
  * - Position n (events shown): "live" follows the newest event; any move back replays. The
  *   graph, the side panel, the timeline and the run's tokens, cost and time (run-usage.tsx) all
- *   show the state after events 1..n, from the same events (`RunTimeline.seek`). `?at=<seq>` deep-links a position; the URL follows the scrubber
+ *   show the state after events 1..n, from the same events (`RunTimeline.seek`); the run node
+ *   and the task nodes say the status at n in the channel's words, for the person reading
+ *   ("Waiting on you" while a question or an approval is open at n; graph-model.ts). `?at=<seq>` deep-links a position; the URL follows the scrubber
  *   (replaceState, debounced).
  * - Keyboard anywhere on the page: Space play/pause, ←/→ one event (Shift: ten), Home/End,
  *   Escape closes the task panel.
@@ -23,6 +25,8 @@ import type { TaskSummary } from "@/lib/api/types";
 import { graphFromTasks, type RunGraphState } from "@/lib/fold/run-graph";
 import type { TaskView } from "@/lib/fold/task-state";
 import { ApiRequestError } from "@/components/live/api";
+import { useMe } from "@/components/identity/me";
+import { usePersonLabel } from "@/components/identity/names";
 import { isTextField } from "@/components/ui/use-hotkeys";
 import { useShortcutSection, type ShortcutSection } from "@/components/ui/shortcuts";
 import { fetchRunDetail, forkRun } from "./api";
@@ -179,7 +183,14 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
   const title = detail?.run.title ?? "Run";
   // Tokens, cost and time at the same position as the graph (lib/fold/usage.ts).
   const { usage, badges } = useRunUsage(timeline.events, position);
-  const input = useMemo<FrameInput>(() => ({ title, selected, onSelect, onToggle, onOpenMore, usage: badges }), [title, selected, onSelect, onToggle, onOpenMore, badges]);
+  // The words on the nodes are for the person reading ("Waiting on you").
+  const me = useMe();
+  const nameOf = usePersonLabel();
+  const serverStatus = detail?.run ?? null;
+  const input = useMemo<FrameInput>(
+    () => ({ title, selected, onSelect, onToggle, onOpenMore, usage: badges, person: me, nameOf, serverStatus }),
+    [title, selected, onSelect, onToggle, onOpenMore, badges, me, nameOf, serverStatus],
+  );
   const [userMoved, setUserMoved] = useState(false);
   const onUserMove = useCallback(() => setUserMoved(true), []);
 

@@ -1,10 +1,10 @@
 /**
- * A run's status as a coloured badge, labelled "Run state: …" like the channel's run header:
- * Running, Waiting (on you / on someone else), Succeeded, Not done, Failed, Cancelled, Timed out
- * (lib/fold/run-status.ts, docs/channels.md "Run states"). A run state (the fold of the root
- * tasks, as the run view folds it live) is a status too.
+ * A run's status as a coloured badge, labelled "Run state: …" like the channel's run header.
+ * The colour is the status' (lib/fold/run-status.ts); the words are the caller's, from
+ * `runStatusLabel` for the person reading: Running, Waiting on you / on Dana / on an admin,
+ * Succeeded, Not done, Failed, Cancelled by Lee, Timed out (docs/channels.md "Run states").
  */
-import { RUN_STATUS_LABEL, type RunStatus } from "@/lib/fold/run-status";
+import type { RunStatus } from "@/lib/fold/run-status";
 import { StatusBadge, type Tone } from "@/components/ui/chip";
 
 const TONE: Record<RunStatus, Tone> = {
@@ -17,14 +17,13 @@ const TONE: Record<RunStatus, Tone> = {
   timed_out: "warning",
 };
 
-/** "● Running" etc.; pulses while running or waiting. `label` overrides the status' own ("Waiting on you"). */
-export function RunStateBadge({ state, label }: { state: RunStatus; label?: string }) {
-  const text = label ?? RUN_STATUS_LABEL[state] ?? state;
+/** "● Waiting on you" etc.; pulses while running or waiting. */
+export function RunStateBadge({ state, label }: { state: RunStatus; label: string }) {
   const live = state === "running" || state === "waiting";
   return (
-    <StatusBadge tone={TONE[state] ?? "neutral"} label={`Run state: ${text}`}>
+    <StatusBadge tone={TONE[state] ?? "neutral"} label={`Run state: ${label}`}>
       <span className={`h-1.5 w-1.5 rounded-full bg-current ${live ? "animate-pulse" : ""}`} aria-hidden="true" />
-      {text}
+      {label}
     </StatusBadge>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 /**
- * `TaskPanel`: the side panel a click on a node opens, for its task at event N: the task's state,
+ * `TaskPanel`: the side panel a click on a node opens, for its task at event N: the task's state
+ * in the node's words ("Waiting on you", "Cancelled by Lee"; graph-model.ts `taskNodeLabel`),
  * agent, attempts, duration, tokens, cost and time in the model, tools and people, and ids; why it ended without a result (who cancelled it, the timeout,
  * the error); Cancel while it runs and Retry once it failed (live, not in a replay); the routing
  * decision that chose its agent; every event of the task up to N drawn by the channel's renderers (components/events/event-view.tsx, payloads and
@@ -11,7 +12,9 @@ import { useRouter } from "next/navigation";
 import { useMemo, useRef } from "react";
 import type { StoredEvent } from "@/lib/protocol";
 import { getNode, taskDurationMs, type RunGraphState } from "@/lib/fold/run-graph";
-import { cancelledBy, type TaskView } from "@/lib/fold/task-state";
+import { DECLINED_CODE, taskStatusLabel } from "@/lib/fold/run-status";
+import type { TaskView } from "@/lib/fold/task-state";
+import { useMe } from "@/components/identity/me";
 import { EventView } from "@/components/events/event-view";
 import { ThreadActionsContext, type ThreadActions } from "@/components/events/thread-actions";
 import { usePersonLabel } from "@/components/identity/names";
@@ -20,6 +23,7 @@ import { formatDuration, formatFull } from "@/components/ui/time";
 import { ForkIcon } from "./icons";
 import { TaskUsageFacts } from "./run-usage";
 import type { TaskUsage } from "@/lib/fold/usage";
+import { taskNodeLabel } from "./graph-model";
 import { panelRows } from "./panel-rows";
 import { stateStyle } from "./task-style";
 import { CancelWork, RetryTask } from "./work-controls";
@@ -33,23 +37,20 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
   );
 }
 
-/** The panel (see the file comment). */
-/** Why the task ended without a result: who cancelled it and why, the timeout, or the error. */
-function EndReason({ task }: { task: TaskView }) {
+/**
+ * Why the task ended without a result, headed as its node says it: "Cancelled by Lee", "Not
+ * done" (declined), "Timed out", or "Failed" with the error's code; then the reason given.
+ */
+function EndReason({ task, nameOf }: { task: TaskView; nameOf: (id: string) => string }) {
   const e = task.error ?? {};
   const message = typeof e.message === "string" ? e.message : "";
-  if (task.state === "cancelled") {
-    const by = cancelledBy(task.error);
-    return (
-      <p className="text-[12.5px] text-fg-muted">
-        <span className="font-semibold text-fg">Cancelled{by ? ` by ${by}` : ""}</span>
-        {message ? `: ${message}` : ""}
-      </p>
-    );
-  }
+  const head = taskStatusLabel(task, [], null, nameOf);
+  const code = task.state === "failed" && typeof e.code === "string" && e.code !== DECLINED_CODE ? e.code : null;
+  const tone = task.state === "failed" && code ? "text-danger" : task.state === "timed_out" ? "text-warning" : "text-fg-muted";
   return (
-    <p className={`text-[12.5px] ${task.state === "timed_out" ? "text-warning" : "text-danger"}`}>
-      <span className="font-semibold">{task.state === "timed_out" ? "Timed out" : String(e.code ?? "Error")}</span>
+    <p className={`text-[12.5px] ${tone}`}>
+      <span className="font-semibold">{head}</span>
+      {code && <span className="font-mono text-[11px]"> ({code})</span>}
       {message ? `: ${message}` : ""}
     </p>
   );
@@ -88,6 +89,7 @@ export function TaskPanel({
   currency?: string;
 }) {
   const router = useRouter();
+  const me = useMe();
   const nameOf = usePersonLabel();
   const body = useRef<HTMLDivElement>(null);
   const rows = useMemo(() => panelRows(state, events, taskId), [state, events, taskId]);
@@ -122,6 +124,7 @@ export function TaskPanel({
     [router, threadId],
   );
   const s = stateStyle(task?.state ?? "pending");
+  const label = task ? taskNodeLabel(state, task, me, nameOf) : "Not started yet";
   const title = task?.title ?? "Task";
   const duration = task ? taskDurationMs(task, state.last_ts) : null;
 
@@ -137,7 +140,7 @@ export function TaskPanel({
             {title}
           </h2>
           <p className="text-[12px] text-fg-muted">
-            <span className={`font-semibold ${s.text}`}>{task ? s.label : "Not started yet"}</span>
+            <span className={`font-semibold ${s.text}`}>{label}</span>
             {task?.assignee && (
               <>
                 {" · "}
@@ -164,7 +167,7 @@ export function TaskPanel({
             <div className="border-b border-line px-4 py-3">
               <dl className="grid grid-cols-2 gap-x-4 gap-y-2 sm:grid-cols-3">
                 <Fact label="Attempts">{task.attempts}</Fact>
-                <Fact label={task.ended_at ? "Duration" : "Running for"}>{duration === null ? "—" : formatDuration(duration)}</Fact>
+                <Fact label={task.ended_at ? "Duration" : "Time so far"}>{duration === null ? "—" : formatDuration(duration)}</Fact>
                 <Fact label="Requested by">{task.requester ? nameOf(task.requester) : "—"}</Fact>
                 <Fact label="Started">
                   <time dateTime={task.created_at} title={formatFull(task.created_at)}>
@@ -196,7 +199,7 @@ export function TaskPanel({
                     </button>
                   </p>
                 )}
-                {task.error && <EndReason task={task} />}
+                {task.error && <EndReason task={task} nameOf={nameOf} />}
                 {live && (!task.ended_at || (task.state !== "succeeded" && canRetry(state, node?.parent_id))) && (
                   <div className="flex flex-wrap items-center gap-2">
                     {task.ended_at ? <RetryTask taskId={task.task_id} /> : <CancelWork kind="task" id={task.task_id} title={title} className="-ml-2" />}

@@ -2,12 +2,12 @@
 /**
  * `WorkflowSteps`: the shape of a workflow run (docs/workflows.md) above its live task tree: the
  * workflow's name and version, then each step in order with its capability, the payload type it
- * expects, who took it and where it stands (from lib/fold/workflow.ts, at the replay's position).
+ * expects, who took it (by its card's display name) and where it stands (from lib/fold/workflow.ts, at the replay's position).
  * A step with a task selects it in the graph's side panel. A failed workflow says why.
  */
 import Link from "next/link";
 import type { WorkflowProgress, StepStatus } from "@/lib/fold/workflow";
-import { bareId } from "@/components/events/participant";
+import { useNameOf } from "@/components/events/use-sender-name";
 import { StatusBadge, type Tone } from "@/components/ui/chip";
 import { ChevronRightIcon } from "@/components/ui/icons";
 
@@ -19,14 +19,15 @@ const STATUS: Record<StepStatus, { tone: Tone; word: string }> = {
   failed: { tone: "danger", word: "Failed" },
 };
 
-/** The strip (see the file comment); `onSelectTask` opens a step's task. */
 /** "skill:research, expects research.summary.v1", or for a step without a capability, who takes it. */
 function stepTitle(s: { capability: string | null; payload_type: string | null }): string {
   if (!s.capability) return `an agent that produces ${s.payload_type}`;
   return `${s.capability}${s.payload_type ? `, expects ${s.payload_type}` : ""}`;
 }
 
+/** The strip (see the file comment); `onSelectTask` opens a step's task. */
 export function WorkflowSteps({ progress, onSelectTask }: { progress: WorkflowProgress; onSelectTask: (task_id: string) => void }) {
+  const nameOf = useNameOf();
   return (
     <section aria-label={`Workflow ${progress.name}`} className="border-b border-line bg-surface px-3 py-2 sm:px-4">
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1.5">
@@ -47,7 +48,11 @@ export function WorkflowSteps({ progress, onSelectTask }: { progress: WorkflowPr
                   {s.capability ?? "any producer"}
                   {s.payload_type ? ` → ${s.payload_type}` : ""}
                 </span>
-                {s.agent && <span className="truncate text-[11.5px] text-agent">{bareId(s.agent)}</span>}
+                {s.agent && (
+                  <span className="truncate text-[11.5px] text-agent" title={s.agent}>
+                    {nameOf(s.agent)}
+                  </span>
+                )}
               </>
             );
             return (

@@ -1,10 +1,11 @@
 "use client";
 /**
  * `RunsScreen`, the `/runs` page (docs/channels.md "Runs"): the runs of every channel the person
- * may read, newest first, each with its status ("Waiting on you" when it is you it needs), its
- * number in its channel ("#12", so runs with one title are told apart), title, channel, who
- * asked, its agents, when it started and how long it ran; links to the run view and to the run
- * in its channel.
+ * may read, newest first, each with its status in the words of the run card and the run view
+ * ("Waiting on you" when it is you it needs, "Cancelled by Lee"; lib/fold/run-status.ts), its
+ * number in its channel ("#12", so runs with one title are told apart), title, channel ("#sales",
+ * a DM by the other party's name), who asked, its agents by their cards' names, when it started
+ * and how long it ran; links to the run view and to the run in its channel.
  *
  * - Filters at the top, kept in the URL (`?show=waiting_on_me|running|ended&channel=&agent=&requester=`)
  *   so a view can be linked: Waiting on me / Running (every run in progress) / Ended / All, and
@@ -19,21 +20,23 @@ import { useRouter } from "next/navigation";
 import { useCallback, useMemo, useRef, useState, type RefObject } from "react";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import type { RunSummary } from "@/lib/api/types";
-import { waitingLabel } from "@/lib/fold/run-status";
-import { bareId } from "@/components/events/participant";
+import { runStatusLabel } from "@/lib/fold/run-status";
+import { bareId, distinctNames } from "@/components/events/participant";
+import { useNameOf } from "@/components/events/use-sender-name";
 import { usePeople } from "@/components/identity/api";
 import { useMe } from "@/components/identity/me";
 import { usePersonLabel } from "@/components/identity/names";
 import { useAgents } from "@/components/live/use-agents";
 import { useThreads } from "@/components/live/use-threads";
 import { RunStateBadge } from "@/components/run/run-state-badge";
-import { ActivityIcon, HashIcon } from "@/components/ui/icons";
+import { ActivityIcon } from "@/components/ui/icons";
 import { PageHeader, PageTitle } from "@/components/ui/page-header";
 import { formatDay, formatDuration, formatFull, formatTime } from "@/components/ui/time";
 import { useHotkeys } from "@/components/ui/use-hotkeys";
 import { useShortcutSection, type ShortcutSection } from "@/components/ui/shortcuts";
 import { useNow } from "@/components/ui/use-now";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
+import { useChannelNames } from "@/components/workspace/thread-title";
 import { fetchRuns, filtersToSearch, hasSelects, NO_RUN_FILTERS, RUN_VIEWS, runChannelHref, type RunFilters } from "./api";
 
 const selectCls =
@@ -182,11 +185,13 @@ function Key({ k }: { k: string }) {
 function RunRow({ run, selected, onFocus, now }: { run: RunSummary; selected: boolean; onFocus: () => void; now: number }) {
   const me = useMe();
   const nameOf = usePersonLabel();
-  const channel = useThreads().data?.find((t) => t.id === run.thread_id)?.name ?? bareId(run.thread_id);
+  const channelNames = useChannelNames();
+  const channel = channelNames.label({ thread_id: run.thread_id });
+  const place = channelNames.place({ thread_id: run.thread_id });
   const title = run.title ?? "Untitled run";
   const ended = run.ended_at ? Date.parse(run.ended_at) : null;
   const elapsed = (ended ?? Math.max(now, Date.parse(run.started_at))) - Date.parse(run.started_at);
-  const label = run.status === "waiting" ? waitingLabel(run, me, nameOf) : undefined;
+  const label = runStatusLabel(run, me, nameOf);
   return (
     <li
       data-run-item={run.run_id}
@@ -196,7 +201,7 @@ function RunRow({ run, selected, onFocus, now }: { run: RunSummary; selected: bo
     >
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
         <RunStateBadge state={run.status} label={label} />
-        <span className="shrink-0 font-mono text-[12px] font-semibold tabular-nums text-fg-muted" title={`Run ${run.run_number} in #${channel}`}>
+        <span className="shrink-0 font-mono text-[12px] font-semibold tabular-nums text-fg-muted" title={`Run ${run.run_number} ${place}`}>
           #{run.run_number}
         </span>
         <Link
@@ -219,9 +224,8 @@ function RunRow({ run, selected, onFocus, now }: { run: RunSummary; selected: bo
         <Link
           href={runChannelHref(run)}
           className="relative z-10 inline-flex items-center gap-0.5 font-medium text-fg-muted hover:text-accent hover:underline"
-          title={`Open this run in #${channel}`}
+          title={`Open this run ${place}`}
         >
-          <HashIcon size={12} aria-hidden="true" />
           {channel}
         </Link>
         {run.requester && (
@@ -234,7 +238,7 @@ function RunRow({ run, selected, onFocus, now }: { run: RunSummary; selected: bo
           <>
             <span aria-hidden="true">·</span>
             <span className="min-w-0 truncate" title={run.agents.map(bareId).join(", ")}>
-              {run.agents.map(nameOf).join(", ")}
+              {[...distinctNames(run.agents, nameOf).values()].join(", ")}
             </span>
           </>
         )}
@@ -249,7 +253,10 @@ function RunRow({ run, selected, onFocus, now }: { run: RunSummary; selected: bo
 /** The segmented view control and the channel, agent and requester selects. */
 function FilterBar({ filters, onChange, viewsRef, runs }: { filters: RunFilters; onChange: (f: RunFilters) => void; viewsRef: RefObject<HTMLDivElement | null>; runs: RunSummary[] }) {
   const threads = useThreads().data ?? [];
+  const channelNames = useChannelNames();
   const agents = useAgents().data ?? [];
+  const agentNameOf = useNameOf();
+  const agentNames = distinctNames(agents.map((a) => a.agent_id), agentNameOf);
   const people = usePeople().data;
   const nameOf = usePersonLabel();
   const me = useMe();
@@ -283,7 +290,7 @@ function FilterBar({ filters, onChange, viewsRef, runs }: { filters: RunFilters;
             <option value="">All channels</option>
             {threads.map((t) => (
               <option key={t.id} value={t.id}>
-                #{t.name}
+                {channelNames.label({ thread_id: t.id })}
               </option>
             ))}
           </select>
@@ -291,7 +298,7 @@ function FilterBar({ filters, onChange, viewsRef, runs }: { filters: RunFilters;
             <option value="">All agents</option>
             {agents.map((a) => (
               <option key={a.agent_id} value={a.agent_id}>
-                {a.name && a.name !== bareId(a.agent_id) ? `${a.name} (${bareId(a.agent_id)})` : bareId(a.agent_id)}
+                {agentNames.get(a.agent_id)}
               </option>
             ))}
           </select>

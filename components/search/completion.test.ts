@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { acceptCompletion, completions } from "./completion";
 
 const src = {
-  channels: [{ name: "sales", topic: "Revenue" }, { name: "presales" }, { name: "support" }],
+  channels: [{ name: "sales", topic: "Revenue" }, { name: "presales" }, { name: "support" }, { name: "dm-35f747arcpbw", label: "Project Manager" }],
   agents: [{ agent_id: "agent:pm-1", name: "Planner" }, { agent_id: "agent:analyst-1", name: "Ana Lyst" }],
   people: [{ agent_id: "user:u1", name: "Dana Scully" }],
 };
@@ -15,7 +15,12 @@ const labels = (text: string) => completions(text, text.length, src).map((c) => 
 describe("completions", () => {
   it("offers channels after in:#, names that start with the text first", () => {
     expect(labels("profit in:#sa")).toEqual(["#sales", "#presales"]);
-    expect(labels("in:")).toEqual(["#sales", "#presales", "#support"]);
+    expect(labels("in:")).toEqual(["#sales", "#presales", "#support", "Project Manager"]);
+  });
+
+  it("offers a direct message by its other party's name, found by that name", () => {
+    const [dm] = completions("in:#proj", 8, src);
+    expect(dm).toMatchObject({ label: "Project Manager", insert: "in:#dm-35f747arcpbw" });
   });
 
   it("offers agents by id or display name and people after from:, only people after from:@", () => {

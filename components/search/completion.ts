@@ -1,6 +1,7 @@
 /**
  * Completion of the search box's operators as they are typed (docs/channels.md "Search",
- * lib/search/query.ts): channels after `in:#`, agents and people after `from:` (people after
+ * lib/search/query.ts): channels after `in:#` (a direct message by its other party's name, as
+ * the person reads it: docs/channels.md "One name per agent"), agents and people after `from:` (people after
  * `from:@`), kinds after `is:`, today and yesterday after `on:`, `after:` and `before:`.
  * `completions` is pure (the lists come in); `acceptCompletion` puts the chosen one in the box.
  */
@@ -20,7 +21,8 @@ export interface Completion {
 }
 
 export interface CompletionSources {
-  channels: readonly { name: string; topic?: string }[];
+  /** `label`: how the person reads the thread ("#sales", a DM's other party: components/identity/channel-label.ts); else `#<name>`. */
+  channels: readonly { name: string; topic?: string; label?: string }[];
   agents: readonly { agent_id: string; name?: string }[];
   people: readonly { agent_id: string; name: string }[];
 }
@@ -55,7 +57,13 @@ export function completions(text: string, caret: number, src: CompletionSources)
   switch (t.operator) {
     case "in": {
       const name = v.replace(/^#/, "");
-      out = best(src.channels, name, (c) => [c.name]).map((c) => ({ key: `in:${c.name}`, label: `#${c.name}`, detail: c.topic || undefined, insert: `in:#${c.name}`, ...at }));
+      out = best(src.channels, name, (c) => [c.name, c.label?.replace(/^#/, "") ?? ""]).map((c) => ({
+        key: `in:${c.name}`,
+        label: c.label ?? `#${c.name}`,
+        detail: c.topic || undefined,
+        insert: `in:#${c.name}`,
+        ...at,
+      }));
       break;
     }
     case "from": {

@@ -1,13 +1,15 @@
 "use client";
 /**
  * `SearchHitView`: a search hit shown as the message it is (docs/channels.md "Search"): the
- * sender by name (an agent by its card's display name), the channel, the run, the kind, when
+ * sender by name (an agent by its card's display name), the channel ("#sales", a direct message by
+ * its other party: components/workspace/thread-title.ts `useChannelNames`), the run, the kind, when
  * ("Today 4:12 PM", "Nov 24"), the excerpt as read with the matched words marked, and the forks
  * that hold a copy of it ("also in fork …"). Used by the search page and Ctrl/⌘+K (`compact`).
  */
 import type { SearchHit } from "@/lib/api/types";
 import { bareId, hueFor, isHuman } from "@/components/events/participant";
 import { useNameOf } from "@/components/events/use-sender-name";
+import { useChannelNames } from "@/components/workspace/thread-title";
 import { Avatar } from "@/components/ui/avatar";
 import { formatFull, formatWhen } from "@/components/ui/time";
 import { Snippet } from "./snippet";
@@ -35,8 +37,10 @@ function ForkNote({ hit, quiet }: { hit: SearchHit; quiet: string }) {
 /** See the file comment. `selected`: drawn on the accent (the active option of Ctrl/⌘+K). */
 export function SearchHitView({ hit, compact = false, selected = false }: { hit: SearchHit; compact?: boolean; selected?: boolean }) {
   const nameOf = useNameOf();
+  const channel = useChannelNames();
   const ev = hit.event;
   const name = nameOf(ev.from);
+  const where = { thread_id: ev.thread_id, thread_name: hit.thread_name };
   const quiet = selected ? "text-accent-fg/85" : "text-fg-muted";
   const when = (
     <time dateTime={ev.ts} title={formatFull(ev.ts)} className={compact ? "" : "ml-auto shrink-0"}>
@@ -48,7 +52,7 @@ export function SearchHitView({ hit, compact = false, selected = false }: { hit:
       <>
         <span className={`flex min-w-0 gap-1 text-[11px] ${quiet}`}>
           <span className="min-w-0 truncate">
-            <span className="font-semibold">{name}</span> in #{hit.thread_name ?? bareId(ev.thread_id)}
+            <span className="font-semibold">{name}</span> {channel.place(where)}
             {hit.run_title ? ` · ${hit.run_title}` : ""}
           </span>
           <span aria-hidden="true">·</span>
@@ -66,7 +70,7 @@ export function SearchHitView({ hit, compact = false, selected = false }: { hit:
       <div className="min-w-0 flex-1">
         <p className="flex min-w-0 flex-wrap items-baseline gap-x-2 text-xs text-fg-muted">
           <span className="font-semibold text-fg">{name}</span>
-          <span>#{hit.thread_name ?? bareId(ev.thread_id)}</span>
+          <span>{channel.label(where)}</span>
           {hit.run_title && <span className="min-w-0 truncate">· {hit.run_title}</span>}
           <span className="rounded bg-fg-muted/12 px-1 text-[11px] font-medium">{KIND_LABEL[ev.type] ?? ev.type}</span>
           {when}

@@ -11,12 +11,14 @@ import { useId, useRef, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import type { SearchHit } from "@/lib/api/types";
 import { OPERATOR_HELP, parseSearch, SEARCH_OPERATORS } from "@/lib/search/query";
-import { bareId } from "@/components/events/participant";
+import { distinctNames } from "@/components/events/participant";
+import { useNameOf } from "@/components/events/use-sender-name";
 import { useAgents } from "@/components/live/use-agents";
 import { useThreads } from "@/components/live/use-threads";
 import { SearchIcon } from "@/components/ui/icons";
 import { PageHeader } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
+import { useChannelNames } from "@/components/workspace/thread-title";
 import { hitHref, search, SEARCH_FIELDS as FIELDS, type SearchQuery } from "./api";
 import { SearchHitView } from "./hit";
 import { useSearchCompletion } from "./use-completion";
@@ -124,6 +126,9 @@ export function SearchScreen({ initial }: { initial: SearchQuery }) {
   const [draft, setDraft] = useState(initial.q);
   const threads = useThreads().data ?? [];
   const agents = useAgents().data ?? [];
+  const channel = useChannelNames();
+  const nameOf = useNameOf();
+  const agentNames = distinctNames(agents.map((a) => a.agent_id), nameOf);
   const ids = useId();
   const apply = (next: SearchQuery) => {
     setQuery(next);
@@ -191,7 +196,7 @@ export function SearchScreen({ initial }: { initial: SearchQuery }) {
                   <option value="">All channels</option>
                   {threads.map((t) => (
                     <option key={t.id} value={t.id}>
-                      #{t.name}
+                      {channel.label({ thread_id: t.id })}
                     </option>
                   ))}
                 </select>
@@ -213,7 +218,7 @@ export function SearchScreen({ initial }: { initial: SearchQuery }) {
                   <option value="">Anyone</option>
                   {agents.map((a) => (
                     <option key={a.agent_id} value={a.agent_id}>
-                      {a.name?.trim() || bareId(a.agent_id)}
+                      {agentNames.get(a.agent_id)}
                     </option>
                   ))}
                 </select>

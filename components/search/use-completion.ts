@@ -1,7 +1,8 @@
 "use client";
 /**
  * `useSearchCompletion`: the completion of the search box's operators (completion.ts) with the
- * channels, agents and people the person can see, kept as the box changes. The box gives its text
+ * channels (as the person reads them: a DM by its other party), agents and people the person can
+ * see, kept as the box changes. The box gives its text
  * and caret; the hook gives the suggestions, the active one, and a key handler for the box
  * (↑/↓ move, Enter or Tab accept, Esc closes the list) that answers true when it used the key.
  */
@@ -9,6 +10,7 @@ import { useMemo, useState, type KeyboardEvent } from "react";
 import { usePeople } from "@/components/identity/api";
 import { useAgents } from "@/components/live/use-agents";
 import { useThreads } from "@/components/live/use-threads";
+import { useChannelNames } from "@/components/workspace/thread-title";
 import { acceptCompletion, completions, type Completion } from "./completion";
 
 export interface SearchCompletion {
@@ -24,7 +26,9 @@ export interface SearchCompletion {
 
 /** See the file comment. `onAccept(text, caret)` sets the box's text and moves the caret. */
 export function useSearchCompletion(text: string, caret: number, onAccept: (text: string, caret: number) => void): SearchCompletion {
-  const channels = useThreads().data;
+  const threads = useThreads().data;
+  const { label } = useChannelNames();
+  const channels = useMemo(() => threads?.map((t) => ({ name: t.name, topic: t.topic, label: label({ thread_id: t.id }) })), [threads, label]);
   const agents = useAgents().data;
   const people = usePeople().data;
   const [active, setActive] = useState(0);

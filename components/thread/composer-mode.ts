@@ -4,6 +4,7 @@
  * answers; and what Esc switches it to. Pure: the composer renders it, the tests read it.
  */
 import { newMessageOutcome, type AnswerMode } from "@/lib/answers";
+import { isSpecialMention } from "@/lib/mentions";
 
 /** Who answers in the channel the composer writes to: its entry agent and its setting (a DM with an agent: `every_message`). */
 export interface ChannelAnswers {
@@ -44,13 +45,15 @@ export function composerMode(input: {
   });
   if (outcome.kind === "run") return { kind: "run", agent: outcome.agent };
   if (outcome.kind === "routed") return { kind: "routed", capabilities: outcome.capabilities };
-  return outcome.why === "people" ? { kind: "chat", why: "people", people: input.mentions.filter((m) => m.startsWith("user:")) } : { kind: "chat", why: outcome.why };
+  return outcome.why === "people"
+    ? { kind: "chat", why: "people", people: input.mentions.filter((m) => m.startsWith("user:") || isSpecialMention(m)) }
+    : { kind: "chat", why: outcome.why };
 }
 
 /**
  * The line under the box, in people's words ("Starts a run with Project Manager"), or null
- * when there is nothing to say (plain chat in a channel without agents). `nameOf` names agents
- * and people.
+ * when there is nothing to say (plain chat in a channel without agents). `nameOf` names agents,
+ * people and `here` / `channel` ("everyone in #sales").
  */
 export function modeLine(mode: ComposerMode, nameOf: (id: string) => string): string | null {
   switch (mode.kind) {

@@ -20,6 +20,8 @@
  * A reply (answer, follow-up, thread reply) stays in its thread; "Also send to #channel" shows
  * it in the channel too, as in Slack.
  *
+ * ↑ in an empty box edits your last message (`onEditLast`, as in Slack).
+ *
  * Mentions: typing `@` opens a completion list of agents and capabilities
  * (mention-list.tsx; the textarea is a WAI-ARIA combobox); while it is open, Enter and Tab
  * insert the active option instead of sending, and Escape closes it. Only the text is sent.
@@ -28,7 +30,7 @@ import { useNameOf } from "@/components/events/use-sender-name";
 import { useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
 import { excerpt } from "@/lib/fold/questions";
 import type { Participant } from "@/lib/protocol";
-import { parseMentions } from "@/lib/mentions";
+import { isSpecialMention, mentionIds, parseMentions } from "@/lib/mentions";
 import { CloseIcon, CornerDownRightIcon, MessageIcon, RouteIcon, SendIcon } from "@/components/ui/icons";
 import { useSendMessage } from "@/components/live/use-send-message";
 import { useAgents } from "@/components/live/use-agents";
@@ -79,6 +81,7 @@ export function Composer({
   onSent,
   label,
   fieldId,
+  onEditLast,
 }: {
   ref?: Ref<ComposerHandle>;
   threadId: string;
@@ -103,6 +106,8 @@ export function Composer({
   label?: string;
   /** The field's id (the channel's own composer is the skip link's target, components/workspace/skip-links.tsx). */
   fieldId?: string;
+  /** ↑ in the empty box: start editing the person's last message; false when there is none (the key does nothing then). */
+  onEditLast?: () => boolean;
 }) {
   const nameOf = useNameOf();
   const [text, setTextState] = useState(() => readLocal<string>(draftKey(draft), ""));
@@ -153,12 +158,13 @@ export function Composer({
             ? { kind: "thread" }
             : { kind: "new" },
     plain: chatting,
-    mentions: [...mentioned.agents, ...mentioned.capabilities, ...mentioned.people],
+    mentions: mentionIds(mentioned),
     channel,
     isAgent: (id) => mentioned.agents.includes(id),
   });
   const personName = (id: string) => people?.find((p) => p.agent_id === id)?.name ?? "a teammate";
-  const nameOfId = (id: string) => (id.startsWith("user:") ? personName(id) : nameOf({ agent_id: id }));
+  const nameOfId = (id: string) =>
+    id === "here" ? `everyone online in ${channelName}` : isSpecialMention(id) ? `everyone in ${channelName}` : id.startsWith("user:") ? personName(id) : nameOf({ agent_id: id });
   const asked = target.kind === "answer" ? target.question.from.agent_id : target.kind === "follow_up" ? target.agent.agent_id : channel?.answers === "every_message" ? channel.entry_agent : null;
   const toggle = mayChat && !(target.kind === "answer" && !chatting) ? toggleLabel(mode, chatting, asked, nameOfId) : null;
   const isReply = target.kind !== "new";
@@ -310,7 +316,9 @@ export function Composer({
             }}
             onKeyDown={(e) => {
               if (mention.onKeyDown(e)) return;
-              if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+              if (e.key === "ArrowUp" && onEditLast && text === "" && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
+                if (onEditLast()) e.preventDefault();
+              } else if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
                 e.preventDefault();
                 submit();
               } else if (e.key === "Escape" && toggle) {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentSummary } from "@/lib/api/types";
 import { parseMentions, personHandle } from "@/lib/mentions";
-import { filterMentions, insertMention, mentionAt, mentionOptions, type MentionOption } from "./mention-complete";
+import { filterMentions, insertMention, mentionAt, mentionOptions, specialDescription, type MentionOption } from "./mention-complete";
 
 function agent(name: string, title: string, capabilities: AgentSummary["card"]["capabilities"], status: AgentSummary["status"] = "online"): AgentSummary {
   return {
@@ -33,8 +33,8 @@ const PEOPLE = [
   { agent_id: "user:usr_lee", name: "Lee O'Brien Jr.", role: "guest" },
 ].map((p) => ({ ...p, handle: personHandle(p.name) }));
 const OPTIONS = mentionOptions(AGENTS);
-const WITH_PEOPLE = mentionOptions(AGENTS, PEOPLE);
-const label = (o: MentionOption) => (o.kind === "capability" ? o.id : o.handle);
+const WITH_PEOPLE = mentionOptions(AGENTS, PEOPLE, { special: true });
+const label = (o: MentionOption) => (o.kind === "capability" || o.kind === "special" ? o.id : o.handle);
 const known = new Set(AGENTS.map((a) => a.agent_id));
 
 describe("mentionAt", () => {
@@ -118,9 +118,10 @@ describe("insertMention", () => {
       const text = "Please, @x";
       const { text: sent } = insertMention(text, mentionAt(text, text.length)!, option);
       const m = parseMentions(`${sent}which region had the highest sales?`, (id) => known.has(id), PEOPLE);
-      if (option.kind === "agent") expect(m).toEqual({ agents: [option.agent_id], capabilities: [], people: [] });
-      else if (option.kind === "person") expect(m).toEqual({ agents: [], capabilities: [], people: [option.agent_id] });
-      else expect(m).toEqual({ agents: [], capabilities: [option.id], people: [] });
+      if (option.kind === "agent") expect(m).toEqual({ agents: [option.agent_id], capabilities: [], people: [], special: [] });
+      else if (option.kind === "person") expect(m).toEqual({ agents: [], capabilities: [], people: [option.agent_id], special: [] });
+      else if (option.kind === "special") expect(m).toEqual({ agents: [], capabilities: [], people: [], special: [option.id] });
+      else expect(m).toEqual({ agents: [], capabilities: [option.id], people: [], special: [] });
     }
   });
 });
@@ -139,10 +140,28 @@ describe("people", () => {
 
   it("reads a person only among the given members: anyone else's handle or id is plain text", () => {
     const members = PEOPLE.slice(0, 1);
-    expect(parseMentions("@Dana_Scully @José_Ñúñez @user:usr_lee hi", () => false, members)).toEqual({ agents: [], capabilities: [], people: ["user:usr_dana"] });
+    expect(parseMentions("@Dana_Scully @José_Ñúñez @user:usr_lee hi", () => false, members)).toEqual({ agents: [], capabilities: [], people: ["user:usr_dana"], special: [] });
     expect(parseMentions("@dana_scully, and @user:usr_dana.", () => false, members).people).toEqual(["user:usr_dana"]);
     // Not in an e-mail address; an agent wins over a person of the same handle.
     expect(parseMentions("mail dana@Dana_Scully", () => false, members).people).toEqual([]);
-    expect(parseMentions("@pm-1", (id) => id === "agent:pm-1", [{ agent_id: "user:usr_pm", name: "pm-1" }])).toEqual({ agents: ["agent:pm-1"], capabilities: [], people: [] });
+    expect(parseMentions("@pm-1", (id) => id === "agent:pm-1", [{ agent_id: "user:usr_pm", name: "pm-1" }])).toEqual({ agents: ["agent:pm-1"], capabilities: [], people: [], special: [] });
+  });
+});
+
+describe("@here and @channel", () => {
+  it("are offered in a channel after its people, not in a direct message", () => {
+    expect(WITH_PEOPLE.filter((o) => o.kind === "special").map(label)).toEqual(["here", "channel"]);
+    expect(mentionOptions(AGENTS, PEOPLE).some((o) => o.kind === "special")).toBe(false);
+  });
+
+  it("are found by their words, @everyone finding @channel", () => {
+    expect(filterMentions(WITH_PEOPLE, "he").map(label)).toEqual(["here"]);
+    expect(filterMentions(WITH_PEOPLE, "ch").map(label)).toEqual(["channel"]);
+    expect(filterMentions(WITH_PEOPLE, "every").map(label)).toEqual(["channel"]);
+  });
+
+  it("say what they do in the channel", () => {
+    expect(specialDescription("here", "#sales")).toBe("Notify everyone online in #sales");
+    expect(specialDescription("channel", "#sales")).toBe("Notify every member of #sales");
   });
 });

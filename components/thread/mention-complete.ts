@@ -1,11 +1,12 @@
 /**
  * The composer's @-mention completion, as pure functions: a person mentions an agent
- * (`@analyst-1`), a capability (`@skill:research`) or a person of the channel (`@Dana_Scully`,
- * docs/channels.md "Mentions") and picks it from a list.
+ * (`@analyst-1`), a capability (`@skill:research`), a person of the channel (`@Dana_Scully`,
+ * docs/channels.md "Mentions") or everyone (`@here`, `@channel`) and picks it from a list.
  *
  *   mentionAt(text, caret)      the `@partial` the caret is in, if it starts a mention
- *   mentionOptions(agents, people)  every agent, every person of the channel and every
- *                               capability offered (not `tool:mcp`)
+ *   mentionOptions(agents, people, { special })  every agent, every person of the channel,
+ *                               `@here` and `@channel` (in a channel) and every capability
+ *                               offered (not `tool:mcp`)
  *   filterMentions(opts, q)     the options matching what was typed, best first
  *   insertMention(text, at, o)  the text with `@partial` replaced by `@analyst-1 `
  *
@@ -14,7 +15,7 @@
  * check that whatever `insertMention` writes is parsed back as that agent or capability.
  */
 import type { AgentSummary } from "@/lib/api/types";
-import { MENTION_TOKEN } from "@/lib/mentions";
+import { MENTION_TOKEN, type SpecialMention } from "@/lib/mentions";
 
 /** A mention being typed: `text.slice(start, end)` is `@` + `query` (+ the rest of the token). */
 export interface MentionQuery {
@@ -61,7 +62,14 @@ export interface PersonOption {
   role: string;
 }
 
-export type MentionOption = AgentOption | PersonOption | CapabilityOption;
+/** `@here` (everyone online in the channel) or `@channel` (every member), as in Slack. */
+export interface SpecialOption {
+  kind: "special";
+  /** `here` or `channel`: what is inserted after `@`. */
+  id: SpecialMention;
+}
+
+export type MentionOption = AgentOption | PersonOption | SpecialOption | CapabilityOption;
 
 /** A person as the people endpoint lists them. */
 export interface ChannelPerson {
@@ -113,10 +121,11 @@ export function handleOf(agent_id: string): string {
 
 /**
  * Every agent (by handle), then every person of the channel (`people`, by name; those without
- * a handle by their id), then every distinct capability id across the agents' cards (with the
- * versions, the agents offering it and the union of its tags), capabilities sorted by id.
+ * a handle by their id), then `@here` and `@channel` when `special` (a channel, not a direct
+ * message), then every distinct capability id across the agents' cards (with the versions, the
+ * agents offering it and the union of its tags), capabilities sorted by id.
  */
-export function mentionOptions(agents: readonly AgentSummary[], people: readonly ChannelPerson[] = []): MentionOption[] {
+export function mentionOptions(agents: readonly AgentSummary[], people: readonly ChannelPerson[] = [], { special = false }: { special?: boolean } = {}): MentionOption[] {
   const out: MentionOption[] = [];
   const caps = new Map<string, CapabilityOption>();
   for (const a of agents) {
@@ -132,6 +141,7 @@ export function mentionOptions(agents: readonly AgentSummary[], people: readonly
     }
   }
   for (const p of people) out.push({ kind: "person", agent_id: p.agent_id, handle: p.handle || p.agent_id, name: p.name, role: p.role });
+  if (special) out.push({ kind: "special", id: "here" }, { kind: "special", id: "channel" });
   for (const cap of [...caps.values()].sort((a, b) => a.id.localeCompare(b.id))) {
     cap.versions.sort(compareVersions);
     out.push(cap);
@@ -162,8 +172,9 @@ function best(...ranks: (number | null)[]): number | null {
 /**
  * The options matching `query` (what follows `@`), best first: a match at the start of the
  * handle or capability id, then at a word start in it, then anywhere in it, then at a word
- * start in the name or a tag. Agents come before people, people before capabilities at equal rank. `agent:` in the query only matches
- * agents; a version range after a second `@` (`skill:x@^1`) is ignored. At most `limit`.
+ * start in the name or a tag. At equal rank agents come first, then people, `@here` and
+ * `@channel` (`@everyone` finds `@channel`), then capabilities. `agent:` in the query only
+ * matches agents; a version range after a second `@` (`skill:x@^1`) is ignored. At most `limit`.
  */
 export function filterMentions(options: readonly MentionOption[], query: string, limit = 8): MentionOption[] {
   let q = query.split("@")[0]!.toLowerCase();
@@ -175,6 +186,7 @@ export function filterMentions(options: readonly MentionOption[], query: string,
     let r: number | null;
     if (!q) r = 0;
     else if (o.kind === "agent" || o.kind === "person") r = best(matchRank(o.handle, q), atWordStart(o.name, q) ? 3 : null);
+    else if (o.kind === "special") r = best(matchRank(o.id, q), o.id === "channel" && "everyone".startsWith(q) ? 0 : null);
     else r = best(matchRank(o.id, q), o.tags.some((t) => atWordStart(t, q)) ? 3 : null);
     if (r !== null) ranked.push({ o, r, i });
   });
@@ -182,9 +194,14 @@ export function filterMentions(options: readonly MentionOption[], query: string,
   return ranked.slice(0, limit).map((x) => x.o);
 }
 
-/** What `@` is followed by when `option` is inserted: the handle or the capability id. */
+/** What `@` is followed by when `option` is inserted: the handle, `here` / `channel` or the capability id. */
 export function mentionText(option: MentionOption): string {
-  return option.kind === "capability" ? option.id : option.handle;
+  return option.kind === "capability" || option.kind === "special" ? option.id : option.handle;
+}
+
+/** What `@here` and `@channel` do in channel `channel` ("#sales"), as the completion says it. */
+export function specialDescription(id: SpecialMention, channel: string): string {
+  return id === "here" ? `Notify everyone online in ${channel}` : `Notify every member of ${channel}`;
 }
 
 /**

@@ -5,8 +5,8 @@
  * list, following the WAI-ARIA combobox pattern: the textarea is the combobox (aria-expanded,
  * aria-controls, aria-activedescendant; focus never leaves it), `MentionList` the listbox of
  * options grouped into Agents (handle, name, status), People (handle, name, role, presence; the
- * channel's members only, docs/channels.md "Mentions") and Capabilities (id, version, how
- * many agents offer it).
+ * channel's members only, docs/channels.md "Mentions"), Everyone (`@here`, `@channel`, in a
+ * channel: what each notifies) and Capabilities (id, version, how many agents offer it).
  *
  * `useMentionCompletion` holds the state: the `@partial` at the caret (mention-complete.ts), the
  * matching options, the active one, and whether Escape dismissed the list for this mention. Its
@@ -18,16 +18,18 @@ import type { AgentSummary } from "@/lib/api/types";
 import { useAgents } from "@/components/live/use-agents";
 import { useChannelPeople } from "@/components/live/people";
 import { usePresence } from "@/components/live/presence";
+import { useThread } from "@/components/live/use-threads";
 import { Avatar } from "@/components/ui/avatar";
 import { AvatarWithPresence } from "@/components/ui/presence-dot";
 import { hueFor } from "@/components/events/participant";
-import { BotIcon, RouteIcon } from "@/components/ui/icons";
+import { BellIcon, BotIcon, RouteIcon } from "@/components/ui/icons";
 import {
   agentCount,
   filterMentions,
   insertMention,
   mentionAt,
   mentionOptions,
+  specialDescription,
   type MentionOption,
   type MentionQuery,
 } from "./mention-complete";
@@ -53,7 +55,10 @@ export function useMentionCompletion({
   const listId = useId();
   const { data: agents } = useAgents();
   const { data: people } = useChannelPeople(threadId);
-  const options = useMemo(() => mentionOptions(agents ?? [], people ?? []), [agents, people]);
+  // @here and @channel in a channel; a direct message is between two already.
+  const thread = useThread(threadId);
+  const channel = thread && thread.kind !== "dm" ? `#${thread.name}` : null;
+  const options = useMemo(() => mentionOptions(agents ?? [], people ?? [], { special: channel !== null }), [agents, people, channel]);
   const [caret, setCaret] = useState<number | null>(null);
   const [dismissed, setDismissed] = useState<number | null>(null);
   const [active, setActive] = useState<{ key: string; index: number }>({ key: "", index: 0 });
@@ -133,6 +138,7 @@ export function useMentionCompletion({
     list: open ? (
       <MentionList
         id={listId}
+        channel={channel ?? "the channel"}
         options={matches}
         activeIndex={activeIndex}
         optionId={optionId}
@@ -175,6 +181,18 @@ function PersonRow({ o, online }: { o: Extract<MentionOption, { kind: "person" }
   );
 }
 
+function SpecialRow({ o, channel }: { o: Extract<MentionOption, { kind: "special" }>; channel: string }) {
+  return (
+    <>
+      <span aria-hidden="true" className="inline-flex h-5 w-5 shrink-0 items-center justify-center rounded-[5px] bg-warning/15 text-warning">
+        <BellIcon size={12} strokeWidth={2.25} />
+      </span>
+      <span className="shrink-0 font-mono text-[13px] font-semibold text-fg">@{o.id}</span>
+      <span className="min-w-0 flex-1 truncate text-[13px] text-fg-muted">{specialDescription(o.id, channel)}</span>
+    </>
+  );
+}
+
 function CapabilityRow({ o }: { o: Extract<MentionOption, { kind: "capability" }> }) {
   return (
     <>
@@ -190,16 +208,18 @@ function CapabilityRow({ o }: { o: Extract<MentionOption, { kind: "capability" }
 }
 
 /** The accessible name of an option: what it inserts, then what it is. */
-function optionLabel(o: MentionOption, online: boolean): string {
+function optionLabel(o: MentionOption, online: boolean, channel: string): string {
   if (o.kind === "agent") return `@${o.handle}, ${o.name}, ${o.status}`;
+  if (o.kind === "special") return `@${o.id}, ${specialDescription(o.id, channel)}`;
   if (o.kind === "person") return `@${o.handle}, ${o.name}, person, ${o.role}, ${online ? "online" : "offline"}`;
   const version = o.versions.length ? `, version ${o.versions.join(" or ")}` : "";
   return `@${o.id}, capability${version}, offered by ${agentCount(o.agents.length)}`;
 }
 
-/** The listbox above the composer: options grouped into Agents, People and Capabilities. */
+/** The listbox above the composer: options grouped into Agents, People, Everyone and Capabilities. */
 export function MentionList({
   id,
+  channel,
   options,
   activeIndex,
   optionId,
@@ -207,6 +227,8 @@ export function MentionList({
   onChoose,
 }: {
   id: string;
+  /** The channel's name ("#sales"), for what @here and @channel do. */
+  channel: string;
   options: readonly MentionOption[];
   activeIndex: number;
   optionId: (i: number) => string;
@@ -216,6 +238,7 @@ export function MentionList({
   const groups = [
     { kind: "agent", title: "Agents" },
     { kind: "person", title: "People in this channel" },
+    { kind: "special", title: "Everyone" },
     { kind: "capability", title: "Capabilities · routed to the best match" },
   ] as const;
   const isOnline = usePresence();
@@ -237,17 +260,25 @@ export function MentionList({
             </div>
             {items.map(({ o, i }) => (
               <div
-                key={o.kind === "capability" ? o.id : o.agent_id}
+                key={o.kind === "capability" || o.kind === "special" ? o.id : o.agent_id}
                 id={optionId(i)}
                 role="option"
                 aria-selected={i === activeIndex}
-                aria-label={optionLabel(o, o.kind === "person" && isOnline(o.agent_id))}
+                aria-label={optionLabel(o, o.kind === "person" && isOnline(o.agent_id), channel)}
                 onMouseDown={(e) => e.preventDefault()}
                 onMouseMove={() => i !== activeIndex && onHover(i)}
                 onClick={() => onChoose(o)}
                 className={`mx-1 flex h-8 cursor-pointer items-center gap-2 rounded-md px-2 ${i === activeIndex ? "bg-accent/12" : ""}`}
               >
-                {o.kind === "agent" ? <AgentRow o={o} /> : o.kind === "person" ? <PersonRow o={o} online={isOnline(o.agent_id)} /> : <CapabilityRow o={o} />}
+                {o.kind === "agent" ? (
+                  <AgentRow o={o} />
+                ) : o.kind === "person" ? (
+                  <PersonRow o={o} online={isOnline(o.agent_id)} />
+                ) : o.kind === "special" ? (
+                  <SpecialRow o={o} channel={channel} />
+                ) : (
+                  <CapabilityRow o={o} />
+                )}
               </div>
             ))}
           </div>

@@ -4,10 +4,16 @@
  * Sticks to the bottom while the person is there; when they have scrolled up, new events show
  * a "N new" pill that jumps down. Scrolling near the top loads older history (`before=`) and
  * keeps the view where it was. Only the rows near the view are drawn (virtual-rows.tsx), so
- * `jumpTo` first scrolls to a row that is not drawn, then flashes it.
+ * `jumpTo` first scrolls to a row that is not drawn, then flashes it. It tells its messages which
+ * one is being edited (`editLastOwn`: ↑ in the empty composer) and moves the unread divider
+ * after "Mark unread" (components/events/message-actions.tsx `MessageListContext`).
  */
+import { useMe } from "@/components/identity/me";
 import { memo, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
 import type { StoredEvent } from "@/lib/protocol";
+import { isMessageAction } from "@/lib/fold/message-actions";
+import { MessageListContext, type Editing, type MessageListControl } from "@/components/events/message-actions";
+import { lastOwnMessage } from "@/components/events/message-actions-model";
 import type { RunSummary } from "@/lib/api/types";
 import { EventView } from "@/components/events/event-view";
 import { PolicyAllowGroup } from "@/components/events/policy-event";
@@ -28,6 +34,8 @@ export interface MessageListHandle {
   jumpTo(messageId: string, shown?: (el: Element) => void): boolean;
   /** Scrolls to a run's header; false when it is not shown. */
   jumpToRun(runId: string): boolean;
+  /** ↑ in the empty composer: edits the person's last message here, scrolled into view; false when there is none. */
+  editLastOwn(): boolean;
 }
 
 function flash(el: Element): void {
@@ -80,7 +88,13 @@ export function MessageList({
   const [atBottom, setAtBottom] = useState(true);
   const [seenSeq, setSeenSeq] = useState(Number.POSITIVE_INFINITY);
 
-  const rows = useMemo(() => buildRows(events, runs, { view, readUpTo }), [events, runs, view, readUpTo]);
+  const me = useMe().agent_id;
+  // "Mark unread" moves the divider while the channel is open, until the channel's own mark changes.
+  const [unread, setUnread] = useState<{ from: number | null; seq: number } | null>(null);
+  const shownReadUpTo = unread && unread.from === readUpTo ? unread.seq : readUpTo;
+  const rows = useMemo(() => buildRows(events, runs, { view, readUpTo: shownReadUpTo, me }), [events, runs, view, shownReadUpTo, me]);
+  const [editing, setEditing] = useState<Editing | null>(null);
+  const control = useMemo<MessageListControl>(() => ({ editing, setEditing, markedUnread: (seq) => setUnread({ from: readUpTo, seq }) }), [editing, readUpTo]);
   const lastSeq = events.length ? events[events.length - 1].seq : 0;
 
   const toBottom = useCallback((smooth = false) => {
@@ -90,7 +104,7 @@ export function MessageList({
     el.scrollTo({ top: el.scrollHeight, behavior: smooth ? "smooth" : "auto" });
   }, []);
   // Scroll only the list (scrollIntoView would also scroll the page's frame at the list's ends).
-  const jumpToElement = useCallback((el: Element | null | undefined) => {
+  const jumpToElement = useCallback((el: Element | null | undefined, quiet = false) => {
     const box = scroller.current;
     if (!box || !el) return false;
     const r = el.getBoundingClientRect();
@@ -99,7 +113,7 @@ export function MessageList({
     const target = Math.max(0, Math.min(max, top));
     stick.current = target >= max - BOTTOM_SLACK;
     box.scrollTo({ top: target, behavior: "smooth" });
-    flash(el);
+    if (!quiet) flash(el);
     return true;
   }, []);
   const list = useVirtualRows({ scroller, rows, headerSize: hasMoreBefore ? 48 : 140, startAtEnd: true });
@@ -131,8 +145,18 @@ export function MessageList({
       scrollToBottom: toBottom,
       jumpTo: (id, shown) => jump(`[data-msg-id="${CSS.escape(id)}"]`, index.get(id), shown),
       jumpToRun: (id) => jump(`[data-run-id="${CSS.escape(id)}"]`, index.get(`run:${id}`)),
+      editLastOwn: () => {
+        const id = lastOwnMessage(rows, me);
+        if (!id) return false;
+        setEditing({ id, fromComposer: true });
+        const find = () => scroller.current?.querySelector(`[data-msg-id="${CSS.escape(id)}"]`);
+        const drawn = find();
+        if (drawn) jumpToElement(drawn, true);
+        else if (index.has(id)) reveal(index.get(id)! + 1, find, (el) => jumpToElement(el, true));
+        return true;
+      },
     }),
-    [toBottom, jump, index],
+    [toBottom, jump, index, rows, me, jumpToElement, reveal],
   );
 
   // After each change: keep the view on older-history prepends, follow the bottom if stuck.
@@ -192,7 +216,7 @@ export function MessageList({
   const newCount = useMemo(() => {
     if (atBottom || !Number.isFinite(seenSeq)) return 0;
     let n = 0;
-    for (let i = events.length - 1; i >= 0 && events[i].seq > seenSeq; i--) n++;
+    for (let i = events.length - 1; i >= 0 && events[i].seq > seenSeq; i--) if (!isMessageAction(events[i])) n++;
     return n;
   }, [atBottom, seenSeq, events]);
 
@@ -230,7 +254,11 @@ export function MessageList({
             }
             // Rows drawn by scrolling are not news: the log announces additions only while the person is at the bottom.
             listProps={{ id: CONVERSATION_ID, tabIndex: -1, role: "log", "aria-label": `Messages in ${channelName}`, "aria-live": atBottom ? "polite" : "off", "aria-relevant": "additions" }}
-            renderRow={(i) => <ListRow row={rows[i]!} />}
+            renderRow={(i) => (
+              <MessageListContext.Provider value={control}>
+                <ListRow row={rows[i]!} />
+              </MessageListContext.Provider>
+            )}
           />
         </div>
       </div>

@@ -5,8 +5,9 @@
  * Consecutive messages from the same sender grouped, day dividers, an unread divider, task cards with their state (lib/fold/task-state.ts), a run header where
  * each run starts (saying when the run waits for a person's answer or an approval), questions
  * with their answers, replies with the message they answer, review tasks with the work they
- * review, tool calls with their outcome, approval cards with their outcome, and policy decisions
- * (consecutive allows folded into one quiet row).
+ * review, tool calls with their outcome, approval cards with their outcome, policy decisions
+ * (consecutive allows folded into one quiet row), and messages as their reactions, edits,
+ * deletion and pin left them (lib/fold/message-actions.ts; those actions have no rows).
  * Pure: the same events (and runs) always give the same rows, live or after a reload.
  *
  * The events are not checked against their payload schemas yet (EventView does that when it
@@ -19,6 +20,7 @@ import { affectsTask, foldTask, isTaskEvent, type TaskView } from "@/lib/fold/ta
 import { indexQuestions, type MessageRef } from "@/lib/fold/questions";
 import { LINE_TYPES, type EventContext } from "@/components/events/event-view";
 import { foldApprovals, type ApprovalView } from "@/lib/fold/approvals";
+import { foldMessageActions, isMessageAction } from "@/lib/fold/message-actions";
 import { inChannel, isForkCopy, isThreadReply, threadOnlyTasks } from "@/lib/conversation";
 import { dayKey, formatDay } from "@/components/ui/time";
 
@@ -35,9 +37,14 @@ export type Row =
   /** In a fork's thread (`steps`): the events copied from the run it was forked from, behind one line. */
   | { kind: "copied"; key: string; events: StoredEvent[] };
 
-/** The machinery a run's thread folds behind "Details": how work was routed, allowed and accepted. */
+/** The machinery a run's thread folds behind "Details": how work was routed, allowed and accepted, and the model calls it took. */
 function isMachinery(ev: StoredEvent): boolean {
-  return ev.type === "routing.decision" || ev.type === "task.accept" || isAllow(ev);
+  return ev.type === "routing.decision" || ev.type === "task.accept" || ev.type === "model.usage" || isAllow(ev);
+}
+
+/** A progress note of a task (not a result handed in for review, which reads as its own step). */
+function isProgressNote(ev: StoredEvent): boolean {
+  return ev.type === "task.progress" && reviewTaskOf(ev) === undefined;
 }
 
 /** A policy.decision that allowed: quiet, grouped, and no break in a sender's group. */
@@ -104,6 +111,8 @@ export interface RowOptions {
   now?: Date;
   /** The last seq the person had read: an unread divider goes before the first newer message. */
   readUpTo?: number | null;
+  /** The person reading (`user:<id>`): their own messages are never new, nor what came before their latest one. */
+  me?: string | null;
   /**
    * A run's thread read as a conversation (docs/channels.md "Threads"): each tool call with its
    * outcome as one step (the outcome has no row of its own), and routing, policy allows and
@@ -118,7 +127,10 @@ export interface RowOptions {
  * (`first_seq`) when that event is loaded.
  */
 export function buildRows(events: readonly StoredEvent[], runs: readonly RunSummary[] = [], options: RowOptions = {}): Row[] {
-  const { view = "conversation", now = new Date(), readUpTo = null, steps = false } = options;
+  const { view = "conversation", now = new Date(), steps = false, me = null } = options;
+  // What the person wrote themselves was read: the divider goes after their latest message.
+  let readUpTo = options.readUpTo ?? null;
+  if (readUpTo !== null && me) for (const ev of events) if (ev?.from?.agent_id === me && ev.seq > readUpTo) readUpTo = ev.seq;
   // Task state after each task event, and the latest state per task.
   const taskAfter = new Map<number, TaskView>();
   const taskNow = new Map<string, TaskView>();
@@ -149,8 +161,23 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
   const called = new Set<string>();
   if (steps) for (const ev of events) if (isEvent(ev, "tool.call") && typeof ev.payload?.call_id === "string") called.add(ev.payload.call_id);
   const qa = indexQuestions(events);
-  const headers = new Map<number, RunSummary>();
-  for (const run of runs) headers.set(run.first_seq, run);
+  // Each run card goes before the run's first event; an imported copy's at its time among the
+  // channel's events (its events were appended later, with their original times).
+  const headers = new Map<number, RunSummary[]>();
+  // A fork lives beside the run it was forked from, in its own thread and run view: its card,
+  // approvals and report stay out of the channel's conversation (docs/channels.md "Forks").
+  const forks = new Set(view === "conversation" ? runs.filter((r) => r.forked_from).map((r) => r.run_id) : []);
+  for (const run of runs) {
+    if (forks.has(run.run_id)) continue;
+    let at = run.first_seq;
+    if (run.imported) {
+      const later = events.find((e) => e.run_id !== run.run_id && typeof e.ts === "string" && e.ts > run.started_at);
+      if (later && later.seq < at) at = later.seq;
+    }
+    const here = headers.get(at);
+    if (here) here.push(run);
+    else headers.set(at, [run]);
+  }
   // People's replies in the thread of each message, oldest first.
   const replies = new Map<string, MessageRef[]>();
   for (const ev of events) {
@@ -191,12 +218,14 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
 
   // Follow-ups and what is delegated under them: their conversation stays in the run's thread.
   const threadOnly = threadOnlyTasks(events);
+  // Each message's reactions, edits, delete and pin: they decorate it and have no row of their own.
+  const messageStates = foldMessageActions(events.filter((e) => typeof e?.payload === "object" && e.payload !== null));
   const rows: Row[] = [];
   let prev: StoredEvent | null = null;
   let prevDay = "";
   let unreadShown = readUpTo === null;
   for (const ev of events) {
-    const run = headers.get(ev.seq);
+    const cards = headers.get(ev.seq);
     const copy = isForkCopy(ev);
     if (copy && steps) {
       const last = rows[rows.length - 1];
@@ -204,8 +233,9 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
       else rows.push({ kind: "copied", key: `copied-${ev.seq}`, events: [ev] });
       continue;
     }
-    const shown = (view === "all" && !copy) || inChannel(ev, threadOnly);
-    if (!shown && !run) continue;
+    const said = inChannel(ev, threadOnly) && !forks.has(ev.run_id);
+    const shown = ((view === "all" && !copy) || said) && !isMessageAction(ev);
+    if (!shown && !cards) continue;
     const ts = typeof ev?.ts === "string" ? ev.ts : "";
     const day = dayKey(ts);
     if (day !== prevDay) {
@@ -213,13 +243,13 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
       prevDay = day;
       prev = null;
     }
-    if (!unreadShown && ev.seq > readUpTo! && inChannel(ev, threadOnly)) {
+    if (!unreadShown && ev.seq > readUpTo! && said) {
       rows.push({ kind: "unread", key: "unread" });
       unreadShown = true;
       prev = null;
     }
-    if (run) {
-      rows.push({ kind: "run", key: `run-${run.run_id}`, run });
+    if (cards) {
+      for (const run of cards) rows.push({ kind: "run", key: `run-${run.run_id}`, run });
       prev = null;
     }
     if (!shown) continue;
@@ -238,6 +268,15 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
       else if (last?.kind === "event" && isAllow(last.event)) rows[rows.length - 1] = { kind: "policy-group", key: `policy-${last.event.seq}`, events: [last.event, ev] };
       else rows.push({ kind: "event", key: String(ev.seq), event: ev, ctx: { continued: false } });
       continue;
+    }
+    // In a run's thread, a task's progress notes one after another read as one line: the latest, with how many there were.
+    if (steps && isProgressNote(ev)) {
+      const last = rows[rows.length - 1];
+      if (last?.kind === "event" && isProgressNote(last.event) && last.event.task_id === ev.task_id) {
+        rows[rows.length - 1] = { ...last, key: String(ev.seq), event: ev, ctx: { ...last.ctx, task: taskAfter.get(ev.seq), taskNow: taskNow.get(ev.task_id), updates: (last.ctx.updates ?? 1) + 1 } };
+        prev = ev;
+        continue;
+      }
     }
     const ctx: EventContext = { continued: continuesGroup(prev, ev) };
     if (isTaskEvent(ev.type)) {
@@ -266,6 +305,8 @@ export function buildRows(events: readonly StoredEvent[], runs: readonly RunSumm
       const to = ev.payload?.reply_to;
       if (typeof to === "string") ctx.replyTo = qa.messages.get(to);
       ctx.replies = replies.get(ev.id);
+      const state = messageStates.get(ev.id);
+      if (state?.run_id === ev.run_id) ctx.actions = state;
     }
     rows.push({ kind: "event", key: String(ev.seq), event: ev, ctx });
     prev = ev;

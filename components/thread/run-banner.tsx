@@ -1,16 +1,18 @@
 "use client";
 /**
- * `RunBanner`: a slim bar at the top of the channel while a run is in progress: "1 run in
- * progress · PM Agent is waiting for your answer". Clicking it scrolls to the open question to the
- * person, else to the oldest approval waiting for a decision ("Analyst is waiting for
- * approval"; agents by their card's display name), else to the newest running run's header.
+ * `RunBanner`: a slim bar at the top of the channel while a run is in progress: "1 waiting on
+ * you · Project Manager is waiting on you", in the run card's words (run-banner-model.ts).
+ * Clicking it scrolls to the open question to people, else to the oldest approval waiting for a
+ * decision ("Analyst is waiting on an admin"; agents by their card's display name), else to the
+ * newest running run's header.
  */
 import type { RunSummary } from "@/lib/api/types";
 import type { Participant } from "@/lib/protocol";
 import { useNameOf } from "@/components/events/use-sender-name";
 import { ChevronRightIcon } from "@/components/ui/icons";
-import { runsInProgressLabel } from "@/lib/fold/run-status";
 import { useMe } from "@/components/identity/me";
+import { usePersonLabel } from "@/components/identity/names";
+import { runBannerModel } from "./run-banner-model";
 
 /** The approval the banner points at: its id, the agent waiting, and its request's message id when loaded. */
 export interface BannerApproval {
@@ -39,9 +41,16 @@ export function RunBanner({
 }) {
   const me = useMe();
   const nameOf = useNameOf();
+  const personLabel = usePersonLabel();
   const running = runs.filter((r) => r.state === "running");
   if (running.length === 0 && !question && !approval) return null;
-  const inProgress = runsInProgressLabel(running, me);
+  const model = runBannerModel(
+    runs,
+    question && { id: question.id, agent: nameOf(question.from) },
+    approval && { id: approval.id, agent: nameOf(approval.agent) },
+    me,
+    personLabel,
+  );
   const newest = running[running.length - 1];
   const count = running.length;
   const waiting = Boolean(question || approval);
@@ -65,21 +74,17 @@ export function RunBanner({
           <span className="relative inline-flex h-2 w-2 rounded-full bg-current" />
         </span>
         <span className="min-w-0 truncate">
-          {count > 0 && inProgress && (
+          {count > 0 && model.progress && (
             <span className={waiting ? "max-sm:hidden" : ""}>
-              {inProgress}
+              {model.progress}
               {waiting && " · "}
             </span>
           )}
-          {question ? (
-            <span className="font-semibold">{nameOf(question.from)} is waiting for your answer</span>
-          ) : approval ? (
-            <span className="font-semibold">{nameOf(approval.agent)} is waiting for approval</span>
-          ) : null}
+          {model.lead && <span className="font-semibold">{model.lead}</span>}
           {!waiting && newest?.title && <span className="font-normal"> · {newest.title}</span>}
         </span>
         <span className="ml-auto inline-flex shrink-0 items-center gap-1 font-semibold">
-          {question ? "Answer" : approval ? "Review" : "Show"}
+          {model.action}
           <ChevronRightIcon size={12} />
         </span>
       </button>

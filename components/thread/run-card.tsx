@@ -1,8 +1,10 @@
 "use client";
 /**
  * `RunCard`: one live card per run in the channel, where the run starts (docs/channels.md). It
- * summarises the run and updates in place: its state and title, the elapsed time (ticking while
- * it runs), "2 of 3 tasks done" with a progress bar, who is working on what right now, the
+ * summarises the run and updates in place: its status in the words of docs/channels.md "Run
+ * states" ("Waiting on you", "Cancelled by Lee"; run-card-model.ts) and title, the elapsed time
+ * (ticking while it runs or waits), "2 of 3 tasks done" (tasks that succeeded) with a progress
+ * bar, who is working on what right now, the
  * question to the people or the approval it waits on (with Answer / Review), and, once ended,
  * the final result or the error (who cancelled it, and why), and what its model calls cost
  * (tokens and, with the workspace's prices, money; docs/observability.md). "Thread" opens the run's events in
@@ -14,8 +16,9 @@
  */
 import Link from "next/link";
 import type { RunSummary } from "@/lib/api/types";
-import { waitingLabel, type RunStatus } from "@/lib/fold/run-status";
+import type { RunStatus } from "@/lib/fold/run-status";
 import { useMe } from "@/components/identity/me";
+import { usePersonLabel } from "@/components/identity/names";
 import { useNameOf } from "@/components/events/use-sender-name";
 import { useThreadActions } from "@/components/events/thread-actions";
 import { Markdown } from "@/components/markdown/markdown";
@@ -27,6 +30,7 @@ import { formatDuration, formatFull } from "@/components/ui/time";
 import { excerpt } from "@/lib/fold/questions";
 import { Foldable } from "@/components/ui/foldable";
 import { InlineAnswer } from "./inline-answer";
+import { runCardModel } from "./run-card-model";
 import { formatTokens, totalsOfRows, usageLine } from "@/lib/fold/usage";
 import { usePrices } from "@/components/usage/use-prices";
 
@@ -51,14 +55,7 @@ const OUTCOME: Record<RunStatus, { label: string; box: string }> = {
   timed_out: { label: "Timed out", box: "border-warning/30 bg-warning/[0.06]" },
 };
 
-const TASK_STATE: Record<string, string> = {
-  pending: "waiting to start",
-  running: "working",
-  waiting_input: "waiting for an answer",
-  waiting_approval: "waiting for approval",
-};
-
-/** "0:07" ticking while running; "4.8 s" once ended. */
+/** "0:07" ticking while the run is in progress (running or waiting); "4.8 s" once ended. */
 function Elapsed({ run }: { run: RunSummary }) {
   const running = run.state === "running";
   const now = useNow(running);
@@ -71,7 +68,7 @@ function Elapsed({ run }: { run: RunSummary }) {
       title={`Started ${formatFull(run.started_at)}${run.ended_at ? ` · ended ${formatFull(run.ended_at)}` : ""}`}
     >
       <ClockIcon size={12} aria-hidden="true" />
-      <span aria-label={running ? `Running for ${formatClock(ms)}` : `Took ${formatDuration(ms)}`}>
+      <span aria-label={running ? `${formatClock(ms)} so far` : `Took ${formatDuration(ms)}`}>
         {running ? formatClock(ms) : formatDuration(ms)}
       </span>
     </span>
@@ -97,10 +94,10 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
   const { jumpTo, openThread } = useThreadActions();
   const me = useMe();
   const nameOf = useNameOf();
-  const status: RunStatus = run.status ?? run.state;
+  const personLabel = usePersonLabel();
+  const status: RunStatus = run.status;
   const s = EDGE[status] ?? EDGE.running;
-  const total = Math.max(run.task_total, run.task_done);
-  const pct = total ? Math.round((run.task_done / total) * 100) : 0;
+  const { label, progress, working } = runCardModel(run, me, personLabel);
   const title = run.title ?? "Untitled run";
   const running = run.state === "running";
   const question = running ? run.questions[run.questions.length - 1] : undefined;
@@ -113,7 +110,7 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
     >
       <div className="flex min-w-0 items-center gap-2">
         <ActivityIcon size={14} className="shrink-0 text-fg-muted" />
-        <RunStateBadge state={status} label={status === "waiting" ? waitingLabel(run, me) : undefined} />
+        <RunStateBadge state={status} label={label} />
         {run.run_number > 0 && <span className="shrink-0 font-mono text-[11.5px] font-semibold tabular-nums text-fg-muted">#{run.run_number}</span>}
         <h3 className="min-w-0 flex-1 truncate text-[13.5px] font-semibold text-fg" title={title}>
           {title}
@@ -130,30 +127,28 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
           role="progressbar"
           aria-label="Tasks done"
           aria-valuemin={0}
-          aria-valuemax={total}
-          aria-valuenow={run.task_done}
-          aria-valuetext={`${run.task_done} of ${total} tasks done`}
+          aria-valuemax={progress.total}
+          aria-valuenow={progress.done}
+          aria-valuetext={`${label} · ${progress.text}`}
           className="h-1.5 w-24 shrink-0 overflow-hidden rounded-full bg-fg-muted/15 sm:w-32"
         >
-          <div className={`h-full rounded-full transition-[width] duration-500 ${s.bar}`} style={{ width: `${pct}%` }} />
+          <div className={`h-full rounded-full transition-[width] duration-500 ${s.bar}`} style={{ width: `${Math.round(progress.fraction * 100)}%` }} />
         </div>
-        <span className="text-xs tabular-nums text-fg-muted">
-          {run.task_done} of {total} {total === 1 ? "task" : "tasks"} done
-        </span>
+        <span className="text-xs tabular-nums text-fg-muted">{progress.text}</span>
         <RunUsage run={run} />
       </div>
-      {running && run.active.length > 0 && (
+      {running && working.length > 0 && (
         <ul aria-label="Working now" className="mt-1.5 space-y-0.5">
-          {run.active.slice(0, 4).map((t) => (
+          {working.slice(0, 4).map((t) => (
             <li key={t.task_id} className="flex min-w-0 items-baseline gap-1.5 text-xs">
               <span className="shrink-0 font-semibold text-fg" title={t.assignee}>
                 {nameOf(t.assignee)}
               </span>
-              <span className="shrink-0 text-fg-muted">{TASK_STATE[t.state] ?? t.state}</span>
+              <span className="shrink-0 text-fg-muted">{t.label}</span>
               {t.title && <span className="min-w-0 truncate text-fg-muted">· {t.title}</span>}
             </li>
           ))}
-          {run.active.length > 4 && <li className="text-xs text-fg-muted">and {run.active.length - 4} more</li>}
+          {working.length > 4 && <li className="text-xs text-fg-muted">and {working.length - 4} more</li>}
         </ul>
       )}
       {question && (

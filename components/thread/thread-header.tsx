@@ -4,7 +4,8 @@
  * phones, the switcher, the view toggle (the conversation, or every event inline), the
  * channel's settings (visibility and members; none on a direct message, which stays between its
  * two people), and who answers a new message there ("Project Manager answers every message",
- * "Agents answer when @mentioned"; docs/channels.md "Who answers"), which opens the settings.
+ * "Agents answer when @mentioned"; docs/channels.md "Who answers"), which opens the settings,
+ * and its pinned messages ("Pinned", with how many; components/thread/pins.tsx).
  * The theme is switched in the sidebar.
  */
 import { useState } from "react";
@@ -17,6 +18,7 @@ import { useShortcutText } from "@/components/ui/keys";
 import { useWorkspace } from "@/components/workspace/workspace-context";
 import { useChannelAnswers } from "@/components/live/workspace-channels";
 import { useNameOf } from "@/components/events/use-sender-name";
+import { PinsButton } from "./pins";
 
 /** The bar above a channel: name, topic, drawer and switcher buttons, view toggle, settings. */
 export function ThreadHeader({
@@ -82,6 +84,7 @@ export function ThreadHeader({
         <span className="max-sm:hidden">Jump or search…</span>
         <kbd className="rounded border border-line bg-sunken px-1 font-sans text-[10px] font-semibold max-sm:hidden">{searchKey}</kbd>
       </button>
+      {thread && <PinsButton threadId={thread.id} />}
       {thread && onViewChange && (
         <button
           type="button"

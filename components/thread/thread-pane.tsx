@@ -26,11 +26,12 @@ import type { RunSummary } from "@/lib/api/types";
 import { isThreadReply } from "@/lib/conversation";
 import { excerpt } from "@/lib/fold/questions";
 import { EventView } from "@/components/events/event-view";
+import { withActions } from "@/components/events/message-actions-model";
 import { PolicyAllowGroup } from "@/components/events/policy-event";
 import { StepDetails } from "@/components/events/step-details";
 import { ForkCopies } from "@/components/events/fork-copies";
 import { isClutchSender } from "@/lib/clutch-senders";
-import type { ThreadTarget } from "@/components/events/thread-actions";
+import { useThreadActions, type ThreadTarget } from "@/components/events/thread-actions";
 import { mergeBySeq } from "@/components/live/merge";
 import { EVENT_PAGE, fetchRunEvents } from "@/components/run/api";
 import { CloseIcon, MessageIcon } from "@/components/ui/icons";
@@ -128,11 +129,11 @@ export function ThreadPane({
       const own = mergeBySeq(history.data?.events ?? [], live);
       const requestId = requestMessageId(own);
       const extra = channelEvents.filter((e) => e.id === requestId || (isThreadReply(e) && isEvent(e, "chat.message") && e.payload.reply_to === requestId));
-      return { events: mergeBySeq(own, extra), rootId: requestId };
+      return { events: withActions(mergeBySeq(own, extra), channelEvents), rootId: requestId };
     }
     const root = channelEvents.find((e) => e.id === messageId);
     const replies = channelEvents.filter((e) => isThreadReply(e) && isEvent(e, "chat.message") && e.payload.reply_to === messageId);
-    return { events: root ? [root, ...replies] : replies, rootId: messageId };
+    return { events: withActions(root ? [root, ...replies] : replies, channelEvents), rootId: messageId };
   }, [runId, messageId, channelEvents, history.data]);
 
   const rows = useMemo(() => buildRows(events, [], { view: "all", steps: Boolean(runId) }), [events, runId]);
@@ -239,6 +240,7 @@ export function ThreadPane({
                     <RunCard run={run} inPane />
                   </div>
                 )}
+                {runId && <ForksOf runId={runId} runs={runs} />}
                 {runId && history.isLoading && (
                   <p className="px-4 py-3 text-sm text-fg-muted" role="status">
                     Loading the run’s events…
@@ -304,6 +306,32 @@ export function ThreadPane({
   );
 }
 
+/**
+ * The forks of a run, each a line in the run's thread that opens the fork's own thread: a fork
+ * lives beside the run it was forked from (docs/channels.md "Forks"), not in the channel.
+ */
+function ForksOf({ runId, runs }: { runId: string; runs: readonly RunSummary[] }) {
+  const { openThread } = useThreadActions();
+  const forks = runs.filter((r) => r.forked_from?.run_id === runId);
+  if (!forks.length) return null;
+  return (
+    <ul aria-label="Forks of this run" className="mx-3 mt-2 space-y-1 rounded-lg border border-line bg-surface px-3 py-2 text-[12.5px]">
+      {forks.map((f) => (
+        <li key={f.run_id} className="flex min-w-0 items-baseline gap-1.5">
+          <span className="shrink-0 text-fg-muted">Forked at step #{f.forked_from!.seq}:</span>
+          <button type="button" onClick={() => openThread({ run_id: f.run_id })} className="min-w-0 truncate text-left font-medium text-accent hover:underline">
+            {f.run_number > 0 ? `#${f.run_number} ` : ""}
+            {f.title ?? "Untitled fork"}
+          </button>
+          <Link href={`/runs/${encodeURIComponent(f.run_id)}/compare`} className="shrink-0 text-fg-muted hover:text-fg hover:underline">
+            Compare
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** Whether `row` shows the event `id` (a "Details" or policy row holds several). */
 function rowHolds(row: Row, id: string): boolean {
   if (row.kind === "event") return row.event.id === id;
@@ -322,7 +350,12 @@ const PaneRow = memo(function PaneRow({ row }: { row: Row }) {
   ) : row.kind === "copied" ? (
     <ForkCopies events={row.events} />
   ) : row.kind === "event" ? (
-    <EventView event={row.event} ctx={row.ctx} />
+    <>
+      <EventView event={row.event} ctx={row.ctx} />
+      {row.ctx.updates && row.ctx.updates > 1 ? (
+        <p className="pb-0.5 pl-[62px] text-[11px] text-fg-subtle sm:pl-[66px]">{row.ctx.updates.toLocaleString()} progress updates; the latest is shown</p>
+      ) : null}
+    </>
   ) : null;
 });
 

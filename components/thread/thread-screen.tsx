@@ -23,6 +23,7 @@ import { isEvent, type StoredEvent } from "@/lib/protocol";
 import { foldApprovals } from "@/lib/fold/approvals";
 import { conversationIds, inConversation } from "@/lib/conversation";
 import { useChannelAnswers } from "@/components/live/workspace-channels";
+import { MARKED_UNREAD } from "@/components/live/message-actions";
 import type { ApprovalSummary } from "@/lib/api/types";
 import { usePendingApprovals } from "@/components/live/approvals";
 import { markChannelRead } from "@/components/live/inbox";
@@ -59,6 +60,7 @@ export const CHANNEL_KEYS: ShortcutSection = {
     { keys: ["Esc"], does: "Mark the channel read (with a thread open: close the thread)" },
     { keys: ["Enter"], does: "Send the message (in the composer)" },
     { keys: ["Shift+Enter"], does: "New line in the message" },
+    { keys: ["↑"], does: "Edit your last message (in the empty composer)" },
     { keys: ["@"], does: "Mention a person or an agent: ↑/↓ choose, Enter or Tab insert" },
   ],
 };
@@ -249,20 +251,29 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
 
   // The open channel is read: the sidebar counts none of its messages as unread, and the
   // server's mark follows (the For you inbox's unread items, other browsers of the person).
+  // After "Mark unread" it stays unread while the person is here, until they read it on purpose
+  // (Esc, sending a message) or leave.
+  const [holdRead, setHoldRead] = useState<string | null>(null);
+  const reading = holdRead !== threadId;
+  useEffect(() => {
+    const onMarked = (e: Event) => setHoldRead((e as CustomEvent<{ threadId: string }>).detail.threadId);
+    window.addEventListener(MARKED_UNREAD, onMarked);
+    return () => window.removeEventListener(MARKED_UNREAD, onMarked);
+  }, []);
   const count = thread?.message_count;
   useEffect(() => {
-    if (count !== undefined) markRead(threadId, count);
-  }, [threadId, count, markRead]);
+    if (reading && count !== undefined) markRead(threadId, count);
+  }, [reading, threadId, count, markRead]);
   const lastSeq = thread?.last_seq;
   useEffect(() => {
-    if (lastSeq !== undefined) markReadSeq(threadId, lastSeq);
-  }, [threadId, lastSeq]);
+    if (reading && lastSeq !== undefined) markReadSeq(threadId, lastSeq);
+  }, [reading, threadId, lastSeq]);
   const queryClient = useQueryClient();
   useEffect(() => {
-    if (lastSeq === undefined || count === undefined) return;
+    if (!reading || lastSeq === undefined || count === undefined) return;
     const t = setTimeout(() => void markChannelRead(queryClient, threadId, lastSeq, count), 400);
     return () => clearTimeout(t);
-  }, [queryClient, threadId, lastSeq, count]);
+  }, [reading, queryClient, threadId, lastSeq, count]);
 
   // Escape with no thread open marks the channel read, as in Slack: the unread divider goes and
   // the server's mark moves to the end at once (not after the usual pause). Not from a dialog, nor
@@ -273,6 +284,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "Escape" || e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || document.querySelector("dialog[open]")) return;
       if (lastSeq === undefined || count === undefined) return;
+      setHoldRead(null);
       setReadUpTo(lastSeq);
       markRead(threadId, count);
       markReadSeq(threadId, lastSeq);
@@ -387,8 +399,12 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
             }}
             channel={answersHere}
             answersInChannel
-            onSent={() => list.current?.scrollToBottom()}
+            onSent={() => {
+              setHoldRead(null);
+              list.current?.scrollToBottom();
+            }}
             onShowQuestion={(id) => list.current?.jumpTo(id)}
+            onEditLast={() => list.current?.editLastOwn() ?? false}
           />
         </div>
         {pane && events && (

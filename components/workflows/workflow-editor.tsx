@@ -14,6 +14,7 @@ import { fetchWorkflow, runWorkflow, saveWorkflow } from "@/components/live/api"
 import { ProblemsAlert } from "@/components/live/problems-alert";
 import { queryKeys } from "@/components/live/query-keys";
 import { useThreads } from "@/components/live/use-threads";
+import { useChannelNames } from "@/components/workspace/thread-title";
 import { usePersonLabel } from "@/components/identity/names";
 import { Button, inputClass } from "@/components/ui/button";
 import { Chip } from "@/components/ui/chip";
@@ -115,6 +116,7 @@ function WorkflowView({ wf }: { wf: WorkflowDetail }) {
 function RunForm({ name }: { name: string }) {
   const router = useRouter();
   const threads = useThreads().data ?? [];
+  const channel = useChannelNames();
   const [text, setText] = useState("");
   const [threadId, setThreadId] = useState("");
   const ids = { text: useId(), channel: useId() };
@@ -143,7 +145,7 @@ function RunForm({ name }: { name: string }) {
             <option value="">The workspace’s first</option>
             {threads.map((t) => (
               <option key={t.id} value={t.id}>
-                #{t.name}
+                {channel.label({ thread_id: t.id })}
               </option>
             ))}
           </select>

@@ -7,6 +7,8 @@
  * which opens `/search`. The search operators (`in:#sales`, `from:pm-1`, `is:result`, …,
  * lib/search/query.ts) work here too and are completed as they are typed: while suggestions
  * show, the list holds them (↑/↓, Enter or Tab takes one); a wrong value says what it takes.
+ * A direct message is listed, and found, by its other party's name ("Project Manager"; docs/channels.md
+ * "One name per agent"), never its stored `dm-…` name.
  */
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useMemo, useRef, useState } from "react";
@@ -20,16 +22,17 @@ import { useThreads } from "@/components/live/use-threads";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { Dialog } from "@/components/ui/dialog";
 import { HashIcon, SearchIcon } from "@/components/ui/icons";
+import { useChannelNames } from "./thread-title";
 
-/** Channels matching `query`, best first. */
-export function filterChannels(threads: readonly ThreadSummary[], query: string): ThreadSummary[] {
+/** Channels matching `query` by the name a person reads (`label`: "#sales", a DM's other party), best first. */
+export function filterChannels(threads: readonly ThreadSummary[], query: string, label: (t: ThreadSummary) => string): ThreadSummary[] {
   const q = query.trim().toLowerCase().replace(/^#/, "");
   if (!q) return [...threads];
   const starts: ThreadSummary[] = [];
   const contains: ThreadSummary[] = [];
   const topic: ThreadSummary[] = [];
   for (const t of threads) {
-    const n = t.name.toLowerCase();
+    const n = label(t).toLowerCase().replace(/^#/, "");
     if (n.startsWith(q)) starts.push(t);
     else if (n.includes(q)) contains.push(t);
     else if (t.topic.toLowerCase().includes(q)) topic.push(t);
@@ -62,6 +65,7 @@ function useSettled(value: string, ms: number): string {
 function SwitcherBody({ onClose, activeId }: { onClose: () => void; activeId?: string }) {
   const router = useRouter();
   const { data: threads = [] } = useThreads();
+  const channel = useChannelNames();
   const { marks } = useReadMarks();
   const [query, setQuery] = useState("");
   const [active, setActive] = useState(0);
@@ -87,13 +91,13 @@ function SwitcherBody({ onClose, activeId }: { onClose: () => void; activeId?: s
     staleTime: 10_000,
   }).data;
   const options = useMemo<Option[]>(() => {
-    const channels = operators ? [] : filterChannels(threads, query).slice(0, text ? 6 : 50);
+    const channels = operators ? [] : filterChannels(threads, query, (t) => channel.label({ thread_id: t.id })).slice(0, text ? 6 : 50);
     return [
       ...channels.map((thread) => ({ kind: "channel" as const, thread })),
       ...(text && settled === text ? (hits ?? []) : []).map((hit) => ({ kind: "hit" as const, hit })),
       ...(text ? [{ kind: "all" as const, q: text }] : []),
     ];
-  }, [threads, query, text, settled, hits, operators]);
+  }, [threads, query, text, settled, hits, operators, channel]);
   const index = Math.min(active, Math.max(0, options.length - 1));
 
   const go = (o: Option | undefined) => {
@@ -187,8 +191,8 @@ function SwitcherBody({ onClose, activeId }: { onClose: () => void; activeId?: s
             const unread = t.id === activeId ? 0 : unreadCount(t, marks);
             return (
               <li key={t.id} {...common} className={`flex cursor-pointer items-center gap-2 rounded-md px-3 py-1.5 ${tone}`}>
-                <HashIcon size={14} className="shrink-0 opacity-70" />
-                <span className={`shrink-0 ${unread ? "font-bold" : "font-medium"}`}>{t.name}</span>
+                <HashIcon size={14} className={`shrink-0 opacity-70 ${t.kind === "dm" ? "invisible" : ""}`} />
+                <span className={`shrink-0 ${unread ? "font-bold" : "font-medium"}`}>{t.kind === "dm" ? channel.label({ thread_id: t.id }) : t.name}</span>
                 <span className={`min-w-0 flex-1 truncate text-xs ${quiet}`}>{t.topic}</span>
                 {unread > 0 && (
                   <span className={`rounded-full px-1.5 text-[11px] font-bold ${selected ? "bg-accent-fg text-accent" : "bg-accent text-accent-fg"}`}>{unread > 99 ? "99+" : unread}</span>

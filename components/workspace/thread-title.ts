@@ -1,11 +1,22 @@
 "use client";
 /**
- * How a thread is named to the person looking at it: a channel as `#sales`; a direct message by
- * the other party, an agent by its card's name and a person by theirs (docs/channels.md "Direct
- * messages"). One hook for the sidebar, the header, the composer and the tab title.
+ * How a thread is named to the person looking at it (docs/channels.md "One name per agent",
+ * "Direct messages"): a channel as `#sales`; a direct message by the other party, an agent by its
+ * card's name and a person by theirs (components/identity/channel-label.ts).
+ *
+ * - `useThreadTitle(thread)`: `{ title, label, other }` for the sidebar, the header, the composer
+ *   and the tab title.
+ * - `useChannelNames()`: `{ label(ref), place(ref) }` for lists that name many threads by id
+ *   (search results and filters, inboxes, pickers): "#sales" / "Project Manager", and "in #sales" /
+ *   "in the direct message with Project Manager". A thread the person's list does not hold reads
+ *   by the name it came with (`#<thread_name>`).
  */
+import { useCallback, useMemo } from "react";
 import type { ThreadSummary } from "@/lib/api/types";
+import { channelLabel, channelPlace, dmOtherParty, type NameOf, type NamedThread } from "@/components/identity/channel-label";
+import { agentName } from "@/components/events/use-sender-name";
 import { useAgents } from "@/components/live/use-agents";
+import { useThreads } from "@/components/live/use-threads";
 import { usePeople } from "@/components/identity/api";
 import { useMe } from "@/components/identity/me";
 
@@ -18,17 +29,42 @@ export interface ThreadTitle {
   other: string | null;
 }
 
-/** The title of `thread` for the signed-in person; a channel's name until the thread is known. */
-export function useThreadTitle(thread: Pick<ThreadSummary, "name" | "kind" | "dm_between"> | undefined): ThreadTitle {
-  const me = useMe();
+/** A thread as lists know it: its id and, when the server sent it, its stored name. */
+export interface ThreadRef {
+  thread_id: string;
+  thread_name?: string | null;
+}
+
+/** The name of the other party of a DM: an agent's card name (else its bare id), a person's name, else undefined. */
+function useDmNameOf(): NameOf {
   const { data: agents } = useAgents();
-  const isDm = thread?.kind === "dm";
-  const people = usePeople();
+  const { data: people } = usePeople();
+  return useCallback(
+    (id: string) => (id.startsWith("user:") ? people?.find((p) => p.agent_id === id)?.name : agentName(agents, id)),
+    [agents, people],
+  );
+}
+
+/** The title of `thread` for the signed-in person; a channel's name until the thread is known. */
+export function useThreadTitle(thread: NamedThread | undefined): ThreadTitle {
+  const me = useMe().agent_id;
+  const nameOf = useDmNameOf();
   if (!thread) return { title: "", label: "", other: null };
-  if (!isDm) return { title: thread.name, label: `#${thread.name}`, other: null };
-  const other = thread.dm_between.find((id) => id !== me.agent_id) ?? me.agent_id;
-  const name = other.startsWith("agent:")
-    ? (agents?.find((a) => a.agent_id === other)?.name ?? other.slice("agent:".length))
-    : (people.data?.find((p) => p.agent_id === other)?.name ?? "Direct message");
-  return { title: name, label: name, other };
+  const label = channelLabel(thread, me, nameOf);
+  return thread.kind === "dm" ? { title: label, label, other: dmOtherParty(thread, me) } : { title: thread.name, label, other: null };
+}
+
+/** See the file comment. */
+export function useChannelNames(): { label: (ref: ThreadRef) => string; place: (ref: ThreadRef) => string } {
+  const me = useMe().agent_id;
+  const nameOf = useDmNameOf();
+  const { data: threads } = useThreads();
+  return useMemo(() => {
+    const byId = new Map((threads ?? []).map((t): [string, ThreadSummary] => [t.id, t]));
+    const threadOf = (ref: ThreadRef): NamedThread => byId.get(ref.thread_id) ?? { kind: "channel", name: ref.thread_name ?? ref.thread_id, dm_between: [] };
+    return {
+      label: (ref: ThreadRef) => channelLabel(threadOf(ref), me, nameOf),
+      place: (ref: ThreadRef) => channelPlace(threadOf(ref), me, nameOf),
+    };
+  }, [threads, me, nameOf]);
 }

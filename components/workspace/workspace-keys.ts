@@ -11,15 +11,19 @@
  *
  * Alt+J rather than Ctrl+J: Ctrl+J opens the browser's downloads. The Alt keys work in text fields
  * too (as in Slack), but not while a dialog is open. What finds nothing says so (components/ui/announce.tsx).
+ * Alt+J announces the item as a person reads it: "Question from Project Manager in #sales (1 of 2)"
+ * (docs/channels.md "One name per agent").
  */
 import { useRouter } from "next/navigation";
 import { useEffect, useRef } from "react";
+import { useNameOf } from "@/components/events/use-sender-name";
 import { useInbox } from "@/components/live/inbox";
 import { useThreads } from "@/components/live/use-threads";
 import { unreadCount, useReadMarks } from "@/components/prefs/read-marks";
 import { announce } from "@/components/ui/announce";
 import type { ShortcutSection } from "@/components/ui/shortcuts";
 import type { InboxItem, ThreadSummary } from "@/lib/api/types";
+import { useChannelNames } from "./thread-title";
 
 /** The sheet's section of the keys that work on every page. */
 export const EVERYWHERE: ShortcutSection = {
@@ -72,10 +76,12 @@ export function useWorkspaceKeys(activeId: string | undefined): void {
   const threads = useThreads().data;
   const { marks } = useReadMarks();
   const inbox = useInbox().data;
+  const nameOf = useNameOf();
+  const { place } = useChannelNames();
   const lastWaiting = useRef<string | null>(null);
-  const state = useRef({ threads, marks, inbox, activeId });
+  const state = useRef({ threads, marks, inbox, activeId, nameOf, place });
   useEffect(() => {
-    state.current = { threads, marks, inbox, activeId };
+    state.current = { threads, marks, inbox, activeId, nameOf, place };
   });
 
   useEffect(() => {
@@ -107,8 +113,8 @@ export function useWorkspaceKeys(activeId: string | undefined): void {
         const at = items.findIndex((i) => i.key === lastWaiting.current);
         const item = items[(at + 1) % items.length]!;
         lastWaiting.current = item.key;
-        const where = item.thread_name ? ` in #${item.thread_name}` : "";
-        const who = item.from.display_name ?? item.from.agent_id.replace(/^agent:/, "");
+        const where = item.thread_name ? ` ${s.place(item)}` : "";
+        const who = s.nameOf(item.from);
         announce(`${item.kind === "question" ? "Question" : "Approval"} from ${who}${where} (${items.indexOf(item) + 1} of ${items.length})`);
         router.push(item.href);
       }

@@ -179,13 +179,18 @@ export interface RunSummary {
   status: import("../fold/run-status").RunStatus;
   /** Whom the run waits on: questions to people without an answer, approvals without a decision. */
   waiting_on: import("../fold/run-status").WaitingOn[];
+  /** Who cancelled it, when its status is `cancelled` (lib/fold/run-status.ts `runStatusFacts`); else null. */
+  cancelled_by: import("../fold/run-status").Canceller | null;
   /** Title of the root task (the request that started the run). */
   title: string | null;
   started_at: string;
   updated_at: string;
   ended_at: string | null;
   task_total: number;
+  /** Its tasks that ended, however they ended. */
   task_done: number;
+  /** Its tasks that succeeded: the run's progress, "1 of 2 tasks done" (lib/fold/run-status.ts `progressOf`). */
+  task_succeeded: number;
   event_count: number;
   /** seq of the run's first event: where its header goes in the channel. */
   first_seq: number;
@@ -259,7 +264,8 @@ export interface RunList {
 
 /** `GET /api/runs/:run_id`: the run, its forks and its tasks. */
 export interface RunDetail {
-  run: RunSummary & { forks: { run_id: string; at_seq: number; created_at: string }[] };
+  /** Each fork with its number in its channel and its title ("Analyze sales (fork at #46)"), to link it by. */
+  run: RunSummary & { forks: { run_id: string; at_seq: number; created_at: string; run_number: number; title: string | null }[] };
   tasks: TaskSummary[];
 }
 
@@ -302,6 +308,8 @@ export interface ApprovalSummary {
   outside_dm?: true;
   forbid_self_approval: boolean;
   rule: string | null;
+  /** Why the policy holds it, in its own words (its approval.requested `reason`), when it says. */
+  reason?: string | null;
   requested_at: string;
   expires_at: string;
   decided_at: string | null;

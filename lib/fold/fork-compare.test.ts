@@ -60,7 +60,23 @@ describe("said and compareFork", () => {
     // $1,000.00 and $1000 are the same number; only the total differs.
     expect(c.figures).toEqual([{ label: "Total revenue", parent: "$3,000.00", fork: "$3,100.00" }]);
     expect(c.same).toBe(5);
+    expect(c.unchanged.map((u) => u.label)).toEqual(["West · Sales", "West · Profit", "East · Sales", "East · Profit", "up"]);
     expect(c.reported).toEqual({ parent: 6, fork: 6 });
+  });
+
+  it("compares each side up to its first result: the original's later follow-ups are not differences", () => {
+    seq = 0;
+    const parent = [
+      ev({ type: "task.result", payload: { summary: "Total revenue: $3,000.00" } }),
+      // A follow-up asked of the original after its report: another question, out of scope.
+      ev({ type: "chat.message", task_id: "task_F", from: dana, to: [{ agent_id: "agent:pm-1" }], payload: { text: "By segment?" }, meta: { follows: "x" } }),
+      ev({ type: "chat.message", task_id: "task_F", to: [{ agent_id: "user" }], payload: { text: "Consumer: $1,500.00. Corporate: $900.00" } }),
+      ev({ type: "task.result", task_id: "task_F", payload: { summary: "Consumer: $1,500.00" } }),
+    ];
+    const fork = [ev({ type: "task.result", payload: { summary: "Total revenue: $3,100.00" } })];
+    const c = compareFork(parent, fork);
+    expect(c.figures).toEqual([{ label: "Total revenue", parent: "$3,000.00", fork: "$3,100.00" }]);
+    expect(c.said.parent.map((x) => x.text)).toEqual(["Total revenue: $3,000.00"]);
   });
 
   it("lists no differences while one side has reported no figure yet", () => {

@@ -9,9 +9,12 @@
  *   row's first cell and its column's header ("West · Sales"); a number in prose by up to four
  *   words before it in its sentence ("Total revenue"), years and the digits of names
  *   ("analyst-1", "Q4") left out. The first occurrence of a label wins.
- * - `compareFork(parentAfter, forkEvents)`: both sides and, once both have reported figures,
- *   the figures that differ (the same label with another value, or a label only one side has),
- *   in the order they first appear.
+ * - `untilFirstResult(events)`: a side's events up to its first root result (the answer to the
+ *   request; later follow-ups are another question), the scope both sides are compared in.
+ * - `compareFork(parentAfter, forkEvents)`: both sides, each up to its first root result, and,
+ *   once both have reported figures, the figures that differ (the same label with another
+ *   value, or a label only one side has) and those that stayed the same, in the order they
+ *   first appear.
  *
  * Pure: the same events always give the same comparison.
  */
@@ -47,6 +50,8 @@ export interface ForkComparison {
   figures: FigureDiff[];
   /** How many labelled figures both sides have with the same value. */
   same: number;
+  /** The figures both sides have with the same value (at most MAX_FIGURES). */
+  unchanged: { label: string; value: string }[];
 }
 
 /** At most this many differing figures are listed. */
@@ -139,13 +144,20 @@ function numeric(v: string): string {
   return Number.isFinite(n) ? String(n) + (v.endsWith("%") ? "%" : "") : v;
 }
 
+/** `events` (seq order) up to and with the first result of a root task; all of them when there is none. */
+export function untilFirstResult(events: readonly StoredEvent[]): StoredEvent[] {
+  const end = events.findIndex((e) => e.type === "task.result" && !e.parent_task_id && !isForkCopy(e));
+  return end < 0 ? [...events] : events.slice(0, end + 1);
+}
+
 /**
  * The comparison of a fork with its parent: `parentAfter` is the parent's events after the fork
- * point, `forkEvents` the fork's events (its copies are skipped).
+ * point, `forkEvents` the fork's events (its copies are skipped); each side up to its first
+ * root result (`untilFirstResult`), so a follow-up one side had is not read as a difference.
  */
 export function compareFork(parentAfter: readonly StoredEvent[], forkEvents: readonly StoredEvent[]): ForkComparison {
-  const parent = said(parentAfter);
-  const fork = said(forkEvents);
+  const parent = said(untilFirstResult(parentAfter));
+  const fork = said(untilFirstResult(forkEvents));
   const collect = (items: Said[]) => {
     const all = new Map<string, string>();
     for (const s of items) if (s.kind !== "error") for (const [k, v] of figures(s.text)) if (!all.has(k)) all.set(k, v);
@@ -154,14 +166,17 @@ export function compareFork(parentAfter: readonly StoredEvent[], forkEvents: rea
   const a = collect(parent);
   const b = collect(fork);
   const diffs: FigureDiff[] = [];
+  const unchanged: { label: string; value: string }[] = [];
   let same = 0;
   const reported = { parent: a.size, fork: b.size };
-  if (!a.size || !b.size) return { said: { parent, fork }, reported, figures: diffs, same };
+  if (!a.size || !b.size) return { said: { parent, fork }, reported, figures: diffs, same, unchanged };
   for (const label of new Set([...a.keys(), ...b.keys()])) {
     const x = a.get(label) ?? null;
     const y = b.get(label) ?? null;
-    if (x !== null && y !== null && numeric(x) === numeric(y)) same++;
-    else if (diffs.length < MAX_FIGURES) diffs.push({ label, parent: x, fork: y });
+    if (x !== null && y !== null && numeric(x) === numeric(y)) {
+      same++;
+      if (unchanged.length < MAX_FIGURES) unchanged.push({ label, value: y });
+    } else if (diffs.length < MAX_FIGURES) diffs.push({ label, parent: x, fork: y });
   }
-  return { said: { parent, fork }, reported, figures: diffs, same };
+  return { said: { parent, fork }, reported, figures: diffs, same, unchanged };
 }

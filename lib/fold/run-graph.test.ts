@@ -4,7 +4,11 @@
  *   event by event, and seek(N) equals folding events 1..N from scratch;
  * - property: tasks' events interleaved in random orders give each task the state of folding
  *   its own events alone, the right tree, event lists and run state; seeking anywhere equals a
- *   fold from scratch, with checkpoints close together so many seeks cross them.
+ *   fold from scratch, with checkpoints close together so many seeks cross them;
+ * - the run's status at any N (`runStatusAt`) is the server's RunSummary fold
+ *   (lib/fold/run-status.ts) over the same tasks and approvals: "Waiting on you" for an approver
+ *   and "Waiting on an admin" for a member while an approval is open at N, "Cancelled by Lee",
+ *   "Not done", and the tasks that succeeded of all.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -13,6 +17,9 @@ import { describe, expect, it } from "vitest";
 import { isEvent, type ClutchMessage, type StoredEvent } from "@/lib/protocol";
 import { foldTask, TERMINAL_STATES, type TaskView } from "./task-state";
 import { runStateOf } from "./run-state";
+import { foldApprovals } from "./approvals";
+import { runStatusFacts, runStatusLabel, taskStatusLabel, waitingOnOf, type ApprovalFacts, type WaitingOn } from "./run-status";
+import { ADMIN, APPROVAL_ID, approvalRun, cancelledRun, DANA, declinedRun, LEE, nameOf, QUESTION_ID, questionRun, TASK_ID } from "@/test/fixtures/status-runs";
 import {
   applyEvent,
   childIds,
@@ -22,10 +29,14 @@ import {
   graphFromTasks,
   initialRunGraph,
   nodesOf,
+  progressAt,
   rootIds,
+  runStatusAt,
   RunTimeline,
   snapshot,
   taskEventIndexes,
+  taskWaitsAt,
+  waitingOnAt,
   type RunGraphState,
 } from "./run-graph";
 
@@ -89,6 +100,31 @@ describe("the recorded #sales run", () => {
     expect(foldRun(events, a + 1).run_state).toBe("running");
   });
 
+  it("reads 'Waiting on you' while pm-1's question to the channel is open, 'Running' once Dana answered, then 'Succeeded' with 3 of 3 tasks done", () => {
+    const q = events.findIndex((e) => isEvent(e, "chat.message") && e.payload.expects_reply);
+    const a = events.findIndex((e) => e.payload.reply_to === events[q]!.id);
+    expect(runStatusLabel(runStatusAt(foldRun(events, q)), LEE, nameOf)).toBe("Running");
+    for (const n of [q + 1, a]) {
+      const at = foldRun(events, n);
+      expect(runStatusAt(at).status).toBe("waiting");
+      expect(runStatusLabel(runStatusAt(at), LEE, nameOf)).toBe("Waiting on you");
+      expect(taskStatusLabel(getTask(at, events[q]!.task_id)!, taskWaitsAt(at, getTask(at, events[q]!.task_id)!), LEE, nameOf)).toBe("Waiting on you");
+    }
+    expect(runStatusLabel(runStatusAt(foldRun(events, a + 1)), LEE, nameOf)).toBe("Running");
+    const end = foldRun(events);
+    expect(runStatusLabel(runStatusAt(end), LEE, nameOf)).toBe("Succeeded");
+    expect(progressAt(end).text).toBe("3 of 3 tasks done");
+  });
+
+  it("keeps the run 'Running' while the analyst waits on Project Manager, and says so on the analyst's task", () => {
+    const q = events.findIndex((e) => isEvent(e, "chat.message") && e.payload.expects_reply && e.from.agent_id === "agent:analyst-1");
+    const at = foldRun(events, q + 1);
+    const analyst = getTask(at, events[q]!.task_id)!;
+    expect(runStatusLabel(runStatusAt(at), ADMIN, nameOf)).toBe("Running");
+    expect(taskStatusLabel(analyst, taskWaitsAt(at, analyst), ADMIN, nameOf)).toBe("Waiting on Project Manager");
+    expect(progressAt(at).text).toBe("0 of 2 tasks done");
+  });
+
   it("draws the same tree from the task projection (graphFromTasks) as from the events", () => {
     const folded = foldRun(events);
     const tasks = nodesOf(folded).flatMap((n) => (n.task ? [{ ...n.task, review_of: n.review_of }] : []));
@@ -118,6 +154,78 @@ describe("the recorded #sales run", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
+// The run's status at any N: the server's fold, in people's words
+
+/** The run at every N of `events`: its status words for `person`, and its progress. */
+function wordsAt(events: StoredEvent[], person: typeof ADMIN) {
+  return events.map((_, i) => {
+    const at = foldRun(events, i + 1);
+    const task = getTask(at, TASK_ID)!;
+    return { run: runStatusLabel(runStatusAt(at), person, nameOf), task: taskStatusLabel(task, taskWaitsAt(at, task), person, nameOf), progress: progressAt(at).text };
+  });
+}
+
+describe("the run's status at every N", () => {
+  it("waits on an approval: 'Waiting on you' for an admin, 'Waiting on an admin' for a member, until it is granted", () => {
+    const events = approvalRun();
+    const admin = wordsAt(events, ADMIN);
+    const member = wordsAt(events, DANA);
+    expect(admin.map((w) => w.run)).toEqual(["Running", "Running", "Waiting on you", "Waiting on you", "Running", "Succeeded"]);
+    expect(member.map((w) => w.run)).toEqual(["Running", "Running", "Waiting on an admin", "Waiting on an admin", "Running", "Succeeded"]);
+    expect(admin.map((w) => w.task)).toEqual(["Pending", "Running", "Waiting on you", "Waiting on you", "Running", "Succeeded"]);
+    expect(member.map((w) => w.task)).toEqual(["Pending", "Running", "Waiting on an admin", "Waiting on an admin", "Running", "Succeeded"]);
+    expect(member.map((w) => w.progress)).toEqual([...Array(5).fill("0 of 1 task done"), "1 of 1 task done"]);
+    expect(waitingOnAt(foldRun(events, 3))).toEqual([
+      { kind: "approval", task_id: TASK_ID, approval_id: APPROVAL_ID, agent_id: "agent:pm-1", approvers: ["role:admin"], requesters: ["user:dana"], forbid_self_approval: false },
+    ]);
+  });
+
+  it("waits on Dana's answer: 'Waiting on you' for her, 'Waiting on Dana' for Lee", () => {
+    const events = questionRun();
+    expect(wordsAt(events, DANA).map((w) => w.run)).toEqual(["Running", "Running", "Waiting on you", "Waiting on you", "Running", "Succeeded"]);
+    expect(wordsAt(events, LEE).map((w) => w.task)).toEqual(["Pending", "Running", "Waiting on Dana", "Waiting on Dana", "Running", "Succeeded"]);
+    expect(waitingOnAt(foldRun(events, 3))).toEqual([{ kind: "answer", task_id: TASK_ID, message_id: QUESTION_ID, from: "agent:pm-1", to: ["user:dana"] }]);
+  });
+
+  it("reads 'Cancelled by Lee Park' with 0 of 1 task done once Lee cancelled its one task", () => {
+    const end = foldRun(cancelledRun());
+    expect(runStatusAt(end)).toMatchObject({ status: "cancelled", cancelled_by: { id: "user:lee", name: "Lee Park" } });
+    expect(runStatusLabel(runStatusAt(end), DANA, nameOf)).toBe("Cancelled by Lee Park");
+    expect(progressAt(end)).toMatchObject({ text: "0 of 1 task done", fraction: 0 });
+    expect(end.task_done).toBe(1);
+  });
+
+  it("reads 'Not done' with 0 of 1 task done when pm-1 declined", () => {
+    const end = foldRun(declinedRun());
+    expect(runStatusLabel(runStatusAt(end), DANA, nameOf)).toBe("Not done");
+    expect(wordsAt(declinedRun(), DANA).at(-1)).toEqual({ run: "Not done", task: "Not done", progress: "0 of 1 task done" });
+  });
+});
+
+/** What the server folds for a run after `events` (server/events/runs.ts): its tasks and approvals projections, then run-status.ts. */
+function serverFold(events: readonly StoredEvent[]): { waiting_on: WaitingOn[]; status: string } {
+  const tasks = new Map<string, TaskView>();
+  for (const ev of events) {
+    const t = foldTask(tasks.get(ev.task_id), ev);
+    if (t) tasks.set(ev.task_id, t);
+  }
+  const approvals: ApprovalFacts[] = [...foldApprovals(events).values()].map((a) => ({
+    approval_id: a.approval_id,
+    task_id: a.request.task_id,
+    agent_id: a.payload.subject.agent,
+    approvers: a.approvers,
+    state: a.state,
+    request: a.payload,
+  }));
+  const all = [...tasks.values()];
+  const waiting_on = waitingOnOf(all, approvals);
+  return { waiting_on, status: runStatusFacts(all.filter((t) => !t.parent_task_id), waiting_on).status };
+}
+
+/** Waits in a stable order, to compare what two folds list. */
+const byId = (ws: readonly WaitingOn[]) => [...ws].sort((a, b) => (a.kind === "answer" ? a.message_id : a.approval_id).localeCompare(b.kind === "answer" ? b.message_id : b.approval_id));
+
+// ---------------------------------------------------------------------------------------------
 // Property: random lifecycles, randomly interleaved
 
 type Step = Omit<ClutchMessage, "v" | "id" | "ts" | "thread_id" | "run_id">;
@@ -133,6 +241,7 @@ const lifecycle = fc.record({
   progress: fc.nat({ max: 3 }),
   tools: fc.nat({ max: 2 }),
   question: fc.constantFrom("none", "open", "answered"),
+  approval: fc.constantFrom("none", "open", "granted"),
   outcome: fc.constantFrom(...OUTCOMES),
   retry: fc.boolean(),
   agent: fc.constantFrom("agent:pm-1", "agent:analyst-1", "agent:qa-1"),
@@ -166,6 +275,17 @@ function stepsOf(l: Lifecycle, i: number): Step[] {
   if (l.question !== "none") {
     out.push(s("chat.message", { text: "Which region?", expects_reply: true }, { id: `q_${i}`, to: [{ agent_id: "user" }] } as Partial<Step>));
     if (l.question === "answered") out.push(s("chat.message", { text: "West", reply_to: `q_${i}` }, { from: { agent_id: "user:ada", role: "human" } }));
+  }
+  if (l.approval !== "none") {
+    const approval = {
+      approval_id: `apr_${i}`,
+      subject: { kind: "tool_call", agent: l.agent, tool: "reply" },
+      approvers: ["role:admin"],
+      summary: `Task ${i} will reply`,
+      expires_at: "2026-01-02T00:00:00.000Z",
+    };
+    out.push(s("approval.requested", approval, { from: { agent_id: "agent:policy" } }));
+    if (l.approval === "granted") out.push(s("approval.granted", { approval_id: `apr_${i}`, by: "user:ada" }, { from: { agent_id: "user:ada", role: "human" } }));
   }
   if (l.outcome) {
     out.push(s(l.outcome, l.outcome === "task.error" ? { code: "X", message: "boom" } : {}));
@@ -236,8 +356,25 @@ describe("events of different tasks interleaved in random orders", () => {
         const tasks = [...alone.values()].filter(Boolean) as TaskView[];
         expect(state.task_total).toBe(tasks.length);
         expect(state.task_done).toBe(tasks.filter((t) => TERMINAL_STATES.has(t.state)).length);
+        expect(progressAt(state).done).toBe(tasks.filter((t) => t.state === "succeeded").length);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("at every N, wait on whom and read as the server's RunSummary fold of the same events says", () => {
+    fc.assert(
+      fc.property(run, ({ events }) => {
+        const timeline = new RunTimeline(4);
+        timeline.append(events);
+        for (let n = 0; n <= events.length; n++) {
+          const at = timeline.seek(n);
+          const server = serverFold(events.slice(0, n));
+          expect(byId(waitingOnAt(at))).toEqual(byId(server.waiting_on));
+          expect(runStatusAt(at).status).toBe(server.status);
+        }
+      }),
+      { numRuns: 150 },
     );
   });
 

@@ -15,7 +15,10 @@
  *     task_id is the task's, routing decisions and tool calls included.
  * And for the run: the run state (`runStateOf` over the root tasks, those whose first task event
  * had no parent), counts of tasks by state, the time of the first and the latest event and the
- * time the run ended (durations).
+ * time the run ended (durations), its approvals (`foldApproval`, lib/fold/approvals.ts) and the
+ * tasks with open questions. So the run's status as people read it is known at every N
+ * (`runStatusAt`: the server's RunSummary fold, lib/fold/run-status.ts, over the same tasks and
+ * approvals), and whom each task waits on (`taskWaitsAt`).
  *
  * Cost: `applyEvent` is O(1) amortized and allocation-light. States are persistent: an event
  * changes one task node, a 32-way trie path (≤ 3 small arrays for 32,768 tasks) and appends to
@@ -30,8 +33,10 @@
  */
 import type { StoredEvent } from "../protocol/envelope";
 import { isEvent, type StoredEventOf } from "../protocol/events";
+import { approvalIdOf, foldApproval, type ApprovalView } from "./approvals";
 import { affectsTask, foldTask, TASK_STATES, TERMINAL_STATES, type TaskState, type TaskView } from "./task-state";
 import { runStateOf, type RunState } from "./run-state";
+import { progressOf, runStatusFacts, taskWaitingOn, waitingOnOf, type ApprovalFacts, type Progress, type RunStatusFacts, type WaitingOn } from "./run-status";
 
 // ---------------------------------------------------------------------------------------------
 // Persistent building blocks
@@ -187,6 +192,10 @@ export interface RunGraphState {
   /** Ids known to this state (a prefix of `ids.ids`). */
   readonly id_count: number;
   readonly nodes: Vec<TaskNode>;
+  /** Every approval requested in the run, in order of request (copied on change: a run has few). */
+  readonly approvals: readonly ApprovalView[];
+  /** Tasks with open questions, in the order they asked (copied on change). */
+  readonly asking: readonly string[];
 }
 
 const ZERO_COUNTS: Counts = { pending: 0, approval_required: 0, running: 0, waiting_input: 0, succeeded: 0, failed: 0, cancelled: 0, timed_out: 0 };
@@ -210,6 +219,8 @@ export function initialRunGraph(): RunGraphState {
     ids: newInterner(),
     id_count: 0,
     nodes: EMPTY_VEC,
+    approvals: [],
+    asking: [],
   };
 }
 
@@ -266,6 +277,8 @@ function copyState(s: RunGraphState): Mutable<RunGraphState> {
     ids: s.ids,
     id_count: s.id_count,
     nodes: s.nodes,
+    approvals: s.approvals,
+    asking: s.asking,
   };
 }
 
@@ -340,6 +353,7 @@ export function applyEvent(state: RunGraphState, ev: StoredEvent): RunGraphState
   if (typeof ev.seq === "number") w.last_seq = ev.seq;
   if (w.started_at === null) w.started_at = ts;
   w.last_ts = ts;
+  if (typeof ev.type === "string" && ev.payload && typeof ev.payload === "object") w.approvals = withApproval(state.approvals, ev);
   if (typeof ev.task_id !== "string" || !ev.task_id) return w;
 
   const [pos, node] = getOrAdd(w, ev.task_id);
@@ -356,6 +370,8 @@ export function applyEvent(state: RunGraphState, ev: StoredEvent): RunGraphState
       const prevState = before?.state ?? null;
       w.state_counts = bump(w.state_counts, prevState, after.state);
       if (!before) w.task_total++;
+      const wasAsking = Boolean(before?.open_questions.length);
+      if (wasAsking !== after.open_questions.length > 0) w.asking = wasAsking ? w.asking.filter((id) => id !== ev.task_id) : [...w.asking, ev.task_id];
       const wasDone = prevState !== null && TERMINAL_STATES.has(prevState);
       const isDone = TERMINAL_STATES.has(after.state);
       if (wasDone !== isDone) w.task_done += isDone ? 1 : -1;
@@ -386,6 +402,17 @@ export function applyEvent(state: RunGraphState, ev: StoredEvent): RunGraphState
   if (w.run_state === "running") w.ended_at = null;
   else if (state.run_state === "running" || state.ended_at === null) w.ended_at = ts;
   return w;
+}
+
+/** `approvals` after `ev`: the approval it is about folded (lib/fold/approvals.ts), or the same list when it changes none. */
+function withApproval(approvals: readonly ApprovalView[], ev: StoredEvent): readonly ApprovalView[] {
+  const id = approvalIdOf(ev);
+  if (!id) return approvals;
+  const i = approvals.findIndex((a) => a.approval_id === id);
+  const prev = i < 0 ? undefined : approvals[i];
+  const next = foldApproval(prev, ev);
+  if (!next || next === prev) return approvals;
+  return i < 0 ? [...approvals, next] : approvals.map((a, j) => (j === i ? next : a));
 }
 
 /** The state after the first `n` events (all by default) of `events`, folded from scratch. */
@@ -460,6 +487,7 @@ export function graphFromTasks(tasks: readonly (TaskView & { review_of?: string 
   w.thread_id = tasks[0]?.thread_id ?? null;
   w.run_state = runStateFromCounts(w.root_counts);
   w.ended_at = w.run_state === "running" ? null : w.last_ts;
+  w.asking = tasks.filter((t) => t.open_questions.length > 0).map((t) => t.task_id);
   return w;
 }
 
@@ -506,6 +534,46 @@ export function taskEventIndexes(state: RunGraphState, id: string): number[] {
   return node ? listItems(node.events) : [];
 }
 
+/** The run's approvals as the status folds read them (lib/fold/run-status.ts `ApprovalFacts`). */
+function approvalFacts(state: RunGraphState): ApprovalFacts[] {
+  return state.approvals.map((a) => ({
+    approval_id: a.approval_id,
+    task_id: a.request.task_id,
+    agent_id: a.payload.subject.agent,
+    approvers: a.approvers,
+    state: a.state,
+    request: a.payload,
+  }));
+}
+
+/** Whom the run waits on after this state's events: RunSummary.waiting_on's rule (lib/fold/run-status.ts `waitingOnOf`). */
+export function waitingOnAt(state: RunGraphState): WaitingOn[] {
+  const tasks = state.asking.map((id) => getTask(state, id)).filter((t) => t !== undefined);
+  return waitingOnOf(tasks, approvalFacts(state));
+}
+
+/**
+ * The run's status as people read it after this state's events, live or at any replay
+ * position: the server's RunSummary fold (lib/fold/run-status.ts `runStatusFacts`) over the
+ * root tasks and whom the run waits on at N.
+ */
+export function runStatusAt(state: RunGraphState): RunStatusFacts {
+  const roots = rootIds(state)
+    .map((id) => getTask(state, id))
+    .filter((t) => t !== undefined);
+  return runStatusFacts(roots, waitingOnAt(state));
+}
+
+/** Whom `task` waits on after this state's events: its open questions and pending approvals (lib/fold/run-status.ts `taskWaitingOn`). */
+export function taskWaitsAt(state: RunGraphState, task: TaskView): WaitingOn[] {
+  return taskWaitingOn(task, task.open_approvals.length ? waitingOnOf([], approvalFacts(state)) : []);
+}
+
+/** How far the run is after this state's events: its tasks that succeeded of all (lib/fold/run-status.ts `progressOf`). */
+export function progressAt(state: RunGraphState): Progress {
+  return progressOf(state.state_counts.succeeded, state.task_total);
+}
+
 /** Milliseconds between the task's creation and its end, or `atTs` (the state's last event) while it runs. */
 export function taskDurationMs(task: Pick<TaskView, "created_at" | "ended_at">, atTs: string | null): number | null {
   const start = Date.parse(task.created_at);
@@ -535,6 +603,8 @@ export interface RunGraphSnapshot {
   task_done: number;
   state_counts: Record<TaskState, number>;
   roots: string[];
+  approvals: ApprovalView[];
+  asking: string[];
   nodes: Record<
     string,
     Omit<TaskNode, "children" | "events"> & { children: string[]; events: number[] }
@@ -560,6 +630,8 @@ export function snapshot(state: RunGraphState): RunGraphSnapshot {
     task_done: state.task_done,
     state_counts: { ...state.state_counts },
     roots: listItems(state.roots),
+    approvals: [...state.approvals],
+    asking: [...state.asking],
     nodes,
   };
 }

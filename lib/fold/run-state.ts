@@ -1,6 +1,7 @@
 /**
  * Run state, derived from the states of a run's root tasks (those without a parent in the run).
- * Pure; shared by the server's `runs` projection and the browser.
+ * Pure; shared by the server's `runs` projection and the browser. What people read is the run's
+ * status (lib/fold/run-status.ts: whom it waits on, Not done, who cancelled it), folded on it.
  *
  *   any root not ended          → running
  *   all ended, any failed       → failed

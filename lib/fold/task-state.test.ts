@@ -35,6 +35,19 @@ describe("foldTask", () => {
     expect(answered).toMatchObject({ state: "running", open_questions: [] });
   });
 
+  it("returns to running after an approval granted, when a progress note came while it was held", () => {
+    const request = { approval_id: "apr_1", subject: { kind: "tool_call", agent: "agent:pm-1", tool: "reply" }, summary: "s", approvers: "any", expires_at: "2030-01-01T00:00:00.000Z" };
+    const held = fold([
+      ev({ type: "task.request", payload: {}, to: [{ agent_id: "agent:pm-1" }] }),
+      ev({ type: "task.accept", payload: {}, from: { agent_id: "agent:pm-1" } }),
+      ev({ type: "approval.requested", payload: request, from: { agent_id: "agent:policy", role: "system" } }),
+      ev({ type: "task.progress", payload: { message: "waiting for the approval" }, from: { agent_id: "agent:pm-1" } }),
+    ]);
+    expect(held).toMatchObject({ state: "approval_required" });
+    const granted = foldTask(held, ev({ type: "approval.granted", payload: { approval_id: "apr_1", decided_by: "user:ada" }, from: { agent_id: "user:ada", role: "human" } }));
+    expect(granted).toMatchObject({ state: "running", open_approvals: [] });
+  });
+
   it("ignores chat in a task it has not seen, and events of other tasks", () => {
     expect(fold([ev({ type: "chat.message", payload: { text: "hi", expects_reply: true } })])).toBeUndefined();
     const t = fold([ev({ type: "task.request", payload: {} })]);

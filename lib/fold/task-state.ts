@@ -241,8 +241,9 @@ export function foldTask(prev: TaskView | undefined, ev: StoredEvent): TaskView 
       break;
   }
   if (next.open_approvals.length && !TERMINAL_STATES.has(next.state) && ev.type !== "task.request") {
-    // Lifecycle events while an approval is pending change where the task returns to.
-    next.open_approvals = next.open_approvals.map((a) => ({ ...a, resume: next.state }));
+    // Lifecycle events while an approval is pending change where the task returns to; one that
+    // leaves the state as it was (a progress note) keeps where it returns to.
+    next.open_approvals = next.open_approvals.map((a) => ({ ...a, resume: next.state === "approval_required" ? a.resume : next.state }));
     next.state = "approval_required";
   }
   if (TERMINAL_STATES.has(next.state) && !ended) {

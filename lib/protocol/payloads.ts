@@ -89,6 +89,62 @@ export const ChatSystemPayload = z.looseObject({
   level: z.enum(["info", "warning", "error"]).optional(),
 });
 
+// Message actions (Clutch's extension of §2.2; docs/protocol.md "Message actions (Clutch extension)").
+// Each names the chat.message it acts on (`message_id`) and is stored in that message's thread,
+// run and task, from the person acting, to nobody. The message itself is never changed: its
+// current text, edits, deletion, reactions and pin are folded from these (lib/fold/message-actions.ts).
+
+/** The message action types, in the order docs/protocol.md lists them. */
+export const MESSAGE_ACTION_TYPES = ["chat.reaction", "chat.edit", "chat.delete", "chat.pin"] as const;
+export type MessageActionType = (typeof MESSAGE_ACTION_TYPES)[number];
+
+const messageId = z.string().min(1, "message_id names the chat.message acted on").max(200);
+
+/** Longest reaction, in UTF-16 code units (a `:shortcode:` or one emoji with its modifiers). */
+export const MAX_EMOJI_CHARS = 64;
+const SHORTCODE = /^:[a-z0-9_+-]{1,62}:$/;
+const PICTOGRAPHIC = /\p{Extended_Pictographic}|\p{Regional_Indicator}|\u20e3/u;
+
+/**
+ * True for a reaction's `emoji`: a `:shortcode:` (lowercase letters, digits, `_`, `+`, `-`) or one
+ * emoji grapheme (with its skin tone, ZWJ sequence, flag or keycap), at most MAX_EMOJI_CHARS.
+ * Pure; the browser's picker can check with it too.
+ */
+export function isReactionEmoji(value: string): boolean {
+  if (!value || value.length > MAX_EMOJI_CHARS) return false;
+  if (SHORTCODE.test(value)) return true;
+  if (!PICTOGRAPHIC.test(value)) return false;
+  const graphemes = [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(value)];
+  return graphemes.length === 1;
+}
+
+/** chat.reaction: `op` add or remove one person's reaction `emoji` to the message. */
+export const ChatReactionPayload = z.looseObject({
+  message_id: messageId,
+  emoji: z
+    .string()
+    .min(1, "a reaction needs an emoji")
+    .max(MAX_EMOJI_CHARS, `a reaction is at most ${MAX_EMOJI_CHARS} characters`)
+    .refine(isReactionEmoji, "a reaction is one emoji (👍) or a :shortcode: (:thumbsup:)"),
+  op: z.enum(["add", "remove"], { error: 'op is "add" or "remove"' }),
+});
+/** chat.edit: the message's new markdown `text` (same limits as chat.message), its `mentions` read again. */
+export const ChatEditPayload = z.looseObject({
+  message_id: messageId,
+  text: text.min(1, "an edit needs text"),
+  mentions: z.array(z.string()).optional(),
+});
+/** chat.delete: a tombstone; the message stays in the log. */
+export const ChatDeletePayload = z.looseObject({
+  message_id: messageId,
+  reason: z.string().max(500).optional(),
+});
+/** chat.pin: pin (`pinned: true`) or unpin the message in its channel. */
+export const ChatPinPayload = z.looseObject({
+  message_id: messageId,
+  pinned: z.boolean(),
+});
+
 /** §2.3 tool.call. `tool` is the tool name (or `mcp:<server>`), `arguments` its JSON input. */
 export const ToolCallPayload = z.looseObject({
   call_id: z.string().min(1),
@@ -344,6 +400,10 @@ export const PAYLOAD_BY_TYPE = {
   "task.timeout": TaskTimeoutPayload,
   "chat.message": ChatMessagePayload,
   "chat.system": ChatSystemPayload,
+  "chat.reaction": ChatReactionPayload,
+  "chat.edit": ChatEditPayload,
+  "chat.delete": ChatDeletePayload,
+  "chat.pin": ChatPinPayload,
   "tool.call": ToolCallPayload,
   "tool.result": ToolResultPayload,
   "tool.error": ToolErrorPayload,

@@ -13,6 +13,8 @@ const str = (v: unknown): string => (typeof v === "string" ? v : "");
 /** The fields of each indexed type that the event says itself (kept in step with the migration). */
 const SAID: Record<string, readonly string[]> = {
   "chat.message": ["text"],
+  /** An edit's new text (docs/protocol.md "Message actions"): search finds a message by its current text. */
+  "chat.edit": ["text"],
   "task.request": ["title", "instructions"],
   "task.result": ["summary", "report_markdown", "text", "answer"],
   "task.error": ["code", "message"],

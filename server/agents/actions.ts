@@ -12,6 +12,7 @@ import type { EventStore } from "../events/store";
 import type { Gate, GateResult } from "../policy/approvals";
 import type { Subject } from "../policy/rules";
 import type { WorkspaceAgent, Workspace } from "../workspace/workspace";
+import { agentDisplayName } from "../workspace/names";
 import { parseMcpToolName, REPORT_PAYLOAD_TYPE } from "./contract";
 import { asRecord, callScope, carryOut, normaliseTarget } from "./tool-calls";
 
@@ -104,16 +105,20 @@ function headline(text: string): string {
   return line.length > 90 ? `${line.slice(0, 89)}…` : line;
 }
 
-/** What a call is, for the policy gate: its subject, a sentence for people, a preview. */
-function describeCall(ctx: TaskContext, call: ToolCall): Omit<Gate, "key" | "at"> {
-  const who = ctx.agent.manifest.id;
+/**
+ * What a call is, for the policy gate: its subject (ids), a sentence for people that names the
+ * agents by their cards' display names ("Project Manager's report to the people in the channel:
+ * Q4 2017 sales trends"; docs/channels.md "One name per agent"), a preview.
+ */
+export function describeCall(ctx: TaskContext, call: ToolCall, workspace: Pick<Workspace, "agents">): Omit<Gate, "key" | "at"> {
+  const who = ctx.agent.card.display.name;
   const input = asRecord(call.input);
   const subject: Subject = { kind: "tool_call", agent: ctx.agent.agent_id, ...(ctx.agent.card.capabilities ? { capabilities: ctx.agent.card.capabilities.map((c) => c.id) } : {}) };
   const mcp = parseMcpToolName(call.tool);
   if (mcp) return { subject: { ...subject, server_id: mcp.server_id, tool: mcp.tool }, summary: `${who} will call ${mcp.server_id}.${mcp.tool}`, arguments: input };
   const to = typeof input.to === "string" ? normaliseTarget(input.to) : typeof input.agent_id === "string" ? normaliseTarget(input.agent_id) : undefined;
   const withTool = { ...subject, tool: call.tool, ...(to ? { recipient: to } : {}) };
-  const audience = to === "user" ? "the people in the channel" : (to ?? (Array.isArray(input.requires) ? `an agent offering ${input.requires.join(" and ")}` : "someone"));
+  const audience = to === "user" ? "the people in the channel" : to ? agentDisplayName(workspace, to) : Array.isArray(input.requires) ? `an agent offering ${input.requires.join(" and ")}` : "someone";
   switch (call.tool) {
     case "ask":
       return { subject: withTool, summary: `${who} will ask ${audience} a question`, arguments: input, preview: String(input.question ?? "") };
@@ -154,7 +159,7 @@ function describeCall(ctx: TaskContext, call: ToolCall): Omit<Gate, "key" | "at"
  */
 export async function perform(ctx: TaskContext, call: ToolCall, deps: ActionDeps): Promise<"done" | "waiting"> {
   if (deps.gate) {
-    const described = describeCall(ctx, call);
+    const described = describeCall(ctx, call, deps.workspace);
     const gate = await deps.gate({
       key: `${ctx.instance_id}:${call.step}:${call.call_id}`,
       at: { thread_id: ctx.thread_id, run_id: ctx.run_id, task_id: ctx.task_id, parent_task_id: ctx.parent_task_id },

@@ -157,4 +157,10 @@ export interface SystemMeta {
   task_kind: "work" | "review";
   allowed_agents: string[];
   overseer: string | null;
+  /**
+   * The display names of the workspace's agents, by Clutch id (`{ "agent:qa-1": "QA Agent" }`),
+   * for texts people read ("Analysis by Analyst Agent, verified by QA Agent"; docs/channels.md
+   * "One name per agent"). Absent: agents go by their bare ids.
+   */
+  agent_names?: Record<string, string>;
 }

@@ -292,7 +292,7 @@ export class AgentRunner {
     if (runtime.kind !== "model") {
       const driver = this.deps.drivers?.[runtime.kind];
       if (!driver) {
-        await fail("RUNTIME_UNAVAILABLE", `${agent.agent_id} runs on ${runtime.kind}, which this Clutch cannot reach`, false, { runtime: runtime.kind }, `no-runtime:${attempt}`);
+        await fail("RUNTIME_UNAVAILABLE", `${agent.card.display.name} runs on ${runtime.kind}, which this Clutch cannot reach`, false, { runtime: runtime.kind }, `no-runtime:${attempt}`);
         return;
       }
       const { retry_attempts, retry_delay_ms } = this.deps.workspace.lifecycle;
@@ -307,6 +307,7 @@ export class AgentRunner {
       task_kind: ctx.kind,
       allowed_agents: agent.allowed_agents,
       overseer: agent.overseer,
+      agent_names: Object.fromEntries([...this.deps.workspace.agents.values()].map((a) => [a.agent_id, a.card.display.name])),
     };
     const tools = await this.toolSet(agent);
     const { lifecycle } = this.deps.workspace;
@@ -330,7 +331,7 @@ export class AgentRunner {
       }
       if (conv.idle) return;
       if (conv.steps - turnsBefore >= maxTurns) {
-        const message = `${agent.agent_id} took ${maxTurns} model turns on "${request.payload.title ?? task_id}" without finishing it; a task may take at most ${maxTurns} (limits.max_model_turns)`;
+        const message = `${agent.card.display.name} took ${maxTurns} model turns on "${request.payload.title ?? task_id}" without finishing it; a task may take at most ${maxTurns} (limits.max_model_turns)`;
         await fail("TURN_LIMIT", message, false, { max_model_turns: maxTurns }, `turn-limit:${attempt}`);
         return;
       }
@@ -356,8 +357,8 @@ export class AgentRunner {
         if (nudge && sinceRequest((e) => Boolean(own(e)?.nudge))) {
           const message =
             ctx.kind === "review"
-              ? `${agent.agent_id} ended the review without a decision, even when asked for one`
-              : `${agent.agent_id} ended its turn without an answer, even when asked for one`;
+              ? `${agent.card.display.name} ended the review without a decision, even when asked for one`
+              : `${agent.card.display.name} ended its turn without an answer, even when asked for one`;
           await fail("NO_RESULT", message, true, { text: text.slice(0, 2000) }, `no-result:${attempt}`);
           return;
         }

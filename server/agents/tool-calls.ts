@@ -29,6 +29,7 @@ import { AskInput, CANNOT_ANSWER, DeclineInput, DelegateInput, expectedPayloadTy
 import { retryNotice, withRetries } from "./retry";
 import { unmetExpectation } from "../schemas/registry";
 import { parentsOf, type AgentStepMeta } from "./conversation";
+import { agentDisplayName } from "../workspace/names";
 
 /** One tool call being carried out: where it happens, and the parts every event of it shares. */
 export interface CallScope {
@@ -198,7 +199,8 @@ async function reply({ ctx, call, deps, key, meta, fail }: CallScope): Promise<v
 
 /**
  * The runaway guards on delegation (docs/lifecycle.md): the message when a new subtask of
- * `ctx.task_id` would be deeper than `max_depth` or the run already has `max_tasks_per_run` tasks.
+ * `ctx.task_id` would be deeper than `max_depth` or the run already has `max_tasks_per_run` tasks,
+ * naming the agent by its card's display name (docs/channels.md "One name per agent").
  */
 async function runawayGuard(ctx: TaskContext, deps: ActionDeps): Promise<string | null> {
   const { max_depth, max_tasks_per_run } = deps.workspace.lifecycle;
@@ -206,10 +208,10 @@ async function runawayGuard(ctx: TaskContext, deps: ActionDeps): Promise<string 
   let depth = 0;
   for (let t: string | null | undefined = ctx.task_id; (t = parents.get(t)) && depth <= max_depth; ) depth++;
   if (depth + 1 > max_depth) {
-    return `${ctx.agent.agent_id} may not delegate further: the subtask would be ${depth + 1} levels below the run's first task, and the workspace allows ${max_depth} (lifecycle.max_depth)`;
+    return `${ctx.agent.card.display.name} may not delegate further: the subtask would be ${depth + 1} levels below the run's first task, and the workspace allows ${max_depth} (lifecycle.max_depth)`;
   }
   if (parents.size >= max_tasks_per_run) {
-    return `${ctx.agent.agent_id} may not delegate: the run already has ${parents.size} tasks, the most the workspace allows (lifecycle.max_tasks_per_run)`;
+    return `${ctx.agent.card.display.name} may not delegate: the run already has ${parents.size} tasks, the most the workspace allows (lifecycle.max_tasks_per_run)`;
   }
   return null;
 }
@@ -261,7 +263,7 @@ async function delegate({ ctx, call, deps, key, meta, fail }: CallScope): Promis
   }
   const target = normaliseTarget(r.data.agent_id!);
   if (!ctx.agent.allowed_agents.includes(target)) {
-    const message = `${ctx.agent.manifest.id} may not delegate to ${r.data.agent_id}: its allowed_agents are [${ctx.agent.manifest.allowed_agents.join(", ")}]`;
+    const message = `${ctx.agent.card.display.name} may not delegate to ${agentDisplayName(deps.workspace, target)}: its allowed_agents are [${ctx.agent.manifest.allowed_agents.join(", ")}]`;
     await deps.store.append(
       ctx.envelope(
         "task.error",
@@ -281,7 +283,7 @@ async function delegate({ ctx, call, deps, key, meta, fail }: CallScope): Promis
       {
         selected: target,
         candidates: [target],
-        reason: `delegated by id by ${ctx.agent.agent_id}; allowed by its manifest (allowed_agents)${rule ? `; rule: ${rule}` : ""}`,
+        reason: `delegated by id by ${ctx.agent.card.display.name}; allowed by its manifest (allowed_agents)${rule ? `; rule: ${rule}` : ""}`,
         scores: { [target]: 1 },
         mode: "fixed",
       },
@@ -349,10 +351,11 @@ async function submitResult({ ctx, call, deps, key, meta, fail }: CallScope): Pr
   const overseer = ctx.agent.overseer;
   if (overseer) {
     const review = { task_id: newId("task"), parent_task_id: ctx.task_id, from: ORCHESTRATOR };
+    const reviewer = agentDisplayName(deps.workspace, overseer);
     await deps.store.append([
       ctx.envelope(
         "task.progress",
-        { message: `Result submitted for review by ${overseer}.`, status: "in_review", review_task_id: review.task_id },
+        { message: `Result submitted for review by ${reviewer}.`, status: "in_review", review_task_id: review.task_id },
         {
           idempotency_key: key("in-review"),
           meta: meta({ output: `Submitted for review by ${overseer} as task ${review.task_id}. You will be told the outcome; answer any questions from the reviewer. End your turn now.` }),
@@ -360,7 +363,7 @@ async function submitResult({ ctx, call, deps, key, meta, fail }: CallScope): Pr
       ),
       ctx.envelope(
         "routing.decision",
-        { selected: overseer, candidates: [overseer], reason: `${overseer} oversees ${ctx.agent.agent_id} (manifest overseer)`, scores: { [overseer]: 1 }, mode: "fixed" },
+        { selected: overseer, candidates: [overseer], reason: `${reviewer} oversees ${ctx.agent.card.display.name} (manifest overseer)`, scores: { [overseer]: 1 }, mode: "fixed" },
         { ...review, idempotency_key: key("review-routing") },
       ),
       ctx.envelope(

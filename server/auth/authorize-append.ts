@@ -21,6 +21,11 @@
  *    must its task and parent task (a parent task of the same run). A run or task of another
  *    channel answers like one that does not exist, so a private channel's ids do not let anyone
  *    write into it.
+ * 5b. unknown_message (422), invalid_event (400), not_author (403), message_deleted (409), copy
+ *    (409): a message action (chat.reaction, chat.edit, chat.delete, chat.pin) names a chat.message
+ *    of its thread, in that message's run and task, to nobody, and only its author edits it, its
+ *    author or an admin deletes it (server/events/message-actions.ts; docs/protocol.md "Message
+ *    actions (Clutch extension)").
  * 6. signature_required / unknown_kid / signature_invalid (403): an agent whose AgentCard declares
  *    signing keys signs every envelope (server/auth/signatures.ts).
  * 7. display_name_mismatch (400): `from.display_name`, when given, is the server's name for the
@@ -39,6 +44,7 @@
  */
 import { isEvent, sameSigningKeys, type AgentCard, type ClutchMessage } from "@/lib/protocol";
 import type { Queries } from "../events/queries";
+import { actionRefusal } from "../events/message-actions";
 import { ClutchError, isClutchError } from "../errors";
 import type { ChannelAccess } from "./access";
 import type { Names } from "./names";
@@ -123,6 +129,8 @@ export async function authorizeAppend(
       }
     }
   }
+  const action = await actionRefusal({ agent_id: p.agent_id, admin: isAdmin(p) }, messages, deps.queries);
+  if (action) throw refuse(action.error.code, `message ${action.index}: ${action.error.message}; nothing was stored`, action.index, action.error.status);
   for (const [i, m] of messages.entries()) {
     if (!LIFECYCLE.has(m.type) && m.type !== "task.request") continue;
     const task = tasks.get(m.task_id);

@@ -29,7 +29,7 @@ import { isEvent, makeMessage, newId, type ClutchMessage, type StoredEvent } fro
 import { ClutchError } from "../errors";
 import type { Queries } from "./queries";
 import { conversationIds } from "./threads";
-import { parseMentions, type MentionablePerson } from "@/lib/mentions";
+import { mentionIds, parseMentions, type MentionablePerson } from "@/lib/mentions";
 import { isClutchSender } from "@/lib/clutch-senders";
 
 export const PersonMessageSchema = z.strictObject({
@@ -79,7 +79,7 @@ async function parentOf(queries: Queries, thread_id: string, reply_to?: string |
     const answer = await queries.answerTo(ev.run_id, ev.id);
     if (answer) {
       const by = answer.from.display_name ?? answer.from.agent_id;
-      throw new ClutchError("already_answered", `${by} already answered this question (message ${answer.id}); reply to ${ev.from.display_name ?? ev.from.agent_id}'s latest message to ask for more`, 409);
+      throw new ClutchError("already_answered", `${by} already answered this question (message ${answer.id}); reply to the agent's latest message to ask for more`, 409);
     }
   }
   return { ...at, kind: "follow_up" };
@@ -90,9 +90,9 @@ async function parentOf(queries: Queries, thread_id: string, reply_to?: string |
  * questions through `queries`. Its `payload.mentions` are the agents, capabilities and people
  * the text @mentions (lib/mentions.ts; `isAgent` says which names are agents; `people` are the
  * channel's members, `user:<id>` with their profile names: a handle of anyone else resolves to
- * nothing, so it notifies nobody and says nothing about who exists). A new message whose
- * mentions are only people is conversation between people and starts no run
- * (docs/channels.md "Mentions").
+ * nothing, so it notifies nobody and says nothing about who exists), then `here` / `channel`
+ * for `@here` and `@channel` / `@everyone`. A new message whose mentions are only people (those
+ * two included) is conversation between people and starts no run (docs/channels.md "Mentions").
  * Throws ClutchError invalid_message (400), unknown_message (422), already_answered (409).
  */
 export async function personMessage(
@@ -113,8 +113,7 @@ export async function personMessage(
     throw new ClutchError("invalid_message", "chat_only is for a new message; to write in a run's thread without asking the agent, reply to the message that started the run", 400);
   }
   if (also_in_channel && !reply_to) throw new ClutchError("invalid_message", "also_in_channel is for a reply in a thread: a new message is in the channel already", 400);
-  const found = parseMentions(text, isAgent, people);
-  const mentions = [...found.agents, ...found.capabilities, ...found.people];
+  const mentions = mentionIds(parseMentions(text, isAgent, people));
   const parent = await parentOf(queries, thread_id, reply_to);
   // A follow-up opens a new root task of the parent's run; the orchestrator requests it of the agent.
   const at = !parent

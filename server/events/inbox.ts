@@ -7,7 +7,9 @@
  * - pending approvals the person may decide (lib/approvers.ts `mayDecide`), in channels they
  *   may read, and those of direct messages whose rule names them (server/policy/list.ts
  *   `decidableOutsideDms`);
- * - messages that @mention them (`payload.mentions`), from the last MENTION_DAYS days.
+ * - messages that @mention them (`payload.mentions`), or everyone in a channel they may read
+ *   (`@channel`, and `@here`, which counts as `@channel`: presence is not stored), from the last
+ *   MENTION_DAYS days.
  *
  * Each is unread when it is newer than the person's read mark of its channel
  * (server/events/read-marks.ts); a mention is done once read. Questions and approvals leave the

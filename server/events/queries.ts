@@ -54,6 +54,12 @@ export interface SearchRow {
   snippet: string;
   /** The runs forked from the event's run that hold a copy of it (`meta.forked_from`), shown once. */
   also_in: { run_id: string }[];
+  /**
+   * For a message its author edited: when the text that matched (the current one) was written,
+   * and the seq of that chat.edit. `event` is the message as first sent; `snippet` is cut from
+   * the current text (docs/channels.md "Search").
+   */
+  edited?: { at: string; seq: number };
 }
 
 /** The SQL condition of each `is:` kind (fixed text, no input in it). */
@@ -69,6 +75,19 @@ const KIND_SQL: Record<SearchKind, string> = {
 
 /** Events that relay what others said: approval requests and the orchestrator's requests (reviews, hand-offs). */
 const WRAPPER_SQL = `(e.type = 'approval.requested' OR (e.type = 'task.request' AND (e.from_agent_id = 'agent:orchestrator' OR e.rest->'from'->>'role' = 'orchestrator')))`;
+
+/** The message action types (docs/protocol.md "Message actions"), as SQL (fixed text, the partial index's list). */
+const ACTION_TYPES_SQL = `('chat.reaction', 'chat.edit', 'chat.delete', 'chat.pin')`;
+
+/**
+ * True when the matched event `h` is not what message `e` says now (docs/channels.md "Search"): `e`
+ * was deleted, or its author edited it after `h` (the message itself or an older edit). For `h`
+ * anything but a message or an edit, `e` is `h` and this is false. Uses events_message_actions_idx.
+ */
+const SUPERSEDED_SQL = `(e.type = 'chat.message' AND EXISTS (
+       SELECT 1 FROM events a
+        WHERE a.payload->>'message_id' = e.id AND a.run_id = e.run_id AND a.type IN ('chat.edit', 'chat.delete')
+          AND (a.type = 'chat.delete' OR (a.from_agent_id = e.from_agent_id AND a.seq > h.seq))))`;
 
 const HEADLINE_OPTIONS = `StartSel=«, StopSel=», MaxWords=32, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
 
@@ -120,13 +139,15 @@ export interface RunListFilter {
   limit: number;
 }
 
-/** What a run list shows beside a run's summary: its number in its channel, who asked, which agents worked on it. */
+/** What a run list shows beside a run's summary: its number in its channel, who asked, which agents worked on it, how many of its tasks succeeded. */
 export interface RunFacts {
   /** 1, 2, 3…: the run's ordinal in its channel, by when it appeared in this store (created_at, then id). */
   run_number: number;
   requester: string | null;
   /** Agents with a task of the run, by id. */
   agents: string[];
+  /** Its tasks that succeeded (a run's progress, lib/fold/run-status.ts `progressOf`). */
+  task_succeeded: number;
 }
 
 /** Which approvals a list shows: pending ones, decided ones, or all. */
@@ -222,6 +243,54 @@ export class Queries {
     return row ? fromRow(row) : null;
   }
 
+  /**
+   * Message `message_id` of thread `thread_id` and the actions on it (docs/protocol.md "Message
+   * actions"), in seq order: the event with that id first (the earliest, when a fork's copy
+   * shares its id; any type: the caller checks it is a chat.message), then every chat.reaction,
+   * chat.edit, chat.delete and chat.pin naming it in its run. Empty when the thread has no event
+   * of that id. One statement on events_message_actions_idx.
+   */
+  async messageWithActions(thread_id: string, message_id: string): Promise<StoredEvent[]> {
+    const rows = await this.db.$queryRawUnsafe<EventRow[]>(
+      `WITH m AS (SELECT ${eventColumns()} FROM events WHERE thread_id = $1 AND id = $2 ORDER BY seq LIMIT 1)
+       SELECT ${eventColumns("m")} FROM m
+       UNION ALL
+       SELECT ${eventColumns("a")} FROM m JOIN events a ON a.payload->>'message_id' = m.id AND a.run_id = m.run_id AND a.seq > m.seq
+        WHERE a.type IN ${ACTION_TYPES_SQL}
+       ORDER BY seq`,
+      thread_id,
+      message_id,
+    );
+    return rows.map(fromRow);
+  }
+
+  /**
+   * What a channel's pins are folded from (`GET /api/threads/:id/pins`): the chat.messages of
+   * thread `thread_id` whose newest chat.pin pins them, and every action on each of them, in seq
+   * order (lib/fold/message-actions.ts gives each one's state and drops the deleted ones). A
+   * fork's or an import's copies (`meta.forked_from`, `meta.imported`) are not the channel's pins.
+   * One statement: the pins on events_pins_idx, their messages' actions on events_message_actions_idx.
+   */
+  async pinnedInThread(thread_id: string): Promise<StoredEvent[]> {
+    const rows = await this.db.$queryRawUnsafe<EventRow[]>(
+      `WITH last_pin AS (
+         SELECT DISTINCT ON (run_id, payload->>'message_id') run_id, payload->>'message_id' AS message_id, payload->>'pinned' = 'true' AS pinned
+           FROM events WHERE thread_id = $1 AND type = 'chat.pin'
+            AND NOT coalesce(rest->'meta' ? 'forked_from', false) AND NOT coalesce(rest->'meta' ? 'imported', false)
+          ORDER BY run_id, payload->>'message_id', seq DESC
+       ), pinned AS (SELECT run_id, message_id FROM last_pin WHERE pinned)
+       SELECT ${eventColumns("m")} FROM pinned p JOIN events m ON m.run_id = p.run_id AND m.id = p.message_id
+        WHERE m.type = 'chat.message' AND m.thread_id = $1
+          AND NOT coalesce(m.rest->'meta' ? 'forked_from', false) AND NOT coalesce(m.rest->'meta' ? 'imported', false)
+       UNION ALL
+       SELECT ${eventColumns("a")} FROM pinned p JOIN events a ON a.payload->>'message_id' = p.message_id AND a.run_id = p.run_id
+        WHERE a.type IN ${ACTION_TYPES_SQL}
+       ORDER BY seq`,
+      thread_id,
+    );
+    return rows.map(fromRow);
+  }
+
   /** The event `id` of a run, or null (ids are unique within a run, Clutch Protocol §5.2). */
   async eventInRun(run_id: string, id: string): Promise<StoredEvent | null> {
     const row = await this.db.event.findFirst({ where: { run_id, id } });
@@ -270,15 +339,29 @@ export class Queries {
     const kinds = filter.kinds?.length ? `AND (${filter.kinds.map((k) => KIND_SQL[k]).join(" OR ")})` : "";
     // Copies of one event count once: fetch enough to fill the page after folding them.
     const fetch = filter.limit * 3 + 10;
-    const rows = await this.db.$queryRawUnsafe<(EventRow & { rank: number; tier: number })[]>(
+    // `h` is the event that matched, `e` what the hit shows: the same event, or for an edit
+    // (chat.edit) the message it edits, found by its current text only.
+    const rows = await this.db.$queryRawUnsafe<(EventRow & { rank: number; tier: number; edit_text: string | null; edit_seq: bigint | null; edit_ts: Date | null })[]>(
       `WITH q AS (SELECT websearch_to_tsquery('simple', $1) AS query)
        SELECT ${eventColumns("e")},
-              CASE WHEN $1 = '' THEN 0 ELSE ts_rank(e.search, q.query) END::float8 AS rank,
+              CASE WHEN $1 = '' THEN 0 ELSE ts_rank(h.search, q.query) END::float8 AS rank,
               CASE WHEN $1 = '' THEN 0
-                   WHEN ts_filter(e.search, '{a}') @@ q.query THEN CASE WHEN ${WRAPPER_SQL} THEN 1 ELSE 0 END
-                   ELSE 2 END AS tier
-         FROM events e, q
-        WHERE e.search IS NOT NULL AND ($1 = '' OR e.search @@ q.query)
+                   WHEN ts_filter(h.search, '{a}') @@ q.query THEN CASE WHEN ${WRAPPER_SQL} THEN 1 ELSE 0 END
+                   ELSE 2 END AS tier,
+              CASE WHEN h.type = 'chat.edit' THEN h.payload->>'text' END AS edit_text,
+              CASE WHEN h.type = 'chat.edit' THEN h.seq END AS edit_seq,
+              CASE WHEN h.type = 'chat.edit' THEN h.ts END AS edit_ts
+         FROM events h
+         CROSS JOIN q
+         JOIN LATERAL (
+           SELECT ${eventColumns("m")} FROM events m
+            WHERE h.type = 'chat.edit' AND m.run_id = h.run_id AND m.id = h.payload->>'message_id' AND m.type = 'chat.message'
+              AND m.from_agent_id = h.from_agent_id
+           UNION ALL
+           SELECT ${eventColumns("h")} WHERE h.type <> 'chat.edit'
+         ) e ON true
+        WHERE h.search IS NOT NULL AND ($1 = '' OR h.search @@ q.query)
+          AND NOT ${SUPERSEDED_SQL}
           AND ($2::text[] IS NULL OR e.thread_id = ANY($2::text[]))
           AND ($3::text IS NULL OR e.type = $3)
           AND ($4::text[] IS NULL OR e.from_agent_id = ANY($4::text[]))
@@ -295,7 +378,12 @@ export class Queries {
       filter.before ?? null,
       fetch,
     );
-    const ranked = rows.map((r) => ({ event: fromRow(r), rank: Number(r.rank), tier: Number(r.tier) }));
+    const ranked = rows.map((r) => ({
+      event: fromRow(r),
+      rank: Number(r.rank),
+      tier: Number(r.tier),
+      ...(r.edit_text !== null && r.edit_seq !== null && r.edit_ts ? { edited: { text: r.edit_text, seq: Number(r.edit_seq), at: r.edit_ts.toISOString() } } : {}),
+    }));
 
     // One hit per original event: a copy's key is the event it was copied from (followed
     // through a fork of a fork while that copy is among the rows).
@@ -326,8 +414,9 @@ export class Queries {
     if (!hits.length) return [];
 
     // Excerpts: PostgreSQL marks the matched words (as it matched them) in the plain text.
-    const said = hits.map((h) => saidText(h.event));
-    const data = hits.map((h) => dataText(h.event.payload));
+    // An edited message's excerpt is cut from its current text.
+    const said = hits.map((h) => saidText(h.edited ? { type: "chat.message", payload: { text: h.edited.text } } : h.event));
+    const data = hits.map((h) => dataText(h.edited ? { text: h.edited.text } : h.event.payload));
     const marked = await this.db.$queryRawUnsafe<{ i: number; said: string; data: string }[]>(
       `WITH q AS (SELECT websearch_to_tsquery('simple', $1) AS query)
        SELECT t.i::int AS i,
@@ -342,7 +431,8 @@ export class Queries {
     return hits.map((h, i) => {
       const m = byIndex.get(i);
       const snippet = m ? (m.said.includes("«") || (!m.data.includes("«") && said[i]) ? m.said : m.data) : said[i] || data[i]!;
-      return { ...h, snippet };
+      const { edited, ...hit } = h;
+      return { ...hit, snippet, ...(edited ? { edited: { at: edited.at, seq: edited.seq } } : {}) };
     });
   }
 
@@ -569,19 +659,20 @@ export class Queries {
     );
   }
 
-  /** Each run's number in its channel, who asked for it and its agents (RunFacts), by run id; unknown ids are left out. */
+  /** Each run's number in its channel, who asked for it, its agents and its tasks that succeeded (RunFacts), by run id; unknown ids are left out. */
   async runFacts(run_ids: string[]): Promise<Map<string, RunFacts>> {
     if (!run_ids.length) return new Map();
-    const rows = await this.db.$queryRawUnsafe<{ id: string; run_number: number; requester: string | null; agents: string[] }[]>(
+    const rows = await this.db.$queryRawUnsafe<{ id: string; run_number: number; requester: string | null; agents: string[]; task_succeeded: number }[]>(
       `SELECT r.id,
               (SELECT count(*) FROM runs n WHERE n.thread_id = r.thread_id AND (n.created_at, n.id) <= (r.created_at, r.id))::int AS run_number,
               ${RUN_REQUESTER} AS requester,
               coalesce((SELECT array_agg(DISTINCT t.assignee ORDER BY t.assignee) FROM tasks t
-                         WHERE t.run_id = r.id AND t.assignee LIKE 'agent:%'), '{}') AS agents
+                         WHERE t.run_id = r.id AND t.assignee LIKE 'agent:%'), '{}') AS agents,
+              (SELECT count(*) FROM tasks t WHERE t.run_id = r.id AND t.state = 'succeeded')::int AS task_succeeded
          FROM runs r WHERE r.id = ANY($1::text[])`,
       [...new Set(run_ids)],
     );
-    return new Map(rows.map((r) => [r.id, { run_number: Number(r.run_number), requester: r.requester, agents: r.agents }]));
+    return new Map(rows.map((r) => [r.id, { run_number: Number(r.run_number), requester: r.requester, agents: r.agents, task_succeeded: Number(r.task_succeeded) }]));
   }
 
   /**
@@ -698,8 +789,11 @@ export class Queries {
   }
 
   /**
-   * Messages that @mention `person` (`payload.mentions` holds `user:<id>`, lib/mentions.ts) and
-   * that someone else sent (not a fork's or an import's copy of one: `meta.forked_from`, `meta.imported`), in channels `thread_ids` ("all": every one), at or after `since`:
+   * Messages that @mention `person` (`payload.mentions` holds `user:<id>`, lib/mentions.ts) or
+   * everyone in their channel (`channel`, and `here`: who was online when it was sent is not
+   * stored, so `@here` reaches everyone who may read the channel, like `@channel`) and
+   * that someone else sent (not a fork's or an import's copy of one: `meta.forked_from`, `meta.imported`;
+   * not a deleted one: chat.delete, docs/protocol.md "Message actions"), in channels `thread_ids` ("all": every one), at or after `since`:
    * newest first, at most `limit` (the events_mentions_idx GIN index).
    */
   async mentionsOf(person: string, thread_ids: readonly string[] | "all", since: Date, limit: number): Promise<StoredEventOf<"chat.message">[]> {
@@ -707,10 +801,11 @@ export class Queries {
     const rows = await this.db.$queryRawUnsafe<EventRow[]>(
       `SELECT ${eventColumns()} FROM events
         WHERE type = 'chat.message'
-          AND payload->'mentions' @> jsonb_build_array($1::text)
+          AND (payload->'mentions' @> jsonb_build_array($1::text) OR payload->'mentions' @> '["channel"]' OR payload->'mentions' @> '["here"]')
           AND from_agent_id <> $1
           AND NOT coalesce(rest->'meta' ? 'forked_from', false)
           AND NOT coalesce(rest->'meta' ? 'imported', false)
+          AND NOT EXISTS (SELECT 1 FROM events d WHERE d.payload->>'message_id' = events.id AND d.run_id = events.run_id AND d.type = 'chat.delete')
           AND ($2::boolean OR thread_id = ANY($3::text[]))
           AND ts >= $4
         ORDER BY seq DESC

@@ -5,8 +5,10 @@
  * read to its end, so the backlog is history, not unread; marks only ever move forward. The
  * sidebar's unread badges (`ThreadSummary.read`) and the For you inbox's unread items
  * (server/events/inbox.ts) read them. A channel with no mark for a person falls back to what
- * their browser remembers.
+ * their browser remembers. "Mark unread" (`markUnreadFrom`) is the one move back, on the
+ * person's explicit request.
  */
+import { THREAD_CREATED, unreadSql } from "@/lib/unread";
 import type { Db } from "../db/client";
 
 /** Where a person has read a channel up to: a seq of the log, and a count of unread-worthy events. */
@@ -51,6 +53,34 @@ export class ReadMarks {
       thread_id,
       Math.max(0, Math.floor(seq)),
       Math.max(0, Math.floor(count)),
+    );
+    const row = rows[0];
+    return row ? { seq: Number(row.read_seq), count: row.read_count } : null;
+  }
+
+  /**
+   * "Mark unread" (docs/channels.md "Message actions"): `member` has read `thread_id` up to just
+   * before the event at `seq`, so it and everything after it are unread again. Moves the mark
+   * back (or forward) to `seq - 1`, whatever it was; the count is the channel's `message_count`
+   * less the unread-worthy events from `seq` on (lib/unread.ts `countsAsUnread`, in SQL
+   * `unreadSql`), so
+   * `message_count - count` is exactly those. Returns the mark as stored, or null for an unknown
+   * channel. One statement.
+   */
+  async markUnreadFrom(member: string, thread_id: string, seq: number): Promise<ReadMarkView | null> {
+    const rows = await this.db.$queryRawUnsafe<{ read_seq: bigint; read_count: number }[]>(
+      `WITH later AS (
+         SELECT count(*)::int AS n FROM events e
+          WHERE e.thread_id = $2 AND e.seq >= $3 AND ${unreadSql("$4")}
+       )
+       INSERT INTO read_marks AS m (member, thread_id, read_seq, read_count, updated_at)
+       SELECT $1, t.id, LEAST(GREATEST($3::bigint - 1, 0), t.last_seq), GREATEST(t.message_count - later.n, 0), now() FROM threads t, later WHERE t.id = $2
+       ON CONFLICT (member, thread_id) DO UPDATE SET read_seq = EXCLUDED.read_seq, read_count = EXCLUDED.read_count, updated_at = now()
+       RETURNING read_seq, read_count`,
+      member,
+      thread_id,
+      Math.max(1, Math.floor(seq)),
+      THREAD_CREATED,
     );
     const row = rows[0];
     return row ? { seq: Number(row.read_seq), count: row.read_count } : null;

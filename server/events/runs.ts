@@ -3,11 +3,11 @@
  * the `runs` and `tasks` projections through the named queries (queries.ts).
  */
 import type { RunDetail, RunList, RunOutcome, RunSummary, TaskSummary, WaitingQuestion } from "@/lib/api/types";
-import { requestersOf, type Decider } from "@/lib/approvers";
+import type { Decider } from "@/lib/approvers";
 import { isEvent, type StoredEventOf } from "@/lib/protocol";
 import { resultText, runTitle } from "@/lib/run-title";
 import type { RunState } from "@/lib/fold/run-state";
-import { runStatusOf, waitsOnYou, type WaitingOn } from "@/lib/fold/run-status";
+import { isPeopleId, runStatusFacts, waitingOnOf, waitsOnYou, type ApprovalFacts, type TaskFacts } from "@/lib/fold/run-status";
 import { cancelledBy, type OpenQuestion, type TaskState } from "@/lib/fold/task-state";
 import type { Queries, RunListFilter, RunRow, TaskRow } from "./queries";
 
@@ -40,7 +40,9 @@ export async function runTitles(queries: Queries, rows: RunRow[]): Promise<Map<s
  * The wire summaries of run rows, with what their card shows now (Clutch Protocol §8.3): who
  * works on what, the questions to people and the approvals that wait, and the outcome once
  * ended, all read from the tasks and approvals projections, so they hold however far back in
- * the channel the question or approval was asked.
+ * the channel the question or approval was asked. Status, `waiting_on` and who cancelled are
+ * the browser's fold over the same tasks and approvals (lib/fold/run-status.ts `waitingOnOf`,
+ * `runStatusFacts`).
  */
 async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]> {
   if (!rows.length) return [];
@@ -49,7 +51,7 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
   const firsts = await queries.firstSeqs(ids);
   const open = await queries.openTasksOfRuns(ids);
   const approvals = await queries.pendingApprovalsOfRuns(ids);
-  const asked = open.flatMap((t) => (t.open_questions as unknown as OpenQuestion[]).filter((q) => q.to.some(isPeopleId)).map((q) => ({ run_id: t.run_id, id: q.id })));
+  const asked = open.flatMap((t) => openQuestions(t).filter((q) => q.to.some(isPeopleId)).map((q) => ({ run_id: t.run_id, id: q.id })));
   const questionEvents = await queries.eventsInRuns(asked);
   const requests = await queries.eventsAtSeqs(approvals.map((a) => Number(a.request_seq)));
   const ended = roots.filter((t) => t.state !== "pending" && t.state !== "running" && t.state !== "waiting_input");
@@ -70,38 +72,38 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
     }
     questions.sort((a, b) => a.seq - b.seq);
     const waitingApprovals = approvals.filter((a) => a.run_id === r.id);
-    const waiting_on: WaitingOn[] = [
-      ...questions.map((q): WaitingOn => ({ kind: "answer", message_id: q.id, from: q.from.agent_id, to: (questionEvents.get(`${q.run_id}/${q.id}`)?.to ?? []).map((t) => t.agent_id).filter(isPeopleId) })),
-      ...waitingApprovals.map((a): WaitingOn => {
+    const waiting_on = waitingOnOf(
+      open.filter((t) => t.run_id === r.id).map(taskFacts),
+      waitingApprovals.map((a): ApprovalFacts => {
         const request = requests.get(Number(a.request_seq));
-        const asked = request && isEvent(request, "approval.requested") ? request.payload : undefined;
         return {
-          kind: "approval",
           approval_id: a.id,
+          task_id: a.task_id,
           agent_id: a.agent_id,
           approvers: a.approvers as "any" | string[],
-          requesters: requestersOf(asked),
-          forbid_self_approval: asked?.forbid_self_approval === true,
+          state: a.state,
+          request: request && isEvent(request, "approval.requested") ? request.payload : undefined,
         };
       }),
-    ];
-    const state = r.state as RunState;
-    const rootErrors = own.filter((t) => t.state === "failed").map((t) => errorCode(t.error));
+    );
+    const { status, cancelled_by } = runStatusFacts(own.map(taskFacts), waiting_on);
     return {
       run_id: r.id,
       thread_id: r.thread_id,
       run_number: facts.get(r.id)?.run_number ?? 0,
       requester: facts.get(r.id)?.requester ?? null,
       agents: facts.get(r.id)?.agents ?? [],
-      state,
-      status: runStatusOf(state, waiting_on, rootErrors),
+      state: r.state as RunState,
+      status,
       waiting_on,
+      cancelled_by,
       title: runTitle(first?.title, r.forked_from_run_id ? Number(r.forked_at_seq ?? 0n) : null),
       started_at: r.started_at.toISOString(),
       updated_at: r.updated_at.toISOString(),
       ended_at: r.ended_at?.toISOString() ?? null,
       task_total: r.task_total,
       task_done: r.task_done,
+      task_succeeded: facts.get(r.id)?.task_succeeded ?? 0,
       event_count: r.event_count,
       first_seq: firsts.get(r.id) ?? 0,
       last_seq: Number(r.last_seq),
@@ -124,15 +126,14 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
   });
 }
 
-/** The `code` of a task's error, or null. */
-function errorCode(error: unknown): string | null {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : null;
+/** A task row's open questions (TaskView.open_questions, stored as JSON). */
+function openQuestions(t: TaskRow): OpenQuestion[] {
+  return (t.open_questions as unknown as OpenQuestion[] | null) ?? [];
 }
 
-/** People recipients of a question: `user` (everyone in the channel) or one person (`user:<id>`). */
-function isPeopleId(id: string): boolean {
-  return id === "user" || id.startsWith("user:");
+/** A task row as the status folds read it (lib/fold/run-status.ts `TaskFacts`). */
+function taskFacts(t: TaskRow): TaskFacts {
+  return { task_id: t.id, state: t.state as TaskState, error: t.error as Record<string, unknown> | null, open_questions: openQuestions(t) };
 }
 
 /** The root task's outcome: its result's text when it succeeded, else its error's message. */
@@ -210,9 +211,21 @@ export async function runDetail(queries: Queries, run_id: string): Promise<RunDe
   if (!row) return null;
   const [run] = await summaries(queries, [row]);
   const forks = await queries.forksOf(run_id);
+  // A fork reads by its number in its channel and its title, "#13 Analyze sales (fork at #46)".
+  const forkTitles = await runTitles(queries, forks);
+  const forkFacts = await queries.runFacts(forks.map((f) => f.id));
   const tasks = await queries.tasksOfRun(run_id);
   return {
-    run: { ...run!, forks: forks.map((f) => ({ run_id: f.id, at_seq: Number(f.forked_at_seq ?? 0n), created_at: f.created_at.toISOString() })) },
+    run: {
+      ...run!,
+      forks: forks.map((f) => ({
+        run_id: f.id,
+        at_seq: Number(f.forked_at_seq ?? 0n),
+        created_at: f.created_at.toISOString(),
+        run_number: forkFacts.get(f.id)?.run_number ?? 0,
+        title: forkTitles.get(f.id) ?? null,
+      })),
+    },
     tasks: tasks.map(toTaskSummary),
   };
 }

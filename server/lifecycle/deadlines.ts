@@ -107,16 +107,19 @@ export class Deadlines {
     return { ms: limit * 1000, source: own ? "its AgentCard's limits.max_runtime_sec" : "lifecycle.task_timeout_sec" };
   }
 
-  /** Why an external agent's task cannot go on where it is: not accepted in time, or its agent is offline. */
+  /**
+   * Why an external agent's task cannot go on where it is: not accepted in time, or its agent is
+   * offline; the agent named by its card's display name (docs/channels.md "One name per agent").
+   */
   private stuck(t: TaskRow): { code: "NOT_ACCEPTED" | "AGENT_OFFLINE"; why: string } | null {
     const agent = t.assignee ? this.deps.registry.get(t.assignee) : undefined;
     if (!agent || agent.source !== "external" || WAITING_FOR_PEOPLE.has(t.state)) return null;
     const { accept_timeout_sec, on_agent_offline } = this.deps.settings;
     if (!this.deps.registry.isOnline(agent.agent_id) && on_agent_offline !== "wait") {
-      return { code: "AGENT_OFFLINE", why: `${agent.agent_id} went offline with the task in hand` };
+      return { code: "AGENT_OFFLINE", why: `${agent.card.display.name} went offline with the task in hand` };
     }
     if (t.state === "pending" && accept_timeout_sec != null && this.now() - t.updated_at.getTime() > accept_timeout_sec * 1000) {
-      return { code: "NOT_ACCEPTED", why: `${agent.agent_id} did not accept the task within ${accept_timeout_sec} s (lifecycle.accept_timeout_sec)` };
+      return { code: "NOT_ACCEPTED", why: `${agent.card.display.name} did not accept the task within ${accept_timeout_sec} s (lifecycle.accept_timeout_sec)` };
     }
     return null;
   }

@@ -42,6 +42,7 @@ import type { GroupChatShape } from "@/lib/group-chat/turns";
 import { GroupChatRunner } from "./group-chat";
 import { isEvent, makeMessage, newId, type ClutchMessage, type MessageType, type PayloadOf, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { addressedToPeopleOnly, newMessageOutcome, type AnswerMode } from "@/lib/answers";
+import { isCapabilityMention } from "@/lib/mentions";
 import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
 import type { EventTail } from "../events/tail";
@@ -49,6 +50,7 @@ import { conversationIds } from "../events/threads";
 import type { AgentRunner } from "../agents/runner";
 import type { Approvals } from "../policy/approvals";
 import type { Workspace } from "../workspace/workspace";
+import { agentDisplayName } from "../workspace/names";
 import { log } from "../log";
 import { needsRouting, ORCHESTRATOR, type Router } from "../router/router";
 import type { AgentRegistry } from "../router/registry";
@@ -71,6 +73,8 @@ export interface ChannelBinding {
    * (lib/answers.ts); an admin's choice stored on the thread wins (docs/channels.md "Who answers").
    */
   answers: AnswerMode;
+  /** A direct message with an agent: sentences say "this direct message", not its stored name (`dm-…`). */
+  dm?: boolean;
   /** Requests the workspace suggests to people new to the channel. */
   suggestions?: string[];
 }
@@ -117,7 +121,7 @@ export class Orchestrator {
   private readonly router: Router | null;
   private readonly registry: AgentRegistry | null;
   private readonly allChannels: boolean;
-  private readonly threadNames = new Map<string, { name: string; entry_agent: string | null }>();
+  private readonly threadNames = new Map<string, { name: string; entry_agent: string | null; dm: boolean }>();
   private readonly groupChatOf: (thread_id: string) => { shape: GroupChatShape; team: string } | null;
   private readonly deadlines: Deadlines | null;
   private readonly tools: ToolCaller | null;
@@ -215,11 +219,11 @@ export class Orchestrator {
     let known = this.threadNames.get(thread_id);
     if (known === undefined) {
       const t = await this.store.getThread(thread_id);
-      known = { name: t?.name ?? "_", entry_agent: t?.entry_agent ?? null };
+      known = { name: t?.name ?? "_", entry_agent: t?.entry_agent ?? null, dm: t?.kind === "dm" };
       this.threadNames.set(thread_id, known);
     }
     // A direct message with an agent: every message is for it.
-    if (known.entry_agent && this.workspace.agents.has(known.entry_agent)) return { thread_id, name: known.name, entry_agent: known.entry_agent, answers: "every_message" };
+    if (known.entry_agent && this.workspace.agents.has(known.entry_agent)) return { thread_id, name: known.name, entry_agent: known.entry_agent, answers: "every_message", dm: known.dm };
     if (!this.allChannels) return null;
     return known.name.startsWith("_") ? null : { thread_id, name: known.name, entry_agent: null, answers: "mentions" };
   }
@@ -330,7 +334,7 @@ export class Orchestrator {
           ...(labels ? { run_labels: labels } : {}),
         },
         at: { thread_id: ev.thread_id, run_id: ev.run_id, task_id: ev.task_id, parent_task_id: ev.parent_task_id ?? null },
-        summary: `${to} will start "${ev.payload.title ?? ev.task_id}"`,
+        summary: `${agentDisplayName(this.workspace, to)} will start "${ev.payload.title ?? ev.task_id}"`,
         preview: ev.payload.context_summary ?? "",
       });
       if (gate.status === "wait") return;
@@ -409,7 +413,7 @@ export class Orchestrator {
     // Who started the run, kept on its root request (lib/fold/run-requester.ts; docs/protocol.md),
     // and the caller's trace context, so the run's trace goes under it (docs/observability.md).
     const meta = { requested_by: ev.from.agent_id, ...traceMetaOf(ev.meta) };
-    const capabilities = mentions.filter((m) => !m.startsWith("agent:") && !m.startsWith("user:"));
+    const capabilities = mentions.filter(isCapabilityMention);
     if (capabilities.length) {
       await this.store.append(
         makeMessage({ type: "task.request", ...at, from: ev.from, to: [ORCHESTRATOR], requires: capabilities, payload: request, meta, idempotency_key: `open-run:${ev.id}` }),
@@ -426,10 +430,12 @@ export class Orchestrator {
     const selected = named ?? channel.entry_agent;
     if (!selected) return;
     const others = [...this.workspace.agents.keys()].filter((id) => id !== selected);
+    // The channel as a sentence names it: "#sales", or "this direct message" for a DM (never its stored name).
+    const place = channel.dm ? "this direct message" : `#${channel.name}`;
     const reason = named
-      ? `${who} addressed @${named.replace(/^agent:/, "")} by name in #${channel.name}`
-      : `${selected} is the entry agent of #${channel.name}: a person's new request starts with planning (${this.workspace.agents.get(selected)?.card.capabilities[0]?.id ?? "planner"})`;
-    const rejected = named ? [] : others.map((agent_id) => ({ agent_id, filter: "entry_agent", reason: `not the entry agent of #${channel.name}; reachable by delegation or @mention` }));
+      ? `${who} addressed ${agentDisplayName(this.workspace, named)} by name in ${place}`
+      : `${agentDisplayName(this.workspace, selected)} is the entry agent of ${place}: a person's new request starts with planning (${this.workspace.agents.get(selected)?.card.capabilities[0]?.id ?? "planner"})`;
+    const rejected = named ? [] : others.map((agent_id) => ({ agent_id, filter: "entry_agent", reason: `not the entry agent of ${place}; reachable by delegation or @mention` }));
     await this.store.append(fixedRequest(at, selected, { reason, rejected }, request, meta, { routing: `open-run-routing:${ev.id}`, request: `open-run:${ev.id}` }));
   }
 
@@ -442,7 +448,7 @@ export class Orchestrator {
     const opened = await this.store.queries.eventByIdempotencyKey(`open-run:${message_id}`);
     if (!opened) return;
     const by = { agent_id: answer.from.agent_id, role: "human" as const, ...(answer.from.display_name ? { display_name: answer.from.display_name } : {}) };
-    const asker = answer.to[0]?.agent_id.replace(/^agent:/, "") ?? "an agent";
+    const asker = answer.to[0] ? agentDisplayName(this.workspace, answer.to[0].agent_id) : "an agent";
     await cancelRun(this.store, opened.run_id, by, `the message was meant as the answer to ${asker}'s question`).catch((err: unknown) => {
       if (!(err instanceof ClutchError && err.code === "run_ended")) throw err;
     });
@@ -464,6 +470,7 @@ export class Orchestrator {
     const firstLine = text.split("\n")[0]!.trim();
     const who = ev.from.display_name ?? ev.from.agent_id;
     const agent = agent_id.replace(/^agent:/, "");
+    const name = agentDisplayName(this.workspace, agent_id);
     const at = { thread_id: ev.thread_id, run_id: ev.run_id, task_id: ev.task_id, parent_task_id: null };
     const what = followed.type === "task.result" ? "result" : "message";
     const request = {
@@ -473,7 +480,7 @@ export class Orchestrator {
       input: { message_id: ev.id, from: ev.from, follows: followed.id },
     };
     await this.store.append(
-      fixedRequest(at, agent_id, { reason: `${who} replied to ${agent}'s ${what}: ${agent} carries on` }, request, { follows: followed.id, follow_up_message: ev.id }, { routing: `follow-up-routing:${ev.id}`, request: `follow-up:${ev.id}` }),
+      fixedRequest(at, agent_id, { reason: `${who} replied to ${name}'s ${what}: ${name} carries on` }, request, { follows: followed.id, follow_up_message: ev.id }, { routing: `follow-up-routing:${ev.id}`, request: `follow-up:${ev.id}` }),
     );
   }
 

@@ -65,7 +65,7 @@ export class Approvals {
   /** Decide a dispatch or call; see the module doc. */
   async gate(g: Gate): Promise<GateResult> {
     const existing = await this.store.queries.approvalByGate(g.key);
-    if (existing) return this.outcome(existing);
+    if (existing) return this.outcome(existing, await this.deciderName(existing));
     for (let attempt = 0; ; attempt++) {
       const evaluated = g.decided ?? this.kernel.evaluate(g.subject, g.usage);
       const d =
@@ -119,7 +119,19 @@ export class Approvals {
     }
   }
 
-  private outcome(a: ApprovalRow): GateResult {
+  /**
+   * The name of the person who decided `a`, as their decision recorded it ("Dana Whitfield"), for
+   * the sentence the agent and the people in the channel read (docs/channels.md "One name per
+   * agent"); else their id; null while undecided.
+   */
+  private async deciderName(a: ApprovalRow): Promise<string | null> {
+    if (!a.decided_by) return null;
+    const decision = await this.store.queries.eventByIdempotencyKey(`${a.id}:decision`);
+    const name = decision && isEvent(decision, "approval.granted", "approval.rejected") ? decision.payload.display_name?.trim() : undefined;
+    return name || a.decided_by;
+  }
+
+  private outcome(a: ApprovalRow, decider: string | null): GateResult {
     switch (a.state) {
       case "pending":
         return { status: "wait", approval_id: a.id };
@@ -128,7 +140,7 @@ export class Approvals {
       case "expired":
         return { status: "refused", code: "PERMISSION_DENIED", message: "nobody approved in time; the approval expired and counts as rejected" };
       default:
-        return { status: "refused", code: "PERMISSION_DENIED", message: `rejected by ${a.decided_by ?? "a person"}${a.comment ? `: ${a.comment}` : ""}` };
+        return { status: "refused", code: "PERMISSION_DENIED", message: `rejected by ${decider ?? "a person"}${a.comment ? `: ${a.comment}` : ""}` };
     }
   }
 

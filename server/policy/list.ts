@@ -10,13 +10,14 @@ import { runTitles } from "../events/runs";
 
 /**
  * The wire shape of an approval row; `thread_name` is its thread's name, if known; `request` the
- * payload of its approval.requested (who asked for the work, and the self-approval rule);
+ * payload of its approval.requested (who asked for the work, the self-approval rule, and why the
+ * policy holds it);
  * `run_title` its run's title (lib/run-title.ts), if known.
  */
 export function toApprovalSummary(
   a: ApprovalRow,
   thread_name: string | null,
-  request?: { requester?: string; requesters?: string[]; forbid_self_approval?: boolean } | null,
+  request?: { requester?: string; requesters?: string[]; forbid_self_approval?: boolean; reason?: string } | null,
   run_title: string | null = null,
 ): ApprovalSummary {
   return {
@@ -39,6 +40,7 @@ export function toApprovalSummary(
     requesters: requestersOf(request),
     forbid_self_approval: request?.forbid_self_approval ?? false,
     rule: a.rule,
+    reason: request?.reason ?? null,
     requested_at: a.requested_at.toISOString(),
     expires_at: a.expires_at.toISOString(),
     decided_at: a.decided_at?.toISOString() ?? null,

@@ -21,7 +21,7 @@
 import { clip, delegatorOf, messageText, reviewFeedbackOf } from "@/server/agents/models/playbooks/common";
 import type { Attempt, InboundEntry, Transcript } from "@/server/agents/models/playbooks/transcript";
 import { call, endTurn, type Action, type Playbook } from "@/server/agents/models/playbooks/types";
-import { tableOf } from "@/server/agents/models/playbooks/values";
+import { agentRef, tableOf } from "@/server/agents/models/playbooks/values";
 import {
   ANALYSIS_KIND,
   breakdownFrom,
@@ -230,7 +230,7 @@ export const analyst: Playbook = (t) => {
   if (!ask) return call("ask", { to: delegatorOf(t, "agent:pm-1"), question: followUpQuestion(t, dim) });
   if (!ask.outcome) return endTurn("Waiting for my question to be sent.");
   const answer = ask.outcome.ok ? t.answerTo(ask) : undefined;
-  if (ask.outcome.ok && !answer) return endTurn(`Asked ${String(ask.input.to)} a follow-up about the churned customers; waiting for the answer.`);
+  if (ask.outcome.ok && !answer) return endTurn(`Asked ${t.nameOf(agentRef(String(ask.input.to)))} a follow-up about the churned customers; waiting for the answer.`);
 
   if (!answer || !isNegative(messageText(answer))) {
     const next = runStep(t, all.churn_2016);

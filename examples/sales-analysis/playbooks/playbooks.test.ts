@@ -49,6 +49,9 @@ class Agent extends SimulatedAgent {
   }
 }
 
+/** The example's agents as people read them, their cards' display names (SystemMeta.agent_names). */
+const AGENT_NAMES = { "agent:pm-1": "Project Manager", "agent:analyst-1": "Analyst Agent", "agent:qa-1": "QA Agent" };
+
 const PM_PROMPT = "You are the ProjectManager agent. Break down incoming tasks and delegate to specialists.";
 const ANALYST_PROMPT = "You are AnalystAgent, responsible for detailed data analysis and reporting.";
 const QA_PROMPT = "You are QAAgent, responsible for verifying completeness and accuracy of others’ work.";
@@ -118,7 +121,7 @@ const sqlOf = (c: Call) => String(c.input.sql);
 
 describe("pm-1 playbook", () => {
   function newPm(allowed = ["agent:analyst-1"], eventOn: "part" | "message" = "part") {
-    const pm = new Agent(meta("agent:pm-1", "T1", { allowed_agents: allowed }), PM_PROMPT, eventOn);
+    const pm = new Agent(meta("agent:pm-1", "T1", { allowed_agents: allowed, agent_names: AGENT_NAMES }), PM_PROMPT, eventOn);
     pm.inbound(event("task.request", "agent:orchestrator", "agent:pm-1", { title: "Analyze last quarter's sales trends", instructions: "Analyze last quarter's sales trends" }));
     return pm;
   }
@@ -164,7 +167,7 @@ describe("pm-1 playbook", () => {
     expect(names(replies)).toEqual(["reply"]);
     expect(replies[0].input).toMatchObject({ to: "agent:analyst-1", reply_to: q.id });
     expect(String(replies[0].input.text)).toMatch(/^Yes/);
-    expect(pm.texts.at(-1)).toMatch(/waiting for its result/i);
+    expect(pm.texts.at(-1)).toMatch(/^Delegated ".+" to Analyst Agent; waiting for its result\.$/);
   });
 
   it("adapts the delegation when the person asks for customer segments", async () => {
@@ -203,7 +206,7 @@ describe("pm-1 playbook", () => {
     expect(report).toMatch(/\| Region \| Q4 2017 \| Q4 2016 \| Q3 2017 \| YoY change \| YoY % \| QoQ change \| QoQ % \|/);
     expect(report).toContain("+5.8%"); // total YoY: 111111.1 / 105000 - 1
     expect(report).toContain("n/a (base negative)"); // Central's Q4 2016 profit was negative
-    expect(report).toMatch(/verified by qa-1/);
+    expect(report).toContain("Analysis by Analyst Agent, verified by QA Agent.");
     expect(report).toMatch(/## Takeaways/);
     expect(calls[1].input.report_markdown).toBe(report);
     expect((calls[1].input.data as SalesAnalysis).breakdown).toEqual(analysis.breakdown);
@@ -412,7 +415,7 @@ describe("analyst-1 playbook", () => {
 
 describe("qa-1 playbook", () => {
   async function newQa(analysis: SalesAnalysis) {
-    const qa = new Agent(meta("agent:qa-1", "T1.1.1", { task_kind: "review" }), QA_PROMPT);
+    const qa = new Agent(meta("agent:qa-1", "T1.1.1", { task_kind: "review", agent_names: AGENT_NAMES }), QA_PROMPT);
     qa.inbound(
       event(
         "task.request",
@@ -442,7 +445,7 @@ describe("qa-1 playbook", () => {
     expect(calls[1].input).toMatchObject({ to: "agent:analyst-1", oversight_inquiry: true });
     expect(String(calls[1].input.question)).toMatch(/all 10 figures match/);
     expect(String(calls[1].input.question)).toMatch(/confirm the data source and any filters/);
-    expect(qa.texts.at(-1)).toMatch(/waiting/i);
+    expect(qa.texts.at(-1)).toBe("Sent an oversight inquiry to Analyst Agent; waiting for the answer.");
 
     qa.inbound(event("chat.message", "agent:analyst-1", "agent:qa-1", { text: "Data source: table orders; filters: order_date ranges only.", reply_to: "msg_agentqa11" }, { task_id: "T1.1.1" }));
     const done = await qa.turn(exec);
@@ -452,7 +455,7 @@ describe("qa-1 playbook", () => {
     expect(fb.decision).toBe("approved");
     expect(fb.blocking_issues).toEqual([]);
     expect(fb.comments.join(" ")).toContain("$11,111.11"); // the figure it checked (Central, first region)
-    expect(fb.comments.join(" ")).toMatch(/confirmed: Data source/);
+    expect(fb.comments.join(" ")).toMatch(/Analyst Agent confirmed: Data source/);
   });
 
   it("requests changes when a recomputed figure differs by more than 0.01", async () => {

@@ -156,8 +156,9 @@ function finalReport(t: Transcript, outcome: InboundEntry | undefined, failure: 
   const nested = isRecord(p.data) ? p.data : isRecord(p.result) && isRecord(p.result.data) ? p.result.data : undefined;
   const analysis: SalesAnalysis | null = ev?.type === "task.result" ? (readAnalysis(p) ?? readAnalysis(nested)) : null;
   const data = nested ?? p;
-  const analyst = ev?.from.agent_id ? ev.from.agent_id.replace(/^agent:/, "") : "the analyst";
-  const approvedBy = isRecord(ev?.meta) && typeof ev.meta.approved_by === "string" ? ev.meta.approved_by.replace(/^agent:/, "") : undefined;
+  // Named as people read them, by their cards' display names (docs/channels.md "One name per agent").
+  const analyst = ev?.from.agent_id ? t.nameOf(ev.from.agent_id) : "the analyst";
+  const approvedBy = isRecord(ev?.meta) && typeof ev.meta.approved_by === "string" ? t.nameOf(ev.meta.approved_by) : undefined;
   const c = PERIODS.current;
   if (analysis) {
     const intro = [
@@ -291,10 +292,10 @@ export const pm: Playbook = (t) => {
   const del = t.lastCall("delegate");
   if (!del) return call("delegate", delegation(t, dim, answer, specPath, specText, overviewValue, qs));
   if (!del.outcome) return endTurn("Waiting for the delegation to be acknowledged.");
-  const refused = del.outcome.ok ? undefined : `the delegation to ${agentRef(String(del.input.agent_id))} was refused (${clip(del.outcome.error ?? "error", 300)})`;
+  const refused = del.outcome.ok ? undefined : `the delegation to ${t.nameOf(agentRef(String(del.input.agent_id)))} was refused (${clip(del.outcome.error ?? "error", 300)})`;
   const subtaskId = isRecord(del.outcome.value) ? str(del.outcome.value.task_id) : undefined;
   const outcome = refused ? undefined : subtaskOutcome(t, del.index, subtaskId);
-  if (!refused && !outcome) return endTurn(`Delegated to ${String(del.input.agent_id)}${subtaskId ? ` (task ${subtaskId})` : ""}; waiting for its result.`);
+  if (!refused && !outcome) return endTurn(`Delegated "${String(del.input.title)}" to ${t.nameOf(agentRef(String(del.input.agent_id)))}; waiting for its result.`);
 
   // 7–8. Report to the person, then finish.
   const after = outcome?.index ?? del.index;

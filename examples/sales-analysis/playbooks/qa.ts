@@ -120,13 +120,13 @@ export const qa: Playbook = (t) => {
   if (!ask) return call("ask", { to: work.author, question: inquiry(checks, dim, error), oversight_inquiry: true });
   if (!ask.outcome) return endTurn("Waiting for my inquiry to be sent.");
   const answer = ask.outcome.ok ? t.answerTo(ask) : undefined;
-  if (ask.outcome.ok && !answer) return endTurn(`Sent an oversight inquiry to ${work.author}; waiting for the answer.`);
+  if (ask.outcome.ok && !answer) return endTurn(`Sent an oversight inquiry to ${t.nameOf(work.author)}; waiting for the answer.`);
 
   if (t.lastSubmitIndex() >= 0) return endTurn("Review submitted.");
-  return submitReview(checks, missingSections(analysis, work), error, answer ? messageText(answer) : undefined, work);
+  return submitReview(checks, missingSections(analysis, work), error, answer ? { text: messageText(answer), by: t.nameOf(work.author) } : undefined);
 };
 
-function submitReview(checks: Check[], missing: string[], error: string | undefined, answer: string | undefined, work: ReviewedWork): Action {
+function submitReview(checks: Check[], missing: string[], error: string | undefined, answer: { text: string; by: string } | undefined): Action {
   const bad = checks.filter((c) => !c.ok);
   const blocking: Record<string, unknown>[] = [
     ...bad.map((c) => ({ figure: c.figure, reported: c.reported, recomputed: c.recomputed, difference: c.reported === null ? null : c.reported - c.recomputed })),
@@ -146,7 +146,7 @@ function submitReview(checks: Check[], missing: string[], error: string | undefi
   }
   if (missing.length) comments.push(`Missing from the result: ${missing.join(", ")}.`);
   else comments.push("Complete: breakdown, both top-5 product lists, churned customers and the December effect are present.");
-  if (answer) comments.push(`${work.author.replace(/^agent:/, "")} confirmed: ${clip(answer.replace(/\s+/g, " "), 400)}`);
+  if (answer) comments.push(`${answer.by} confirmed: ${clip(answer.text.replace(/\s+/g, " "), 400)}`);
   const summary = decision === "approved" ? `Approved: ${comments[0]}` : `Changes requested: ${blocking.length} issue(s): ${clip(JSON.stringify(blocking), 300)}`;
   return call("submit_result", {
     summary: clip(summary, 1000),

@@ -309,7 +309,7 @@ class GraphRun {
     await w.store.append(
       target
         ? [
-            makeMessage({ type: "routing.decision", ...ids, from: ORCHESTRATOR, to: [], payload: { selected: target, candidates: [target], reason: `${w.ctx.agent.agent_id}'s graph delegated to ${target} by name`, scores: { [target]: 1 }, mode: "fixed" }, idempotency_key: this.key(`delegate:${tag}:routing`) }),
+            makeMessage({ type: "routing.decision", ...ids, from: ORCHESTRATOR, to: [], payload: { selected: target, candidates: [target], reason: `${w.ctx.agent.card.display.name}'s graph delegated to ${target.replace(/^agent:/, "")} by name`, scores: { [target]: 1 }, mode: "fixed" }, idempotency_key: this.key(`delegate:${tag}:routing`) }),
             makeMessage({ type: "task.request", ...ids, from, to: [{ agent_id: target }], payload, meta, idempotency_key: this.key(`delegate:${tag}`) }),
           ]
         : [makeMessage({ type: "task.request", ...ids, from, to: [ORCHESTRATOR], requires: d.requires ?? [], payload, meta, idempotency_key: this.key(`delegate:${tag}`) })],

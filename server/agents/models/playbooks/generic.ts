@@ -8,11 +8,10 @@ import { connectModelHelp } from "../connect";
 import { askedByPerson, clip, messageText, reviewedWork } from "./common";
 import type { Transcript } from "./transcript";
 import { call, endTurn, type Playbook } from "./types";
-import { bareId } from "./values";
 
 /** What the agent tells people: it runs on the built-in model, has no playbook, did nothing. */
 function notice(t: Transcript, about: string): string {
-  const who = bareId(t.meta.agent_id) || "This agent";
+  const who = t.meta.agent_id ? t.nameOf(t.meta.agent_id) : "This agent";
   return [
     `**${who}** runs on Clutch's built-in model, a scripted stand-in with no playbook for this agent, so it has not worked on ${about}.`,
     "",
@@ -28,7 +27,7 @@ export const generic: Playbook = (t) => {
   }
   if (t.lastSubmitIndex() >= 0 || t.lastCall("decline")) return endTurn("Task ended.");
   if (t.meta.task_kind === "review") {
-    const who = t.meta.agent_id || "this agent";
+    const who = t.meta.agent_id ? t.nameOf(t.meta.agent_id) : "this agent";
     const work = reviewedWork(t);
     const has = Object.keys(work.result).length > 0;
     const comments = has

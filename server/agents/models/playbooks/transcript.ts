@@ -9,7 +9,7 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import type { SystemMeta } from "../../contract";
-import { isRecord, outcomeOf, sameAgent, str, type ToolOutcome } from "./values";
+import { bareId, isRecord, outcomeOf, sameAgent, str, type ToolOutcome } from "./values";
 import { followsOf, type HistoryEntry } from "@/lib/fold/follow-up";
 
 /** An inbound user message: the event it carries (when the runner attached one) and its text. */
@@ -154,8 +154,17 @@ export class Transcript {
       task_kind: meta.task_kind === "review" ? "review" : "work",
       allowed_agents: allowed,
       overseer: str(meta.overseer) ?? null,
+      agent_names: isRecord(meta.agent_names) ? Object.fromEntries(Object.entries(meta.agent_names).filter((e): e is [string, string] => typeof e[1] === "string")) : {},
     };
     this.offeredTools = (tools ?? []).map((t) => t.name);
+  }
+
+  /**
+   * The name a person reads for an agent (docs/channels.md "One name per agent"): its card's
+   * display name (SystemMeta.agent_names), else its bare id: `agent:qa-1` → "QA Agent".
+   */
+  nameOf(id: string): string {
+    return this.meta.agent_names?.[id]?.trim() || bareId(id);
   }
 
   /** True when `id` names this agent. */
