@@ -164,12 +164,15 @@ describe("sales analysis scenario", () => {
     expect(answerText).toContain(`$${money(f.total_q4_2017)}`);
     expect(result.payload.dimension).toBe("segment");
 
-    // The run went on: one more root task, succeeded; the card's outcome is the follow-up's.
+    // The run went on: one more root task, succeeded; the card keeps the report's result and lists the follow-up under it.
     await runFinished(rt, run_id);
     const listed = (await (await threadRunsRoute.GET(await asAdmin("http://t"), { params: Promise.resolve({ thread_id }) })).json()) as { runs: RunSummary[] };
     const run = listed.runs.find((r) => r.run_id === run_id)!;
     expect(run).toMatchObject({ state: "succeeded", status: "succeeded", waiting_on: [], task_total: 4, task_done: 4, title: "Analyze last quarter's sales trends" });
-    expect(run.outcome?.task_id).toBe(followUp.task_id);
+    expect(run.outcome?.task_id).toBe(first.task_id);
+    expect(run.follow_ups).toEqual([
+      { task_id: followUp.task_id, title: "Now break it down by customer segment", state: "succeeded", outcome: expect.objectContaining({ kind: "result", task_id: followUp.task_id }) },
+    ]);
 
     // A question already answered cannot be answered again.
     const question = all.find((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1" && e.payload.expects_reply)!;

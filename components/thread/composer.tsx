@@ -227,7 +227,7 @@ export function Composer({
   const line = modeLine(mode, nameOfId);
   return (
     <form
-      className="px-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] pt-1 sm:px-5 sm:pb-4"
+      className="@container px-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] pt-1 sm:px-5 sm:pb-4"
       onSubmit={(e) => {
         e.preventDefault();
         submit();
@@ -382,7 +382,7 @@ export function Composer({
                 Also send to {alsoSendTo}
               </label>
             ) : (
-              <p className="shrink-0 max-sm:hidden">
+              <p className="hidden shrink-0 @2xl:block">
                 <kbd className="font-sans font-semibold">Enter</kbd> to send · <kbd className="font-sans font-semibold">Shift + Enter</kbd> new line
                 {target.kind === "new" && (
                   <>

@@ -16,7 +16,7 @@
  */
 import Link from "next/link";
 import type { RunSummary } from "@/lib/api/types";
-import type { RunStatus } from "@/lib/fold/run-status";
+import { TASK_STATE_LABEL, type RunStatus } from "@/lib/fold/run-status";
 import { useMe } from "@/components/identity/me";
 import { usePersonLabel } from "@/components/identity/names";
 import { useNameOf } from "@/components/events/use-sender-name";
@@ -24,7 +24,7 @@ import { useThreadActions } from "@/components/events/thread-actions";
 import { Markdown } from "@/components/markdown/markdown";
 import { RunStateBadge } from "@/components/run/run-state-badge";
 import { CancelWork, RetryTask } from "@/components/run/work-controls";
-import { ActivityIcon, ClockIcon, MessageIcon, ShieldIcon } from "@/components/ui/icons";
+import { ActivityIcon, ClockIcon, CornerDownRightIcon, MessageIcon, ShieldIcon } from "@/components/ui/icons";
 import { formatClock, useNow } from "@/components/ui/use-now";
 import { formatDuration, formatFull } from "@/components/ui/time";
 import { excerpt } from "@/lib/fold/questions";
@@ -180,9 +180,9 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
         </div>
       )}
       {run.outcome && (
-        <div className={`mt-2 rounded-md border px-2.5 py-1.5 ${OUTCOME[status].box}`}>
+        <div className={`mt-2 rounded-md border px-2.5 py-1.5 ${(run.outcome.kind === "result" ? OUTCOME.succeeded : OUTCOME[status]).box}`}>
           <p className="text-[11px] font-semibold text-fg-muted">
-            <span className="uppercase tracking-wide">{OUTCOME[status].label}</span>
+            <span className="uppercase tracking-wide">{(run.outcome.kind === "result" ? OUTCOME.succeeded : OUTCOME[status]).label}</span>
             {run.outcome.agent_id && run.state !== "cancelled" ? ` · ${nameOf(run.outcome.agent_id)}` : ""}
           </p>
           <Foldable lines={6}>
@@ -197,6 +197,7 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
           )}
         </div>
       )}
+      {run.follow_ups && run.follow_ups.length > 0 && <FollowUps run={run} />}
       {!inPane && (
         <div className="mt-1.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs">
           <button
@@ -219,5 +220,29 @@ export function RunCard({ run, inPane = false }: { run: RunSummary; inPane?: boo
         </div>
       )}
     </article>
+  );
+}
+
+/**
+ * The follow-ups asked after the run's result (docs/channels.md "Follow-ups"), each a line under
+ * the original result: what was asked, how it stands, and the first line of its answer; a click
+ * opens the run's thread, where the conversation is.
+ */
+function FollowUps({ run }: { run: RunSummary }) {
+  const { openThread } = useThreadActions();
+  const follow = run.follow_ups ?? [];
+  return (
+    <ul aria-label="Follow-ups" className="mt-1.5 space-y-0.5 text-[12.5px]">
+      {follow.map((f) => (
+        <li key={f.task_id} className="flex min-w-0 items-baseline gap-1.5">
+          <CornerDownRightIcon size={12} className="shrink-0 translate-y-0.5 text-fg-subtle" aria-hidden="true" />
+          <button type="button" onClick={() => openThread({ run_id: run.run_id })} className="min-w-0 truncate text-left font-medium text-fg hover:underline">
+            {f.title ?? "Follow-up"}
+          </button>
+          <span className="shrink-0 text-fg-muted">· {TASK_STATE_LABEL[f.state]}</span>
+          {f.outcome && <span className="min-w-0 truncate text-fg-muted">· {excerpt(f.outcome.text.replace(/[#*_`|>-]+/g, " "), 90)}</span>}
+        </li>
+      ))}
+    </ul>
   );
 }

@@ -62,7 +62,7 @@ export function ThreadHeader({
             type="button"
             onClick={() => setSettings(true)}
             title="Who answers a new message in this channel: see or change it in the channel's settings"
-            className="shrink-0 self-center rounded-full border border-line px-2 py-px text-[11.5px] font-medium text-fg-muted hover:bg-hover hover:text-fg max-md:hidden"
+            className="min-w-0 max-w-[45%] shrink self-center truncate rounded-full border border-line px-2 py-px text-[11.5px] font-medium text-fg-muted hover:bg-hover hover:text-fg max-md:hidden"
           >
             {answersLabel}
           </button>

@@ -205,8 +205,13 @@ export interface RunSummary {
   questions: WaitingQuestion[];
   /** Approvals of the run that wait for a decision, oldest first. */
   approvals: WaitingApproval[];
-  /** Once the run ended: its root task's result (as text) or error; null while it runs. */
+  /**
+   * How the request that started the run ended: its first root task's result (as text) or error;
+   * null until that task ended. A follow-up never replaces it (docs/channels.md "Follow-ups").
+   */
   outcome: RunOutcome | null;
+  /** The follow-ups asked after it (later root tasks), oldest first, each with its own outcome once ended. */
+  follow_ups?: FollowUpSummary[];
   /** Its model calls by model (a fork's copies left out); priced in the browser with `GET /api/usage/prices`. */
   usage: ModelUsageRow[];
 }
@@ -246,6 +251,16 @@ export interface WaitingApproval {
 }
 
 /** How a run ended, for its card: the root task's result, or its error. */
+/** A follow-up of a run (a later root task, docs/channels.md "Follow-ups"). */
+export interface FollowUpSummary {
+  task_id: string;
+  /** The follow-up's first line, as asked. */
+  title: string | null;
+  state: import("../fold/task-state").TaskState;
+  /** Its result or error once it ended; null while it runs. */
+  outcome: RunOutcome | null;
+}
+
 export interface RunOutcome {
   kind: "result" | "error";
   /** Markdown of the result (its summary or report), or the error's message. */

@@ -8,7 +8,7 @@ import { isEvent, type StoredEventOf } from "@/lib/protocol";
 import { resultText, runTitle } from "@/lib/run-title";
 import type { RunState } from "@/lib/fold/run-state";
 import { isPeopleId, runStatusFacts, waitingOnOf, waitsOnYou, type ApprovalFacts, type TaskFacts } from "@/lib/fold/run-status";
-import { cancelledBy, type OpenQuestion, type TaskState } from "@/lib/fold/task-state";
+import { cancelledBy, TERMINAL_STATES, type OpenQuestion, type TaskState } from "@/lib/fold/task-state";
 import type { Queries, RunListFilter, RunRow, TaskRow } from "./queries";
 
 /** The wire shape of a task row. */
@@ -60,9 +60,8 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
   const usage = await queries.usageByModel({ run_ids: ids });
   return rows.map((r) => {
     const own = roots.filter((t) => t.run_id === r.id);
-    // The first root names the run; the newest (a follow-up, docs/channels.md) gives its outcome.
+    // The first root names the run and gives its outcome; later roots are follow-ups, each with its own (docs/channels.md "Follow-ups").
     const first = own[0] ?? null;
-    const root = own.at(-1) ?? null;
     const questions: WaitingQuestion[] = [];
     for (const { run_id, id } of asked) {
       const ev = run_id === r.id ? questionEvents.get(`${run_id}/${id}`) : undefined;
@@ -120,7 +119,8 @@ async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]
           request_id: requests.get(Number(a.request_seq))?.id ?? "",
           request_seq: Number(a.request_seq),
         })),
-      outcome: r.state === "running" || !root ? null : outcomeOf(root, results.get(root.id)),
+      outcome: first && TERMINAL_STATES.has(first.state as TaskState) ? outcomeOf(first, results.get(first.id)) : null,
+      follow_ups: own.slice(1).map((t) => ({ task_id: t.id, title: t.title, state: t.state as TaskState, outcome: TERMINAL_STATES.has(t.state as TaskState) ? outcomeOf(t, results.get(t.id)) : null })),
       usage: usage.filter((u) => u.key === r.id).map(({ key: _run, ...row }) => row),
     };
   });
