@@ -14,6 +14,7 @@ import type { PackImport } from "@/lib/api/types";
 import type { Clutch } from "@/server/clutch";
 import { PackError } from "@/server/workspace/promptpack";
 import { autogenToTeam, importedModelSpec } from "@/server/workspace/autogen";
+import { generateText } from "ai";
 import { modelForAgent } from "@/server/agents/models";
 import * as importRoute from "@/app/api/workspace/import/route";
 import * as agentsRoute from "@/app/api/agents/route";
@@ -122,15 +123,20 @@ describe("AutoGen team spec → team", () => {
     expect(team.autogen.pattern.termination).toEqual({ kind: "handoff", target: "user" });
   });
 
-  it("an imported agent runs on its model client's spec when the server has its key; else on the deployment's model, saying why", () => {
+  it("an imported agent runs on its model client's spec when the server has its key; else on the deployment's real model, saying why; with only the built-in model it says what to set", async () => {
     const spec = importedModelSpec(autogenToTeam(JSON.parse(GALLERY), { team: 0 }).manifests[0]!);
     const id = "agent:default-team-assistant_agent";
     const withKey = modelForAgent({ OPENAI_API_KEY: "sk-test" }, id, spec) as { provider: string; modelId: string };
     expect([withKey.provider, withKey.modelId]).toEqual(["openai.chat", "gpt-4o-mini"]);
     const why: string[] = [];
-    const without = modelForAgent({ CLUTCH_MODEL: "builtin" }, id, spec, {}, (err) => why.push(err.message)) as { provider: string };
-    expect(without.provider).toBe("clutch.builtin");
+    const deployment = modelForAgent({ CLUTCH_MODEL: "anthropic:claude-x", ANTHROPIC_API_KEY: "k" }, id, spec, {}, (err) => why.push(err.message)) as { provider: string };
+    expect(deployment.provider).toBe("anthropic.messages");
     expect(why).toEqual([expect.stringMatching(/needs a base URL: set OPENAI_BASE_URL/)]);
+    // Only the built-in model, which knows nothing of the team's work: every call says what to set.
+    const none = modelForAgent({ CLUTCH_MODEL: "builtin" }, id, spec);
+    await expect(generateText({ model: none, prompt: "hi", maxRetries: 0 })).rejects.toThrow(
+      /^default-team-assistant_agent has no model to work with: its imported model cannot be used here: .*OPENAI_BASE_URL[\s\S]*CLUTCH_MODEL_DEFAULT_TEAM_ASSISTANT_AGENT/,
+    );
     // The agent's own variable wins over the import.
     expect((modelForAgent({ OPENAI_API_KEY: "sk-test", CLUTCH_MODEL_DEFAULT_TEAM_ASSISTANT_AGENT: "builtin" }, id, spec) as { provider: string }).provider).toBe("clutch.builtin");
   });

@@ -45,6 +45,7 @@ import { perform, taskContext, type ActionDeps, type TaskContext, type ToolCalle
 import { BUILTIN_TOOLS, expectedPayloadType, mcpToolName, type SystemMeta } from "./contract";
 import { buildConversation, parentsOf, stepMetaOf } from "./conversation";
 import { describeModelError, isPassingModelError, retryNotice, withRetries } from "./retry";
+import { modelEnvVar, ModelNotConfiguredError } from "./models/connect";
 import { RunLog } from "./run-log";
 import type { Gate, GateResult } from "../policy/approvals";
 import type { BudgetOutcome, BudgetScope } from "../policy/budgets";
@@ -397,7 +398,7 @@ export class AgentRunner {
    */
   private async ask(ctx: TaskContext, prompt: { system: SystemModelMessage; messages: ModelMessage[]; tools: ToolSet }, step: number, signal: AbortSignal, attempt: number) {
     const { retry_attempts, retry_delay_ms } = this.deps.workspace.lifecycle;
-    type Outcome = { result: Awaited<ReturnType<typeof generateText>>; latency_ms: number } | { error: string; passing: boolean };
+    type Outcome = { result: Awaited<ReturnType<typeof generateText>>; latency_ms: number } | { error: string; passing: boolean; unconfigured?: true };
     const model = this.deps.modelFor(ctx.agent);
     const { outcome, attempts } = await withRetries<Outcome>(
       { attempts: retry_attempts, first_ms: retry_delay_ms, signal },
@@ -407,6 +408,7 @@ export class AgentRunner {
           const result = await generateText({ model, ...prompt, ...samplingOf(ctx.agent), maxRetries: 0, abortSignal: signal });
           return { outcome: { result, latency_ms: performance.now() - started }, again: false };
         } catch (err) {
+          if (err instanceof ModelNotConfiguredError) return { outcome: { error: err.message, passing: false, unconfigured: true }, again: false };
           const passing = isPassingModelError(err);
           return { outcome: { error: describeModelError(err), passing }, again: passing };
         }
@@ -430,9 +432,16 @@ export class AgentRunner {
     await this.deps.store.append(
       ctx.envelope(
         "task.error",
-        outcome.passing
-          ? { code: "MODEL_UNAVAILABLE", message: `The model did not answer after ${attempts} attempts: ${outcome.error}`, retryable: true, details: { attempts, step } }
-          : { code: "MODEL_ERROR", message: `The model refused the call: ${outcome.error}`, retryable: false, details: { step } },
+        outcome.unconfigured
+          ? { code: "MODEL_NOT_CONFIGURED", message: outcome.error, retryable: false, details: { step } }
+          : outcome.passing
+            ? {
+                code: "MODEL_UNAVAILABLE",
+                message: `${ctx.agent.card.display.name}'s model did not answer after ${attempts} attempts (${outcome.error}). Check that the model server is running and reachable, or change ${modelEnvVar(ctx.agent.agent_id)} (or CLUTCH_MODEL, OPENAI_BASE_URL), then retry.`,
+                retryable: true,
+                details: { attempts, step },
+              }
+            : { code: "MODEL_ERROR", message: `The model refused the call: ${outcome.error}`, retryable: false, details: { step } },
         { to: [{ agent_id: ctx.request.from.agent_id }], attempt, idempotency_key: `${ctx.instance_id}:${step}:model-error:${attempt}` },
       ),
     );

@@ -22,3 +22,15 @@ export function connectModelHelp(agent_id: string): string[] {
     `- \`${modelEnvVar(agent_id)}=…\` instead of \`CLUTCH_MODEL\` for this agent only (\`CLUTCH_MODEL_<AGENT>\` for any other)`,
   ];
 }
+
+/**
+ * Thrown by a model Clutch could not set up for an agent (`UnconfiguredModel`): `message` says in
+ * people's words what is missing and which setting to change; the runner ends the task with
+ * task.error MODEL_NOT_CONFIGURED and that message (server/agents/runner.ts).
+ */
+export class ModelNotConfiguredError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ModelNotConfiguredError";
+  }
+}

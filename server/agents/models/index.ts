@@ -23,11 +23,11 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { z } from "zod";
 import { ClutchError } from "../../errors";
 import { BuiltinLanguageModel } from "./builtin";
-import { modelEnvVar } from "./connect";
+import { connectModelHelp, modelEnvVar, ModelNotConfiguredError } from "./connect";
 import type { Playbooks } from "./playbooks";
 
 export { BuiltinLanguageModel, builtinModel } from "./builtin";
-export { modelEnvVar } from "./connect";
+export { modelEnvVar, ModelNotConfiguredError } from "./connect";
 export { loadPlaybooks, type Playbooks } from "./playbooks";
 
 const url = z.url({ error: "baseURL must be an http(s) URL, e.g. http://127.0.0.1:11434/v1" });
@@ -176,8 +176,11 @@ export function modelFromEnv(env: Env, agent_id: string, context: ModelContext =
 /**
  * The model of `agent_id` when its import gave it one (`imported`, an AutoGen agent's model
  * client; docs/adapters.md "AutoGen"): CLUTCH_MODEL_<AGENT> when set, else the imported spec when
- * the environment has what it needs (its key or URL), else modelFromEnv. `onFallback` hears why
- * an imported spec was not used.
+ * the environment has what it needs (its key or URL), else the deployment's model (CLUTCH_MODEL)
+ * when it has a real one. With only the built-in model, which plays the workspace's playbooks and
+ * knows nothing of an imported team's work, the agent gets a model that fails every call with
+ * ModelNotConfiguredError, saying in people's words what to set (docs/adapters.md "AutoGen").
+ * `onFallback` hears why an imported spec was not used.
  */
 export function modelForAgent(env: Env, agent_id: string, imported: ResolvedSpec | null, context: ModelContext = {}, onFallback?: (err: ClutchError) => void): LanguageModelV3 {
   if (!imported || nonEmpty(env[modelEnvVar(agent_id)])) return modelFromEnv(env, agent_id, context);
@@ -186,6 +189,29 @@ export function modelForAgent(env: Env, agent_id: string, imported: ResolvedSpec
   } catch (err) {
     if (!(err instanceof ClutchError)) throw err;
     onFallback?.(err);
-    return modelFromEnv(env, agent_id, context);
+    if (modelSpecFromEnv(env, agent_id).provider !== "builtin") return modelFromEnv(env, agent_id, context);
+    return new UnconfiguredModel(agent_id, `its imported model cannot be used here: ${err.message}`);
+  }
+}
+
+/** A LanguageModelV3 that fails every call with ModelNotConfiguredError naming the agent, the cause and the settings. */
+export class UnconfiguredModel implements LanguageModelV3 {
+  readonly specificationVersion = "v3" as const;
+  readonly provider = "clutch.unconfigured";
+  readonly modelId = "none";
+  readonly supportedUrls: Record<string, RegExp[]> = {};
+  private readonly error: ModelNotConfiguredError;
+
+  constructor(agent_id: string, cause: string) {
+    const help = connectModelHelp(agent_id).join("\n");
+    this.error = new ModelNotConfiguredError(`${agent_id.replace(/^agent:/, "")} has no model to work with: ${cause}\n\n${help}`);
+  }
+
+  async doGenerate(): Promise<never> {
+    throw this.error;
+  }
+
+  async doStream(): Promise<never> {
+    throw this.error;
   }
 }
