@@ -3,14 +3,16 @@
  * the channel only; a message that mentions only people (or @here) starts no run; @channel and
  * @here reach everyone who may read the channel; the For you inbox
  * (GET /api/inbox) lists the questions, approvals and mentions that need a person, only in
- * channels they may read, and drops them once answered or decided; a person who joins starts
- * with the channels' history read. Built-in model, real PostgreSQL, route handlers called as
+ * channels they may read, and drops them once answered or decided; a direct message the other
+ * party wrote in is one item, open until read; a person who joins starts with the channels'
+ * history read. Built-in model, real PostgreSQL, route handlers called as
  * each person (through their API key).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import type { InboxAnswer, ThreadSummary } from "@/lib/api/types";
 import type { Clutch } from "@/server/clutch";
+import * as dmsRoute from "@/app/api/dms/route";
 import * as inboxRoute from "@/app/api/inbox/route";
 import * as messagesRoute from "@/app/api/threads/[thread_id]/messages/route";
 import * as peopleRoute from "@/app/api/threads/[thread_id]/people/route";
@@ -186,6 +188,63 @@ describe("For you", () => {
     await rt.approvals.decide(approval_id, { decision: "approve" }, { agent_id: admin.agent_id, role: "admin", display_name: admin.person!.name });
     expect((await inbox(admin)).items.some((i) => i.approval_id === approval_id)).toBe(false);
   });
+});
+
+describe("direct messages in For you", () => {
+  async function openDm(as: TestPrincipal, withWhom: string): Promise<string> {
+    const res = await dmsRoute.POST(requestAs(as, "http://t/api/dms", { method: "POST", headers: json, body: JSON.stringify({ with: withWhom }) }), undefined as never);
+    expect(res.status).toBeLessThan(300);
+    return ((await res.json()) as { thread: ThreadSummary }).thread.id;
+  }
+  const inThread = (answer: InboxAnswer, thread_id: string) => answer.items.filter((i) => i.thread_id === thread_id);
+
+  it("a person's message is one open item until read; your own never show; a third person sees nothing", async () => {
+    const ada = await testPerson(rt, "member", `Ada ${tag}`);
+    const dm = await openDm(ada, member.agent_id);
+    const before = await inbox(member);
+    expect(inThread(before, dm)).toEqual([]);
+
+    const first = await post(ada, dm, "Lunch on Friday?");
+    const one = await inbox(member);
+    expect(inThread(one, dm)).toEqual([
+      expect.objectContaining({ kind: "dm", key: `dm:${first.run_id}/${first.id}`, event_id: first.id, from: { agent_id: ada.agent_id, display_name: ada.person!.name }, text: "Lunch on Friday?", unread: true, done: false, unread_count: 1, href: `/c/${dm}?event=${first.id}` }),
+    ]);
+    expect(one.open).toBe(before.open + 1);
+
+    // The DM's newest message stands for it, with how many are unread; the person's own replies never show.
+    const second = await post(ada, dm, "At noon, the usual place");
+    await post(member, dm, "Sure, see you there");
+    const two = await inbox(member);
+    expect(inThread(two, dm)).toEqual([expect.objectContaining({ kind: "dm", event_id: second.id, text: "At noon, the usual place", unread: true, unread_count: 2 })]);
+    expect(two.open).toBe(one.open);
+    // Nobody else's For you has it (an admin included); Ada's has Lee's reply.
+    expect(inThread(await inbox(admin), dm)).toEqual([]);
+    expect(inThread(await inbox(guest), dm)).toEqual([]);
+    expect(inThread(await inbox(ada), dm)).toEqual([expect.objectContaining({ kind: "dm", from: expect.objectContaining({ agent_id: member.agent_id }), unread_count: 1 })]);
+
+    // Read past it: done, and no longer counted.
+    const summary = (await threads(member)).find((x) => x.id === dm)!;
+    await rt.identity.readMarks.mark(member.agent_id, dm, summary.last_seq, summary.message_count);
+    const read = await inbox(member);
+    expect(inThread(read, dm)).toEqual([expect.objectContaining({ kind: "dm", event_id: second.id, unread: false, done: true, unread_count: 0 })]);
+    expect(read.open).toBe(two.open - 1);
+
+    // A message that also @mentions the person is listed once, as the DM.
+    const mention = await post(ada, dm, `@${handle(member)} bring the Q4 deck`);
+    expect(mention.payload.mentions).toEqual([member.agent_id]);
+    const again = await inbox(member);
+    expect(again.items.filter((i) => i.event_id === mention.id)).toEqual([expect.objectContaining({ kind: "dm", unread: true, unread_count: 1 })]);
+    expect(inThread(again, dm)).toHaveLength(1);
+    expect(again.open).toBe(read.open + 1);
+  });
+
+  it("an agent's message to the person in their DM with it is an item too", async () => {
+    const dm = await openDm(member, "agent:pm-1");
+    await post(member, dm, "What can you do?");
+    const answer = await waitFor(rt, dm, "pm-1's answer", (evs) => evs.find((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1"));
+    const items = inThread(await inbox(member), dm);
+    expect(items.filter((i) => i.kind === "dm")).toEqual([expect.objectContaining({ event_id: answer.id, from: expect.objectContaining({ agent_id: "agent:pm-1" }), unread: true, done: false })]);
+  }, 120_000);
 });
 
 describe("joining", () => {

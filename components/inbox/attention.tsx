@@ -7,23 +7,25 @@
  *   Pages set their own titles (metadata, `document.title`); this keeps the count in front of
  *   whatever they set, watching the document's <title>.
  * - `ForYouNotifier`: a browser notification (the Notification API) for each new question,
- *   approval or mention, once the person enabled them (`useNotifyChoice`); a click focuses the
- *   tab and opens the item in context. Items already there when the page loads are not
- *   announced; nothing is announced while the tab is in front. It names the sender and the
- *   channel as a person reads them: "Project Manager asks you in #sales", "… in the direct message
- *   with Project Manager" (docs/channels.md "One name per agent").
+ *   approval, mention or direct message, once the person enabled them (`useNotifyChoice`); a
+ *   click focuses the tab and opens the item in context. Items already there when the page loads
+ *   are not announced; nothing is announced while the tab is in front. It names the sender and
+ *   the channel as a person reads them: "Project Manager asks you in #sales", "… in the direct
+ *   message with Project Manager", and a direct message by its sender, "Ada Lovelace" over the
+ *   text (./wording.ts `notificationFor`; docs/channels.md "One name per agent"). Each new
+ *   message of a DM is a new item (its key names the message), so each is announced.
  * - `NotifyOffer`: the in-app offer, "Get notified when someone needs you?" Enable / Not now,
  *   shown until the person chooses (kept in localStorage under NOTIFY_KEY). Only Enable asks the
  *   browser for permission, so a first visit never meets the browser's prompt.
  */
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
-import type { InboxItem } from "@/lib/api/types";
 import { useInbox } from "@/components/live/inbox";
 import { useNameOf } from "@/components/events/use-sender-name";
-import { useChannelNames, type ThreadRef } from "@/components/workspace/thread-title";
+import { useChannelNames } from "@/components/workspace/thread-title";
 import { useLocalValue } from "@/components/prefs/local-store";
 import { BellIcon } from "@/components/ui/icons";
+import { notificationFor } from "./wording";
 
 /** localStorage key of the person's choice: "on" (notify), "off" (not now, or the browser said no). */
 export const NOTIFY_KEY = "clutch:notify";
@@ -83,25 +85,13 @@ export function useNotifyChoice() {
   return { choice, permission, enable, decline: () => setChoice("off"), enabled: choice === "on" && permission === "granted" };
 }
 
-/**
- * What a notification says about an item: its title and body. `nameOf` names the sender
- * (`useNameOf`), `place` the thread ("in #sales": components/workspace/thread-title.ts `useChannelNames`).
- */
-export function notificationFor(item: InboxItem, nameOf: (who: InboxItem["from"]) => string, place: (ref: ThreadRef) => string): { title: string; body: string } {
-  const who = nameOf(item.from);
-  const where = item.thread_name ? ` ${place(item)}` : "";
-  if (item.kind === "question") return { title: `${who} asks you${where}`, body: item.text };
-  if (item.kind === "approval") return { title: `Approval needed${where}`, body: item.text };
-  return { title: `${who} mentioned you${where}`, body: item.text };
-}
-
 /** Announces new open items as browser notifications, when enabled (see the file comment). */
 export function ForYouNotifier() {
   const { data } = useInbox();
   const { enabled } = useNotifyChoice();
   const router = useRouter();
   const nameOf = useNameOf();
-  const { place } = useChannelNames();
+  const { place, other } = useChannelNames();
   const known = useRef<Set<string> | null>(null);
   useEffect(() => {
     if (!data) return;
@@ -114,7 +104,7 @@ export function ForYouNotifier() {
     for (const i of open) known.current.add(i.key);
     if (!enabled || !fresh.length || (document.visibilityState === "visible" && document.hasFocus())) return;
     for (const item of fresh.slice(0, 3)) {
-      const { title, body } = notificationFor(item, nameOf, place);
+      const { title, body } = notificationFor(item, { nameOf, place, other });
       try {
         const n = new Notification(title, { body, tag: item.key });
         n.onclick = () => {
@@ -126,7 +116,7 @@ export function ForYouNotifier() {
         // Some browsers only notify from a service worker: the inbox still shows the item.
       }
     }
-  }, [data, enabled, router, nameOf, place]);
+  }, [data, enabled, router, nameOf, place, other]);
   return null;
 }
 

@@ -2,10 +2,12 @@
 /**
  * `ForYou`, the `/inbox` page (docs/channels.md "For you"): what needs the signed-in person or
  * names them, newest first, from `GET /api/inbox` (components/live/inbox.ts, live):
- * questions put to them or their channels that wait, approvals they may decide, and messages
- * that @mention them. Each opens in context: the channel with the run's or the message's
- * thread, or /approvals?approval=<id>. Open items come first; mentions already read are
- * listed below as done. The offer to notify (./attention.tsx) sits above the list.
+ * questions put to them or their channels that wait, approvals they may decide, messages
+ * that @mention them, and direct messages the other party wrote in (one row per DM, its newest
+ * message, "3 new" when more are unread). Each opens in context: the channel with the run's or
+ * the message's thread, the DM at its message, or /approvals?approval=<id>. Open items come
+ * first; mentions and DMs already read are listed below as done. Rows read as ./wording.ts
+ * says. The offer to notify (./attention.tsx) sits above the list.
  */
 import Link from "next/link";
 import { useEffect, useState } from "react";
@@ -15,16 +17,18 @@ import { ago } from "@/components/approvals/model";
 import { hueFor } from "@/components/events/participant";
 import { useNameOf } from "@/components/events/use-sender-name";
 import { Avatar } from "@/components/ui/avatar";
-import { AtSignIcon, InboxCheckIcon, MessageQuestionIcon } from "@/components/ui/icons";
+import { AtSignIcon, InboxCheckIcon, MessageIcon, MessageQuestionIcon } from "@/components/ui/icons";
 import { PageHeader } from "@/components/ui/page-header";
 import { DrawerToggle } from "@/components/workspace/drawer-toggle";
 import { useChannelNames } from "@/components/workspace/thread-title";
 import { NotifyOffer } from "./attention";
+import { itemWords, newCount } from "./wording";
 
-const KIND: Record<InboxItem["kind"], { verb: string; icon: typeof AtSignIcon; tone: string }> = {
-  question: { verb: "asks you", icon: MessageQuestionIcon, tone: "bg-warning/15 text-warning" },
-  approval: { verb: "needs your approval", icon: InboxCheckIcon, tone: "bg-accent/12 text-accent" },
-  mention: { verb: "mentioned you", icon: AtSignIcon, tone: "bg-info/12 text-info" },
+const KIND: Record<InboxItem["kind"], { icon: typeof AtSignIcon; tone: string }> = {
+  question: { icon: MessageQuestionIcon, tone: "bg-warning/15 text-warning" },
+  approval: { icon: InboxCheckIcon, tone: "bg-accent/12 text-accent" },
+  mention: { icon: AtSignIcon, tone: "bg-info/12 text-info" },
+  dm: { icon: MessageIcon, tone: "bg-success/12 text-success" },
 };
 
 /** The `/inbox` page (see the file comment). */
@@ -84,7 +88,7 @@ export function ForYou() {
               </div>
               <h2 className="text-base font-semibold">Nothing needs you right now</h2>
               <p className="max-w-sm text-sm text-fg-muted">
-                Questions agents put to you, approvals you may decide and messages that @mention you show up here.
+                Questions agents put to you, approvals you may decide, messages that @mention you and direct messages show up here.
               </p>
             </div>
           ) : (
@@ -120,8 +124,10 @@ function ItemList({ label, items, now }: { label: string; items: InboxItem[]; no
 function Row({ item, now }: { item: InboxItem; now: number }) {
   const kind = KIND[item.kind];
   const Icon = kind.icon;
-  const who = useNameOf()(item.from);
-  const { place } = useChannelNames();
+  const nameOf = useNameOf();
+  const { place, other } = useChannelNames();
+  const { who, action } = itemWords(item, { nameOf, place, other });
+  const more = newCount(item);
   return (
     <Link
       href={item.href}
@@ -138,12 +144,12 @@ function Row({ item, now }: { item: InboxItem; now: number }) {
             <span className={`mx-0.5 inline-flex h-4 w-4 translate-y-[3px] items-center justify-center rounded-full ${kind.tone}`} aria-hidden="true">
               <Icon size={10} strokeWidth={2.5} />
             </span>{" "}
-            <span className="font-normal text-fg-muted">{kind.verb}</span>
-            {item.thread_name && <span className="font-normal text-fg-muted"> {place(item)}</span>}
+            <span className="font-normal text-fg-muted">{action}</span>
           </span>
           <time dateTime={item.at} title={new Date(item.at).toLocaleString()} className="ml-auto shrink-0 text-[11.5px] text-fg-muted">
             {ago(item.at, now)}
           </time>
+          {more && <span className="shrink-0 rounded-full bg-accent/12 px-1.5 text-[11px] font-semibold tabular-nums text-accent">{more}</span>}
           {item.unread && (
             <span className="ml-1 inline-block h-2 w-2 shrink-0 self-center rounded-full bg-accent" role="img" aria-label="Unread" />
           )}

@@ -4,8 +4,10 @@
  *
  * Freshness: refetched every 15 s, at once when an `approval.*` event or a read mark changes
  * what it holds, and within a second of any channel's activity (components/live/live-sync.ts
- * calls `inboxChanged`), so a question, an approval or a mention in a channel that is not open
- * shows up too. `markChannelRead` records a read on the server (PUT /api/threads/:id/read).
+ * calls `inboxChanged`), so a question, an approval, a mention or a direct message in a channel
+ * that is not open shows up too (the gateway sends a DM's activity to its two people like any
+ * channel's, a new DM included: its announcement makes the gateway recompute who may read
+ * what). `markChannelRead` records a read on the server (PUT /api/threads/:id/read).
  */
 import { useQuery, type QueryClient } from "@tanstack/react-query";
 import type { InboxAnswer } from "@/lib/api/types";

@@ -91,8 +91,11 @@ export function MessageList({
   const me = useMe().agent_id;
   // "Mark unread" moves the divider while the channel is open, until the channel's own mark changes.
   const [unread, setUnread] = useState<{ from: number | null; seq: number } | null>(null);
-  const shownReadUpTo = unread && unread.from === readUpTo ? unread.seq : readUpTo;
-  const rows = useMemo(() => buildRows(events, runs, { view, readUpTo: shownReadUpTo, me }), [events, runs, view, shownReadUpTo, me]);
+  const markedUnread = unread !== null && unread.from === readUpTo;
+  const shownReadUpTo = markedUnread ? unread.seq : readUpTo;
+  // After "Mark unread" everything from that message is new, the person's own messages too.
+  const reader = markedUnread ? null : me;
+  const rows = useMemo(() => buildRows(events, runs, { view, readUpTo: shownReadUpTo, me: reader }), [events, runs, view, shownReadUpTo, reader]);
   const [editing, setEditing] = useState<Editing | null>(null);
   const control = useMemo<MessageListControl>(() => ({ editing, setEditing, markedUnread: (seq) => setUnread({ from: readUpTo, seq }) }), [editing, readUpTo]);
   const lastSeq = events.length ? events[events.length - 1].seq : 0;

@@ -364,7 +364,18 @@ const PaneRow = memo(function PaneRow({ row }: { row: Row }) {
  * question, which is answered instead) or a root task's result; what a follow-up replies to.
  */
 function lastAgentWord(events: readonly StoredEvent[]): StoredEvent | null {
-  for (let i = events.length - 1; i >= 0; i--) if (isAgentWord(events[i]!)) return events[i]!;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (!isAgentWord(e)) continue;
+    // A result that its agent also told people as a message (its report): the reply names the message, which people read.
+    if (e.type === "task.result") {
+      for (let j = i - 1; j >= 0; j--) {
+        const m = events[j]!;
+        if (m.task_id === e.task_id && isEvent(m, "chat.message") && isAgentWord(m)) return m;
+      }
+    }
+    return e;
+  }
   return null;
 }
 

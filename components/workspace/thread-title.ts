@@ -6,10 +6,11 @@
  *
  * - `useThreadTitle(thread)`: `{ title, label, other }` for the sidebar, the header, the composer
  *   and the tab title.
- * - `useChannelNames()`: `{ label(ref), place(ref) }` for lists that name many threads by id
- *   (search results and filters, inboxes, pickers): "#sales" / "Project Manager", and "in #sales" /
- *   "in the direct message with Project Manager". A thread the person's list does not hold reads
- *   by the name it came with (`#<thread_name>`).
+ * - `useChannelNames()`: `{ label(ref), place(ref), other(ref) }` for lists that name many threads
+ *   by id (search results and filters, inboxes, pickers): "#sales" / "Project Manager", "in #sales" /
+ *   "in the direct message with Project Manager", and a DM's other party (`agent:pm-1`). A thread
+ *   the person's list does not hold reads by the name it came with (`#<thread_name>`), with no
+ *   other party.
  */
 import { useCallback, useMemo } from "react";
 import type { ThreadSummary } from "@/lib/api/types";
@@ -55,7 +56,7 @@ export function useThreadTitle(thread: NamedThread | undefined): ThreadTitle {
 }
 
 /** See the file comment. */
-export function useChannelNames(): { label: (ref: ThreadRef) => string; place: (ref: ThreadRef) => string } {
+export function useChannelNames(): { label: (ref: ThreadRef) => string; place: (ref: ThreadRef) => string; other: (ref: ThreadRef) => string | null } {
   const me = useMe().agent_id;
   const nameOf = useDmNameOf();
   const { data: threads } = useThreads();
@@ -65,6 +66,7 @@ export function useChannelNames(): { label: (ref: ThreadRef) => string; place: (
     return {
       label: (ref: ThreadRef) => channelLabel(threadOf(ref), me, nameOf),
       place: (ref: ThreadRef) => channelPlace(threadOf(ref), me, nameOf),
+      other: (ref: ThreadRef) => dmOtherParty(threadOf(ref), me),
     };
   }, [threads, me, nameOf]);
 }

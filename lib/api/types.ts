@@ -456,19 +456,22 @@ export interface WorkflowDetail extends WorkflowSummary {
  *   `mayDecide`); it leaves the inbox once decided or expired.
  * - `mention`: a message that @mentions the person; it is done once they have read the channel
  *   past it.
+ * - `dm`: a direct message the other party wrote in, one item per DM: its newest message from
+ *   them, and how many of theirs are unread (`unread_count`); it is done once the person has
+ *   read the DM past it.
  */
 export interface InboxItem {
-  kind: "question" | "approval" | "mention";
-  /** Unique in the list: `question:<run_id>/<id>`, `approval:<approval_id>`, `mention:<run_id>/<id>`. */
+  kind: "question" | "approval" | "mention" | "dm";
+  /** Unique in the list: `question:<run_id>/<id>`, `approval:<approval_id>`, `mention:<run_id>/<id>`, `dm:<run_id>/<id>` (a DM's newest message, so each new one is new). */
   key: string;
   thread_id: string;
   thread_name: string | null;
   run_id: string;
-  /** The message (question, mention) or the approval.requested event. */
+  /** The message (question, mention, a DM's newest from the other party) or the approval.requested event. */
   event_id: string;
   seq: number;
   approval_id: string | null;
-  /** Who asked, requested or mentioned. */
+  /** Who asked, requested, mentioned or wrote. */
   from: { agent_id: string; display_name?: string };
   /** The text, whitespace folded, at most 280 characters. */
   text: string;
@@ -480,8 +483,10 @@ export interface InboxItem {
   href: string;
   /** Newer than where the person has read its channel up to. */
   unread: boolean;
-  /** Nothing is left to do: a mention that was read (questions and approvals leave the inbox instead). */
+  /** Nothing is left to do: a mention or a DM that was read (questions and approvals leave the inbox instead). */
   done: boolean;
+  /** A DM only: how many of the other party's messages in it are unread (0 once read). */
+  unread_count?: number;
 }
 
 /** `GET /api/inbox`: the items newest first, and how many are not done (the sidebar's count). */

@@ -9,11 +9,16 @@
  *   `decidableOutsideDms`);
  * - messages that @mention them (`payload.mentions`), or everyone in a channel they may read
  *   (`@channel`, and `@here`, which counts as `@channel`: presence is not stored), from the last
- *   MENTION_DAYS days.
+ *   MENTION_DAYS days;
+ * - direct messages: one item per DM the person is in where the other party wrote in the last
+ *   MENTION_DAYS days, showing its newest message from them, with how many of theirs are unread.
+ *   It stands for the DM's messages, so a mention among them is not listed again, and a question
+ *   listed as such is not repeated as its DM's newest message.
  *
  * Each is unread when it is newer than the person's read mark of its channel
- * (server/events/read-marks.ts); a mention is done once read. Questions and approvals leave the
- * inbox when answered or decided, since they are read from the projections that say they wait.
+ * (server/events/read-marks.ts); a mention and a DM are done once read. Questions and approvals
+ * leave the inbox when answered or decided, since they are read from the projections that say
+ * they wait.
  */
 import type { InboxAnswer, InboxItem } from "@/lib/api/types";
 import { mayDecide, type Decider } from "@/lib/approvers";
@@ -53,22 +58,25 @@ export async function inboxOf(queries: Queries, person: Decider, readable: Reada
   const ids = readable.all ? "all" : [...readable.ids];
   const may = (thread_id: string) => readable.all || readable.ids.has(thread_id);
   const since = new Date(Date.now() - MENTION_DAYS * 24 * 3600 * 1000);
-  const [questions, mentions, pending] = await Promise.all([
+  const seqs = new Map([...marks].map(([thread_id, mark]) => [thread_id, mark.seq]));
+  const [questions, mentions, pending, dmActivity] = await Promise.all([
     queries.openQuestionsFor(person.agent_id, ids, INBOX_LIMIT),
     queries.mentionsOf(person.agent_id, ids, since, INBOX_LIMIT),
     listApprovals(queries, "pending"),
+    queries.directMessagesTo(person.agent_id, ids, seqs, since, INBOX_LIMIT),
   ]);
+  const dms = dmActivity.filter((dm) => inConversation(dm.event));
   // A direct message's approval reaches the approvers its rule names, in the DM or not.
   const outside = new Set((await decidableOutsideDms(queries, pending.filter((a) => !may(a.thread_id)), person)).map((a) => a.approval_id));
   const approvals = pending
     .filter((a) => (may(a.thread_id) && mayDecide(a.approvers, person, { requesters: a.requesters, forbidSelf: a.forbid_self_approval })) || outside.has(a.approval_id))
     .slice(-INBOX_LIMIT);
-  const names = await queries.threadNames([...questions, ...mentions].map((e) => e.thread_id));
+  const names = await queries.threadNames([...questions, ...mentions, ...dms.map((dm) => dm.event)].map((e) => e.thread_id));
   const titles = await runTitles(queries, await queries.runs(questions.map((q) => q.run_id)));
   const unread = (thread_id: string, seq: number) => seq > (marks.get(thread_id)?.seq ?? 0);
 
-  // A question or a mention: a message, shown where it was said.
-  const messageItem = (kind: "question" | "mention", ev: StoredEventOf<"chat.message">): InboxItem => {
+  // A question, a mention or a DM's newest message: a message, shown where it was said.
+  const messageItem = (kind: "question" | "mention" | "dm", ev: StoredEventOf<"chat.message">): InboxItem => {
     const isUnread = unread(ev.thread_id, ev.seq);
     return {
       kind,
@@ -81,14 +89,22 @@ export async function inboxOf(queries: Queries, person: Decider, readable: Reada
       approval_id: null,
       from: fromOf(ev),
       text: excerpt(typeof ev.payload.text === "string" ? ev.payload.text : "", EXCERPT),
-      // A question opens in its run's thread; a mention is done once read.
+      // A question opens in its run's thread; a mention or a DM is done once read.
       run_title: kind === "question" ? (titles.get(ev.run_id) ?? null) : null,
       at: ev.ts,
       href: kind === "question" ? `/c/${encodeURIComponent(ev.thread_id)}?${new URLSearchParams({ run: ev.run_id, event: ev.id })}` : messageHref(ev),
       unread: isUnread,
-      done: kind === "mention" && !isUnread,
+      done: kind !== "question" && !isUnread,
     };
   };
+  // Listed as a question already: not repeated as a mention or as its DM's newest message.
+  const asked = new Set(questions.map((q) => `${q.run_id}/${q.id}`));
+  const dmItems = dms
+    .filter((dm) => !asked.has(`${dm.event.run_id}/${dm.event.id}`))
+    .map((dm): InboxItem => ({ ...messageItem("dm", dm.event), unread_count: dm.unread }));
+  // A DM's item stands for the other party's messages in its conversation, mentions among them.
+  const inDmItem = new Set(dmItems.map((i) => i.thread_id));
+  const listedMention = (ev: StoredEventOf<"chat.message">) => !asked.has(`${ev.run_id}/${ev.id}`) && !(inDmItem.has(ev.thread_id) && inConversation(ev));
   const items: InboxItem[] = [
     ...questions.map((ev) => messageItem("question", ev)),
     ...approvals.map((a): InboxItem => ({
@@ -108,10 +124,8 @@ export async function inboxOf(queries: Queries, person: Decider, readable: Reada
       unread: unread(a.thread_id, a.request_seq),
       done: false,
     })),
-    ...mentions.map((ev) => messageItem("mention", ev)),
-  ];
-  // A question that also mentions the person is listed once, as the question.
-  const seen = new Set(questions.map((q) => `${q.run_id}/${q.id}`));
-  const out = items.filter((i) => i.kind !== "mention" || !seen.has(`${i.run_id}/${i.event_id}`)).sort((a, b) => b.seq - a.seq);
-  return { items: out, open: out.filter((i) => !i.done).length };
+    ...mentions.filter(listedMention).map((ev) => messageItem("mention", ev)),
+    ...dmItems,
+  ].sort((a, b) => b.seq - a.seq);
+  return { items, open: items.filter((i) => !i.done).length };
 }

@@ -16,6 +16,7 @@ import type { Approval, Event as EventRow, Run, Task, Thread } from "../db/gener
 import { eventColumns, fromRow } from "./codec";
 import { isForkCopy } from "@/lib/conversation";
 import { dataText, saidText } from "@/lib/search/event-text";
+import { THREAD_CREATED, unreadSql } from "@/lib/unread";
 import type { SearchKind } from "@/lib/search/query";
 
 export type { Approval as ApprovalRow, Run as RunRow, Task as TaskRow, Thread as ThreadRow };
@@ -148,6 +149,12 @@ export interface RunFacts {
   agents: string[];
   /** Its tasks that succeeded (a run's progress, lib/fold/run-status.ts `progressOf`). */
   task_succeeded: number;
+}
+
+/** A direct message's newest message from the other party, and how many of theirs the reader has not read (`Queries.directMessagesTo`). */
+export interface DirectMessageActivity {
+  event: StoredEventOf<"chat.message">;
+  unread: number;
 }
 
 /** Which approvals a list shows: pending ones, decided ones, or all. */
@@ -817,6 +824,52 @@ export class Queries {
       limit,
     );
     return rows.map(fromRow).filter((e): e is StoredEventOf<"chat.message"> => isEvent(e, "chat.message"));
+  }
+
+  /**
+   * The direct messages `person` (`user:<id>`) is in (`threads.dm_between` holds them, its GIN
+   * index), in channels `thread_ids` ("all": every one), where someone else wrote at or after
+   * `since`: per DM, its newest message from the other party (a chat.message of the DM's
+   * conversation that `person` did not send, lib/unread.ts `unreadSql`, the SQL of
+   * lib/conversation.ts `inConversation` for messages; not deleted) and how many of theirs are
+   * newer than `marks` (the person's read seq by channel id; none: 0). Newest first, at most
+   * `limit` DMs; one query, each DM read backwards on the (thread_id, seq) index.
+   */
+  async directMessagesTo(
+    person: string,
+    thread_ids: readonly string[] | "all",
+    marks: ReadonlyMap<string, number>,
+    since: Date,
+    limit: number,
+  ): Promise<DirectMessageActivity[]> {
+    if (thread_ids !== "all" && !thread_ids.length) return [];
+    const theirs = `e.thread_id = t.id AND e.type = 'chat.message' AND e.from_agent_id <> $1 AND ${unreadSql("$6")}
+            AND NOT EXISTS (SELECT 1 FROM events d WHERE d.payload->>'message_id' = e.id AND d.run_id = e.run_id AND d.type = 'chat.delete')`;
+    const rows = await this.db.$queryRawUnsafe<(EventRow & { unread: number })[]>(
+      `SELECT ${eventColumns("last")}, n.unread
+         FROM threads t
+         LEFT JOIN unnest($7::text[], $8::bigint[]) AS m(thread_id, seq) ON m.thread_id = t.id
+         CROSS JOIN LATERAL (SELECT ${eventColumns("e")} FROM events e WHERE ${theirs} ORDER BY e.seq DESC LIMIT 1) last
+         CROSS JOIN LATERAL (SELECT count(*)::int AS unread FROM events e WHERE ${theirs} AND e.seq > coalesce(m.seq, 0)) n
+        WHERE t.dm_between @> ARRAY[$1::text]
+          AND ($2::boolean OR t.id = ANY($3::text[]))
+          AND t.last_event_at >= $4
+          AND last.ts >= $4
+        ORDER BY last.seq DESC
+        LIMIT $5`,
+      person,
+      thread_ids === "all",
+      thread_ids === "all" ? [] : [...thread_ids],
+      since,
+      limit,
+      THREAD_CREATED,
+      [...marks.keys()],
+      [...marks.values()],
+    );
+    return rows.flatMap((row) => {
+      const event = fromRow(row);
+      return isEvent(event, "chat.message") ? [{ event, unread: Number(row.unread) }] : [];
+    });
   }
 
   /**

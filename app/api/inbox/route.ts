@@ -1,10 +1,10 @@
 /**
  * GET /api/inbox → { items, open } (lib/api/types.ts InboxAnswer; docs/channels.md "For you"):
  * the signed-in person's For you inbox, newest first: questions to them or their channels that
- * wait, approvals they may decide that are pending, and messages that @mention them, each with
- * whether it is unread or done; `open` counts those not done. Only channels they may read.
- * 401 unauthenticated; 403 forbidden for an agent key (an agent's inbox is
- * /api/agents/:agent_id/inbox).
+ * wait, approvals they may decide that are pending, messages that @mention them, and direct
+ * messages the other party wrote in (one item per DM), each with whether it is unread or done;
+ * `open` counts those not done. Only channels they may read. 401 unauthenticated; 403 forbidden
+ * for an agent key (an agent's inbox is /api/agents/:agent_id/inbox).
  */
 import { getClutch } from "@/server/instance";
 import { inboxOf } from "@/server/events/inbox";
