@@ -195,9 +195,12 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   await reply.fill("Now break it down by customer segment");
   await reply.press("Enter");
   await expect(reply).toHaveValue("");
-  const segments = log.getByRole("article", { name: "Message from Project Manager" }).filter({ hasText: "Q4 2017 by customer segment" }).last();
+  // The answer stays in the thread, as in Slack; the channel's card lists the follow-up under the first result.
+  const segments = runThread.getByRole("article", { name: "Message from Project Manager" }).filter({ hasText: "Q4 2017 by customer segment" }).last();
   await expect(segments).toBeVisible({ timeout: 60_000 });
   for (const segment of ["Consumer", "Corporate", "Home Office"]) await expect(segments.getByRole("row", { name: new RegExp(`^${segment} `) }).first()).toBeVisible();
+  await expect(log.getByText("Now break it down by customer segment")).toHaveCount(0);
   await expect(run.getByText("Run state: Succeeded")).toBeVisible({ timeout: 60_000 });
   await expect(run).toContainText("4 of 4 tasks done");
+  await expect(run.getByRole("list", { name: "Follow-ups" })).toContainText("Now break it down by customer segment");
 });

@@ -97,7 +97,7 @@ test("typing @skill: lists capabilities; a click inserts one; Escape closes; Tab
   await expect(box).toHaveValue("@skill:data-analysis ");
   await expect(box).toBeFocused();
   await expect(list).toBeHidden();
-  await expect(page.getByText("New request routed by skill:data-analysis")).toBeVisible();
+  await expect(page.getByText("Starts a run routed by skill:data-analysis")).toBeVisible();
 
   // Escape closes the list and keeps the text; it stays closed while that mention is typed on.
   await box.pressSequentially("@qa");
@@ -243,7 +243,7 @@ test("@skill:data-analysis in #sales is routed by capability to analyst-1, shown
   await box.press("Enter");
   await expect(box).toHaveValue("@skill:data-analysis ");
   await box.pressSequentially("Which region had the highest sales?");
-  await expect(page.getByText("New request routed by skill:data-analysis")).toBeVisible();
+  await expect(page.getByText("Starts a run routed by skill:data-analysis")).toBeVisible();
   const posted = page.waitForResponse((r) => r.url().endsWith(`/api/threads/${sales!.id}/messages`) && r.request().method() === "POST");
   await box.press("Enter");
   const asked = (await (await posted).json()).event as StoredEvent;
@@ -285,7 +285,7 @@ test("in a channel people created, a capability nobody offers waits for an agent
 
   const skill = `skill:forecasting-${newId("task").slice(-5).toLowerCase()}`;
   await box.fill(`@${skill} Predict next quarter's sales`);
-  await expect(page.getByText(`New request routed by ${skill}`)).toBeVisible();
+  await expect(page.getByText(`Starts a run routed by ${skill}`)).toBeVisible();
   await box.press("Escape");
   await box.press("Enter");
   const failure = log.getByRole("article", { name: /^Routing failure/ });

@@ -179,7 +179,7 @@ test("replay: a deep link shows the run exactly after that event; keys step and 
   // The analyst's panel: its routing, and its events up to here (the request only).
   await taskNode(page, "analyst-1").click();
   const panel = page.getByRole("complementary", { name: /^Task: / });
-  await expect(panel.getByRole("region", { name: "Routing", exact: true })).toContainText("agent:analyst-1");
+  await expect(panel.getByRole("region", { name: "Routing", exact: true })).toContainText("Routed to Analyst Agent");
   await expect(panel.getByRole("region", { name: "Events of the task" }).getByRole("article")).toHaveCount(1);
   await expect(panel.getByRole("region", { name: "Events of the task" })).toContainText("Task requested");
 

@@ -93,16 +93,6 @@ export async function postMessage(threadId: string, text: string, replyTo?: stri
   ).event;
 }
 
-/** Make the person's new message `messageId` the answer to `questionId` (docs/channels.md); its run is cancelled. */
-export async function makeAnswer(threadId: string, messageId: string, questionId: string): Promise<StoredEvent> {
-  return (
-    await apiRequest<{ event: StoredEvent }>(`/api/threads/${encodeURIComponent(threadId)}/messages/${encodeURIComponent(messageId)}/answer`, {
-      method: "POST",
-      body: JSON.stringify({ question_id: questionId }),
-    })
-  ).event;
-}
-
 /** The workspace's agents with their status (`GET /api/agents`). */
 export async function fetchAgents(): Promise<AgentSummary[]> {
   return (await apiRequest<{ agents: AgentSummary[] }>("/api/agents")).agents;
