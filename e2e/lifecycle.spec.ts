@@ -79,7 +79,7 @@ test("a failed subtask is retried from its task panel and shows its second attem
   const { run_id } = await runWithSubtask(request, "Regional totals check", true);
   await page.goto(`/runs/${run_id}`);
   const panel = await openTask(page, "calc-1", "Failed", "Compute the regional totals");
-  await expect(panel).toContainText("TOOL_ERROR: DataServer crashed");
+  await expect(panel).toContainText("Failed (TOOL_ERROR): DataServer crashed");
   await serious(page, "a failed task's panel with Retry");
   await panel.getByRole("button", { name: "Retry" }).click();
 

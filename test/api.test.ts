@@ -49,8 +49,10 @@ describe("threads", () => {
     expect(thread.id).toMatch(/^thr_[0-9A-HJKMNP-TV-Z]{26}$/);
     const first = (await rt.store.read({ thread_id: thread.id })).events[0]!;
     expect(first.payload.text).toBe(`${renee.person!.name} created #${thread.name}: testing`);
-    const list = (await (await threadsRoute.GET(get(), undefined as never)).json()) as { threads: { id: string }[] };
+    const list = (await (await threadsRoute.GET(get(), undefined as never)).json()) as { threads: { id: string; read: { seq: number; count: number } | null }[] };
     expect(list.threads.map((t) => t.id)).toContain(thread.id);
+    // Its creator has it read up to its start: what is said from now on is unread for them.
+    expect(list.threads.find((t) => t.id === thread.id)!.read).toEqual({ seq: first.seq, count: 0 });
 
     const dup = await threadsRoute.POST(post({ name: thread.name }), undefined as never);
     expect(dup.status).toBe(409);

@@ -2,7 +2,9 @@
  * GET /api/threads: { threads } by name: the channels the principal may read; for a person each
  * with `read`, how far they have read it (server/events/read-marks.ts), or null.
  * POST /api/threads { name, topic?, visibility? }: a signed-in member or admin creates a channel
- * and becomes its first member. 201 { thread }; 400 invalid_thread; 403 for guests; 409 name_taken.
+ * and becomes its first member, with the channel read up to its start: what is said from then on
+ * is unread for them (lib/unread.ts; a channel nobody marked for a person counts nothing for
+ * them). 201 { thread }; 400 invalid_thread; 403 for guests; 409 name_taken.
  */
 import { ClutchError } from "@/server/errors";
 import { getClutch } from "@/server/instance";
@@ -23,6 +25,8 @@ export const GET = route({ auth: "signed-in" }, async ({ principal }) => {
 
 export const POST = route({ auth: "person" }, async ({ req, principal }) => {
   if (principal.role === "guest") throw new ClutchError("forbidden", "guests cannot create channels; ask a member or an admin", 403);
-  const thread = await getClutch().store.createThread(await readJson(req), { agent_id: principal.agent_id, display_name: principal.name });
+  const { store, identity } = getClutch();
+  const thread = await store.createThread(await readJson(req), { agent_id: principal.agent_id, display_name: principal.name });
+  await identity.readMarks.startAtEnd(principal.agent_id, [thread.id]);
   return json({ thread }, 201);
 });
