@@ -295,7 +295,7 @@ test("fork: re-run asks first, starts a new run that links to its source, leaves
   for (const id of forkSaid) await expect(channelLog.locator(`[data-msg-id="${id}"]`)).toHaveCount(0);
   await page.goto(`/c/${threadId}?run=${runId}`);
   const forksInThread = page.getByRole("list", { name: "Forks of this run" });
-  await expect(forksInThread).toContainText(new RegExp(`Forked at step #${handoff.seq}: #\\d+`));
+  await expect(forksInThread).toContainText(new RegExp(`Forked at step #${handoff.seq}:\\s*#\\d+`));
   await forksInThread.getByRole("button").first().click();
   await expect(page).toHaveURL(new RegExp(`[?&]run=${fork}`));
 
