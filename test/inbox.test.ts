@@ -86,7 +86,11 @@ describe("@mentions of people", () => {
     expect(res.status).toBe(200);
     const after = await inbox(member);
     expect(after.items.find((i) => i.event_id === sent.id)).toMatchObject({ unread: false, done: true });
-    expect(after.open).toBe(mine.open - 1);
+    // It no longer counts as open (other files' runs change the rest of the count meanwhile).
+    const open = (a: InboxAnswer) => a.items.filter((i) => !i.done).map((i) => i.key);
+    expect(open(mine)).toContain(item!.key);
+    expect(open(after)).not.toContain(item!.key);
+    expect(after.open).toBe(open(after).length);
   });
 
   it("a mention of someone who is not a member of the channel resolves to nothing and leaks nothing", async () => {
