@@ -120,6 +120,8 @@ test("a run's DAG grows live: nodes appear and change state, and placed nodes st
   await expect(page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "sales" })).toHaveAttribute("href", `/c/${thread.id}`);
   // pm-1 asks its clarifying question: its node waits for input; the edge from the run says how it was routed.
   await expect(taskNode(page, "pm-1", "Waiting on you")).toBeVisible({ timeout: 30_000 });
+  // The run reads the same everywhere: its node says whom it waits on, never "Running".
+  await expect(page.locator("[data-run-node]").getByText("Run state: Waiting on you")).toBeVisible();
   await expect(page.locator('[data-edge-kind="request"]')).toContainText("request · Project Manager");
   await expect(taskNode(page, "analyst-1")).toHaveCount(0);
   await expect(page.getByRole("slider", { name: "Replay position" })).toBeVisible();
