@@ -11,6 +11,7 @@
  *   `every_message`                                             → the entry agent (a new run)
  *   otherwise (`mentions`, the default, as Slack apps do)       → no agent (chat)
  */
+import { isPeopleRecipient } from "./fold/questions";
 import { isCapabilityMention } from "./mentions";
 
 /** A channel's setting: agents answer when @mentioned, or its entry agent takes every new message. */
@@ -51,6 +52,6 @@ export function newMessageOutcome(input: {
  * True when a person's message is plain chat by its address: `to` names only people (`user`,
  * `user:<id>`), so no agent is asked (server/events/chat.ts `chat_only`).
  */
-export function addressedToPeopleOnly(to: readonly { agent_id: string }[]): boolean {
-  return to.length > 0 && to.every((t) => t.agent_id === "user" || t.agent_id.startsWith("user:"));
+export function addressedToPeopleOnly(to: readonly { agent_id: string; role?: string }[]): boolean {
+  return to.length > 0 && to.every(isPeopleRecipient);
 }

@@ -14,6 +14,7 @@
  * server/events/read-marks.ts). test/unread-rule.test.ts checks that the two agree.
  */
 import { isCopy } from "./conversation";
+import { isPeopleRecipient } from "./fold/questions";
 
 /** `meta.kind` of the chat.system notice that announces a new channel: not news to anyone. */
 export const THREAD_CREATED = "thread.created";
@@ -29,7 +30,7 @@ export interface UnreadInput {
   meta?: Record<string, unknown>;
 }
 
-const isPerson = (p: Addressed | undefined) => p !== undefined && (p.agent_id === "user" || p.agent_id.startsWith("user:") || p.role === "human");
+const isPerson = (p: Addressed | undefined) => p !== undefined && isPeopleRecipient(p);
 
 /** True when the event adds one to its thread's unread count (see the file comment). */
 export function countsAsUnread(ev: UnreadInput): boolean {

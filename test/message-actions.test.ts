@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { InboxAnswer } from "@/lib/api/types";
 import type { MarkUnreadResponse, MessageActionResponse, PinsResponse } from "@/lib/api/message-actions";
-import { foldMessageActions } from "@/lib/fold/message-actions";
+import { actionTarget, foldMessageActions } from "@/lib/fold/message-actions";
 import { makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import * as eventsRoute from "@/app/api/events/route";
@@ -79,7 +79,7 @@ const search = async (as: TestPrincipal, q: string, thread_id: string) => {
   return ((await res.json()) as { results: { event: StoredEvent; snippet: string; edited?: { at: string; seq: number } }[] }).results;
 };
 const handle = (p: TestPrincipal) => p.person!.name.replaceAll(" ", "_");
-const actionsOn = async (m: StoredEvent) => (await threadEvents(rt, m.thread_id)).filter((e) => (e.payload as { message_id?: unknown }).message_id === m.id);
+const actionsOn = async (m: StoredEvent) => (await threadEvents(rt, m.thread_id)).filter((e) => actionTarget(e) === m.id);
 const messageCount = async (thread_id: string) => (await rt.store.getThread(thread_id))!.message_count;
 
 describe("message actions", () => {

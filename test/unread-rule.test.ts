@@ -4,7 +4,7 @@
  * and `unreadSql` (which "Mark unread" counts with, server/events/read-marks.ts). Real PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeMessage, type ClutchMessage, type StoredEvent } from "@/lib/protocol";
+import { isEvent, makeMessage, type ClutchMessage, type StoredEvent } from "@/lib/protocol";
 import { conversationIds } from "@/lib/conversation";
 import { countsAsUnread } from "@/lib/unread";
 import type { Clutch } from "@/server/clutch";
@@ -54,7 +54,7 @@ describe("what counts as unread", () => {
     const mark = await rt.identity.readMarks.markUnreadFrom("user:lee", thread.id, first.seq);
     expect(mark).toEqual({ seq: first.seq - 1, count: 0 });
     // From the report on: the report and the two after it that count (plain chat, the notice).
-    const report = events.find((e) => e.type === "chat.message" && (e.payload as { text: string }).text === "Report")!;
+    const report = events.find((e) => isEvent(e, "chat.message") && e.payload.text === "Report")!;
     const fromReport = await rt.identity.readMarks.markUnreadFrom("user:lee", thread.id, report.seq);
     expect(fromReport!.count).toBe(expected - 3);
   });

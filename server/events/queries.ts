@@ -160,6 +160,11 @@ export interface DirectMessageActivity {
 /** Which approvals a list shows: pending ones, decided ones, or all. */
 export type ApprovalFilter = "pending" | "decided" | "all";
 
+/** SQL: the chat.message in row `alias` of `events` has no delete tombstone (docs/protocol.md "Message actions"). */
+function notDeleted(alias: string): string {
+  return `NOT EXISTS (SELECT 1 FROM events d WHERE d.payload->>'message_id' = ${alias}.id AND d.run_id = ${alias}.run_id AND d.type = 'chat.delete')`;
+}
+
 export class Queries {
   constructor(private readonly db: Db) {}
 
@@ -812,7 +817,7 @@ export class Queries {
           AND from_agent_id <> $1
           AND NOT coalesce(rest->'meta' ? 'forked_from', false)
           AND NOT coalesce(rest->'meta' ? 'imported', false)
-          AND NOT EXISTS (SELECT 1 FROM events d WHERE d.payload->>'message_id' = events.id AND d.run_id = events.run_id AND d.type = 'chat.delete')
+          AND ${notDeleted("events")}
           AND ($2::boolean OR thread_id = ANY($3::text[]))
           AND ts >= $4
         ORDER BY seq DESC
@@ -844,7 +849,7 @@ export class Queries {
   ): Promise<DirectMessageActivity[]> {
     if (thread_ids !== "all" && !thread_ids.length) return [];
     const theirs = `e.thread_id = t.id AND e.type = 'chat.message' AND e.from_agent_id <> $1 AND ${unreadSql("$6")}
-            AND NOT EXISTS (SELECT 1 FROM events d WHERE d.payload->>'message_id' = e.id AND d.run_id = e.run_id AND d.type = 'chat.delete')`;
+            AND ${notDeleted("e")}`;
     const rows = await this.db.$queryRawUnsafe<(EventRow & { unread: number })[]>(
       `SELECT ${eventColumns("last")}, n.unread
          FROM threads t
