@@ -21,6 +21,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { generateText, type LanguageModel } from "ai";
 import { McpHub } from "./adapters/mcp/hub";
+import { StreamHub } from "./streams/hub";
+import { LocalBus, PgBus } from "./streams/bus";
 import { AgentRunner } from "./agents/runner";
 import { McpToolCaller } from "./agents/tool-caller";
 import { ArtifactStore } from "./artifacts/store";
@@ -164,6 +166,8 @@ export interface Clutch {
   runner: AgentRunner;
   /** Runs, delegation and review; it follows the stream only when there is a workspace. */
   orchestrator: Orchestrator;
+  /** Replies being written, agents' statuses and people typing, shared by the deployment's processes (server/streams/hub.ts). */
+  streams: StreamHub;
   /** The signing secret of an external agent's webhook (server/adapters/webhook/webhook.ts). */
   webhookSecretOf(agent_id: string): string;
   /**
@@ -363,6 +367,8 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const tools = new McpToolCaller(hub, artifacts);
   const a2a = new A2AClientDriver();
   const onPostgres = Boolean(options.databaseUrl && !options.embeddedUrl);
+  // Streaming replies, statuses and typing, heard by every process of the deployment (server/streams/hub.ts).
+  const streams = new StreamHub({ bus: onPostgres ? await PgBus.connect(options.databaseUrl!) : new LocalBus() });
   // In-process LangGraph graphs keep their threads in PostgreSQL, so an interrupted one resumes after a restart.
   const graphs = new LangGraphDriver(workspace.dir, onPostgres ? postgresCheckpointer(options.databaseUrl!) : undefined);
   const runner = new AgentRunner({
@@ -375,6 +381,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     schemas,
     budgets: (at) => budgets.check(at),
     drivers: { a2a, langgraph: graphs, "langgraph-server": graphs },
+    streams,
   });
   for (const a of workspace.agents.values()) registry.upsertWorkspaceAgent(a);
   const router = new Router({
@@ -585,6 +592,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     artifacts,
     runner,
     orchestrator,
+    streams,
     async importPack(input, by) {
       if (workspace === NO_WORKSPACE) throw new ClutchError("no_workspace", "this Clutch runs without a workspace (CLUTCH_WORKSPACE=none), so it has no agents to add a team to");
       const { team, agents } = await packs.importTeam(workspace, input, by.agent_id, async (name) => Boolean(await store.queries.threadByName(name)));
@@ -614,6 +622,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       else await agentWork.stop(opts);
       await queue?.close();
       await hub.close();
+      await streams.close();
       registry.stop();
       unfollow();
       await traces?.stop();

@@ -13,6 +13,7 @@ import type { EventStore } from "../events/store";
 import type { Gate, GateResult } from "../policy/approvals";
 import type { Workspace } from "../workspace/workspace";
 import type { TaskContext } from "./actions";
+import type { StreamHub } from "../streams/hub";
 
 /** One wake of a task handed to a driver. */
 export interface DriverWake {
@@ -32,6 +33,12 @@ export interface DriverWake {
   asker: { agent_id: string; role?: "human" };
   /** The policy gate (server/policy/approvals.ts), for approvals the outside agent asks for; absent: everything goes. */
   gate?: (g: Gate) => Promise<GateResult>;
+  /**
+   * Where the outside agent's text streams as it is written (server/streams/hub.ts): open a
+   * stream for a message, write to it, and end it once its event is stored (its `meta.stream_id`
+   * names the stream); absent: nothing streams.
+   */
+  streams?: StreamHub;
 }
 
 /** The driver of one runtime kind. */

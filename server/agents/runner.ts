@@ -52,6 +52,7 @@ import type { BudgetOutcome, BudgetScope } from "../policy/budgets";
 import { answersQuestions, askerOf, summarize, type Drivers } from "./driver";
 import type { SchemaRegistry } from "../schemas/registry";
 import { Wakes } from "./wakes";
+import type { StreamHub } from "../streams/hub";
 
 const ENDINGS = new Set(["task.result", "task.error", "task.cancel", "task.timeout"]);
 
@@ -79,6 +80,8 @@ export interface RunnerDeps {
   schemas?: SchemaRegistry;
   /** Budgets checked before each model call (server/policy/budgets.ts); none: no limit. */
   budgets?: (at: BudgetScope) => Promise<BudgetOutcome>;
+  /** Where replies stream as they are written, and statuses show (server/streams/hub.ts); none: nothing streams. */
+  streams?: StreamHub;
 }
 
 const BUILTIN_DESCRIPTIONS: Record<keyof typeof BUILTIN_TOOLS, string> = {
@@ -297,7 +300,7 @@ export class AgentRunner {
         return;
       }
       const { retry_attempts, retry_delay_ms } = this.deps.workspace.lifecycle;
-      await driver.wake({ ctx, request, attempt, asker: askerOf(request, answersQuestions(this.deps.workspace)), events: () => runLog.refresh(), signal, store: this.deps.store, retry: { attempts: retry_attempts, delay_ms: retry_delay_ms }, ...(this.deps.gate ? { gate: this.deps.gate } : {}) });
+      await driver.wake({ ctx, request, attempt, asker: askerOf(request, answersQuestions(this.deps.workspace)), events: () => runLog.refresh(), signal, store: this.deps.store, retry: { attempts: retry_attempts, delay_ms: retry_delay_ms }, ...(this.deps.streams ? { streams: this.deps.streams } : {}), ...(this.deps.gate ? { gate: this.deps.gate } : {}) });
       return;
     }
     const meta: SystemMeta = {
