@@ -66,7 +66,7 @@ httpServer.on("request", (req, res) => {
   else void handle(req, res);
 });
 realtime?.acceptUpgrades(httpServer);
-const gateway = realtime ? null : new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity);
+const gateway = realtime ? null : new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity, clutch.streams);
 const stopAgentsFeed = gateway ? startAgentsFeed(gateway, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail }) : () => {};
 
 httpServer.listen(config.port, config.host, () => {

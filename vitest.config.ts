@@ -7,6 +7,8 @@ export default defineConfig({
     include: ["lib/**/*.test.ts", "server/**/*.test.ts", "test/**/*.test.ts", "components/**/*.test.ts", "examples/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 60_000,
+    // The built-in model writes its replies at once in tests, unless a test asks for a pace.
+    env: { CLUTCH_BUILTIN_PACE_MS: process.env.CLUTCH_BUILTIN_PACE_MS ?? "0" },
     hookTimeout: 120_000,
     pool: "forks",
     // The embedded database (no DATABASE_URL) serves all connections from one backend that

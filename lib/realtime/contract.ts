@@ -14,6 +14,9 @@
  *   `unsubscribe` the same shape (after ignored) → ack.
  *   `presence`    (no argument) → ack PresenceSnapshot: the people online now (as
  *                 `presence.snapshot`), for a client that starts listening after it connected.
+ *   `typing`      TypingInput `{ thread_id, run_id? }`: the person is typing there (a run's
+ *                 thread when `run_id`). Send at most every TYPING_THROTTLE_MS while typing; only
+ *                 a person's socket subscribed to that channel is heard; never stored.
  * The server disconnects a socket (reason `io server disconnect`) whose credential stops working
  * (its session ended: signed out, signed out by a password change, revoked, expired; a revoked
  * key, a disabled agent, a deactivated person), telling it why first (`access.ended`), and drops
@@ -34,6 +37,20 @@
  *   `presence.changed`  PresenceChange `{ agent_id: "user:…", status: "online" | "offline" }`
  *                     to every socket when a person's first socket connects or their last one
  *                     disconnects (a second tab changes nothing). Ephemeral: never stored.
+ *   Streams (lib/realtime/streams.ts; docs/channels.md "Streaming replies"), to the sockets
+ *   subscribed to the stream's channel or run, never stored:
+ *   `stream.open`     StreamInfo: a reply started, with its text so far. Also sent for every open
+ *                     stream of a channel or run right after its subscription has caught up, so
+ *                     a client that opens the channel mid-stream starts from the text so far.
+ *   `stream.delta`    StreamDelta `{ stream_id, offset, text }`: keep the text up to `offset`,
+ *                     append `text`; at most about 20 a second per stream.
+ *   `stream.end`      StreamEnd `{ stream_id, status: done | stopped | interrupted, … }`. The
+ *                     stored event a stream became names it (`streamIdOf`): drop the live copy
+ *                     once it is held.
+ *   `agent.status`    AgentStatus: what an agent is doing in a run, or null when it stopped;
+ *                     the statuses of a channel or run are sent after its subscription caught up.
+ *   `typing`          Typing `{ thread_id, run_id?, agent_id }`: a person is typing; show it for
+ *                     TYPING_MS unless another arrives. A socket does not hear its own person.
  *   `access.ended`    AccessEnded `{ code, message }`, right before the server disconnects the
  *                     socket because its credential stopped working; `code`: `session_ended`,
  *                     `key_revoked`, `agent_disabled`, `deactivated` or `unauthenticated` (any
@@ -44,6 +61,7 @@
 import { z } from "zod";
 import type { StoredEvent } from "../protocol/envelope";
 import type { AgentSummary, ThreadSummary } from "../api/types";
+import type { AgentStatus, StreamDelta, StreamEnd, StreamInfo, Typing, TypingInput } from "./streams";
 
 export const SubscriptionSchema = z
   .strictObject({
@@ -76,6 +94,7 @@ export interface ClientEvents {
   subscribe: (sub: Subscription, ack: (res: Ack) => void) => void;
   unsubscribe: (sub: Subscription, ack: (res: Ack) => void) => void;
   presence: (ack: (snapshot: PresenceSnapshot) => void) => void;
+  typing: (input: TypingInput) => void;
 }
 
 export interface ServerEvents {
@@ -85,4 +104,9 @@ export interface ServerEvents {
   "presence.snapshot": (snapshot: PresenceSnapshot) => void;
   "presence.changed": (change: PresenceChange) => void;
   "access.ended": (why: AccessEnded) => void;
+  "stream.open": (stream: StreamInfo) => void;
+  "stream.delta": (delta: StreamDelta) => void;
+  "stream.end": (end: StreamEnd) => void;
+  "agent.status": (status: AgentStatus) => void;
+  typing: (typing: Typing) => void;
 }

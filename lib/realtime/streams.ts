@@ -120,8 +120,8 @@ export function applyStream(
   if ("open" in msg) {
     const held = streams.get(msg.open.stream_id);
     // A snapshot never shortens what a client already holds of the same stream.
-    const text = held && held.text.length > msg.open.text.length && held.text.startsWith(msg.open.text) ? held.text : msg.open.text;
-    next.set(msg.open.stream_id, { ...msg.open, text, ended: held?.ended ?? null, ended_at: held?.ended_at ?? null });
+    const text = held && !held.ended && held.text.length > msg.open.text.length && held.text.startsWith(msg.open.text) ? held.text : msg.open.text;
+    next.set(msg.open.stream_id, { ...msg.open, text, ended: null, ended_at: null });
     return next;
   }
   if ("delta" in msg) {

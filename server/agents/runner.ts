@@ -6,8 +6,10 @@
  * events (once, then only what was appended since: run-log.ts), rebuilds the instance's
  * conversation (conversation.ts), finishes any tool call the log shows as started but not
  * completed, and, when something new has arrived (the last message is not the agent's own turn
- * end), asks the model for its next step through the AI SDK (`generateText`, one step, tools
- * without execute). Each tool call of the step is carried out as events (actions.ts); the loop
+ * end), asks the model for its next step through the AI SDK (`streamText`, one step, tools
+ * without execute). While the model writes, its text and the text of its reply, ask and
+ * submit_result calls stream to the people watching (step-streams.ts), and its status says
+ * what it does; the log still gets one event per message when the step is carried out. Each tool call of the step is carried out as events (actions.ts); the loop
  * goes on until the task ends (its result, an error, a cancel or timeout), waits for something
  * (an answer, a subtask, a review, an approval: the event that ends the wait wakes it again) or
  * hits `max_model_turns` (task.error TURN_LIMIT). There is no other cap, so no task stops in
@@ -35,7 +37,7 @@
  * runs at most `limits.max_concurrency` of them at once, others queue.
  */
 import { z } from "zod";
-import { generateText, jsonSchema, tool, type LanguageModel, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
+import { jsonSchema, streamText, tool, type FinishReason, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
 import { isEvent, type PayloadOf, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { foldTask, TERMINAL_STATES, type TaskState, type TaskView } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
@@ -52,7 +54,18 @@ import type { BudgetOutcome, BudgetScope } from "../policy/budgets";
 import { answersQuestions, askerOf, summarize, type Drivers } from "./driver";
 import type { SchemaRegistry } from "../schemas/registry";
 import { Wakes } from "./wakes";
+import { agentDisplayName } from "../workspace/names";
 import type { StreamHub } from "../streams/hub";
+import { StepStreams } from "./step-streams";
+
+/** One answered model step, as the runner reads it from the stream. */
+interface StepResult {
+  text: string;
+  toolCalls: { toolCallId: string; toolName: string; input: unknown }[];
+  usage: LanguageModelUsage;
+  finishReason: FinishReason;
+  response?: { modelId?: string };
+}
 
 const ENDINGS = new Set(["task.result", "task.error", "task.cancel", "task.timeout"]);
 
@@ -323,6 +336,7 @@ export class AgentRunner {
     };
     const turnsBefore = events.slice(0, current.index).reduce((max, e) => Math.max(max, own(e)?.step ?? 0), 0);
 
+    const loop = async (): Promise<void> => {
     while (!this.wakes.isStopped && !signal.aborted) {
       events = await runLog.refresh();
       if (sinceRequest((e) => e.task_id === task_id && ENDINGS.has(e.type))) return;
@@ -347,14 +361,25 @@ export class AgentRunner {
         await fail("BUDGET_EXCEEDED", budget.message, false, { budget: budget.budget, used: budget.used, limit: budget.limit }, `budget:${budget.budget}:${attempt}`);
         return;
       }
-      const result = await this.ask(ctx, { system: conv.instructions, messages: conv.messages, tools }, step, signal, attempt);
-      if (!result) return; // the task ended: cancelled, timed out, or the model could not be reached
+      const live = this.deps.streams ? new StepStreams(this.deps.streams, ctx, step, (id) => agentDisplayName(this.deps.workspace, id)) : null;
+      live?.status("thinking");
+      const result = await this.ask(ctx, { system: conv.instructions, messages: conv.messages, tools }, step, signal, attempt, live);
+      if (!result) {
+        live?.close("interrupted", signal.aborted ? "the task ended" : "the model call failed");
+        return; // the task ended: cancelled, timed out, or the model could not be reached
+      }
+      if (live?.anyStopped()) {
+        // A person stopped the reply: their Stop kept what was written and cancelled the task.
+        live.close();
+        return;
+      }
       const text = result.text.trim();
       if (!result.toolCalls.length) {
         const waitingFor = awaiting(events, task_id);
         if (!waitingFor && text && ctx.kind === "work") {
           // A final answer in plain text: it is the task's result, submitted like any other.
           await perform(ctx, { step, seen_seq, call_id: `text-result-${step}`, tool: "submit_result", input: { summary: summarize(text), report_markdown: text }, text }, actionDeps);
+          live?.close();
           continue;
         }
         const nudge = waitingFor ? undefined : ctx.kind === "review" ? NUDGE.review : NUDGE.empty;
@@ -364,6 +389,7 @@ export class AgentRunner {
               ? `${agent.card.display.name} ended the review without a decision, even when asked for one`
               : `${agent.card.display.name} ended its turn without an answer, even when asked for one`;
           await fail("NO_RESULT", message, true, { text: text.slice(0, 2000) }, `no-result:${attempt}`);
+          live?.close();
           return;
         }
         // The turn ends; if something arrived while the model was thinking, the conversation
@@ -378,16 +404,26 @@ export class AgentRunner {
             },
           ),
         );
+        live?.close();
         continue;
       }
       let first = true;
       let waiting = false;
       for (const call of result.toolCalls) {
         const r = await perform(ctx, { step, seen_seq, call_id: call.toolCallId, tool: call.toolName, input: call.input, ...(first && text ? { text } : {}) }, actionDeps);
+        live?.done(call.toolCallId);
         waiting = r === "waiting" || waiting;
         first = false;
       }
+      live?.close();
       if (waiting) return;
+    }
+    };
+    try {
+      await loop();
+    } finally {
+      // Whatever it was doing, it is not doing it any more.
+      this.deps.streams?.status({ thread_id: ctx.thread_id, run_id: ctx.run_id, task_id, agent_id: agent.agent_id, status: null });
     }
   }
 
@@ -399,18 +435,20 @@ export class AgentRunner {
    * call is recorded as a `model.usage` event (tokens, latency, finish reason;
    * docs/observability.md) before its actions.
    */
-  private async ask(ctx: TaskContext, prompt: { system: SystemModelMessage; messages: ModelMessage[]; tools: ToolSet }, step: number, signal: AbortSignal, attempt: number) {
+  private async ask(ctx: TaskContext, prompt: { system: SystemModelMessage; messages: ModelMessage[]; tools: ToolSet }, step: number, signal: AbortSignal, attempt: number, live: StepStreams | null) {
     const { retry_attempts, retry_delay_ms } = this.deps.workspace.lifecycle;
-    type Outcome = { result: Awaited<ReturnType<typeof generateText>>; latency_ms: number } | { error: string; passing: boolean; unconfigured?: true };
+    type Outcome = { result: StepResult; latency_ms: number } | { error: string; passing: boolean; unconfigured?: true };
     const model = this.deps.modelFor(ctx.agent);
     const { outcome, attempts } = await withRetries<Outcome>(
       { attempts: retry_attempts, first_ms: retry_delay_ms, signal },
       async () => {
         try {
           const started = performance.now();
-          const result = await generateText({ model, ...prompt, ...samplingOf(ctx.agent), maxRetries: 0, abortSignal: signal });
+          const result = await streamStep({ model, ...prompt, ...samplingOf(ctx.agent), maxRetries: 0, abortSignal: signal }, live);
           return { outcome: { result, latency_ms: performance.now() - started }, again: false };
         } catch (err) {
+          // What was written of a failed attempt is not the answer: the next attempt writes it again.
+          live?.close("interrupted", "the model call failed");
           if (err instanceof ModelNotConfiguredError) return { outcome: { error: err.message, passing: false, unconfigured: true }, again: false };
           const passing = isPassingModelError(err);
           return { outcome: { error: describeModelError(err), passing }, again: passing };
@@ -487,11 +525,45 @@ export class AgentRunner {
 }
 
 /**
+ * One model step through the AI SDK's `streamText`: each part goes to `live` as it arrives
+ * (people see the text being written), and the step's text, tool calls, usage, finish reason
+ * and response are gathered from the parts. Throws what the model call threw (an error part),
+ * or the abort's reason when `abortSignal` aborts.
+ */
+async function streamStep(call: Parameters<typeof streamText>[0] & { abortSignal: AbortSignal }, live: StepStreams | null): Promise<StepResult> {
+  // Errors arrive as stream parts and are thrown below; nothing to print.
+  const stream = streamText({ ...call, onError: () => {} });
+  let text = "";
+  const toolCalls: StepResult["toolCalls"] = [];
+  let finish: Pick<StepResult, "usage" | "finishReason" | "response"> | null = null;
+  for await (const part of stream.fullStream) {
+    live?.part(part);
+    switch (part.type) {
+      case "text-delta":
+        text += part.text;
+        break;
+      case "tool-call":
+        toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+        break;
+      case "finish-step":
+        finish = { usage: part.usage, finishReason: part.finishReason, response: part.response };
+        break;
+      case "error":
+        throw part.error;
+      case "abort":
+        throw call.abortSignal.reason ?? new Error("the model call was aborted");
+    }
+  }
+  if (!finish) throw new Error("the model's stream ended without finishing its step");
+  return { text, toolCalls, ...finish };
+}
+
+/**
  * The `model.usage` payload of one answered call (docs/observability.md): the AI SDK's token
  * counts (missing counts as 0), `latency_ms` the call's wall time in ms, the model id the
  * provider answered with (else the one asked for).
  */
-function usageOf(model: LanguageModel, result: Awaited<ReturnType<typeof generateText>>, latency_ms: number, step: number): PayloadOf<"model.usage"> {
+function usageOf(model: LanguageModel, result: StepResult, latency_ms: number, step: number): PayloadOf<"model.usage"> {
   const u = result.usage;
   const asked = typeof model === "string" ? { modelId: model, provider: undefined } : model;
   const cached = u.inputTokenDetails?.cacheReadTokens ?? u.cachedInputTokens;

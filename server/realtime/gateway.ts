@@ -28,6 +28,13 @@
  * `presence.changed` online to every client and their last one's disconnect offline; each socket
  * gets a `presence.snapshot` of the people online right after it connects.
  *
+ * It carries the streams (server/streams/hub.ts, lib/realtime/streams.ts): a reply's open, deltas
+ * and end, agents' statuses and people typing go to the sockets whose live subscriptions watch
+ * the stream's channel or run, once per socket; a subscription that has caught up gets the open
+ * streams (with their text so far) and statuses of its channel or run, so a late joiner sees a
+ * reply from where it is. A person's `typing` is heard from a socket subscribed to that channel,
+ * at most once a second, and goes to the others.
+ *
  * Access is taken away at once, on every node (docs/identity.md "Live connections"): each node
  * learns of changes from the `audit.change` events in its own tail, whoever made them.
  * - A channel's members or visibility changed (`channel.*`, in the channel): every subscription
@@ -60,8 +67,12 @@ import type { Identity } from "../auth/identity";
 import type { Readable } from "../auth/access";
 import type { Principal } from "../auth/principal";
 import { PresenceTracker } from "./presence";
+import { TypingInputSchema } from "@/lib/realtime/streams";
+import type { HubEvent, StreamHub } from "../streams/hub";
 
 const ACTIVITY_MS = 250;
+/** The least time between two `typing` heard from one socket (ms). */
+const TYPING_EVERY_MS = 1_000;
 const REPLAY_PAGE = 1000;
 /** The longest a Node timer waits (ms); a session's expiry further off is checked then, and again. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -97,6 +108,8 @@ interface SocketData {
   expiry?: NodeJS.Timeout;
   /** The socket's subscriptions by key. */
   subs: Map<string, LiveSub>;
+  /** When this socket's person last said they were typing (ms). */
+  typedAt?: number;
 }
 type ClutchSocket = Socket<ClientEvents, ServerEvents, Record<string, never>, SocketData>;
 
@@ -130,6 +143,7 @@ export class RealtimeGateway {
   private readonly dirtyThreads = new Set<string>();
   private activityTimer: NodeJS.Timeout | null = null;
   private readonly unsubscribeTail: () => void;
+  private readonly unsubscribeStreams: () => void;
   /** Deliveries, one event at a time in seq order (see the module doc). */
   private chain: Promise<void> = Promise.resolve();
   /** People's connected sockets (see the module doc). */
@@ -140,6 +154,7 @@ export class RealtimeGateway {
     private readonly store: EventStore,
     tail: EventTail,
     private readonly identity: Identity,
+    private readonly streams?: StreamHub,
   ) {
     this.io = new Server<ClientEvents, ServerEvents>(httpServer, { serveClient: false, maxHttpBufferSize: 1e6 });
     this.io.use((socket, next) => {
@@ -158,11 +173,13 @@ export class RealtimeGateway {
     });
     this.io.on("connection", (socket) => this.onConnection(socket as ClutchSocket));
     this.unsubscribeTail = tail.subscribe((ev) => this.onEvent(ev), { copies: true });
+    this.unsubscribeStreams = streams?.listen((e) => this.onStream(e)) ?? (() => {});
   }
 
   /** Stop listening and close every connection. */
   async close(): Promise<void> {
     this.unsubscribeTail();
+    this.unsubscribeStreams();
     if (this.activityTimer) clearTimeout(this.activityTimer);
     await this.io.close();
   }
@@ -183,6 +200,15 @@ export class RealtimeGateway {
       const parsed = SubscriptionSchema.safeParse(raw);
       if (!parsed.success) return reply(fail("invalid_subscription", parsed.error.issues[0]!.message));
       void this.subscribe(socket, subs, parsed.data, reply);
+    });
+    socket.on("typing", (raw) => {
+      const parsed = TypingInputSchema.safeParse(raw);
+      if (!parsed.success || !person || !this.streams) return;
+      const now = Date.now();
+      if (now - (socket.data.typedAt ?? 0) < TYPING_EVERY_MS) return;
+      if (!subs.has(`thread:${parsed.data.thread_id}`) || !subs.get(`thread:${parsed.data.thread_id}`)!.live) return;
+      socket.data.typedAt = now;
+      this.streams.typing({ ...parsed.data, agent_id: person });
     });
     socket.on("unsubscribe", (raw, ack) => {
       const reply = typeof ack === "function" ? ack : () => {};
@@ -244,6 +270,34 @@ export class RealtimeGateway {
     for (const ev of sub.buffer) this.emit(sub, ev);
     sub.buffer = [];
     sub.live = true;
+    this.catchUpStreams(sub, scope);
+  }
+
+  /** A subscription that caught up: the open streams and statuses of its channel or run. */
+  private catchUpStreams(sub: LiveSub, scope: { thread_id: string } | { run_id: string } | { to_agent: string }) {
+    if (!this.streams || "to_agent" in scope || sub.closed) return;
+    for (const info of this.streams.openIn(scope)) sub.socket.emit("stream.open", info);
+    for (const status of this.streams.statusIn(scope)) sub.socket.emit("agent.status", status);
+  }
+
+  /** A stream's open, delta or end, a status or a typing: to the sockets whose live subscriptions watch its channel or run. */
+  private onStream(e: HubEvent) {
+    const at = "open" in e ? e.open : "status" in e ? e.status : "typing" in e ? { thread_id: e.typing.thread_id, run_id: e.typing.run_id ?? null } : e;
+    const sockets = new Set<string>();
+    for (const key of [`thread:${at.thread_id}`, ...(at.run_id ? [`run:${at.run_id}`] : [])]) {
+      for (const sub of this.byKey.get(key) ?? []) {
+        if (sub.closed || !sub.live || sub.thread_id === undefined) continue;
+        if ("typing" in e && sub.socket.data.principal.agent_id === e.typing.agent_id) continue;
+        sockets.add(sub.socket.id);
+      }
+    }
+    if (!sockets.size) return;
+    const to = this.io.to([...sockets]);
+    if ("open" in e) to.emit("stream.open", e.open);
+    else if ("delta" in e) to.emit("stream.delta", e.delta);
+    else if ("end" in e) to.emit("stream.end", e.end);
+    else if ("status" in e) to.emit("agent.status", e.status);
+    else to.emit("typing", e.typing);
   }
 
   private emit(sub: LiveSub, ev: StoredEvent) {

@@ -13,7 +13,10 @@
  * restart is identical.
  *
  * doStream replays the doGenerate result as stream parts (text-start/delta/end,
- * tool-input-start/delta/end + tool-call, finish).
+ * tool-input-start/delta/end + tool-call, finish). Text, and the input of the calls that hold
+ * text people read (reply, ask, submit_result), come in pieces; with `paceMs` one piece every
+ * `paceMs` ms, so a reply is written at a readable pace and ends within about
+ * STREAM_PIECES × paceMs (docs/channels.md "Streaming replies"). Without it (tests), at once.
  */
 import type {
   LanguageModelV3,
@@ -55,11 +58,33 @@ function usage(inputChars: number, outputChars: number): LanguageModelV3Usage {
   };
 }
 
+/** At most this many pieces a streamed text or call input is cut into. */
+export const STREAM_PIECES = 40;
+/** The tools whose input holds text people read, streamed at the pace. */
+const TEXT_TOOLS = new Set(["reply", "ask", "submit_result"]);
+
+/** `text` in at most STREAM_PIECES pieces, each ending after a space where it can. */
+function piecesOf(text: string): string[] {
+  const size = Math.max(12, Math.ceil(text.length / STREAM_PIECES));
+  const out: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    let end = Math.min(text.length, i + size);
+    const space = text.indexOf(" ", end);
+    if (end < text.length && space >= 0 && space - end < 12) end = space + 1;
+    out.push(text.slice(i, end));
+    i = end;
+  }
+  return out;
+}
+
 export interface BuiltinModelOptions {
   /** The workspace's playbooks (loadPlaybooks); without them every agent plays the generic playbook. */
   playbooks?: Playbooks;
   /** Default BUILTIN_MODEL_ID. */
   modelId?: string;
+  /** The wait between two streamed pieces (ms); 0 or none: all at once. */
+  paceMs?: number;
 }
 
 /** The deterministic built-in model. */
@@ -69,10 +94,12 @@ export class BuiltinLanguageModel implements LanguageModelV3 {
   readonly modelId: string;
   readonly supportedUrls: Record<string, RegExp[]> = {};
   private readonly playbooks?: Playbooks;
+  private readonly paceMs: number;
 
   constructor(options: BuiltinModelOptions = {}) {
     this.modelId = options.modelId ?? BUILTIN_MODEL_ID;
     this.playbooks = options.playbooks;
+    this.paceMs = options.paceMs ?? 0;
   }
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
@@ -103,25 +130,31 @@ export class BuiltinLanguageModel implements LanguageModelV3 {
 
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     const result = await this.doGenerate(options);
-    const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: result.warnings }];
-    parts.push({ type: "response-metadata", ...result.response });
+    // Each entry: parts to send together; `paced` ones wait paceMs first.
+    const steps: { parts: LanguageModelV3StreamPart[]; paced?: boolean }[] = [{ parts: [{ type: "stream-start", warnings: result.warnings }, { type: "response-metadata", ...result.response }] }];
     result.content.forEach((c, i) => {
       if (c.type === "text") {
         const id = `txt_${i}`;
-        parts.push({ type: "text-start", id }, { type: "text-delta", id, delta: c.text }, { type: "text-end", id });
+        steps.push({ parts: [{ type: "text-start", id }] });
+        for (const delta of piecesOf(c.text)) steps.push({ parts: [{ type: "text-delta", id, delta }], paced: true });
+        steps.push({ parts: [{ type: "text-end", id }] });
       } else if (c.type === "tool-call") {
-        parts.push(
-          { type: "tool-input-start", id: c.toolCallId, toolName: c.toolName },
-          { type: "tool-input-delta", id: c.toolCallId, delta: c.input },
-          { type: "tool-input-end", id: c.toolCallId },
-          c,
-        );
+        steps.push({ parts: [{ type: "tool-input-start", id: c.toolCallId, toolName: c.toolName }] });
+        const paced = TEXT_TOOLS.has(c.toolName);
+        for (const delta of paced ? piecesOf(c.input) : [c.input]) steps.push({ parts: [{ type: "tool-input-delta", id: c.toolCallId, delta }], paced });
+        steps.push({ parts: [{ type: "tool-input-end", id: c.toolCallId }, c] });
       }
     });
-    parts.push({ type: "finish", usage: result.usage, finishReason: result.finishReason, providerMetadata: result.providerMetadata });
+    steps.push({ parts: [{ type: "finish", usage: result.usage, finishReason: result.finishReason, providerMetadata: result.providerMetadata }] });
+    const pace = this.paceMs;
+    const signal = options.abortSignal;
     const stream = new ReadableStream<LanguageModelV3StreamPart>({
-      start(controller) {
-        for (const p of parts) controller.enqueue(p);
+      async start(controller) {
+        for (const step of steps) {
+          if (step.paced && pace > 0) await new Promise((r) => setTimeout(r, pace));
+          if (signal?.aborted) return controller.error(signal.reason ?? new Error("aborted"));
+          for (const p of step.parts) controller.enqueue(p);
+        }
         controller.close();
       },
     });

@@ -78,6 +78,18 @@ function nonEmpty(v: string | undefined): string | undefined {
   return v && v.trim() ? v.trim() : undefined;
 }
 
+/** The built-in model writes a piece of a streamed reply every this many ms, unless CLUTCH_BUILTIN_PACE_MS says otherwise (0: at once). */
+export const BUILTIN_PACE_MS = 25;
+
+/** CLUTCH_BUILTIN_PACE_MS as a number of ms (docs/limits.md); default BUILTIN_PACE_MS. Throws MODEL_CONFIG when it is not a whole number from 0 to 1000. */
+export function builtinPaceMs(env: Env): number {
+  const raw = nonEmpty(env.CLUTCH_BUILTIN_PACE_MS);
+  if (raw === undefined) return BUILTIN_PACE_MS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 1000) throw configError(`CLUTCH_BUILTIN_PACE_MS="${raw}" must be a whole number of milliseconds from 0 to 1000 (0: replies appear at once)`);
+  return n;
+}
+
 /**
  * The language model for `spec`. Defaults not in the spec come from `env` (process.env by
  * default); the built-in model plays `context.playbooks`. Throws ClutchError MODEL_CONFIG for an
@@ -91,7 +103,7 @@ export function resolveModel(spec: ModelSpec = "builtin", env: Env = process.env
   const s = parsed.data;
   switch (s.provider) {
     case "builtin":
-      return new BuiltinLanguageModel({ playbooks: context.playbooks });
+      return new BuiltinLanguageModel({ playbooks: context.playbooks, paceMs: builtinPaceMs(env) });
     case "openai-compatible": {
       const apiKey = s.apiKey ?? nonEmpty(env.OPENAI_API_KEY);
       const baseURL = s.baseURL ?? nonEmpty(env.OPENAI_BASE_URL) ?? (apiKey ? "https://api.openai.com/v1" : undefined);
