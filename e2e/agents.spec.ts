@@ -13,7 +13,7 @@
  */
 import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
 import type { ThreadSummary } from "../lib/api/types";
-import { messageLog } from "./helpers";
+import { messageLog, recordStreamLengths } from "./helpers";
 
 const SIZES = [
   { name: "desktop", width: 1280, height: 800 },
@@ -83,6 +83,7 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
 
   // The request: a plain message is always a new request (docs/channels.md).
   const box = page.getByRole("combobox", { name: "Message #sales" });
+  const lengths = await recordStreamLengths(page);
   await box.fill("Analyze last quarter's sales trends");
   await box.press("Enter");
   await expect(box).toHaveValue("");
@@ -91,6 +92,9 @@ test("a person asks #sales for last quarter's trends, answers pm-1's question, a
   const question = log.getByRole("article", { name: "Question from Project Manager" }).last();
   await expect(question).toContainText("regional breakdowns, customer segments, or overall trend", { timeout: 30_000 });
   await expect(question.getByText("Waiting for your answer", { exact: true }).first()).toBeVisible();
+  // It was written as it streamed: the question grew in the channel in several lengths before it was stored.
+  const grew = await lengths();
+  expect(new Set(grew).size, `lengths seen: ${grew.join(", ")}`).toBeGreaterThanOrEqual(3);
   await expect(question.getByRole("button", { name: "Answer" })).toBeVisible();
   // One run card for the run, live: who works on what, and the question it waits on.
   const run = log.getByRole("article", { name: "Run: Analyze last quarter's sales trends" }).last();

@@ -267,3 +267,18 @@ export async function clickUntilShown(target: Locator, opened: Locator): Promise
     await expect(opened).toBeVisible({ timeout: 2_000 });
   }).toPass({ timeout: 15_000 });
 }
+
+/** Records every length the (first) streaming reply's text takes in the page, from now on. */
+export async function recordStreamLengths(page: Page): Promise<() => Promise<number[]>> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __lengths: number[] };
+    w.__lengths = [];
+    const look = () => {
+      const el = document.querySelector('[data-testid="streaming-reply"] .text-msg');
+      const n = el?.textContent?.length ?? 0;
+      if (n && w.__lengths.at(-1) !== n) w.__lengths.push(n);
+    };
+    new MutationObserver(look).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  return () => page.evaluate(() => (window as unknown as { __lengths: number[] }).__lengths);
+}

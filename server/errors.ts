@@ -44,6 +44,7 @@ export const ERROR_STATUS = {
   invalid_autogen_message: [400],
   display_name_mismatch: [400],
   // 401 / 403: who is asking, and what they may do
+  not_your_stream: [403],
   unauthenticated: [401],
   forbidden: [403],
   cross_site_request: [403],
@@ -63,6 +64,7 @@ export const ERROR_STATUS = {
   signature_invalid: [403],
   unknown_kid: [403],
   // 404 / 410: nothing there (or nothing the principal may see)
+  unknown_stream: [404],
   not_found: [404],
   unknown_thread: [404, 422],
   unknown_run: [404, 422],
@@ -80,6 +82,8 @@ export const ERROR_STATUS = {
   // 405: the path exists, the method does not
   method_not_allowed: [405],
   // 409: it conflicts with what is stored
+  stream_ended: [409],
+  stream_elsewhere: [409],
   name_taken: [409],
   task_id_taken: [409],
   not_pending: [409],

@@ -38,6 +38,7 @@ import { readLocal, writeLocal } from "@/components/prefs/local-store";
 import { composerMode, modeLine, toggleLabel, type ChannelAnswers } from "./composer-mode";
 import { useMentionCompletion } from "./mention-list";
 import { useChannelPeople } from "@/components/live/people";
+import { sendTyping } from "@/components/live/streams";
 
 /** A question people can answer: an agent's message that waits for a reply, and its run's title. */
 export interface AnswerableQuestion {
@@ -82,6 +83,7 @@ export function Composer({
   label,
   fieldId,
   onEditLast,
+  typingRunId,
 }: {
   ref?: Ref<ComposerHandle>;
   threadId: string;
@@ -108,6 +110,8 @@ export function Composer({
   fieldId?: string;
   /** ↑ in the empty box: start editing the person's last message; false when there is none (the key does nothing then). */
   onEditLast?: () => boolean;
+  /** In a run's thread: its run, so "… is typing" shows there rather than in the channel. */
+  typingRunId?: string;
 }) {
   const nameOf = useNameOf();
   const [text, setTextState] = useState(() => readLocal<string>(draftKey(draft), ""));
@@ -311,6 +315,7 @@ export function Composer({
             placeholder={placeholder}
             onChange={(e) => {
               setText(e.target.value);
+              if (e.target.value.trim()) sendTyping(threadId, typingRunId);
               mention.track(e.target);
               if (send.isError) send.reset();
             }}

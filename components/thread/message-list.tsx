@@ -23,6 +23,8 @@ import { CONVERSATION_ID } from "@/components/workspace/skip-links";
 import { buildRows, type Row } from "./rows";
 import { RunCard } from "./run-card";
 import { useVirtualRows, VirtualRowsView } from "./virtual-rows";
+import { LiveReplies } from "./live-replies";
+import type { LiveStream } from "@/lib/realtime/streams";
 
 /** What the list lets its parent do (the composer scrolls down after sending). */
 export interface MessageListHandle {
@@ -62,6 +64,7 @@ export function MessageList({
   loadOlder,
   loadingOlder,
   olderError,
+  live,
 }: {
   ref?: Ref<MessageListHandle>;
   channelName: string;
@@ -77,6 +80,8 @@ export function MessageList({
   loadOlder: () => void;
   loadingOlder: boolean;
   olderError: string | null;
+  /** The replies being written in this channel (components/live/streams.ts `useLive`). */
+  live?: { streams: readonly LiveStream[] };
 }) {
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
@@ -263,6 +268,7 @@ export function MessageList({
               </MessageListContext.Provider>
             )}
           />
+          {live && <LiveReplies streams={live.streams} events={events} runs={runs} where="channel" />}
         </div>
       </div>
       {newCount > 0 && (

@@ -32,6 +32,8 @@ import { StepDetails } from "@/components/events/step-details";
 import { ForkCopies } from "@/components/events/fork-copies";
 import { isClutchSender } from "@/lib/clutch-senders";
 import { useThreadActions, type ThreadTarget } from "@/components/events/thread-actions";
+import { useLive } from "@/components/live/streams";
+import { LiveLine, LiveReplies } from "./live-replies";
 import { mergeBySeq } from "@/components/live/merge";
 import { EVENT_PAGE, fetchRunEvents } from "@/components/run/api";
 import { CloseIcon, MessageIcon } from "@/components/ui/icons";
@@ -137,6 +139,7 @@ export function ThreadPane({
   }, [runId, messageId, channelEvents, history.data]);
 
   const rows = useMemo(() => buildRows(events, [], { view: "all", steps: Boolean(runId) }), [events, runId]);
+  const live = useLive(threadId, runId ? events : [], runId ?? undefined);
 
   const list = useVirtualRows({ scroller: body, rows, headerSize: runId ? 140 : 0 });
   // Whether the log announces additions: until the person scrolls away from the end.
@@ -260,6 +263,7 @@ export function ThreadPane({
             listProps={{ role: "log", "aria-label": `Events in the thread of ${title}`, "aria-live": atEnd ? "polite" : "off", "aria-relevant": "additions" }}
             renderRow={(i) => <PaneRow row={rows[i]!} />}
           />
+          {runId && <LiveReplies streams={live.streams} events={events} runs={runs} where="thread" />}
           {history.data && !history.data.complete && (
             <p className="px-4 py-2 text-xs text-fg-muted" role="status">
               Loading the rest of the run’s events…
@@ -276,9 +280,11 @@ export function ThreadPane({
           )}
         </div>
       </div>
+      {runId && <LiveLine statuses={live.statuses} typing={live.typing} streams={live.streams} />}
       {composerTarget && (
         <Composer
           threadId={threadId}
+          typingRunId={runId ?? undefined}
           channelName={channelName}
           draft={`${threadId}:${runId ?? messageId}`}
           target={composerTarget}

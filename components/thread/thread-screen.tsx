@@ -28,6 +28,8 @@ import type { ApprovalSummary } from "@/lib/api/types";
 import { usePendingApprovals } from "@/components/live/approvals";
 import { markChannelRead } from "@/components/live/inbox";
 import { useThreadEvents } from "@/components/live/use-thread-events";
+import { useLive } from "@/components/live/streams";
+import { LiveLine } from "./live-replies";
 import { useThreadRuns } from "@/components/live/use-runs";
 import { useThread, useThreads } from "@/components/live/use-threads";
 import { useConnectionStatus } from "@/components/live/connection";
@@ -66,6 +68,8 @@ export const CHANNEL_KEYS: ShortcutSection = {
 };
 
 /** The channel's oldest approval waiting for a decision: loaded events first, else the API's list. */
+const NO_EVENTS: readonly StoredEvent[] = [];
+
 function bannerApproval(threadId: string, events: readonly StoredEvent[] | undefined, pending: readonly ApprovalSummary[] | undefined): BannerApproval | null {
   const loaded = events ? [...foldApprovals(events).values()].find((a) => a.state === "pending") : undefined;
   if (loaded) return { id: loaded.approval_id, agent: loaded.payload.subject.agent, messageId: loaded.request.id };
@@ -91,6 +95,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   const thread = useThread(threadId);
   const titleOf = useThreadTitle(thread);
   const feed = useThreadEvents(threadId);
+  const live = useLive(threadId, feed.events ?? NO_EVENTS);
   const runs = useThreadRuns(threadId).data;
   const { markRead } = useReadMarks();
   const list = useRef<MessageListHandle>(null);
@@ -384,8 +389,10 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
               loadOlder={feed.loadOlder}
               loadingOlder={feed.loadingOlder}
               olderError={feed.olderError}
+              live={live}
             />
           )}
+          <LiveLine statuses={live.statuses} typing={live.typing} streams={live.streams} />
           <Composer
             ref={composer}
             fieldId={COMPOSER_ID}
