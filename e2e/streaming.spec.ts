@@ -87,7 +87,7 @@ test("a colleague typing shows '… is typing' in the channel, and it goes away 
     const leePage = await lee.newPage();
     await openChannel(page, thread, "conversation");
     await openChannel(leePage, thread, "conversation");
-    await leePage.getByRole("textbox", { name: `Message #${thread.name}` }).pressSequentially("Looking at the numbers", { delay: 30 });
+    await leePage.getByRole("combobox", { name: `Message #${thread.name}` }).pressSequentially("Looking at the numbers for the West", { delay: 60 });
     const line = page.getByTestId("live-line");
     await expect(line).toContainText(/Lee .* is typing…/);
     // Lee does not see themselves typing.

@@ -366,6 +366,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const budgets = new Budgets({ queries: store.queries, kernel, approvals, prices: () => prices.current() });
   const tools = new McpToolCaller(hub, artifacts);
   const a2a = new A2AClientDriver();
+  const agui = new (await import("./adapters/ag-ui/driver")).AgUiClientDriver();
   const onPostgres = Boolean(options.databaseUrl && !options.embeddedUrl);
   // Streaming replies, statuses and typing, heard by every process of the deployment (server/streams/hub.ts).
   const streams = new StreamHub({ bus: onPostgres ? await PgBus.connect(options.databaseUrl!) : new LocalBus() });
@@ -380,7 +381,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     isRegistered: (id) => registry.has(id),
     schemas,
     budgets: (at) => budgets.check(at),
-    drivers: { a2a, langgraph: graphs, "langgraph-server": graphs },
+    drivers: { a2a, langgraph: graphs, "langgraph-server": graphs, "ag-ui": agui },
     streams,
   });
   for (const a of workspace.agents.values()) registry.upsertWorkspaceAgent(a);

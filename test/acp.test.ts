@@ -6,16 +6,28 @@
  * (`input_required`), and a second call with the run's id and the answer carries it to the
  * team's report. The deltas, joined with the seed's algorithm, are exactly the final output
  * each time. Unknown agents and calls without a key are refused with a message.
+ *
+ * The other way (docs/adapters.md "ACP", Streaming): an outside agent writing the reply of a task
+ * assigned to it sends the seed's `notifications/agents/run/progress` with the task id as its
+ * `progressToken` and `delta: { text }`; the deltas grow one StreamHub stream of the task (joined
+ * as the seed joins them), which ends done when the result naming it is stored, interrupted when
+ * the task is cancelled. Progress for someone else's task, an unknown task, a bad delta, a
+ * stopped stream or an ended task is refused with an HTTP status and a JSON-RPC error.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { joinDeltas, type AcpDelta } from "@/lib/acp/delta";
+import { makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
+import type { HubEvent } from "@/server/streams/hub";
+import { cancelTask } from "@/server/lifecycle/cancel";
+import { registerAgent } from "@/server/router/registration";
 import * as acpRoute from "@/app/api/acp/route";
-import { runRow, testPerson, type TestPrincipal } from "./helpers";
-import { scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
+import { POST as postEvents } from "@/app/api/events/route";
+import { requestAs, runRow, taskRow, testAgent, testPerson, type TestPrincipal } from "./helpers";
+import { say, scratchWorkspace, startAgents, threadEvents, waitFor } from "./agents";
 
 let rt: Clutch;
 let dana: TestPrincipal;
@@ -120,5 +132,120 @@ describe("Clutch's ACP server", () => {
     await expect(run({ name: "pm-1" })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("input: { text, channel?, run_id? } is required") });
     const noKey = await acpRoute.POST(new Request("http://test/api/acp", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }), undefined as never);
     expect(noKey.status).toBe(401);
+  });
+});
+
+describe("an outside agent's reply streaming over ACP", () => {
+  const tag = newId("user").slice(-6).toLowerCase();
+  const SCRIBE = `agent:scribe-${tag}`;
+  let scribe: TestPrincipal;
+  let thread_id: string;
+  const heard: HubEvent[] = [];
+  /** The reply, as the scribe's model writes it. */
+  const PIECES = ["## Meeting notes\n\n", "- Q3 revenue up 12% in the West; ", "East flat.\n", "- Next: a regional breakdown by Friday."];
+
+  beforeAll(async () => {
+    await registerAgent(rt.store, rt.registry, { v: "clutch/0.1", agent_id: SCRIBE, display: { name: `Scribe ${tag}` }, capabilities: [{ id: "skill:notes", version: "1.0" }] });
+    scribe = await testAgent(rt, SCRIBE);
+    thread_id = rt.channels[0]!.thread_id;
+    rt.streams.listen((e) => heard.push(e));
+  });
+
+  /** POST the seed's progress notification to /api/acp as `as`. */
+  const progress = (as: TestPrincipal, params: Record<string, unknown>) =>
+    acpRoute.POST(
+      requestAs(as, "http://test/api/acp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/agents/run/progress", params }) }),
+      undefined as never,
+    );
+  /** Post events as the scribe through the API. */
+  const post = async (events: unknown[]) => {
+    const res = await postEvents(requestAs(scribe, "http://test/api/events", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(events) }));
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { events: StoredEvent[] }).events;
+  };
+  /** A task for the scribe: a person's request that @mentions it. */
+  const taskForScribe = async (text: string) => {
+    const asked = await say(rt, thread_id, `@scribe-${tag} ${text}`);
+    return waitFor(rt, thread_id, "the scribe's task", (evs) => evs.find((e) => e.type === "task.request" && e.to[0]?.agent_id === SCRIBE && e.ts >= asked.ts));
+  };
+  const streamOf = (stream_id: string) => {
+    const info = heard.find((e): e is Extract<HubEvent, { open: unknown }> => "open" in e && e.open.stream_id === stream_id)?.open;
+    const texts: string[] = [];
+    let text = info?.text ?? "";
+    for (const e of heard) {
+      if (!("delta" in e) || e.delta.stream_id !== stream_id) continue;
+      text = text.slice(0, e.delta.offset) + e.delta.text;
+      texts.push(text);
+    }
+    const end = heard.find((e): e is Extract<HubEvent, { end: unknown }> => "end" in e && e.end.stream_id === stream_id)?.end ?? null;
+    return { info, texts, end };
+  };
+
+  it("grows a stream of the task from the agent's progress deltas, ended done by the result that names it", async () => {
+    const request = await taskForScribe("Write up the meeting notes");
+    const task_id = request.task_id;
+    const stream_id = `acp:${task_id}`;
+    for (const [i, text] of PIECES.entries()) {
+      if (i) await new Promise((r) => setTimeout(r, 70)); // longer than the hub's coalescing: one delta each
+      const res = await progress(scribe, { progressToken: task_id, delta: { text } });
+      expect(res.status).toBe(202);
+    }
+    const stream = streamOf(stream_id);
+    const task = await taskRow(rt, task_id);
+    expect(stream.info).toMatchObject({ thread_id, run_id: request.run_id, task_id, author: SCRIBE, to: [task.requester], kind: "result" });
+    // Written from outside: the hub interrupts it if the agent goes silent.
+    expect(rt.streams.get(stream_id)).toMatchObject({ external: true, ended: null });
+    expect(stream.texts.length).toBeGreaterThanOrEqual(3);
+    for (const [i, t] of stream.texts.entries()) if (i) expect(t.startsWith(stream.texts[i - 1]!) && t.length > stream.texts[i - 1]!.length).toBe(true);
+    // The deltas joined with the seed's algorithm are the stream's text; nothing of them was stored.
+    expect(stream.texts.at(-1)).toBe((joinDeltas(PIECES.map((text) => ({ text }))) as { text: string }).text);
+    expect((await rt.store.readAll({ run_id: request.run_id })).filter((e) => e.from.agent_id === SCRIBE)).toEqual([]);
+
+    const at = { thread_id, run_id: request.run_id, task_id, parent_task_id: request.parent_task_id ?? null, from: { agent_id: SCRIBE, role: "worker" as const }, to: [{ agent_id: request.from.agent_id }] };
+    const report = PIECES.join("");
+    const [, result] = await post([
+      makeMessage({ type: "task.accept", ...at, payload: { agent_id: SCRIBE } }),
+      makeMessage({ type: "task.result", ...at, payload: { summary: "Meeting notes", report_markdown: report }, meta: { stream_id } }),
+    ]);
+    expect(result!.meta).toMatchObject({ stream_id });
+    await expect.poll(() => streamOf(stream_id).end).toEqual({ stream_id, status: "done" });
+    expect(stream.texts.at(-1)).toBe(result!.payload.report_markdown);
+    // Its task has ended: no more progress for it.
+    const late = await progress(scribe, { progressToken: `${task_id}#late`, delta: { text: "P.S." } });
+    expect(late.status).toBe(409);
+    expect((await late.json()).error.message).toContain(`task ${task_id} has ended (succeeded)`);
+  });
+
+  it("refuses progress that is not the agent's to write; a Stop and a cancel end its streams", async () => {
+    const request = await taskForScribe("Summarize the call");
+    const task_id = request.task_id;
+    const refused = async (res: Response, status: number, message: string) => {
+      expect(res.status).toBe(status);
+      const body = (await res.json()) as { jsonrpc: string; id: null; error: { code: number; message: string } };
+      expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32602 } });
+      expect(body.error.message).toContain(message);
+    };
+    const other = await testAgent(rt, `agent:intruder-${tag}`);
+    await refused(await progress(other, { progressToken: task_id, delta: { text: "Not mine" } }), 403, `task ${task_id} is assigned to ${SCRIBE}, not to ${other.agent_id}`);
+    await refused(await progress(scribe, { progressToken: "task_nothing", delta: { text: "Hello" } }), 404, "no task task_nothing");
+    await refused(await progress(scribe, { progressToken: task_id, delta: { text: 42 } }), 400, "delta.text: the text to add to the message, a string");
+    await refused(await progress(scribe, { progressToken: task_id, delta: { text: "x", status: "working" } }), 400, "delta: { text } is what Clutch takes from an agent's progress");
+    await refused(await progress(scribe, { delta: { text: "x" } }), 400, "progressToken: the id of the Clutch task you work on");
+    await refused(await progress(scribe, { progressToken: task_id, delta: { text: "x".repeat(100_001) } }), 400, "delta.text: the message would be 100,001 characters, and one is at most 100,000");
+    expect(streamOf(`acp:${task_id}`).info).toBeUndefined();
+
+    // A person stops the reply as it streams: the agent learns it at its next delta.
+    const draft = `acp:${task_id}#draft`;
+    expect((await progress(scribe, { progressToken: `${task_id}#draft`, delta: { text: "So far: " } })).status).toBe(202);
+    expect(rt.streams.endFromOutside({ stream_id: draft, status: "stopped", stopped_by: dana.agent_id })).toBe(true);
+    await refused(await progress(scribe, { progressToken: `${task_id}#draft`, delta: { text: "more" } }), 409, `${dana.agent_id} stopped stream ${draft}: stop writing it and store nothing for it`);
+
+    // A new message of the same task streams anew; cancelling the task interrupts it.
+    const again = `acp:${task_id}#again`;
+    expect((await progress(scribe, { progressToken: `${task_id}#again`, delta: { text: "Take two: " } })).status).toBe(202);
+    expect(streamOf(again).info).toMatchObject({ task_id, author: SCRIBE, text: "" });
+    await cancelTask(rt.store, await taskRow(rt, task_id), { agent_id: dana.agent_id, role: "human", display_name: "Dana" }, "not needed");
+    await expect.poll(() => streamOf(again).end).toEqual({ stream_id: again, status: "interrupted", reason: "the task was cancelled: not needed" });
+    await refused(await progress(scribe, { progressToken: `${task_id}#again`, delta: { text: "more" } }), 409, `stream ${again} has ended (interrupted: the task was cancelled: not needed)`);
   });
 });

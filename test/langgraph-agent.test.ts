@@ -7,12 +7,20 @@
  * with its result, an approval interrupt waits for a person's decision; the last message is the
  * result. The same graph served by a LangGraph server runs the same way over the SDK. A graph that
  * throws, or a module that does not exist, ends its task with the reason.
+ *
+ * Streaming (docs/adapters.md "LangGraph"): a graph whose nodes call a (fake) streaming chat model
+ * grows one StreamHub stream per AI message, delta by delta, ended when the message is stored;
+ * its final text is the stored chat.message or result, which names it in `meta.stream_id`. The
+ * same over a LangGraph server's `messages-tuple` stream mode.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { newId } from "@/lib/protocol";
+import { isAIMessageChunk, isBaseMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { newId, type StoredEvent } from "@/lib/protocol";
+import type { HubEvent } from "@/server/streams/hub";
 import type { Clutch } from "@/server/clutch";
 import { answer, say, waitFor } from "./agents";
 import { approver, runRow, testClutch } from "./helpers";
@@ -178,5 +186,144 @@ export const graph = new StateGraph(MessagesAnnotation).addNode("crash", () => {
     const missing = await waitFor(broken, thread_id, "the load error", (evs) => evs.find((e) => e.type === "task.error" && e.ts >= again.ts));
     expect(missing.from.agent_id).toBe("agent:gone-1");
     expect(String(missing.payload.message)).toContain("agent:gone-1's graph could not be loaded");
+  });
+});
+
+/** A graph module whose two nodes each call a fake chat model that streams its reply character by character. */
+const STREAMING_GRAPH = (langgraph: string, testing: string) => `import { StateGraph, MessagesAnnotation, START, END } from ${JSON.stringify(langgraph)};
+import { FakeListChatModel } from ${JSON.stringify(testing)};
+export const DRAFT = "Spring weekends: Lisbon, Porto and Seville are all warm in April.";
+export const ANSWER = "Go to Lisbon: 22 degrees, jacarandas in bloom, and a two-hour flight.";
+export function makeGraph(sleep = 6) {
+  const draft = new FakeListChatModel({ responses: [DRAFT], sleep });
+  const answer = new FakeListChatModel({ responses: [ANSWER], sleep });
+  return new StateGraph(MessagesAnnotation)
+    .addNode("draft", async (s) => ({ messages: [await draft.invoke(s.messages)] }))
+    .addNode("answer", async (s) => ({ messages: [await answer.invoke(s.messages)] }))
+    .addEdge(START, "draft").addEdge("draft", "answer").addEdge("answer", END).compile();
+}
+export const graph = makeGraph();
+export const slowGraph = makeGraph(40);
+`;
+
+type StreamingModule = { DRAFT: string; ANSWER: string; makeGraph(sleep?: number): { checkpointer?: unknown; getState(c: unknown): Promise<unknown>; stream(i: unknown, c: Record<string, unknown>): Promise<AsyncIterable<[string[], string, unknown]>> } };
+
+/**
+ * `graph` as a LangGraph server serves it: stream mode `messages-tuple` runs as LangGraph's
+ * `messages` (an event named `messages`), its chunks in the server's JSON (`type: "AIMessageChunk"`).
+ */
+function asServed(graph: ReturnType<StreamingModule["makeGraph"]>) {
+  return {
+    get checkpointer() {
+      return graph.checkpointer;
+    },
+    set checkpointer(c: unknown) {
+      graph.checkpointer = c;
+    },
+    getState: (config: unknown) => graph.getState(config),
+    async stream(input: unknown, config: Record<string, unknown>) {
+      const modes = (config.streamMode as string[]).map((m) => (m === "messages-tuple" ? "messages" : m));
+      const inner = await graph.stream(input, { ...config, streamMode: modes });
+      return (async function* () {
+        for await (const [ns, mode, data] of inner) {
+          if (mode !== "messages") yield [ns, mode, data];
+          else {
+            const [m, meta] = data as [BaseMessage, { langgraph_node?: string }];
+            yield [ns, mode, [{ type: isBaseMessageChunk(m) && isAIMessageChunk(m) ? "AIMessageChunk" : m.getType(), content: m.content, id: m.id }, { langgraph_node: meta.langgraph_node, tags: [] }]];
+          }
+        }
+      })();
+    },
+  };
+}
+
+describe("a graph whose chat model streams", () => {
+  let streaming: Clutch;
+  let lgs: TestLangGraphServer;
+  let mod: StreamingModule;
+  const heard: HubEvent[] = [];
+
+  beforeAll(async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clutch-ws-"));
+    fs.mkdirSync(path.join(dir, "agents"));
+    fs.writeFileSync(path.join(dir, "streaming.mjs"), STREAMING_GRAPH(import.meta.resolve("@langchain/langgraph"), import.meta.resolve("@langchain/core/utils/testing")));
+    mod = (await import(`${pathToFileURL(path.join(dir, "streaming.mjs")).href}?served`)) as StreamingModule;
+    lgs = await startLangGraphServer({ writer: asServed(mod.makeGraph()) });
+    const manifest = { system_prompt: "", allowed_agents: [], delegate_rules: {}, overseer: null, mcp_bindings: [] };
+    fs.writeFileSync(path.join(dir, "agents", "writer-1.json"), JSON.stringify({ ...manifest, id: "writer-1", runtime: { kind: "langgraph", module: "streaming.mjs" } }));
+    fs.writeFileSync(path.join(dir, "agents", "slow-writer-1.json"), JSON.stringify({ ...manifest, id: "slow-writer-1", runtime: { kind: "langgraph", module: "streaming.mjs", export: "slowGraph" } }));
+    fs.writeFileSync(path.join(dir, "agents", "remote-writer-1.json"), JSON.stringify({ ...manifest, id: "remote-writer-1", runtime: { kind: "langgraph-server", url: lgs.url, assistant_id: "writer" } }));
+    fs.writeFileSync(path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
+    fs.writeFileSync(path.join(dir, "workspace.json"), JSON.stringify({ channels: [{ name: `lgstream-${newId("thread").slice(-8).toLowerCase()}`, entry_agent: "writer-1", answers: "every_message" }] }));
+    streaming = await testClutch({ workspaceDir: dir, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")), modelFor: () => ({}) as never });
+    streaming.streams.listen((e) => heard.push(e));
+  });
+  afterAll(async () => {
+    await streaming?.stop();
+    await lgs?.close();
+  });
+
+  /** The stream `stream_id`: its info, the text after each delta, and how it ended. */
+  function streamOf(stream_id: string) {
+    const info = heard.find((e): e is Extract<HubEvent, { open: unknown }> => "open" in e && e.open.stream_id === stream_id)?.open;
+    if (!info) return null;
+    const texts: string[] = [];
+    let text = info.text;
+    for (const e of heard) {
+      if (!("delta" in e) || e.delta.stream_id !== stream_id) continue;
+      text = text.slice(0, e.delta.offset) + e.delta.text;
+      texts.push(text);
+    }
+    const end = heard.find((e): e is Extract<HubEvent, { end: unknown }> => "end" in e && e.end.stream_id === stream_id)?.end ?? null;
+    return { info, texts, end };
+  }
+
+  /** The stored event's stream grew delta by delta to exactly `text`, and ended done. */
+  async function expectStreamed(ev: StoredEvent, text: string, agent_id: string) {
+    const stream_id = String(ev.meta?.stream_id);
+    const stream = streamOf(stream_id)!;
+    expect(stream.info).toMatchObject({ thread_id: ev.thread_id, run_id: ev.run_id, task_id: ev.task_id, author: agent_id, to: [agent_id], kind: "text" });
+    expect(stream.texts.length).toBeGreaterThanOrEqual(3);
+    for (const [i, t] of stream.texts.entries()) if (i) expect(t.startsWith(stream.texts[i - 1]!) && t.length > stream.texts[i - 1]!.length).toBe(true);
+    expect(stream.texts.at(-1)).toBe(text);
+    await expect.poll(() => streamOf(stream_id)!.end).toEqual({ stream_id, status: "done" });
+  }
+
+  it.each([
+    ["in process", "writer-1", ""],
+    ["on a LangGraph server", "remote-writer-1", "@remote-writer-1 "],
+  ])("grows a stream per AI message as the model writes it, %s; the stored message is its final text", async (_how, name, mention) => {
+    const agent_id = `agent:${name}`;
+    const thread_id = streaming.channels[0]!.thread_id;
+    const asked = await say(streaming, thread_id, `${mention}Where should I go for a spring weekend?`);
+    const result = await waitFor(streaming, thread_id, "the result", (evs) => evs.find((e) => e.type === "task.result" && e.from.agent_id === agent_id && e.ts >= asked.ts), 15_000);
+    expect(result.payload.report_markdown).toBe(mod.ANSWER);
+    const draft = await waitFor(streaming, thread_id, "the draft", (evs) => evs.find((e) => e.type === "chat.message" && e.task_id === result.task_id && e.from.agent_id === agent_id));
+    expect(draft.payload.text).toBe(mod.DRAFT);
+    await expectStreamed(draft, mod.DRAFT, agent_id);
+    await expectStreamed(result, mod.ANSWER, agent_id);
+    expect(draft.meta?.stream_id).not.toBe(result.meta?.stream_id);
+    // Streaming stored nothing more: the request's events, one chat.message and the result.
+    const stored = (await streaming.store.readAll({ run_id: result.run_id })).filter((e) => e.from.agent_id === agent_id).map((e) => e.type);
+    expect(stored).toEqual(["task.accept", "chat.message", "task.result"]);
+  });
+
+  it("stops the graph and stores neither the message nor a result when a person stops its stream", async () => {
+    const thread_id = streaming.channels[0]!.thread_id;
+    const asked = await say(streaming, thread_id, "@slow-writer-1 Where should I go for a spring weekend?");
+    const accepted = await waitFor(streaming, thread_id, "the accept", (evs) => evs.find((e) => e.type === "task.accept" && e.from.agent_id === "agent:slow-writer-1" && e.ts >= asked.ts));
+    const opened = () => heard.find((e): e is Extract<HubEvent, { open: unknown }> => "open" in e && e.open.task_id === accepted.task_id)?.open;
+    await expect.poll(() => (opened() ? (streamOf(opened()!.stream_id)?.texts.length ?? 0) : 0)).toBeGreaterThan(1);
+    const stream_id = opened()!.stream_id;
+    expect(streaming.streams.endFromOutside({ stream_id, status: "stopped", stopped_by: "user:dana" })).toBe(true);
+    await streaming.runner.idle();
+    const written = streamOf(stream_id)!.texts.at(-1)!;
+    expect(mod.DRAFT.startsWith(written) && written.length < mod.DRAFT.length).toBe(true);
+    // Nothing more streamed, nothing was stored for it: the Stop keeps the partial text.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(streamOf(stream_id)!.texts.at(-1)).toBe(written);
+    expect(heard.filter((e) => "open" in e && e.open.task_id === accepted.task_id)).toHaveLength(1);
+    const stored = (await streaming.store.readAll({ run_id: accepted.run_id })).filter((e) => e.from.agent_id === "agent:slow-writer-1").map((e) => e.type);
+    expect(stored).toEqual(["task.accept"]);
   });
 });

@@ -8,6 +8,7 @@
  * message's reactions, edits, deletion and pin, and the actions on it, are message-actions.tsx's.
  */
 "use client";
+import { usePersonLabel } from "@/components/identity/names";
 import { useNameOf } from "./use-sender-name";
 import { ShieldCheckIcon } from "@/components/ui/icons";
 import type { StoredEvent, StoredEventOf } from "@/lib/protocol";
@@ -189,6 +190,7 @@ export function ChatMessage({
 }) {
   const p = event.payload;
   const nameOf = useNameOf();
+  const personName = usePersonLabel();
   const name = nameOf(event.from);
   const me = useMeOrNull();
   const edit = useEditing(event.id);
@@ -252,6 +254,7 @@ export function ChatMessage({
           </div>
         </Foldable>
       )}
+      {typeof event.meta?.stopped_by === "string" && <div className="mt-0.5 text-[11px] font-medium text-fg-muted">Stopped by {personName(event.meta.stopped_by)}</div>}
       {actions && <Reactions event={event} state={actions} />}
       {question ? (
         <QuestionStatus question={question} />

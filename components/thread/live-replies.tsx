@@ -21,6 +21,7 @@ import { inChannel, threadOnlyTasks } from "@/lib/conversation";
 import { useMeOrNull } from "@/components/identity/me";
 import { SenderRow } from "@/components/events/event-shell";
 import { useNameOf } from "@/components/events/use-sender-name";
+import { usePersonLabel } from "@/components/identity/names";
 import { listOf } from "@/components/events/participant";
 import { Markdown } from "@/components/markdown/markdown";
 import { apiRequest, ApiRequestError } from "@/components/live/api";
@@ -58,6 +59,7 @@ export function LiveReplies({ streams, events, runs, where }: { streams: readonl
 function StreamingMessage({ stream, run }: { stream: LiveStream; run?: RunSummary }) {
   const me = useMeOrNull();
   const nameOf = useNameOf();
+  const personName = usePersonLabel();
   const [stopping, setStopping] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const open = !stream.ended;
@@ -99,7 +101,7 @@ function StreamingMessage({ stream, run }: { stream: LiveStream; run?: RunSummar
         <div className="text-msg text-fg" dir="auto" aria-busy={open}>
           <Markdown text={stream.text || "…"} suffix={open ? <span aria-hidden className="streaming-caret" /> : undefined} />
         </div>
-        {ended?.status === "stopped" && <div className="mt-0.5 text-[11px] font-medium text-fg-muted">Stopped{ended.stopped_by ? ` by ${nameOf(ended.stopped_by)}` : ""}</div>}
+        {ended?.status === "stopped" && <div className="mt-0.5 text-[11px] font-medium text-fg-muted">Stopped{ended.stopped_by ? ` by ${personName(ended.stopped_by)}` : ""}</div>}
         {ended?.status === "interrupted" && (
           <div className="mt-0.5 text-[11px] font-medium text-warning">Interrupted{ended.reason ? `: ${ended.reason}` : ""}. What was written is shown; the task carries on per its retry rules.</div>
         )}
@@ -133,11 +135,12 @@ function doing(s: AgentStatus, nameOf: (id: string) => string): string {
 /** The line under the list: agents' statuses and people typing (see the module doc). */
 export function LiveLine({ statuses, typing, streams }: { statuses: readonly AgentStatus[]; typing: readonly string[]; streams: readonly LiveStream[] }) {
   const nameOf = useNameOf();
+  const personName = usePersonLabel();
   const me = useMeOrNull();
   // An agent already shown writing its reply needs no status line too.
   const writing = new Set(streams.filter((s) => !s.ended).map((s) => s.author));
   const agents = [...new Map(statuses.filter((s) => !writing.has(s.agent_id)).map((s) => [s.agent_id, s])).values()];
-  const people = typing.filter((id) => id !== me?.agent_id).map((id) => nameOf(id));
+  const people = typing.filter((id) => id !== me?.agent_id).map((id) => personName(id));
   const parts = [
     ...agents.map((s) => doing(s, nameOf)),
     ...(people.length ? [people.length > 3 ? "Several people are typing…" : `${listOf(people)} ${people.length === 1 ? "is" : "are"} typing…`] : []),

@@ -111,8 +111,15 @@ export const RuntimeSchema = z.discriminatedUnion(
       assistant_id: z.string().min(1),
       headers: Headers,
     }),
+    z.strictObject({
+      kind: z.literal("ag-ui"),
+      /** The AG-UI agent's endpoint, which takes a POSTed RunAgentInput and answers with its events (SSE), or `${NAME}` of a variable holding it. */
+      url: UrlOrEnv("url"),
+      /** Sent with every run, e.g. `{ "authorization": "Bearer ${PACKING_AGENT_TOKEN}" }`. */
+      headers: Headers,
+    }),
   ],
-  { error: 'runtime.kind must be "model", "a2a", "langgraph" or "langgraph-server"' },
+  { error: 'runtime.kind must be "model", "a2a", "langgraph", "langgraph-server" or "ag-ui"' },
 );
 export type Runtime = z.infer<typeof RuntimeSchema>;
 
@@ -192,7 +199,8 @@ export const CapManifestSchema = CapManifestObjectSchema.extend({
    * Clutch extension (Clutch Protocol §7, docs/adapters.md): what does the agent's work. `model`
    * (the default) is Clutch's agent loop on a language model; `a2a` is an external A2A agent
    * reached at its AgentCard URL; `langgraph` a LangGraph JS graph exported by a module of the
-   * workspace; `langgraph-server` a graph served by a LangGraph server. Header values may name
+   * workspace; `langgraph-server` a graph served by a LangGraph server; `ag-ui` an AG-UI agent
+   * reached at its HTTP endpoint. Header values may name
    * environment variables as `${NAME}`, so credentials stay out of the file.
    */
   runtime: RuntimeSchema.default({ kind: "model" }),
@@ -716,7 +724,14 @@ export function manifestToAgentCard(input: unknown, opts: { max_concurrency?: nu
 
   // An agent elsewhere is reached at its runtime's URL (docs/adapters.md); `${NAME}`s stay as written.
   const runtime = manifest.runtime;
-  const endpoints = runtime.kind === "a2a" ? { a2a: { url: runtime.card_url } } : runtime.kind === "langgraph-server" ? { langgraph: { url: runtime.url } } : undefined;
+  const endpoints =
+    runtime.kind === "a2a"
+      ? { a2a: { url: runtime.card_url } }
+      : runtime.kind === "langgraph-server"
+        ? { langgraph: { url: runtime.url } }
+        : runtime.kind === "ag-ui"
+          ? { "ag-ui": { url: runtime.url } }
+          : undefined;
 
   return AgentCardSchema.parse({
     v: PROTOCOL_VERSION,

@@ -206,7 +206,8 @@ export class RealtimeGateway {
       if (!parsed.success || !person || !this.streams) return;
       const now = Date.now();
       if (now - (socket.data.typedAt ?? 0) < TYPING_EVERY_MS) return;
-      if (!subs.has(`thread:${parsed.data.thread_id}`) || !subs.get(`thread:${parsed.data.thread_id}`)!.live) return;
+      // Subscribed: the channel's read access was checked then.
+      if (!subs.has(`thread:${parsed.data.thread_id}`)) return;
       socket.data.typedAt = now;
       this.streams.typing({ ...parsed.data, agent_id: person });
     });

@@ -302,7 +302,8 @@ export class StreamHub {
     const now = Date.now();
     if (now - this.lastBeat >= this.heartbeatMs) {
       this.lastBeat = now;
-      const ids = [...this.held.entries()].filter(([, h]) => h.owner === this.node && !h.external && !h.ended).map(([id]) => id);
+      // Every stream this process owns, those written from outside too: it ends those itself when they go idle.
+      const ids = [...this.held.entries()].filter(([, h]) => h.owner === this.node && !h.ended).map(([id]) => id);
       const statuses = [...this.statuses.entries()].filter(([, s]) => s.owner === this.node).map(([key]) => key);
       if (ids.length || statuses.length) this.bus.publish(JSON.stringify({ o: this.node, w: { t: "alive", owner: this.node, ids, statuses } }));
     }

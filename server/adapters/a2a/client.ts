@@ -14,11 +14,26 @@
  * finds the remote task's id in the log and resubscribes to it. A card or stream that cannot be
  * reached is tried again with backoff; when every attempt failed the task ends with task.error
  * A2A_UNREACHABLE (retryable).
+ *
+ * Streaming (docs/adapters.md "A2A", with the wake's StreamHub, server/streams/hub.ts): when the
+ * card says `capabilities.streaming` the SDK streams (`message/stream`; otherwise it sends
+ * `message/send` and what comes back is the final task, which stores the same events and streams
+ * nothing). Each artifact that arrives as `TaskArtifactUpdateEvent`s (`append: true` chunks up to
+ * `lastChunk`) grows one hub stream (kind `result`, from the agent to whoever asked) whose text is
+ * always what the result's report will hold of it (`partsText` of its parts so far); the
+ * task.result names the first artifact's stream in `meta.stream_id` and every artifact stream
+ * ends `done` once it is stored, `interrupted` (with the reason) when the task fails, waits for
+ * input or the wake ends without it. A `working` status message is also the agent's hub status
+ * (cleared when the wake ends). A person's Stop on an artifact stream cancels the remote task and
+ * stores nothing more: the Stop stores the partial text. The stored events are the same as
+ * unstreamed: streaming adds none.
  */
 import { ClientFactory, type Client } from "@a2a-js/sdk/client";
 import { Role, TaskState, type Artifact, type Message, type Part, type StreamResponse, type TaskStatus } from "@a2a-js/sdk";
 import { newId, type StoredEvent } from "@/lib/protocol";
+import { STREAM_META } from "@/lib/realtime/streams";
 import { log } from "../../log";
+import type { StreamWriter } from "../../streams/hub";
 import { withRetries } from "../../agents/retry";
 import { answerTo, expandEnv, expandHeaders, requestText, summarize, type DriverWake, type RuntimeDriver } from "../../agents/driver";
 
@@ -81,6 +96,22 @@ interface StreamState {
   ended: boolean;
   /** This wake sent the answer to the remote's input-required. */
   answering: boolean;
+  /** The hub streams of the artifacts being written, by artifact id (none without a hub). */
+  streams: Map<string, StreamWriter>;
+  /** A person stopped one of them: nothing more is stored in this wake. */
+  stopped: boolean;
+  /** Why streams still open when the wake ends did not become a stored event. */
+  unfinished: string;
+}
+
+/** At most this many characters of a status message show as the agent's status. */
+const STATUS_CHARS = 200;
+
+/** A status message as the agent's hub status: its first line, at most STATUS_CHARS; null when empty. */
+function statusLine(text: string): string | null {
+  const line = text.trim().split("\n")[0]!.trim();
+  if (!line) return null;
+  return line.length > STATUS_CHARS ? `${line.slice(0, STATUS_CHARS - 1)}…` : line;
 }
 
 const FAILURES: Partial<Record<TaskState, { code: string; what: string }>> = {
@@ -114,49 +145,72 @@ export class A2AClientDriver implements RuntimeDriver {
     const remote = remoteTaskOf(events, w);
     const metadata = { clutch: { run_id: w.ctx.run_id, task_id: w.ctx.task_id, thread_id: w.ctx.thread_id } };
 
+    // A person's Stop on one of this wake's streams ends the wake like a cancel (see the module doc).
+    const stop = new AbortController();
+    const signal = AbortSignal.any([w.signal, stop.signal]);
     let open: (client: Client) => AsyncGenerator<StreamResponse>;
     if (!remote) {
       const message = userMessage(w.request.id, requestText(w.request), { contextId: w.ctx.run_id }, metadata);
-      open = (client) => client.sendMessageStream({ tenant: "", message, configuration: undefined, metadata }, { signal: w.signal, serviceParameters: headers });
+      open = (client) => client.sendMessageStream({ tenant: "", message, configuration: undefined, metadata }, { signal, serviceParameters: headers });
     } else if (remote.state === "input-required") {
       const answer = remote.question_id ? answerTo(events, remote.question_id) : null;
       if (!answer) return; // still waiting for the answer
       const message = userMessage(answer.id, answer.payload.text, { taskId: remote.task_id, contextId: remote.context_id }, metadata);
-      open = (client) => client.sendMessageStream({ tenant: "", message, configuration: undefined, metadata }, { signal: w.signal, serviceParameters: headers });
+      open = (client) => client.sendMessageStream({ tenant: "", message, configuration: undefined, metadata }, { signal, serviceParameters: headers });
     } else {
-      open = (client) => client.resubscribeTask({ tenant: "", id: remote.task_id }, { signal: w.signal, serviceParameters: headers });
+      open = (client) => client.resubscribeTask({ tenant: "", id: remote.task_id }, { signal, serviceParameters: headers });
     }
 
-    const state: StreamState = { remote, artifacts: new Map(), ended: false, answering: remote?.state === "input-required" };
-    const { outcome: failure, attempts } = await withRetries<string | null>(
-      { attempts: w.retry.attempts, first_ms: w.retry.delay_ms, signal: w.signal },
-      async () => {
-        try {
-          const client = await this.client(card_url);
-          for await (const response of open(client)) {
-            if (await this.onResponse(w, response, state)) break;
+    const state: StreamState = {
+      remote,
+      artifacts: new Map(),
+      ended: false,
+      answering: remote?.state === "input-required",
+      streams: new Map(),
+      stopped: false,
+      unfinished: `${w.ctx.agent.card.display.name}'s A2A stream ended before its result`,
+    };
+    const unlisten = w.streams?.listen((e) => {
+      if (!("end" in e) || e.end.status !== "stopped" || ![...state.streams.values()].some((s) => s.stream_id === e.end.stream_id)) return;
+      state.stopped = true;
+      stop.abort(new Error(`stopped by ${e.end.stopped_by ?? "a person"}`));
+    });
+    try {
+      const { outcome: failure, attempts } = await withRetries<string | null>(
+        { attempts: w.retry.attempts, first_ms: w.retry.delay_ms, signal },
+        async () => {
+          try {
+            const client = await this.client(card_url);
+            for await (const response of open(client)) {
+              if (await this.onResponse(w, response, state)) break;
+            }
+            return { outcome: null, again: false };
+          } catch (err) {
+            if (signal.aborted) return { outcome: null, again: false };
+            // Once the remote task exists, a lost stream is picked up again by resubscribing.
+            const id = state.remote?.task_id;
+            if (id) open = (client) => client.resubscribeTask({ tenant: "", id }, { signal, serviceParameters: headers });
+            return { outcome: (err as Error).message, again: true };
           }
-          return { outcome: null, again: false };
-        } catch (err) {
-          if (w.signal.aborted) return { outcome: null, again: false };
-          // Once the remote task exists, a lost stream is picked up again by resubscribing.
-          const id = state.remote?.task_id;
-          if (id) open = (client) => client.resubscribeTask({ tenant: "", id }, { signal: w.signal, serviceParameters: headers });
-          return { outcome: (err as Error).message, again: true };
-        }
-      },
-    );
-    if (w.signal.aborted) {
-      if (state.remote) await this.cancelRemote(card_url, state.remote.task_id, headers);
-      return;
-    }
-    if (failure !== null) {
-      log.warn({ agent_id: w.ctx.agent.agent_id, card_url, failure, attempts }, "A2A agent unreachable");
-      await this.fail(w, "A2A_UNREACHABLE", `${w.ctx.agent.agent_id} (A2A, ${card_url || runtime.card_url}) could not be reached after ${attempts} attempts: ${failure}`, true);
-      return;
-    }
-    if (!state.ended && state.remote?.state !== "input-required") {
-      await this.fail(w, "A2A_STREAM_ENDED", `${w.ctx.agent.agent_id}'s A2A stream ended before its task did`, true);
+        },
+      );
+      if (w.signal.aborted || state.stopped) {
+        state.unfinished = state.stopped ? "a person stopped the reply" : "the task was cancelled or timed out";
+        if (state.remote) await this.cancelRemote(card_url, state.remote.task_id, headers);
+        return;
+      }
+      if (failure !== null) {
+        log.warn({ agent_id: w.ctx.agent.agent_id, card_url, failure, attempts }, "A2A agent unreachable");
+        await this.fail(w, state, "A2A_UNREACHABLE", `${w.ctx.agent.agent_id} (A2A, ${card_url || runtime.card_url}) could not be reached after ${attempts} attempts: ${failure}`, true);
+        return;
+      }
+      if (!state.ended && state.remote?.state !== "input-required") {
+        await this.fail(w, state, "A2A_STREAM_ENDED", `${w.ctx.agent.agent_id}'s A2A stream ended before its task did`, true);
+      }
+    } finally {
+      unlisten?.();
+      for (const s of state.streams.values()) s.end("interrupted", { reason: state.unfinished });
+      w.streams?.status({ thread_id: w.ctx.thread_id, run_id: w.ctx.run_id, task_id: w.ctx.task_id, agent_id: w.ctx.agent.agent_id, status: null });
     }
   }
 
@@ -169,13 +223,16 @@ export class A2AClientDriver implements RuntimeDriver {
       case "message": {
         // A direct answer, without a task: it is the result.
         const text = partsText(p.value.parts);
-        await this.finish(w, text, [], key(`message:${p.value.messageId}`));
+        await this.finish(w, text, [], key(`message:${p.value.messageId}`), state);
         state.ended = true;
         return true;
       }
       case "task": {
         const t = p.value;
-        for (const a of t.artifacts) state.artifacts.set(a.artifactId, a);
+        for (const a of t.artifacts) {
+          state.artifacts.set(a.artifactId, a);
+          state.streams.get(a.artifactId)?.set(partsText(a.parts));
+        }
         const first = !state.remote || state.remote.task_id !== t.id;
         state.remote = { task_id: t.id, context_id: t.contextId, state: "working" };
         if (first) {
@@ -195,8 +252,9 @@ export class A2AClientDriver implements RuntimeDriver {
         const a = p.value.artifact;
         if (!a) return false;
         const prev = state.artifacts.get(a.artifactId);
-        state.artifacts.set(a.artifactId, p.value.append && prev ? { ...prev, parts: [...prev.parts, ...a.parts] } : a);
-        return false;
+        const artifact = p.value.append && prev ? { ...prev, parts: [...prev.parts, ...a.parts] } : a;
+        state.artifacts.set(a.artifactId, artifact);
+        return this.grow(w, state, artifact);
       }
     }
   }
@@ -214,13 +272,17 @@ export class A2AClientDriver implements RuntimeDriver {
     state.remote = { task_id, context_id, state: "working" };
     switch (status.state) {
       case TaskState.TASK_STATE_SUBMITTED:
-      case TaskState.TASK_STATE_WORKING:
+      case TaskState.TASK_STATE_WORKING: {
+        const line = statusLine(text);
+        if (line) w.streams?.status({ thread_id: w.ctx.thread_id, run_id: w.ctx.run_id, task_id: w.ctx.task_id, agent_id: w.ctx.agent.agent_id, status: line });
         if (text) {
           await w.store.append(w.ctx.envelope("task.progress", { message: text, status: "working" }, { idempotency_key: key(`status:${task_id}:${at}:${text.length}`), meta: { a2a: state.remote } }));
         }
         return false;
+      }
       case TaskState.TASK_STATE_INPUT_REQUIRED: {
         state.remote = { task_id, context_id, state: "input-required" };
+        state.unfinished = `${w.ctx.agent.card.display.name} asked for more input before finishing`;
         await w.store.append(
           w.ctx.envelope(
             "chat.message",
@@ -232,29 +294,63 @@ export class A2AClientDriver implements RuntimeDriver {
       }
       case TaskState.TASK_STATE_COMPLETED:
         state.ended = true;
-        await this.finish(w, text, artifactsOut(state.artifacts), key(`completed:${task_id}`));
+        await this.finish(w, text, artifactsOut(state.artifacts), key(`completed:${task_id}`), state);
         return true;
       default: {
         const failure = FAILURES[status.state];
         if (!failure) return false;
         state.ended = true;
         if (status.state === TaskState.TASK_STATE_CANCELED && w.signal.aborted) return true;
-        await this.fail(w, failure.code, `${w.ctx.agent.agent_id} (A2A) ${failure.what}${text ? `: ${text}` : ""}`, false);
+        await this.fail(w, state, failure.code, `${w.ctx.agent.agent_id} (A2A) ${failure.what}${text ? `: ${text}` : ""}`, false);
         return true;
       }
     }
   }
 
-  private async finish(w: DriverWake, text: string, artifacts: { name: string; text: string }[], idempotency_key: string): Promise<void> {
+  /**
+   * The artifact's hub stream, opened on its first text, grown to the text it has now; true (the
+   * wake is over) when a person stopped it.
+   */
+  private grow(w: DriverWake, state: StreamState, artifact: Artifact): boolean {
+    if (!w.streams) return false;
+    const text = partsText(artifact.parts);
+    let writer = state.streams.get(artifact.artifactId);
+    if (!writer) {
+      if (!text) return false;
+      writer = w.streams.open({ thread_id: w.ctx.thread_id, run_id: w.ctx.run_id, task_id: w.ctx.task_id, author: w.ctx.agent.agent_id, to: [w.request.from.agent_id], kind: "result" });
+      state.streams.set(artifact.artifactId, writer);
+    }
+    if (writer.ended?.status === "stopped") {
+      state.stopped = true;
+      return true;
+    }
+    writer.set(text);
+    return false;
+  }
+
+  private async finish(w: DriverWake, text: string, artifacts: { name: string; text: string }[], idempotency_key: string, state: StreamState): Promise<void> {
+    // A person stopped the result as it streamed: the Stop stores what they saw, nothing else is.
+    if ([...state.streams.values()].some((s) => s.ended?.status === "stopped")) {
+      state.stopped = true;
+      return;
+    }
     // The artifacts are the work; the final status message, a remark about it, stands in only when there are none.
     const report = artifacts.length ? artifacts.map((a) => (artifacts.length > 1 ? `### ${a.name}\n\n${a.text}` : a.text)).join("\n\n") : text;
     const summary = summarize(report) || "Done.";
+    // The result names the first artifact's stream (an event names one stream; the others end with it).
+    const streamed = [...state.artifacts.keys()].map((id) => state.streams.get(id)).find(Boolean);
     await w.store.append(
-      w.ctx.envelope("task.result", { summary, report_markdown: report || summary, ...(artifacts.length ? { artifacts } : {}) }, { to: [{ agent_id: w.request.from.agent_id }], attempt: w.attempt, idempotency_key }),
+      w.ctx.envelope(
+        "task.result",
+        { summary, report_markdown: report || summary, ...(artifacts.length ? { artifacts } : {}) },
+        { to: [{ agent_id: w.request.from.agent_id }], attempt: w.attempt, idempotency_key, ...(streamed ? { meta: { [STREAM_META]: streamed.stream_id } } : {}) },
+      ),
     );
+    for (const s of state.streams.values()) s.end("done");
   }
 
-  private async fail(w: DriverWake, code: string, message: string, retryable: boolean): Promise<void> {
+  private async fail(w: DriverWake, state: StreamState, code: string, message: string, retryable: boolean): Promise<void> {
+    state.unfinished = message;
     await w.store.append(
       w.ctx.envelope("task.error", { code, message, retryable }, { to: [{ agent_id: w.request.from.agent_id }], attempt: w.attempt, idempotency_key: `${w.ctx.instance_id}:a2a:${w.attempt}:error` }),
     );

@@ -17,6 +17,23 @@
  *                  it comes in a request of its own: the process serving the call matches it
  *                  by the caller and the call's JSON-RPC id (`inFlight`)
  *
+ * An outside agent's reply streams the other way with the same notification (`agentProgress`):
+ *   notifications/agents/run/progress { progressToken: <task id>[#<label>], delta: { text } }
+ *                  sent to this endpoint with the key of the agent a Clutch task is assigned to
+ *                  (the work it found in its inbox): the texts, joined with the seed's delta
+ *                  algorithm (strings concatenate), grow the StreamHub stream `acp:<progressToken>`
+ *                  of the task (server/streams/hub.ts; kind `result`, to the task's requester),
+ *                  opened by the first and written from outside (interrupted after the hub's
+ *                  external idle time without a delta). It ends `done` when the agent's next
+ *                  chat.message or task.result of the task is stored (it names the stream with
+ *                  `meta.stream_id: "acp:<progressToken>"`, so browsers swap one for the other),
+ *                  `interrupted` when the task fails, is cancelled or times out. Accepted: HTTP 202;
+ *                  refused: HTTP 400 (bad params), 403 (not the task's assignee), 404 (no such
+ *                  task), 409 (the task or that stream ended, a person stopped it, or another node
+ *                  writes it) with a JSON-RPC error `{ id: null, error: { code: -32602, message } }`.
+ *                  Nothing of it is stored; one progressToken is one message, of at most a
+ *                  chat.message's 100,000 characters (more is refused, 400).
+ *
  * The output (OUTPUT_SCHEMA): `{ run_id, thread_id, channel, steps[], status, text }`; `status`
  * is succeeded, failed, timed_out, cancelled, or input_required (a question waits for the
  * caller: `text` is the question; call again with `run_id` and the answer). A W3C `traceparent`
@@ -27,14 +44,17 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
+import { ChatMessagePayload, isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import type { AcpDelta } from "@/lib/acp/delta";
+import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
+import { STREAM_META } from "@/lib/realtime/streams";
 import type { Clutch } from "../../clutch";
 import type { Principal } from "../../auth/principal";
 import { cancelRun } from "../../lifecycle/cancel";
 import { log } from "../../log";
 import { followRun, requester, startRemoteRun } from "../../runs/remote";
 import { callerTraceMeta, type TraceMeta } from "../../telemetry";
+import type { StreamWriter } from "../../streams/hub";
 
 /** What `agents/run` takes as `input`. */
 export const INPUT_SCHEMA = {
@@ -74,6 +94,119 @@ const AgentsRunParams = z.looseObject({
   }, { error: "input: { text, channel?, run_id? } is required" }),
   _meta: z.looseObject({ progressToken: z.union([z.string(), z.number()]).optional() }).optional(),
 });
+
+/** The seed's progress notification: Clutch sends it to callers of agents/run, and outside agents send it to Clutch (agentProgress). */
+const PROGRESS = "notifications/agents/run/progress";
+const AgentProgressNotification = z.object({ method: z.literal(PROGRESS), params: z.unknown() });
+const TOKEN_HELP = "progressToken: the id of the Clutch task you work on (task_…), or <task id>#<label> for each further message of it";
+const AgentProgressParams = z.looseObject({
+  progressToken: z.string({ error: TOKEN_HELP }).min(1, TOKEN_HELP).max(300, "progressToken: at most 300 characters"),
+  delta: z.strictObject({ text: z.string({ error: "delta.text: the text to add to the message, a string" }) }, { error: "delta: { text } is what Clutch takes from an agent's progress" }),
+});
+
+/** The most a streamed message holds, in characters: a chat.message's text. */
+const MAX_PROGRESS_CHARS = ChatMessagePayload.shape.text.maxLength ?? 100_000;
+
+/** An agent's progress Clutch does not take: the HTTP status and what to do about it. */
+export class ProgressRefused extends Error {
+  constructor(
+    readonly status: 400 | 403 | 404 | 409,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ProgressRefused";
+  }
+}
+
+/**
+ * One progress delta of an outside agent on its Clutch task (see the module doc): the stream
+ * `acp:<progressToken>` grows by `delta.text`, opened (written from outside) by the first delta
+ * with text. Throws ProgressRefused when the params are bad, the task is not the principal's or
+ * has ended, or the stream ended (a person's Stop among them) or is written on another node.
+ */
+export async function agentProgress(clutch: Pick<Clutch, "store" | "tail" | "streams">, principal: Principal, params: unknown): Promise<void> {
+  const parsed = AgentProgressParams.safeParse(params);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.join(".");
+    throw new ProgressRefused(400, issue.message.includes(":") || !where ? issue.message : `${where}: ${issue.message}`);
+  }
+  const { progressToken: token, delta } = parsed.data;
+  const hash = token.indexOf("#");
+  const task_id = hash < 0 ? token : token.slice(0, hash);
+  const stream_id = `acp:${token}`;
+  const hub = clutch.streams;
+  const written = (): StreamWriter | null => {
+    const writer = hub.writer(stream_id);
+    const held = hub.get(stream_id);
+    const ended = writer?.ended ?? held?.ended ?? null;
+    if (ended) {
+      const next = `a new message takes a new progressToken (${task_id}#<label>)`;
+      if (ended.status === "stopped") throw new ProgressRefused(409, `${ended.stopped_by ?? "a person"} stopped stream ${stream_id}: stop writing it and store nothing for it (the Stop kept what was written); ${next}`);
+      throw new ProgressRefused(409, `stream ${stream_id} has ended (${ended.status}${ended.reason ? `: ${ended.reason}` : ""}); ${next}`);
+    }
+    if (!writer && held) throw new ProgressRefused(409, `stream ${stream_id} is written through another Clutch node: send all progress of a task to one node (sticky by API key)`);
+    if (writer && writer.info.author !== principal.agent_id) throw new ProgressRefused(403, `stream ${stream_id} is ${writer.info.author}'s, not ${principal.agent_id}'s`);
+    return writer;
+  };
+  /** `delta.text` after `sofar` characters, refused past a message's length. */
+  const fits = (sofar: number) => {
+    const length = sofar + delta.text.length;
+    if (length > MAX_PROGRESS_CHARS) {
+      throw new ProgressRefused(400, `delta.text: the message would be ${length.toLocaleString("en-US")} characters, and one is at most ${MAX_PROGRESS_CHARS.toLocaleString("en-US")}; store it and stream the rest under a new progressToken (${task_id}#<label>)`);
+    }
+  };
+  const grow = (writer: StreamWriter) => {
+    fits(writer.text.length);
+    writer.append(delta.text);
+  };
+  const open = written();
+  if (open) return grow(open);
+
+  const task = await clutch.store.queries.task(task_id);
+  if (!task) throw new ProgressRefused(404, `no task ${task_id}: ${TOKEN_HELP}`);
+  if (task.assignee !== principal.agent_id) throw new ProgressRefused(403, `task ${task_id} is assigned to ${task.assignee ?? "nobody yet"}, not to ${principal.agent_id}; only its assignee writes its progress`);
+  if (TERMINAL_STATES.has(task.state as TaskState)) throw new ProgressRefused(409, `task ${task_id} has ended (${task.state}); its progress shows no more`);
+  // Another delta of the same stream may have opened it while the task was read.
+  const meanwhile = written();
+  if (meanwhile) return grow(meanwhile);
+  if (!delta.text) return;
+  fits(0);
+  const writer = hub.open(
+    { stream_id, thread_id: task.thread_id, run_id: task.run_id, task_id, author: principal.agent_id, to: task.requester ? [task.requester] : [], kind: "result" },
+    { external: true },
+  );
+  writer.append(delta.text);
+  endWithTask(clutch, writer);
+}
+
+/**
+ * End an outside agent's stream with its task's log (see the module doc): done at the agent's next
+ * chat.message or task.result of the task (one naming the stream, or naming none), interrupted
+ * when the task fails, is cancelled or times out. Stops watching once the stream ended, however.
+ */
+function endWithTask(clutch: Pick<Clutch, "tail" | "streams">, writer: StreamWriter): void {
+  const { stream_id, info } = writer;
+  let watching = true;
+  const stopWatching = () => {
+    if (!watching) return;
+    watching = false;
+    unsubscribe();
+    unlisten();
+  };
+  const unlisten = clutch.streams.listen((e) => {
+    if ("end" in e && e.end.stream_id === stream_id) stopWatching();
+  });
+  const unsubscribe = clutch.tail.subscribe((ev) => {
+    if (ev.task_id !== info.task_id) return;
+    const named = ev.meta?.[STREAM_META];
+    if (ev.from.agent_id === info.author && isEvent(ev, "chat.message", "task.result") && (named === undefined || named === stream_id)) writer.end("done");
+    else if (isEvent(ev, "task.error")) writer.end("interrupted", { reason: `the task failed: ${ev.payload.message}` });
+    else if (isEvent(ev, "task.cancel")) writer.end("interrupted", { reason: `the task was cancelled${ev.payload.reason ? `: ${ev.payload.reason}` : ""}` });
+    else if (isEvent(ev, "task.timeout")) writer.end("interrupted", { reason: "the task timed out" });
+  });
+  if (writer.ended) stopWatching();
+}
 
 /**
  * agents/run calls in flight on this process, by `<principal>\n<JSON-RPC id>`: what cancels each.
@@ -240,9 +373,23 @@ async function answerQuestion(clutch: Clutch, principal: Principal, run_id: stri
 export async function handleAcp(clutch: Clutch, principal: Principal, req: Request, parsedBody: unknown): Promise<Response> {
   // A cancel of an agents/run in flight comes in a request of its own (no session ties the two):
   // it cancels the run that call follows, if that call is the same principal's.
-  for (const msg of Array.isArray(parsedBody) ? parsedBody : [parsedBody]) {
+  const messages: unknown[] = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
+  for (const msg of messages) {
     const cancel = CancelledNotification.safeParse(msg);
     if (cancel.success) inFlight.get(flightKey(principal, cancel.data.params.requestId))?.();
+  }
+  // An outside agent's progress on its task is Clutch's to take (agentProgress), not the MCP server's.
+  const progress = messages.filter((m) => AgentProgressNotification.safeParse(m).success) as { params: unknown }[];
+  if (progress.length) {
+    try {
+      for (const p of progress) await agentProgress(clutch, principal, p.params);
+    } catch (err) {
+      if (!(err instanceof ProgressRefused)) throw err;
+      return Response.json({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.InvalidParams, message: err.message } }, { status: err.status });
+    }
+    const rest = messages.filter((m) => !progress.includes(m as { params: unknown }));
+    if (!rest.length) return new Response(null, { status: 202 });
+    parsedBody = Array.isArray(parsedBody) ? rest : rest[0];
   }
   // The caller's traceparent puts a run it starts under its trace (docs/observability.md).
   const server = acpServer(clutch, principal, await callerTraceMeta(req.headers));

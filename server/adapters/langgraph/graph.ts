@@ -5,7 +5,7 @@
  * url, assistant_id, headers }` a graph served by a LangGraph server (`@langchain/langgraph-sdk`;
  * hosts.ts). A task runs the graph on a LangGraph thread of its own (named after `<task id>#<attempt>`)
  * with the request as its first message (`{ messages: [human] }`, the MessagesAnnotation
- * convention), streamed with subgraphs in `updates` and `custom` modes:
+ * convention), streamed with subgraphs in `updates`, `custom` and `messages` modes:
  *
  *   a subgraph's run (its namespace)      → a subtask of the task, assigned to `<agent>/<node>`,
  *                                           ended with its last message when the node finishes
@@ -27,9 +27,22 @@
  * on PostgreSQL by LangGraph's PostgresSaver (schema `langgraph`: an interrupted thread resumes
  * where it stopped after a restart, on any node), else (the embedded database) by an in-memory
  * MemorySaver, with which a restart runs the task again.
+ *
+ * Streaming (docs/adapters.md "LangGraph", with the wake's StreamHub, server/streams/hub.ts): the
+ * AI message chunks a node's chat model streams (`messages` mode here; `messages-tuple` on a
+ * server, whose events are named `messages`) grow one hub stream per message id (kind `text`, in
+ * the (sub)task, from its agent, to the graph's agent as its chat.message will be). The stream
+ * ends `done` once that message is stored (its chat.message or the task.result, with
+ * `meta.stream_id`; the final text set to the stored one), `interrupted` when the wake ends
+ * without storing it (the graph failed, was cancelled, or a node stopped before returning it).
+ * Whole messages (a node's output that no model streamed) are not streamed: they arrive whole. A
+ * person's Stop on one of them aborts the graph (on a server, its run is cancelled) and stores
+ * nothing more in the wake: the Stop stores the partial text.
  */
-import { isAIMessage, isBaseMessage } from "@langchain/core/messages";
+import { isAIMessage, isAIMessageChunk, isBaseMessage, isBaseMessageChunk } from "@langchain/core/messages";
 import { capAgentIdToClutch, isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
+import { STREAM_META } from "@/lib/realtime/streams";
+import type { StreamWriter } from "../../streams/hub";
 import { ORCHESTRATOR } from "../../router/router";
 import { answerTo, expandEnv, expandHeaders, requestText, summarize, type DriverWake, type RuntimeDriver } from "../../agents/driver";
 import { loadGraph, localHost, serverHost, type CheckpointerSource, type GraphHost, type Interrupt, type StreamInput } from "./hosts";
@@ -42,6 +55,12 @@ type GraphMessage = { id?: string; content: unknown };
 function isAI(m: unknown): m is GraphMessage {
   if (isBaseMessage(m)) return isAIMessage(m);
   return isRecord(m) && (m.type === "ai" || m.type === "AIMessageChunk");
+}
+
+/** A streamed AI message chunk: an AIMessageChunk here, `type: "AIMessageChunk"` in a server's JSON. */
+function isAIChunk(m: unknown): m is GraphMessage {
+  if (isBaseMessageChunk(m)) return isAIMessageChunk(m);
+  return !isBaseMessage(m) && isRecord(m) && m.type === "AIMessageChunk";
 }
 
 /** The text of a message's content (a string, or content blocks of which the text ones count). */
@@ -116,8 +135,17 @@ export class LangGraphDriver implements RuntimeDriver {
     }
     if (!host) return;
     const run = new GraphRun(w);
-    // Each turn: start, resume an answered interrupt, or carry on; until the graph ends or waits.
-    for (let turn = 0; turn < 100 && !w.signal.aborted; turn++) {
+    try {
+      await this.turns(w, host, run);
+    } finally {
+      run.close();
+    }
+  }
+
+  /** Each turn: start, resume an answered interrupt, or carry on; until the graph ends or waits. */
+  private async turns(w: DriverWake, host: GraphHost, run: GraphRun): Promise<void> {
+    const signal = run.signal;
+    for (let turn = 0; turn < 100 && !signal.aborted; turn++) {
       let input: StreamInput;
       try {
         const state = await host.state();
@@ -134,9 +162,10 @@ export class LangGraphDriver implements RuntimeDriver {
         } else {
           input = { start: requestText(w.request) };
         }
-        for await (const chunk of host.stream(input, w.signal)) await run.onChunk(...chunk);
+        for await (const chunk of host.stream(input, signal)) await run.onChunk(...chunk);
       } catch (err) {
-        if (w.signal.aborted) return;
+        if (signal.aborted) return;
+        run.unfinished = `the graph failed: ${(err as Error).message}`;
         await run.endSubtasks(`the graph failed: ${(err as Error).message}`);
         await this.fail(w, `${w.ctx.agent.agent_id}'s graph failed: ${(err as Error).message}`);
         return;
@@ -160,17 +189,91 @@ class GraphRun {
   /** Ids of messages already posted in a subtask: the parent graph's update repeats them. */
   private readonly subtaskMessageIds = new Set<string>();
   private readonly key: (what: string) => string;
+  /** The hub streams of AI messages being written, by message id (none without a hub). */
+  private readonly streams = new Map<string, StreamWriter>();
+  /** Aborted by a person's Stop on one of them; `signal` is the wake's and this together. */
+  private readonly stop = new AbortController();
+  readonly signal: AbortSignal;
+  private readonly unlisten: (() => void) | undefined;
+  /** Why streams still open when the wake ends did not become a stored event. */
+  unfinished = "the graph stopped before the message was stored";
 
   constructor(private readonly w: DriverWake) {
     this.key = (what) => `${w.ctx.instance_id}:lg:${w.attempt}:${what}`;
+    this.signal = AbortSignal.any([w.signal, this.stop.signal]);
+    this.unlisten = w.streams?.listen((e) => {
+      if ("end" in e && e.end.status === "stopped" && [...this.streams.values()].some((s) => s.stream_id === e.end.stream_id)) this.stopped(e.end.stopped_by);
+    });
+  }
+
+  /** A person stopped a message as it streamed: the graph stops and nothing more is stored. */
+  private stopped(by?: string): void {
+    this.unfinished = "a person stopped the reply";
+    this.stop.abort(new Error(`stopped by ${by ?? "a person"}`));
+  }
+
+  /** The wake is over: streams whose message was not stored end interrupted. */
+  close(): void {
+    this.unlisten?.();
+    if (this.w.signal.aborted && !this.stop.signal.aborted) this.unfinished = "the task was cancelled or timed out";
+    for (const s of this.streams.values()) s.end("interrupted", { reason: this.unfinished });
+    this.streams.clear();
+  }
+
+  /** A chat model's chunk of an AI message (`messages` mode): its message's stream grows. */
+  private async onMessageChunk(ns: string[], data: unknown): Promise<void> {
+    const hub = this.w.streams;
+    const m = Array.isArray(data) ? (data[0] as unknown) : undefined;
+    if (!hub || !isAIChunk(m) || !m.id) return;
+    const text = textOf(m);
+    let writer = this.streams.get(m.id);
+    if (!writer) {
+      if (!text) return; // a tool call's chunk, not text
+      const sub = ns.length ? await this.subtask(ns[0]!) : undefined;
+      writer = hub.open({
+        thread_id: this.w.ctx.thread_id,
+        run_id: this.w.ctx.run_id,
+        task_id: sub?.task_id ?? this.w.ctx.task_id,
+        author: sub?.agent_id ?? this.w.ctx.agent.agent_id,
+        to: [this.w.ctx.agent.agent_id],
+        kind: "text",
+      });
+      this.streams.set(m.id, writer);
+    }
+    if (writer.ended?.status === "stopped") return this.stopped(writer.ended.stopped_by);
+    writer.append(text);
+  }
+
+  /**
+   * The stream of message `m`, to name in its stored event, with its final text set; null when it
+   * did not stream; `stopped` when a person stopped it (it is not stored).
+   */
+  private streamOf(m: GraphMessage): StreamWriter | "stopped" | null {
+    const writer = m.id ? this.streams.get(m.id) : undefined;
+    if (!writer) return null;
+    if (writer.ended?.status === "stopped") {
+      this.stopped(writer.ended.stopped_by);
+      return "stopped";
+    }
+    writer.set(textOf(m));
+    return writer;
+  }
+
+  /** The message's stream is its stored event now. */
+  private streamed(m: GraphMessage, writer: StreamWriter | null): void {
+    if (!writer) return;
+    writer.end("done");
+    this.streams.delete(m.id!);
   }
 
   private at(sub?: { task_id: string; agent_id: string }) {
     return sub ? { task_id: sub.task_id, parent_task_id: this.w.ctx.task_id, from: { agent_id: sub.agent_id, role: "worker" } } : {};
   }
 
-  async onChunk(ns: string[], mode: "updates" | "custom", data: unknown): Promise<void> {
+  async onChunk(ns: string[], mode: "updates" | "custom" | "messages", data: unknown): Promise<void> {
     const { w } = this;
+    if (this.signal.aborted) return;
+    if (mode === "messages") return this.onMessageChunk(ns, data);
     const sub = ns.length ? await this.subtask(ns[0]!) : undefined;
     if (mode === "custom") {
       const message = typeof data === "string" ? data : isRecord(data) && typeof data.message === "string" ? data.message : JSON.stringify(data);
@@ -201,8 +304,13 @@ class GraphRun {
   private async chat(m: GraphMessage, sub?: { task_id: string; agent_id: string }): Promise<void> {
     if (sub && m.id) this.subtaskMessageIds.add(m.id);
     const id = m.id ?? newId("message");
+    const stream = this.streamOf(m);
+    if (stream === "stopped") return;
     // The graph's working notes, addressed to the graph's agent: they belong in the run's thread, not the channel.
-    await this.w.store.append(this.w.ctx.envelope("chat.message", { text: textOf(m) }, { ...this.at(sub), to: [{ agent_id: this.w.ctx.agent.agent_id }], idempotency_key: this.key(`message:${id}`) }));
+    await this.w.store.append(
+      this.w.ctx.envelope("chat.message", { text: textOf(m) }, { ...this.at(sub), to: [{ agent_id: this.w.ctx.agent.agent_id }], idempotency_key: this.key(`message:${id}`), ...(stream ? { meta: { [STREAM_META]: stream.stream_id } } : {}) }),
+    );
+    this.streamed(m, stream);
   }
 
   /** The subtask of a subgraph's namespace, created (request + accept) on first sight. */
@@ -253,6 +361,7 @@ class GraphRun {
     if (this.held) {
       await this.chat(this.held);
       this.held = null;
+      if (this.signal.aborted) return undefined; // a person stopped it: nothing more is asked
     }
     const asked = askedFor(interrupt.value);
     const tag = interrupt.id ?? "interrupt";
@@ -325,12 +434,15 @@ class GraphRun {
     if (this.held && last && this.held.id !== last.id) await this.chat(this.held);
     this.held = null;
     const report = last ? textOf(last) : "```json\n" + JSON.stringify(values, null, 2) + "\n```";
+    const stream = last ? this.streamOf(last) : null;
+    if (stream === "stopped") return;
     await w.store.append(
       w.ctx.envelope(
         "task.result",
         { summary: summarize(report) || "Done.", report_markdown: report },
-        { to: [{ agent_id: w.request.from.agent_id }], attempt: w.attempt, idempotency_key: this.key("result") },
+        { to: [{ agent_id: w.request.from.agent_id }], attempt: w.attempt, idempotency_key: this.key("result"), ...(stream ? { meta: { [STREAM_META]: stream.stream_id } } : {}) },
       ),
     );
+    if (last) this.streamed(last, stream);
   }
 }

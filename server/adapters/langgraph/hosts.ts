@@ -2,8 +2,11 @@
  * Where a LangGraph agent's graph runs (docs/adapters.md "LangGraph"): in this process (a compiled
  * `@langchain/langgraph` graph a workspace module exports), or on a LangGraph server reached with
  * `@langchain/langgraph-sdk`. Both give the driver (graph.ts) the same two things: the state of the
- * task's thread, and a stream of `[namespace, mode, data]` chunks (`updates` and `custom` modes,
- * subgraphs included) for starting, resuming or carrying on the thread.
+ * task's thread, and a stream of `[namespace, mode, data]` chunks (`updates`, `custom` and
+ * `messages` modes, subgraphs included) for starting, resuming or carrying on the thread. A
+ * `messages` chunk's data is `[message, metadata]`: an AI message chunk a node's chat model
+ * streamed (an AIMessageChunk here; on a server, stream mode `messages-tuple`, its JSON), or a
+ * node's whole output message.
  */
 import { createHash } from "node:crypto";
 import path from "node:path";
@@ -32,7 +35,7 @@ export interface ThreadState {
 
 /** How a stream begins: the request's text as the first message, a resume value, or carrying on. */
 export type StreamInput = { start: string } | { resume: unknown } | null;
-export type Chunk = [namespace: string[], mode: "updates" | "custom", data: unknown];
+export type Chunk = [namespace: string[], mode: "updates" | "custom" | "messages", data: unknown];
 
 export interface GraphHost {
   state(): Promise<ThreadState>;
@@ -121,7 +124,7 @@ export function localHost(graph: Graph, thread_id: string, clutch: ClutchIds): G
     async *stream(input, signal) {
       const [{ Command }, { HumanMessage }] = await Promise.all([import("@langchain/langgraph"), import("@langchain/core/messages")]);
       const arg = input === null ? null : "start" in input ? { messages: [new HumanMessage(input.start)] } : new Command({ resume: input.resume });
-      const stream = await graph.stream(arg as never, { ...config, streamMode: ["updates", "custom"], subgraphs: true, signal });
+      const stream = await graph.stream(arg as never, { ...config, streamMode: ["updates", "custom", "messages"], subgraphs: true, signal });
       yield* stream as AsyncIterable<Chunk>;
     },
   };
@@ -164,7 +167,7 @@ export function serverHost(url: string, headers: Record<string, string>, assista
         ...(input && "start" in input ? { input: { messages: [{ type: "human", content: input.start }] } } : {}),
         ...(input && "resume" in input ? { command: { resume: input.resume } } : {}),
         config: { configurable: { clutch } },
-        streamMode: ["updates", "custom"],
+        streamMode: ["updates", "custom", "messages-tuple"],
         streamSubgraphs: true,
         ifNotExists: "create",
         signal,
@@ -176,7 +179,8 @@ export function serverHost(url: string, headers: Record<string, string>, assista
         for await (const part of stream as AsyncIterable<{ event: string; data: unknown }>) {
           const [mode, ...ns] = part.event.split("|");
           if (mode === "error") throw new Error(typeof part.data === "object" && part.data && "message" in part.data ? String(part.data.message) : JSON.stringify(part.data));
-          if (mode === "updates" || mode === "custom") yield [ns, mode, part.data];
+          // `messages-tuple` streams as events named `messages`.
+          if (mode === "updates" || mode === "custom" || mode === "messages") yield [ns, mode, part.data];
         }
       } finally {
         if (signal.aborted && run_id) {
