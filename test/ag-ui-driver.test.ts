@@ -106,7 +106,7 @@ function packerWorkspace(): string {
 }
 
 beforeAll(async () => {
-  remote = await startPackingAgent({ wordDelayMs: 60, token: "s3cret" });
+  remote = await startPackingAgent({ wordDelayMs: 200, token: "s3cret" });
   flaky = await startFlakyAgent();
   process.env.CLUTCH_TEST_AGUI_URL = remote.url;
   process.env.CLUTCH_TEST_AGUI_TOKEN = "s3cret";
@@ -238,7 +238,14 @@ describe("a workspace agent that is an AG-UI agent", () => {
     await expect
       .poll(
         () => {
-          const seen = hub.find((e) => "delta" in e && e.delta.text && hub.some((o) => "open" in o && o.open.stream_id === e.delta.stream_id && o.open.started_at >= Date.parse(asked.ts)));
+          // The reply still being written (the short "Checking the forecast" before it ends at once).
+          const seen = hub.find(
+            (e) =>
+              "delta" in e &&
+              e.delta.text &&
+              hub.some((o) => "open" in o && o.open.stream_id === e.delta.stream_id && o.open.started_at >= Date.parse(asked.ts)) &&
+              !hub.some((o) => "end" in o && o.end.stream_id === e.delta.stream_id),
+          );
           const open = seen && "delta" in seen ? hub.find((o) => "open" in o && o.open.stream_id === seen.delta.stream_id) : undefined;
           opened = open && "open" in open ? open.open : undefined;
           return opened;

@@ -243,7 +243,7 @@ describe("a person's Stop", () => {
       payload: { text: "The quarter was strong in" },
       meta: { stream_id, stopped_by: requester.agent_id },
     });
-    expect(cancel).toMatchObject({ ...at, from: { agent_id: requester.agent_id }, payload: { reason: `Stopped by ${requester.person!.name}`, requested_by: requester.agent_id } });
+    expect(cancel).toMatchObject({ ...at, from: { agent_id: requester.agent_id }, payload: { reason: "stopped the reply as it was being written", requested_by: requester.agent_id } });
     expect(cancel.seq).toBe(message.seq + 1); // one transaction: nothing in between
     expect((await taskRow(rt, at.task_id)).state).toBe("cancelled");
     expect(rt.streams.get(stream_id)!.ended).toEqual({ stream_id, status: "stopped", stopped_by: requester.agent_id });

@@ -73,8 +73,10 @@ function StreamingMessage({ stream, run }: { stream: LiveStream; run?: RunSummar
     try {
       await apiRequest(`/api/streams/${encodeURIComponent(stream.stream_id)}/stop`, { method: "POST", body: "{}" });
     } catch (err) {
-      setError(err instanceof ApiRequestError ? err.message : "Could not stop the reply; try again.");
       setStopping(false);
+      // It finished as Stop was pressed: nothing left to stop, and its message arrives as usual.
+      if (err instanceof ApiRequestError && err.code === "stream_ended") return;
+      setError(err instanceof ApiRequestError ? err.message : "Could not stop the reply; try again.");
     }
   };
   const ended = stream.ended;
@@ -83,6 +85,7 @@ function StreamingMessage({ stream, run }: { stream: LiveStream; run?: RunSummar
       data-testid="streaming-reply"
       data-stream-id={stream.stream_id}
       data-state={open ? "open" : ended!.status}
+      data-kind={stream.kind}
       tabIndex={mayStop ? 0 : undefined}
       onKeyDown={(e) => {
         if (e.key === "Escape" && mayStop) {

@@ -34,7 +34,7 @@
  *   then ONE append (one transaction) stores the text so far as a chat.message from the stream's
  *   author with `meta: { stream_id, stopped_by: "user:<id>" }` (none when nothing was written
  *   yet) and, when the stream's task is still open, that task's task.cancel (and its subtree's,
- *   server/lifecycle/cancel.ts) with the reason "Stopped by <name>". A Stop retried by the same
+ *   server/lifecycle/cancel.ts) with the reason "stopped the reply as it was being written" (the cancel names who). A Stop retried by the same
  *   person after a failure stores what the first did not (idempotency keys), else 409;
  * - nothing was appended for the hub's `externalIdleMs` (60 s): it ends `interrupted`, and nothing
  *   is stored.
@@ -379,7 +379,7 @@ async function stopOthers(deps: StreamDeps, p: PersonPrincipal, s: Held, input: 
   const task = now.task_id ? await store.queries.task(now.task_id) : null;
   let stored: AppendResult | undefined;
   if (task && task.ended_at === null && task.thread_id === now.thread_id) {
-    await cancelTask(appendingFirst(store, message, (r) => (stored = r)), task, actorOf(p), `Stopped by ${p.name}`);
+    await cancelTask(appendingFirst(store, message, (r) => (stored = r)), task, actorOf(p), "stopped the reply as it was being written");
   }
   if (!stored && message.length) stored = await store.append(message);
   const result = stored ?? { events: [], created: [] };
