@@ -22,7 +22,7 @@ import path from "node:path";
 import { generateText, type LanguageModel } from "ai";
 import { McpHub } from "./adapters/mcp/hub";
 import { StreamHub } from "./streams/hub";
-import { LocalBus, PgBus } from "./streams/bus";
+import { LocalBus, PgBus, streamsChannel } from "./streams/bus";
 import { AgentRunner } from "./agents/runner";
 import { McpToolCaller } from "./agents/tool-caller";
 import { ArtifactStore } from "./artifacts/store";
@@ -369,7 +369,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const agui = new (await import("./adapters/ag-ui/driver")).AgUiClientDriver();
   const onPostgres = Boolean(options.databaseUrl && !options.embeddedUrl);
   // Streaming replies, statuses and typing, heard by every process of the deployment (server/streams/hub.ts).
-  const streams = new StreamHub({ bus: onPostgres ? await PgBus.connect(options.databaseUrl!) : new LocalBus() });
+  const streams = new StreamHub({ bus: onPostgres ? await PgBus.connect(options.databaseUrl!, streamsChannel(deployment)) : new LocalBus() });
   // In-process LangGraph graphs keep their threads in PostgreSQL, so an interrupted one resumes after a restart.
   const graphs = new LangGraphDriver(workspace.dir, onPostgres ? postgresCheckpointer(options.databaseUrl!) : undefined);
   const runner = new AgentRunner({

@@ -233,18 +233,21 @@ describe("a workspace agent that is an AG-UI agent", () => {
 
   it("stops the run when a person stops the reply as it streams: the Stop keeps the text so far, nothing more is stored", async () => {
     const admin = await testPerson(rt, "admin", "Ada");
+    // The earlier tests' runs have stopped writing: the stream found below is this run's.
+    await rt.runner.idle();
     const asked = await say(rt, thread_id, "Pack for my trip to Paris");
     let opened: { stream_id: string; task_id: string | null } | undefined;
     await expect
       .poll(
         () => {
-          // The reply still being written (the short "Checking the forecast" before it ends at once).
+          // The reply still being written: two deltas in, not ended (the short "Checking the forecast" ends after one).
           const seen = hub.find(
             (e) =>
               "delta" in e &&
               e.delta.text &&
               hub.some((o) => "open" in o && o.open.stream_id === e.delta.stream_id && o.open.started_at >= Date.parse(asked.ts)) &&
-              !hub.some((o) => "end" in o && o.end.stream_id === e.delta.stream_id),
+              !hub.some((o) => "end" in o && o.end.stream_id === e.delta.stream_id) &&
+              hub.filter((o) => "delta" in o && o.delta.stream_id === e.delta.stream_id).length >= 2,
           );
           const open = seen && "delta" in seen ? hub.find((o) => "open" in o && o.open.stream_id === seen.delta.stream_id) : undefined;
           opened = open && "open" in open ? open.open : undefined;

@@ -162,8 +162,12 @@ describe("streams between processes", () => {
     const a = new StreamHub({ bus: busA, heartbeatMs: 100, deadlineMs: 600 });
     const b = new StreamHub({ bus: await PgBus.connect(dbUrl), heartbeatMs: 100, deadlineMs: 600 });
     const heard: string[] = [];
-    b.listen((e) => heard.push("open" in e ? "open" : "delta" in e ? "delta" : "end" in e ? `end:${e.end.status}` : "other"));
-    const w = a.open({ thread_id: "thread_x", run_id: "run_x", task_id: null, author: "agent:far", to: [], kind: "message" });
+    // Other test files' hubs share the database's channel: hear only this stream.
+    b.listen((e) => {
+      const id = "open" in e ? e.open.stream_id : "delta" in e ? e.delta.stream_id : "end" in e ? e.end.stream_id : null;
+      if (id === w.stream_id) heard.push("open" in e ? "open" : "delta" in e ? "delta" : `end:${"end" in e ? e.end.status : ""}`);
+    });
+    const w: ReturnType<typeof a.open> = a.open({ thread_id: "thread_x", run_id: "run_x", task_id: null, author: "agent:far", to: [], kind: "message" });
     w.append("Written on node A");
     await until(() => b.get(w.stream_id)?.text === "Written on node A", "node B holding A's text", 5_000);
     expect(b.openIn({ run_id: "run_x" }).map((s) => s.text)).toEqual(["Written on node A"]);

@@ -79,7 +79,9 @@ export class StepStreams {
       if (!c) return;
       c.json += p.delta;
       c.dirty = true;
-      this.timer ??= setTimeout(() => void this.parseAll(), this.hub.coalesceMs);
+      // Until its stream opens, look at once: people see the first words without waiting a period.
+      if (!c.writer) void this.parseAll();
+      else this.timer ??= setTimeout(() => void this.parseAll(), this.hub.coalesceMs);
     } else if (p.type === "tool-call" && "toolCallId" in p) {
       const c = this.calls.get(p.toolCallId) ?? { tool: p.toolName, json: "", writer: null, parsing: false, dirty: false };
       this.calls.set(p.toolCallId, c);
@@ -119,6 +121,7 @@ export class StepStreams {
   }
 
   private async parseAll(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     for (const [id, c] of this.calls) {
       if (!c.dirty || c.parsing || (!TEXT_FIELDS[c.tool] && c.tool !== "delegate")) continue;

@@ -6,10 +6,11 @@
  * hub publishes what it writes on the bus and applies what the others publish.
  *
  * - `LocalBus`: one process (the embedded default): nothing to send.
- * - `PgBus`: PostgreSQL's `NOTIFY clutch_streams` / `LISTEN clutch_streams`, on the database
- *   the deployment already has. A notification carries at most 8,000 bytes, so the hub keeps
+ * - `PgBus`: PostgreSQL's `NOTIFY` / `LISTEN` on the deployment's channel (`streamsChannel`:
+ *   `clutch_streams_<hash of its name>`), on the database the deployment already has. A notification carries at most 8,000 bytes, so the hub keeps
  *   its messages under MAX_MESSAGE_BYTES; notifications from one session arrive in the order
- *   they were sent, so one publishing connection keeps each stream's deltas in order. A lost
+ *   they were sent, so one publishing connection keeps each stream's deltas in order. What is
+ *   published while a round trip is on its way goes in the next one, all in one statement. A lost
  *   listening connection is opened again (1 s, doubling to 30 s); what was said meanwhile is
  *   lost, which a stream survives (its stored message replaces it when it ends).
  */
@@ -17,6 +18,19 @@ import pg from "pg";
 import { log } from "../log";
 
 export const STREAMS_CHANNEL = "clutch_streams";
+
+/**
+ * The notification channel of a deployment's streams: STREAMS_CHANNEL and a hash of its name, so
+ * deployments that share a database (tests, staging beside production) do not hear each other.
+ */
+export function streamsChannel(deployment: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < deployment.length; i++) {
+    h ^= deployment.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return `${STREAMS_CHANNEL}_${(h >>> 0).toString(16).padStart(8, "0")}`;
+}
 /** The longest message a bus carries (bytes of UTF-8), under PostgreSQL's 8,000-byte limit. */
 export const MAX_MESSAGE_BYTES = 7_800;
 
@@ -45,16 +59,22 @@ export class PgBus implements StreamBus {
   private listener: pg.Client | null = null;
   private sender: pg.Client | null = null;
   private sending: Promise<unknown> = Promise.resolve();
+  /** Messages waiting for the next round trip: each round trip sends all that queued meanwhile. */
+  private queue: string[] = [];
   private readonly listeners = new Set<(message: string) => void>();
   private reconnectMs = 0;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
 
-  private constructor(private readonly connectionString: string) {}
+  private constructor(
+    private readonly connectionString: string,
+    private readonly channel: string,
+  ) {}
 
-  /** Connected and listening; rejects when the database cannot be reached. */
-  static async connect(connectionString: string): Promise<PgBus> {
-    const bus = new PgBus(connectionString);
+  /** Connected and listening on `channel` (streamsChannel of the deployment); rejects when the database cannot be reached. */
+  static async connect(connectionString: string, channel = STREAMS_CHANNEL): Promise<PgBus> {
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`the stream channel "${channel}" must be a lowercase identifier`);
+    const bus = new PgBus(connectionString, channel);
     await bus.listen();
     return bus;
   }
@@ -62,7 +82,7 @@ export class PgBus implements StreamBus {
   private async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.connectionString });
     client.on("notification", (n) => {
-      if (n.channel !== STREAMS_CHANNEL || !n.payload) return;
+      if (n.channel !== this.channel || !n.payload) return;
       for (const l of this.listeners) l(n.payload);
     });
     const lost = (err?: unknown) => {
@@ -86,7 +106,7 @@ export class PgBus implements StreamBus {
     this.listener = client;
     try {
       await client.connect();
-      await client.query(`LISTEN ${STREAMS_CHANNEL}`);
+      await client.query(`LISTEN ${this.channel}`);
     } catch (err) {
       lost(err);
       throw err;
@@ -95,8 +115,12 @@ export class PgBus implements StreamBus {
 
   publish(message: string): void {
     if (this.closed) return;
+    this.queue.push(message);
+    if (this.queue.length > 1) return; // a send is already on its way for this batch
     this.sending = this.sending
       .then(async () => {
+        const batch = this.queue;
+        this.queue = [];
         if (!this.sender) {
           const client = new pg.Client({ connectionString: this.connectionString });
           client.on("error", () => {
@@ -105,12 +129,13 @@ export class PgBus implements StreamBus {
           await client.connect();
           this.sender = client;
         }
-        await this.sender.query("SELECT pg_notify($1, $2)", [STREAMS_CHANNEL, message]);
+        // One statement for the batch, in order (one transaction keeps its notifications' order).
+        await this.sender.query("SELECT pg_notify($1, m) FROM unnest($2::text[]) WITH ORDINALITY AS t(m, i) ORDER BY i", [this.channel, batch]);
       })
       .catch((err: unknown) => {
         this.sender?.end().catch(() => undefined);
         this.sender = null;
-        log.warn({ err }, "a stream message could not be sent to the other processes");
+        log.warn({ err }, "stream messages could not be sent to the other processes");
       });
   }
 

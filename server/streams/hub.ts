@@ -90,6 +90,25 @@ function pieces(text: string): string[] {
   return out;
 }
 
+/** `items` in groups whose JSON stays under half the bus's message size. */
+function chunked<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  let group: T[] = [];
+  let size = 0;
+  for (const item of items) {
+    const n = Buffer.byteLength(JSON.stringify(item)) + 1;
+    if (group.length && size + n > MAX_MESSAGE_BYTES / 2) {
+      out.push(group);
+      group = [];
+      size = 0;
+    }
+    group.push(item);
+    size += n;
+  }
+  if (group.length) out.push(group);
+  return out;
+}
+
 function statusKey(s: AgentStatus): string {
   return `${s.agent_id}|${s.task_id ?? s.thread_id}`;
 }
@@ -305,7 +324,11 @@ export class StreamHub {
       // Every stream this process owns, those written from outside too: it ends those itself when they go idle.
       const ids = [...this.held.entries()].filter(([, h]) => h.owner === this.node && !h.ended).map(([id]) => id);
       const statuses = [...this.statuses.entries()].filter(([, s]) => s.owner === this.node).map(([key]) => key);
-      if (ids.length || statuses.length) this.bus.publish(JSON.stringify({ o: this.node, w: { t: "alive", owner: this.node, ids, statuses } }));
+      // In as many messages as the bus's size needs.
+      for (const part of chunked([...ids.map((id) => ({ id })), ...statuses.map((key) => ({ key }))])) {
+        const wire: Wire = { t: "alive", owner: this.node, ids: part.flatMap((x) => ("id" in x ? [x.id] : [])), statuses: part.flatMap((x) => ("key" in x ? [x.key] : [])) };
+        this.bus.publish(JSON.stringify({ o: this.node, w: wire }));
+      }
     }
     for (const [id, h] of this.held) {
       if (h.ended) {
