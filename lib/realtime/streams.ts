@@ -30,6 +30,8 @@ export const StreamInfoSchema = z.strictObject({
   /** Who the message is for, as its stored event's `to` will be (agent ids, `user`, `user:…`). */
   to: z.array(z.string().min(1)),
   kind: z.enum(STREAM_KINDS),
+  /** The message it answers, as its stored event's `payload.reply_to` will be. */
+  reply_to: z.string().min(1).optional(),
   /** ms since the epoch. */
   started_at: z.number(),
   /** The text so far. */

@@ -39,9 +39,8 @@
  * - nothing was appended for the hub's `externalIdleMs` (60 s): it ends `interrupted`, and nothing
  *   is stored.
  *
- * A stream remembers what the hub's StreamInfo holds (thread, run, task, author, `to`) on every
- * process; the message it replies to is carried in its id (`stream_<uuid>.<base64url(reply_to)>`),
- * so any process can store it.
+ * A stream remembers what the hub's StreamInfo holds (thread, run, task, author, `to`, the
+ * message it replies to) on every process, so any process can store it.
  *
  * Errors (ClutchError; the route answers `{ error: { code, message } }`):
  * - 400 invalid_body: a body field (zod), an append past MAX_STREAM_CHARS in all, an empty final
@@ -126,20 +125,6 @@ export type StopOutcome = { by: "author"; event: StoredEvent; created: boolean }
 
 // ---------------------------------------------------------------------------------------------
 // Ids
-
-const STREAM_ID = /^stream_[0-9a-f-]{36}(?:\.([A-Za-z0-9_-]+))?$/;
-
-/** A new stream id, carrying the message it replies to. */
-function newStreamId(reply_to: string | undefined): string {
-  const base = `stream_${randomUUID()}`;
-  return reply_to ? `${base}.${Buffer.from(reply_to, "utf8").toString("base64url")}` : base;
-}
-
-/** The message a stream started here replies to, from its id (undefined for any other stream). */
-function replyToOf(stream_id: string): string | undefined {
-  const encoded = STREAM_ID.exec(stream_id)?.[1];
-  return encoded ? Buffer.from(encoded, "base64url").toString("utf8") : undefined;
-}
 
 /** The idempotency key of the one message a stream becomes (ids are at most 200 characters). */
 export function streamIdempotencyKey(stream_id: string): string {
@@ -264,8 +249,8 @@ export async function startStream(deps: StreamDeps, p: Principal, input: StartSt
     : parent
       ? { run_id: parent.run_id, task_id: parent.task_id }
       : conversationIds(input.thread_id);
-  const stream_id = newStreamId(input.reply_to);
-  const where = { stream_id, thread_id: input.thread_id, ...at, to: input.to ?? [] };
+  const stream_id = `stream_${randomUUID()}`;
+  const where = { stream_id, thread_id: input.thread_id, ...at, to: input.to ?? [], ...(input.reply_to ? { reply_to: input.reply_to } : {}) };
   // The first chunk, or a stand-in: the draft is only authorized, never stored.
   await authorizeDraft(deps, p, await streamMessage(deps, where, senderOf(p), input.markdown_text ?? "…", { reply_to: input.reply_to }));
   const writer = streams.open({ ...where, author: p.agent_id, kind: "message" }, { external: true });
@@ -322,7 +307,7 @@ async function stopOwn(deps: StreamDeps, p: Principal, s: Held & { run_id: strin
     const why = input.markdown_text === undefined ? "the stream has no text yet: send the final text as markdown_text" : "markdown_text is empty: send the final text";
     throw new ClutchError("invalid_body", `${why}; nothing was stored and the stream is still open`, 400);
   }
-  const message = await streamMessage(deps, s, senderOf(p), text, { reply_to: replyToOf(s.stream_id), payload: input.payload, payload_type: input.payload_type });
+  const message = await streamMessage(deps, s, senderOf(p), text, { reply_to: s.reply_to, payload: input.payload, payload_type: input.payload_type });
   let result: AppendResult;
   try {
     result = await store.append(message, { authorize: identity.authorizer(p) });
@@ -374,7 +359,7 @@ async function stopOthers(deps: StreamDeps, p: PersonPrincipal, s: Held, input: 
   const text = streams.get(s.stream_id)?.text ?? now.text;
   const message =
     text.trim() && now.run_id && now.task_id
-      ? [await streamMessage(deps, { ...now, run_id: now.run_id, task_id: now.task_id }, await authorOf(deps, now.author), text, { reply_to: replyToOf(now.stream_id), meta: { stopped_by: p.agent_id } })]
+      ? [await streamMessage(deps, { ...now, run_id: now.run_id, task_id: now.task_id }, await authorOf(deps, now.author), text, { reply_to: now.reply_to, meta: { stopped_by: p.agent_id } })]
       : [];
   const task = now.task_id ? await store.queries.task(now.task_id) : null;
   let stored: AppendResult | undefined;
