@@ -70,7 +70,22 @@ beforeAll(async () => {
     let raw = "";
     req.on("data", (c) => (raw += c));
     req.on("end", () => {
-      const body = JSON.parse(raw) as { model: string };
+      const body = JSON.parse(raw) as { model: string; stream?: boolean };
+      if (body.stream) {
+        // The same answer as the Messages API streams it (the agent runner streams its calls).
+        const usage = { input_tokens: 20, output_tokens: 1, cache_read_input_tokens: 6, cache_creation_input_tokens: 0 };
+        const events = [
+          { type: "message_start", message: { id: "msg_01", type: "message", role: "assistant", model: body.model, content: [], stop_reason: null, stop_sequence: null, usage } },
+          { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+          { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "There are 9994 order lines." } },
+          { type: "content_block_stop", index: 0 },
+          { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 9 } },
+          { type: "message_stop" },
+        ];
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.end(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join(""));
+        return;
+      }
       res.writeHead(200, { "content-type": "application/json" });
       res.end(
         JSON.stringify({
