@@ -64,7 +64,8 @@ import { createClutch, type Clutch } from "@/server/clutch";
 import { personMessage } from "@/server/events/chat";
 import { log } from "@/server/log";
 import { RealtimeGateway } from "@/server/realtime/gateway";
-import { PgBus } from "@/server/streams/bus";
+import { PgBus, streamsChannel } from "@/server/streams/bus";
+import { pgTransactor, type Transactor } from "@/server/events/sql";
 import { StreamHub, type StreamWriter } from "@/server/streams/hub";
 import { DELTA, END, startOutside, type Outside, type Receipt } from "./_streaming-clients";
 import { arg, benchDatabase, calibrate, calibrationLine, createThreads, gitState, listArg, load, machine, numArg, safeUrl, sleep, summarize, wallMs, writeResults, type BenchDatabase, type Dist } from "./_lib";
@@ -222,8 +223,10 @@ async function fanout(ctx: Ctx) {
   // Another hub on the bus, as a realtime process of its own or another node holds one.
   const remoteAt = new Map<string, number>();
   let remote: StreamHub | null = null;
+  let remoteSql: Transactor | null = null;
   if (ctx.databaseUrl) {
-    remote = new StreamHub({ bus: await PgBus.connect(ctx.databaseUrl) });
+    // The bench's Clutch is deployment "clutch" (createClutch's default): its channel.
+    remote = new StreamHub({ bus: await PgBus.connect(ctx.databaseUrl, (remoteSql = pgTransactor(ctx.databaseUrl)), streamsChannel("clutch")) });
     remote.listen((e) => {
       if ("delta" in e) remoteAt.set(`${e.delta.stream_id}:${e.delta.offset + e.delta.text.length}`, wallMs());
     });
@@ -272,6 +275,7 @@ async function fanout(ctx: Ctx) {
   const receipts = await outside.receipts();
   await outside.unwatch();
   await remote?.close();
+  await remoteSql?.close();
 
   // Every token: append → the watcher holds it (the first receipt whose length covers it).
   const byWatcherStream = new Map<string, Receipt[]>();

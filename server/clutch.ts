@@ -369,7 +369,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const agui = new (await import("./adapters/ag-ui/driver")).AgUiClientDriver();
   const onPostgres = Boolean(options.databaseUrl && !options.embeddedUrl);
   // Streaming replies, statuses and typing, heard by every process of the deployment (server/streams/hub.ts).
-  const streams = new StreamHub({ bus: onPostgres ? await PgBus.connect(options.databaseUrl!, streamsChannel(deployment)) : new LocalBus() });
+  const streams = new StreamHub({ bus: onPostgres ? await PgBus.connect(options.databaseUrl!, eventLog.sql, streamsChannel(deployment)) : new LocalBus() });
   // In-process LangGraph graphs keep their threads in PostgreSQL, so an interrupted one resumes after a restart.
   const graphs = new LangGraphDriver(workspace.dir, onPostgres ? postgresCheckpointer(options.databaseUrl!) : undefined);
   const runner = new AgentRunner({

@@ -18,7 +18,8 @@ import { applyStream, streamIdOf, type AgentStatus, type LiveStream, type Stream
 import { builtinModel, loadPlaybooks } from "@/server/agents/models";
 import type { Clutch } from "@/server/clutch";
 import { RealtimeGateway } from "@/server/realtime/gateway";
-import { PgBus } from "@/server/streams/bus";
+import { PgBus, streamsChannel } from "@/server/streams/bus";
+import { pgTransactor } from "@/server/events/sql";
 import { StreamHub } from "@/server/streams/hub";
 import { say, scratchWorkspace } from "./agents";
 import { testClutch, testPerson } from "./helpers";
@@ -162,9 +163,11 @@ describe("streams between processes", () => {
   it("every hub holds the text; a stream whose process died ends interrupted on the others within the deadline", async () => {
     const dbUrl = inject("databaseUrl");
     if (!dbUrl) return; // the embedded database is one process: nothing to share
-    const busA = await PgBus.connect(dbUrl);
+    const sql = pgTransactor(dbUrl);
+    const channel = streamsChannel(`test.${Date.now()}`);
+    const busA = await PgBus.connect(dbUrl, sql, channel);
     const a = new StreamHub({ bus: busA, heartbeatMs: 100, deadlineMs: 600 });
-    const b = new StreamHub({ bus: await PgBus.connect(dbUrl), heartbeatMs: 100, deadlineMs: 600 });
+    const b = new StreamHub({ bus: await PgBus.connect(dbUrl, sql, channel), heartbeatMs: 100, deadlineMs: 600 });
     const heard: string[] = [];
     // Other test files' hubs share the database's channel: hear only this stream.
     b.listen((e) => {
@@ -186,5 +189,6 @@ describe("streams between processes", () => {
     expect(heard).toEqual(["open", "delta", "end:interrupted"]);
     await b.close();
     await a.close().catch(() => undefined);
+    await sql.close();
   });
 });

@@ -8,13 +8,15 @@ import { openDatabase } from "../db/open";
 import { log } from "../log";
 import { EventStore } from "./store";
 import { EventTail } from "./tail";
-import { pgTransactor, prismaTransactor } from "./sql";
+import { pgTransactor, prismaTransactor, type Sql } from "./sql";
 
 export interface EventLog {
   store: EventStore;
   /** The database client, for server/auth's own tables (people, keys, membership) only. */
   db: Db;
   tail: EventTail;
+  /** Single statements on the append path's own connections (the stream bus's notifications, server/streams/bus.ts). */
+  sql: Sql;
   /** "embedded" when Clutch serves PGlite itself, else "postgres" (for `GET /api/health`). */
   databaseKind: "embedded" | "postgres";
   /** Stop the tail and close the database (and the embedded database, if started here). */
@@ -40,6 +42,7 @@ export async function openEventLog(opts: { databaseUrl?: string; dataDir: string
     store: new EventStore(database.db, tail, appends),
     db: database.db,
     tail,
+    sql: appends,
     databaseKind: database.kind,
     async close() {
       tail.stop();

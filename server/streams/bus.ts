@@ -9,13 +9,15 @@
  * - `PgBus`: PostgreSQL's `NOTIFY` / `LISTEN` on the deployment's channel (`streamsChannel`:
  *   `clutch_streams_<hash of its name>`), on the database the deployment already has. A notification carries at most 8,000 bytes, so the hub keeps
  *   its messages under MAX_MESSAGE_BYTES; notifications from one session arrive in the order
- *   they were sent, so one publishing connection keeps each stream's deltas in order. What is
- *   published while a round trip is on its way goes in the next one, all in one statement. A lost
+ *   they were sent; the bus sends one statement at a time (through the append path's pool), so
+ *   each stream's deltas stay in order. What is published while a statement is on its way goes
+ *   in the next one, all of it in one statement. A lost
  *   listening connection is opened again (1 s, doubling to 30 s); what was said meanwhile is
  *   lost, which a stream survives (its stored message replaces it when it ends).
  */
 import pg from "pg";
 import { log } from "../log";
+import type { Sql } from "../events/sql";
 
 export const STREAMS_CHANNEL = "clutch_streams";
 
@@ -57,7 +59,6 @@ const MAX_RECONNECT_MS = 30_000;
 /** PostgreSQL LISTEN/NOTIFY on `clutch_streams` (see the module doc). */
 export class PgBus implements StreamBus {
   private listener: pg.Client | null = null;
-  private sender: pg.Client | null = null;
   private sending: Promise<unknown> = Promise.resolve();
   /** Messages waiting for the next round trip: each round trip sends all that queued meanwhile. */
   private queue: string[] = [];
@@ -69,12 +70,17 @@ export class PgBus implements StreamBus {
   private constructor(
     private readonly connectionString: string,
     private readonly channel: string,
+    private readonly sql: Sql,
   ) {}
 
-  /** Connected and listening on `channel` (streamsChannel of the deployment); rejects when the database cannot be reached. */
-  static async connect(connectionString: string, channel = STREAMS_CHANNEL): Promise<PgBus> {
+  /**
+   * Listening on `channel` (streamsChannel of the deployment) with a connection of its own, and
+   * sending through `sql` (the append path's pool: no connection of its own for that); rejects
+   * when the database cannot be reached.
+   */
+  static async connect(connectionString: string, sql: Sql, channel = STREAMS_CHANNEL): Promise<PgBus> {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`the stream channel "${channel}" must be a lowercase identifier`);
-    const bus = new PgBus(connectionString, channel);
+    const bus = new PgBus(connectionString, channel, sql);
     await bus.listen();
     return bus;
   }
@@ -121,22 +127,10 @@ export class PgBus implements StreamBus {
       .then(async () => {
         const batch = this.queue;
         this.queue = [];
-        if (!this.sender) {
-          const client = new pg.Client({ connectionString: this.connectionString });
-          client.on("error", () => {
-            if (this.sender === client) this.sender = null;
-          });
-          await client.connect();
-          this.sender = client;
-        }
         // One statement for the batch, in order (one transaction keeps its notifications' order).
-        await this.sender.query("SELECT pg_notify($1, m) FROM unnest($2::text[]) WITH ORDINALITY AS t(m, i) ORDER BY i", [this.channel, batch]);
+        await this.sql.query("SELECT pg_notify($1, m) FROM unnest($2::text[]) WITH ORDINALITY AS t(m, i) ORDER BY i", [this.channel, batch]);
       })
-      .catch((err: unknown) => {
-        this.sender?.end().catch(() => undefined);
-        this.sender = null;
-        log.warn({ err }, "stream messages could not be sent to the other processes");
-      });
+      .catch((err: unknown) => log.warn({ err }, "stream messages could not be sent to the other processes"));
   }
 
   subscribe(listener: (message: string) => void): () => void {
@@ -148,7 +142,7 @@ export class PgBus implements StreamBus {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     await this.sending;
-    await Promise.all([this.listener?.end().catch(() => undefined), this.sender?.end().catch(() => undefined)]);
-    this.listener = this.sender = null;
+    await this.listener?.end().catch(() => undefined);
+    this.listener = null;
   }
 }
