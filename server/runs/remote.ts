@@ -33,7 +33,7 @@ export interface RemoteRun {
 /**
  * Open a run in `channel` for `p`'s request `text` (see the module doc). `target`: the agent it
  * goes to (null: an @mentioned agent, the @mentioned capabilities routed, or the entry agent).
- * `via` names the door in the request (`a2a`, `acp`); `key` makes a repeat of the same call
+ * `via` names the door in the request (`a2a`, `acp`, `ag-ui`); `key` makes a repeat of the same call
  * store nothing new. `input` is kept in the request's payload; `trace` (the caller's
  * `traceparent`, server/telemetry) goes in its `meta.trace`.
  */

@@ -1,7 +1,9 @@
 /**
  * POST /api/acp: Clutch as an ACP server (seed 003; docs/adapters.md "ACP"), MCP JSON-RPC over
  * Streamable HTTP, stateless: `initialize`, `agents/list`, `agents/run` (progress as
- * `notifications/agents/run/progress` on the call's event stream). Any signed-in person or agent
+ * `notifications/agents/run/progress` on the call's event stream), and the same notification sent
+ * by an agent about a task it works on, whose text streams into the channel as a growing reply
+ * (202; docs/adapters.md "ACP"). Any signed-in person or agent
  * key (`Authorization: Bearer clk_…`); the body is read with the API's JSON limits.
  * GET and DELETE answer 405: there are no sessions and no standalone stream.
  */
