@@ -35,7 +35,12 @@ interface CallStream {
   writer: StreamWriter | null;
   parsing: boolean;
   dirty: boolean;
+  /** The whole input arrived (`tool-call`): a partial parse still on its way must not show older text. */
+  final: boolean;
 }
+
+/** Whether a call's input is read while it streams: the text tools, and delegate (for "asking …"). */
+const watched = (tool: string) => Boolean(TEXT_FIELDS[tool]) || tool === "delegate";
 
 /** One AI SDK stream part, as far as StepStreams reads it. */
 export type StreamPart =
@@ -69,23 +74,24 @@ export class StepStreams {
       this.text ??= this.open("text", "text", [this.ctx.request.from.agent_id]);
       this.text.append(p.text);
     } else if (p.type === "tool-input-start" && "toolName" in p && "id" in p) {
-      this.calls.set(p.id, { tool: p.toolName, json: "", writer: null, parsing: false, dirty: false });
+      this.calls.set(p.id, { tool: p.toolName, json: "", writer: null, parsing: false, dirty: false, final: false });
       const mcp = parseMcpToolName(p.toolName);
       if (mcp) this.status(`querying ${mcp.server_id}`);
       else if (p.toolName === "delegate") this.status("delegating");
       else if (p.toolName === "reply" || p.toolName === "submit_result") this.status("writing");
     } else if (p.type === "tool-input-delta" && "delta" in p && "id" in p) {
       const c = this.calls.get(p.id);
-      if (!c) return;
+      if (!c || !watched(c.tool)) return;
       c.json += p.delta;
       c.dirty = true;
       // Until its stream opens, look at once: people see the first words without waiting a period.
       if (!c.writer) void this.parseAll();
       else this.timer ??= setTimeout(() => void this.parseAll(), this.hub.coalesceMs);
     } else if (p.type === "tool-call" && "toolCallId" in p) {
-      const c = this.calls.get(p.toolCallId) ?? { tool: p.toolName, json: "", writer: null, parsing: false, dirty: false };
+      const c = this.calls.get(p.toolCallId) ?? { tool: p.toolName, json: "", writer: null, parsing: false, dirty: false, final: false };
       this.calls.set(p.toolCallId, c);
       c.dirty = false;
+      c.final = true;
       this.show(p.toolCallId, c, p.input);
     }
   }
@@ -124,12 +130,12 @@ export class StepStreams {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     for (const [id, c] of this.calls) {
-      if (!c.dirty || c.parsing || (!TEXT_FIELDS[c.tool] && c.tool !== "delegate")) continue;
+      if (!c.dirty || c.parsing || c.final || !watched(c.tool)) continue;
       c.dirty = false;
       c.parsing = true;
       const { value } = await parsePartialJson(c.json);
       c.parsing = false;
-      if (value && typeof value === "object" && !Array.isArray(value)) this.show(id, c, value);
+      if (!c.final && value && typeof value === "object" && !Array.isArray(value)) this.show(id, c, value);
     }
     if ([...this.calls.values()].some((c) => c.dirty)) this.timer ??= setTimeout(() => void this.parseAll(), this.hub.coalesceMs);
   }
