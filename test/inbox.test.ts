@@ -246,10 +246,10 @@ describe("direct messages in For you", () => {
   it("an agent's message to the person in their DM with it is an item too", async () => {
     const dm = await openDm(member, "agent:pm-1");
     await post(member, dm, "What can you do?");
-    const answer = await waitFor(rt, dm, "pm-1's answer", (evs) => evs.find((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1"), 140_000);
+    const answer = await waitFor(rt, dm, "pm-1's answer", (evs) => evs.find((e) => e.type === "chat.message" && e.from.agent_id === "agent:pm-1"), 240_000);
     const items = inThread(await inbox(member), dm);
     expect(items.filter((i) => i.kind === "dm")).toEqual([expect.objectContaining({ event_id: answer.id, from: expect.objectContaining({ agent_id: "agent:pm-1" }), unread: true, done: false })]);
-  }, 160_000);
+  }, 260_000);
 });
 
 describe("joining", () => {

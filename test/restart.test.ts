@@ -30,9 +30,9 @@ afterAll(async () => {
  * Each test starts two or three agent processes (Node and tsx compiling the server, about 10 s of
  * CPU each on this 2-core machine) beside the suite's other files: more than the default 60 s.
  */
-const NODE_TEST_MS = 240_000;
+const NODE_TEST_MS = 360_000;
 /** How long a step of the built-in team may take here while the suite's other files run beside it (ms). */
-const STEP_MS = 90_000;
+const STEP_MS = 150_000;
 
 describe.skipIf(inject("embeddedDatabase"))("restart and failover", () => {
   it("finishes the run after a hard stop, with no event lost or stored twice", async () => {
