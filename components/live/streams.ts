@@ -25,6 +25,7 @@ import {
   StreamEndSchema,
   StreamInfoSchema,
   streamIdOf,
+  statusKey,
   TYPING_MS,
   TYPING_THROTTLE_MS,
   TypingSchema,
@@ -63,8 +64,6 @@ function set(next: Partial<State>) {
   state = { ...state, ...next };
   publishSoon();
 }
-
-const statusKey = (s: AgentStatus) => `${s.agent_id}|${s.task_id ?? s.thread_id}`;
 
 function attach(): () => void {
   const socket = getSocket();

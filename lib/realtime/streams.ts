@@ -70,6 +70,11 @@ export const AgentStatusSchema = z.strictObject({
 });
 export type AgentStatus = z.infer<typeof AgentStatusSchema>;
 
+/** One status per agent and task (or channel, outside a task): what a newer status replaces. */
+export function statusKey(s: Pick<AgentStatus, "agent_id" | "task_id" | "thread_id">): string {
+  return `${s.agent_id}|${s.task_id ?? s.thread_id}`;
+}
+
 /** Client → server: I am typing here. Send at most once every TYPING_THROTTLE_MS. */
 export const TypingInputSchema = z.strictObject({ thread_id: z.string().min(1), run_id: z.string().min(1).optional() });
 export type TypingInput = z.infer<typeof TypingInputSchema>;

@@ -23,7 +23,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { AgentStatus, StreamDelta, StreamEnd, StreamInfo, Typing } from "@/lib/realtime/streams";
+import { statusKey, type AgentStatus, type StreamDelta, type StreamEnd, type StreamInfo, type Typing } from "@/lib/realtime/streams";
 import { log } from "../log";
 import { LocalBus, MAX_MESSAGE_BYTES, type StreamBus } from "./bus";
 
@@ -107,10 +107,6 @@ function chunked<T>(items: T[]): T[][] {
   }
   if (group.length) out.push(group);
   return out;
-}
-
-function statusKey(s: AgentStatus): string {
-  return `${s.agent_id}|${s.task_id ?? s.thread_id}`;
 }
 
 function commonPrefix(a: string, b: string): number {
