@@ -19,7 +19,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { generateText, type LanguageModel } from "ai";
+import type { LanguageModel } from "ai";
 import { McpHub } from "./adapters/mcp/hub";
 import { StreamHub } from "./streams/hub";
 import { LocalBus, PgBus, streamsChannel } from "./streams/bus";
@@ -457,12 +457,11 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const groupChatRunner = new GroupChatRunner({
     store,
     tail,
-    // The selector speaks with the model of the team's first agent (AutoGen: the team's model client).
-    select: async (prompt, shape) => {
+    // The selector speaks with the model of the team's first agent (AutoGen: the team's model client); group-chat.ts meters each call.
+    selectorModel: (shape) => {
       const first = shape.participants.find((p) => p.agent_id && workspace.agents.has(p.agent_id));
       if (!first) throw new Error("the team has no agent whose model could select the next speaker");
-      const { text } = await generateText({ model: modelFor(workspace.agents.get(first.agent_id!)!), prompt, maxRetries: 2 });
-      return text;
+      return modelFor(workspace.agents.get(first.agent_id!)!);
     },
     // A group chat is a team's channel's: this node's channels, not another deployment's on the same database.
     inScope: (thread_id) => channels.some((c) => c.thread_id === thread_id),

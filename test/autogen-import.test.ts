@@ -44,7 +44,8 @@ describe("AutoGen team spec → team", () => {
   it("maps the gallery's round-robin team: one agent with its prompt and model, the calculator tool warned with its path", () => {
     const team = autogenToTeam(JSON.parse(GALLERY), { team: 0 });
     expect(team.pack).toEqual({ id: "default-team", name: "Default Team", version: "1" });
-    expect(team.channel).toMatchObject({ name: "default-team", entry_agent: "default-team-assistant_agent", topic: expect.stringMatching(/^Default Team: A single AssistantAgent/) });
+    // The channel's name says "Default Team": the topic is the team's description alone.
+    expect(team.channel).toEqual({ name: "default-team", entry_agent: "default-team-assistant_agent", topic: "A single AssistantAgent (with a calculator tool) in a RoundRobinGroupChat team." });
     const [agent] = team.manifests;
     expect(team.manifests).toHaveLength(1);
     expect(agent).toMatchObject({ id: "default-team-assistant_agent", display: { name: "assistant_agent", desc: "An agent that provides assistance with ability to use tools." }, allowed_agents: [], mcp_bindings: [] });
@@ -139,6 +140,13 @@ describe("AutoGen team spec → team", () => {
     );
     // The agent's own variable wins over the import.
     expect((modelForAgent({ OPENAI_API_KEY: "sk-test", CLUTCH_MODEL_DEFAULT_TEAM_ASSISTANT_AGENT: "builtin" }, id, spec) as { provider: string }).provider).toBe("clutch.builtin");
+  });
+
+  it("says the team's label in its channel's topic only when the channel's name does not", () => {
+    const rr = (description?: string) => ({ ...teamOf("RoundRobinGroupChat", { participants: [assistant("a")] }, "Tiny Helpers"), ...(description ? { description } : {}) });
+    expect(autogenToTeam(rr("Answers small questions")).channel).toMatchObject({ name: "tiny-helpers", topic: "Answers small questions" });
+    expect(autogenToTeam(rr("Answers small questions"), { id: "helpdesk-2" }).channel).toMatchObject({ name: "helpdesk-2", topic: "Tiny Helpers: Answers small questions" });
+    expect(autogenToTeam(rr()).channel).toMatchObject({ name: "tiny-helpers", topic: "" });
   });
 
   it("refuses unknown providers, missing participants and endless handoff cycles, each with its JSONPath", () => {

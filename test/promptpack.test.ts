@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PackImport } from "@/lib/api/types";
 import { resolveModel } from "@/server/agents/models";
 import type { Clutch } from "@/server/clutch";
-import { memberOf, PackError, packToTeam } from "@/server/workspace/promptpack";
+import { memberOf, PackError, packToTeam, teamTopic } from "@/server/workspace/promptpack";
 import * as importRoute from "@/app/api/workspace/import/route";
 import * as agentsRoute from "@/app/api/agents/route";
 import { say, threadEvents, waitFor } from "./agents";
@@ -35,7 +35,8 @@ describe("PromptPack → team", () => {
   it("maps the seed's example: one agent per member, the coordinator delegating to both specialists", () => {
     const team = packToTeam(EXAMPLE);
     expect(team.pack).toEqual({ id: "research-team", name: "Research Team", version: "1.0.0" });
-    expect(team.channel).toMatchObject({ name: "research-team", entry_agent: "coordinator", topic: expect.stringMatching(/^Research Team: /) });
+    // The channel's name says "Research Team": the topic says what the team does, once.
+    expect(team.channel).toEqual({ name: "research-team", entry_agent: "coordinator", topic: "A coordinator that delegates research and analysis to two specialists" });
     const byId = Object.fromEntries(team.manifests.map((m) => [m.id, m]));
     expect(Object.keys(byId)).toEqual(["coordinator", "researcher", "analyst"]);
     expect(byId.coordinator).toMatchObject({ allowed_agents: ["researcher", "analyst"], display: { name: "Research Coordinator" }, delegate_rules: { researcher: { when_to_delegate: "Searches academic papers and web sources for information" } } });
@@ -47,6 +48,17 @@ describe("PromptPack → team", () => {
       "researcher lists the tool web_search (Web Search), which has no implementation here; bind an MCP server to researcher to give it one",
       "researcher lists the tool arxiv_search (ArXiv Search), which has no implementation here; bind an MCP server to researcher to give it one",
     ]);
+  });
+
+  it("says each thing once in the channel's topic: the name only where the channel's name does not say it", () => {
+    const pack = (over: Record<string, unknown>) => ({ id: "research-team", name: "Research Team", prompts: { a: { name: "A", system_template: "You are A." } }, agents: { entry: "a" }, ...over });
+    expect(packToTeam(pack({ description: "Finds and checks sources" })).channel.topic).toBe("Finds and checks sources");
+    expect(packToTeam(pack({ id: "rt-2", description: "Finds and checks sources" })).channel.topic).toBe("Research Team: Finds and checks sources");
+    expect(packToTeam(pack({})).channel.topic).toBe("");
+    expect(packToTeam(pack({ id: "rt-2" })).channel.topic).toBe("Research Team");
+    // A description that only repeats the name is said once.
+    expect(teamTopic("rt-2", "Research Team", " research team ")).toBe("research team");
+    expect(teamTopic("research_team", "Research Team", "x".repeat(300))).toHaveLength(250);
   });
 
   it("reads tools as members by key, tag or word, never when two members match", () => {

@@ -22,6 +22,8 @@ import { z } from "zod";
 import { resolveModel } from "@/server/agents/models";
 import type { Clutch } from "@/server/clutch";
 import { RunTracer } from "@/server/telemetry/tracer";
+import { providerName, usageProvider } from "@/server/telemetry/attributes";
+import { BUILTIN_PROVIDER } from "@/server/agents/models/builtin";
 import { storeLookup } from "@/server/telemetry/export";
 import { a2aApp } from "@/server/adapters/a2a/server";
 import { spanIdOf, traceIdOf } from "@/server/telemetry/ids";
@@ -252,6 +254,8 @@ describe("OpenTelemetry traces of runs", () => {
     for (const c of chats) {
       expect(c.parentSpanId).toBe(task.spanId);
       expect(c.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.request.model": "scripted-1", "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 5, "gen_ai.agent.id": "agent:counter-1" });
+      // A local OpenAI-compatible server: the spec's name as a custom provider name, the AI SDK's id beside it.
+      expect(c.attributes).toMatchObject({ "gen_ai.provider.name": "openai-compatible", "clutch.model.provider": "openai-compatible.chat" });
     }
     expect(receiver.spans.filter((s) => s.attributes["clutch.run_id"] === run_id).every((s) => s.traceId === callerTrace)).toBe(true);
   });
@@ -320,5 +324,34 @@ describe("OpenTelemetry traces of runs", () => {
     const chat = spans.find((s) => s.name.startsWith("chat"))!;
     expect(chat.parent?.spanId).toBe(task.spanId);
     expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([traceIdOf(run_id)]));
+  });
+});
+
+describe("gen_ai.provider.name", () => {
+  it("names the AI SDK's providers by the GenAI conventions' well-known values, else by a custom value", () => {
+    expect(providerName("openai.chat")).toBe("openai");
+    expect(providerName("anthropic.messages")).toBe("anthropic");
+    expect(providerName("azure.chat")).toBe("azure.ai.openai");
+    expect(providerName("amazon-bedrock")).toBe("aws.bedrock");
+    expect(providerName("google.generative-ai")).toBe("gcp.gemini");
+    // Custom values: Clutch's built-in model whole, an OpenAI-compatible endpoint by its spec's name.
+    expect(providerName(BUILTIN_PROVIDER)).toBe("clutch.builtin");
+    expect(providerName("openai-compatible.chat")).toBe("openai-compatible");
+    expect(providerName("ollama.chat")).toBe("ollama");
+  });
+
+  it("records an OpenAI-compatible model at OpenAI's API (or another known provider's) under that provider; other endpoints and chosen names as they are", () => {
+    const compatible = (baseURL: string, name?: string) =>
+      resolveModel({ provider: "openai-compatible", baseURL, apiKey: "sk-test", model: "gpt-4o-mini", ...(name ? { name } : {}) }, {});
+    const openai = compatible("https://api.openai.com/v1");
+    expect(openai.provider).toBe("openai-compatible.chat");
+    expect(usageProvider(openai)).toBe("openai.chat");
+    expect(providerName(usageProvider(openai))).toBe("openai");
+    expect(providerName(usageProvider(compatible("https://clutch-test.openai.azure.com/openai/v1")))).toBe("azure.ai.openai");
+    expect(usageProvider(compatible("http://127.0.0.1:11434/v1"))).toBe("openai-compatible.chat");
+    expect(usageProvider(compatible("https://api.openai.com/v1", "team-proxy"))).toBe("team-proxy.chat");
+    const anthropic = resolveModel({ provider: "anthropic", apiKey: "sk-test", model: "claude-sonnet-4-5" }, {});
+    expect(providerName(usageProvider(anthropic))).toBe("anthropic");
+    expect(usageProvider({ provider: BUILTIN_PROVIDER, modelId: "builtin" })).toBe("clutch.builtin");
   });
 });

@@ -19,7 +19,7 @@ import { memo } from "react";
 import { BaseEdge, EdgeLabelRenderer, Handle, Position, getSmoothStepPath, type EdgeProps, type NodeProps } from "@xyflow/react";
 import { runDurationMs, taskDurationMs } from "@/lib/fold/run-graph";
 import { TERMINAL_STATES } from "@/lib/fold/task-state";
-import { useNameOf } from "@/components/events/use-sender-name";
+import { useRunNameOf } from "./use-run-names";
 import { ChevronRightIcon, RouteIcon, ShieldCheckIcon } from "@/components/ui/icons";
 import { formatDuration } from "@/components/ui/time";
 import { RunStateBadge } from "./run-state-badge";
@@ -42,7 +42,7 @@ function shortDuration(ms: number): string {
 /** A task card (see the file comment). */
 export const TaskFlowNode = memo(function TaskFlowNode({ id, data }: NodeProps<Node<TaskNodeData, "task">>) {
   const task = data.node.task!;
-  const nameOf = useNameOf();
+  const nameOf = useRunNameOf();
   const s = stateStyle(task.state);
   // A request to the router (`agent:orchestrator`) has no agent until it is routed (Clutch §4).
   const agent = !task.assignee
@@ -207,7 +207,7 @@ export const HandoffEdge = memo(function HandoffEdge({
   const st = EDGE_STYLE[kind];
   const [path, labelX, labelY] = getSmoothStepPath({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, borderRadius: 10, offset: 16 });
   const routing = data?.routing;
-  const nameOf = useNameOf();
+  const nameOf = useRunNameOf();
   const selected = routing?.kind === "decision" && routing.selected && !data?.compact ? nameOf(routing.selected) : null;
   return (
     <>

@@ -12,7 +12,8 @@ import { useMemo } from "react";
 import { isImportedCopy, type StoredEvent } from "@/lib/protocol";
 import { nodesOf, type RunGraphState } from "@/lib/fold/run-graph";
 import { TERMINAL_STATES } from "@/lib/fold/task-state";
-import { useNameOf, useSenderName } from "@/components/events/use-sender-name";
+import { useSenderName } from "@/components/events/use-sender-name";
+import { useRunNameOf } from "./use-run-names";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { ForkIcon } from "./icons";
@@ -53,7 +54,7 @@ export function ForkDialog({
 }) {
   const plan = useMemo(() => (state ? forkPlan(state) : null), [state]);
   const from = useSenderName(event?.from ?? { agent_id: "" }).name;
-  const nameOf = useNameOf();
+  const nameOf = useRunNameOf();
   if (event && isImportedCopy(event)) {
     return (
       <Dialog open onClose={onClose} title="An imported copy cannot be re-run" className="max-w-lg">

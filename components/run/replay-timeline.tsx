@@ -11,7 +11,7 @@
  */
 import { memo, useEffect, useRef } from "react";
 import { importedFrom, type StoredEvent } from "@/lib/protocol";
-import { useNameOf } from "@/components/events/use-sender-name";
+import { useRunNameOf } from "./use-run-names";
 import { formatFull } from "@/components/ui/time";
 import { ForkIcon, PauseIcon, PlayIcon, RadioIcon, SkipEndIcon, SkipStartIcon, StepBackIcon, StepForwardIcon } from "./icons";
 import { familyOf, summarize, type EventFamily } from "./event-summary";
@@ -64,7 +64,7 @@ const EventRow = memo(function EventRow({
 }) {
   const fam = familyOf(event);
   const forked = event.meta?.forked_from !== undefined;
-  const nameOf = useNameOf();
+  const nameOf = useRunNameOf();
   const sender = nameOf(event.from);
   const imported = importedFrom(event);
   return (

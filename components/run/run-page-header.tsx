@@ -3,7 +3,7 @@
  * `RunPageHeader`: the bar above a run: the channel it belongs to ("#sales", a DM by the other
  * party's name), the run's title,
  * its status now in the words the channel's card and /runs use ("Waiting on you", "Cancelled by
- * Lee"; header-status.ts) and duration; Cancel run while it runs; the channel's recent runs with their "#n" (a small menu, the
+ * Lee"; header-status.ts) and duration (a clock that counts on while the run goes on); Cancel run while it runs; the channel's recent runs with their "#n" (a small menu, the
  * way in to other runs, and to /runs); Export (JSON Lines download) and Import. A second line says which run
  * this one was forked from (a link to that run at the fork's seq) and lists this run's forks, each
  * run by its number and title ("#13 Analyze sales (fork at #46)").
@@ -14,10 +14,10 @@ import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import type { RunSummary } from "@/lib/api/types";
-import { runDurationMs, type RunGraphState } from "@/lib/fold/run-graph";
+import type { RunGraphState } from "@/lib/fold/run-graph";
 import { runStatusLabel } from "@/lib/fold/run-status";
 import { useMe } from "@/components/identity/me";
-import { usePersonLabel } from "@/components/identity/names";
+import { useRunPersonLabel } from "./use-run-names";
 import { fetchThreadRuns } from "@/components/live/api";
 import { queryKeys } from "@/components/live/query-keys";
 import { useThread } from "@/components/live/use-threads";
@@ -28,7 +28,8 @@ import { fetchRunDetail, exportUrl, type RunDetailResponse } from "./api";
 import { ListIcon } from "@/components/ui/icons";
 import { UploadIcon } from "@/components/ui/icons";
 import { DownloadIcon, ForkIcon } from "./icons";
-import { headerStatus, inProgress } from "./header-status";
+import { clockRunning, headerDurationMs, headerStatus, inProgress } from "./header-status";
+import { useNow } from "@/components/ui/use-now";
 import { runLinkLabel } from "./run-label";
 import { RunStateBadge } from "./run-state-badge";
 import { CancelWork } from "./work-controls";
@@ -44,7 +45,7 @@ function whenLabel(ts: string): string {
 function RecentRuns({ threadId, runId, onImport }: { threadId: string; runId: string; onImport: () => void }) {
   const [open, setOpen] = useState(false);
   const me = useMe();
-  const nameOf = usePersonLabel();
+  const nameOf = useRunPersonLabel();
   const box = useRef<HTMLDivElement>(null);
   const runs = useQuery({ queryKey: queryKeys.threadRuns(threadId), queryFn: () => fetchThreadRuns(threadId), enabled: open, staleTime: 5_000 });
   useEffect(() => {
@@ -198,10 +199,12 @@ export function RunPageHeader({
   const thread = useThread(threadId);
   const channel = useThreadTitle(thread).label;
   const me = useMe();
-  const nameOf = usePersonLabel();
+  const nameOf = useRunPersonLabel();
   const title = detail?.run.title ?? "Run";
   const status = headerStatus(detail?.run, head);
-  const ms = head && head.count > 0 ? runDurationMs(head) : null;
+  // The clock counts on while the run goes on (re-read every second), and stops at its end.
+  const now = useNow(clockRunning(head));
+  const ms = headerDurationMs(head, now);
   return (
     <>
       <PageHeader>

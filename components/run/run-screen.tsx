@@ -36,6 +36,8 @@ import { ReplayTimeline } from "./replay-timeline";
 import { ForkDialog } from "./fork-dialog";
 import { RunGraph } from "./run-graph";
 import { RunEventsStore } from "./run-events-store";
+import { autogenNamesOf, withAutogenNames } from "./run-names";
+import { RunNamesContext } from "./use-run-names";
 import { RunPageHeader } from "./run-page-header";
 import { RunUsageBar, useRunUsage } from "./run-usage";
 import { TaskPanel } from "./task-panel";
@@ -185,7 +187,10 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
   const { usage, badges } = useRunUsage(timeline.events, position);
   // The words on the nodes are for the person reading ("Waiting on you").
   const me = useMe();
-  const nameOf = usePersonLabel();
+  // AutoGen-stream agents by the names their events give them, as the channel shows them (run-names.ts).
+  const autogenNames = useMemo(() => autogenNamesOf(timeline.events), [timeline.events]);
+  const personLabel = usePersonLabel();
+  const nameOf = useMemo(() => withAutogenNames(personLabel, autogenNames), [personLabel, autogenNames]);
   const serverStatus = detail?.run ?? null;
   const input = useMemo<FrameInput>(
     () => ({ title, selected, onSelect, onToggle, onOpenMore, usage: badges, person: me, nameOf, serverStatus }),
@@ -270,93 +275,95 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
   const graphReady = shown.task_total > 0;
   const loading = !status.done && detail ? { loaded: total, expected: Math.max(total, detail.run.event_count) } : null;
   return (
-    <div className="flex h-full min-h-0 flex-col">
-      <RunPageHeader runId={runId} detail={detail} head={status.done ? head : null} onImport={() => setImporting(true)} />
-      {fork.isError && (
-        <div role="alert" className="flex items-center gap-2 border-b border-danger/30 bg-danger/[0.06] px-4 py-1.5 text-[13px] text-danger">
-          <span className="min-w-0 flex-1">Could not start the new run: {fork.error.message}</span>
-          <button type="button" onClick={() => fork.reset()} className="shrink-0 font-medium hover:underline">
-            Dismiss
-          </button>
-        </div>
-      )}
-      <RunUsageBar usage={usage} />
-      {workflow && <WorkflowSteps progress={workflow} onSelectTask={setSelected} />}
-      <div className="relative flex min-h-0 flex-1">
-        <div className="relative min-w-0 flex-1" data-graph-at={shown.last_seq} data-graph-count={shown.count}>
-          {graphReady ? (
-            <RunGraph
-              structure={structure}
-              layout={layout}
-              layoutVersion={layoutVersion}
-              state={shown}
-              input={input}
-              followNew={!userMoved && !replaying}
-              userMoved={userMoved}
-              onUserMove={onUserMove}
-            />
-          ) : (
-            <div className="flex h-full items-center justify-center bg-sunken p-6 text-center text-sm text-fg-muted" role="status">
-              {status.error ? (
-                <span>
-                  Couldn’t load the run: {status.error}{" "}
-                  <button type="button" className="font-medium text-accent hover:underline" onClick={() => store.retry()}>
-                    Try again
-                  </button>
-                </span>
-              ) : !status.done && total === 0 ? (
-                "Loading the run…"
-              ) : position === 0 && total > 0 ? (
-                "Event 0: nothing has happened yet. Press play or move the timeline."
-              ) : (
-                "No task yet at this point of the run."
-              )}
+    <RunNamesContext.Provider value={autogenNames}>
+      <div className="flex h-full min-h-0 flex-col">
+        <RunPageHeader runId={runId} detail={detail} head={status.done ? head : null} onImport={() => setImporting(true)} />
+        {fork.isError && (
+          <div role="alert" className="flex items-center gap-2 border-b border-danger/30 bg-danger/[0.06] px-4 py-1.5 text-[13px] text-danger">
+            <span className="min-w-0 flex-1">Could not start the new run: {fork.error.message}</span>
+            <button type="button" onClick={() => fork.reset()} className="shrink-0 font-medium hover:underline">
+              Dismiss
+            </button>
+          </div>
+        )}
+        <RunUsageBar usage={usage} />
+        {workflow && <WorkflowSteps progress={workflow} onSelectTask={setSelected} />}
+        <div className="relative flex min-h-0 flex-1">
+          <div className="relative min-w-0 flex-1" data-graph-at={shown.last_seq} data-graph-count={shown.count}>
+            {graphReady ? (
+              <RunGraph
+                structure={structure}
+                layout={layout}
+                layoutVersion={layoutVersion}
+                state={shown}
+                input={input}
+                followNew={!userMoved && !replaying}
+                userMoved={userMoved}
+                onUserMove={onUserMove}
+              />
+            ) : (
+              <div className="flex h-full items-center justify-center bg-sunken p-6 text-center text-sm text-fg-muted" role="status">
+                {status.error ? (
+                  <span>
+                    Couldn’t load the run: {status.error}{" "}
+                    <button type="button" className="font-medium text-accent hover:underline" onClick={() => store.retry()}>
+                      Try again
+                    </button>
+                  </span>
+                ) : !status.done && total === 0 ? (
+                  "Loading the run…"
+                ) : position === 0 && total > 0 ? (
+                  "Event 0: nothing has happened yet. Press play or move the timeline."
+                ) : (
+                  "No task yet at this point of the run."
+                )}
+              </div>
+            )}
+          </div>
+          {selected && (
+            <div className="max-md:fixed max-md:inset-0 max-md:z-40 max-md:bg-canvas md:relative md:flex">
+              <TaskPanel
+                taskId={selected}
+                state={timeline.seek(position)}
+                events={timeline.events}
+                onClose={() => setSelected(null)}
+                onFork={onFork}
+                onSelectTask={setSelected}
+                forking={fork.isPending}
+                live={!replaying}
+                usage={usage.tasks.get(selected)}
+                currency={usage.currency}
+              />
             </div>
           )}
         </div>
-        {selected && (
-          <div className="max-md:fixed max-md:inset-0 max-md:z-40 max-md:bg-canvas md:relative md:flex">
-            <TaskPanel
-              taskId={selected}
-              state={timeline.seek(position)}
-              events={timeline.events}
-              onClose={() => setSelected(null)}
-              onFork={onFork}
-              onSelectTask={setSelected}
-              forking={fork.isPending}
-              live={!replaying}
-              usage={usage.tasks.get(selected)}
-              currency={usage.currency}
-            />
-          </div>
-        )}
+        <ReplayTimeline
+          events={timeline.events}
+          total={total}
+          position={position}
+          following={!replaying}
+          live={head.run_state === "running" || !status.done}
+          loading={loading}
+          playing={playing}
+          speed={speed}
+          forking={fork.isPending}
+          onSeek={onTimelineSeek}
+          onPlay={play}
+          onPause={pause}
+          onSpeed={setSpeed}
+          onFork={onFork}
+          listHeight="clamp(96px, 24vh, 240px)"
+        />
+        <ImportRunDialog open={importing} onClose={() => setImporting(false)} defaultThreadId={detail?.run.thread_id} />
+        <ForkDialog
+          event={forkEvent}
+          state={forkState}
+          count={forkIndex + 1}
+          forking={fork.isPending}
+          onConfirm={(seq) => fork.mutate(seq, { onSettled: () => setForkAt(null) })}
+          onClose={() => setForkAt(null)}
+        />
       </div>
-      <ReplayTimeline
-        events={timeline.events}
-        total={total}
-        position={position}
-        following={!replaying}
-        live={head.run_state === "running" || !status.done}
-        loading={loading}
-        playing={playing}
-        speed={speed}
-        forking={fork.isPending}
-        onSeek={onTimelineSeek}
-        onPlay={play}
-        onPause={pause}
-        onSpeed={setSpeed}
-        onFork={onFork}
-        listHeight="clamp(96px, 24vh, 240px)"
-      />
-      <ImportRunDialog open={importing} onClose={() => setImporting(false)} defaultThreadId={detail?.run.thread_id} />
-      <ForkDialog
-        event={forkEvent}
-        state={forkState}
-        count={forkIndex + 1}
-        forking={fork.isPending}
-        onConfirm={(seq) => fork.mutate(seq, { onSettled: () => setForkAt(null) })}
-        onClose={() => setForkAt(null)}
-      />
-    </div>
+    </RunNamesContext.Provider>
   );
 }

@@ -10,7 +10,7 @@
 import { useId, useMemo, useState } from "react";
 import type { StoredEvent } from "@/lib/protocol";
 import { foldUsage, formatCost, formatTokens, type PriceTable, type RunUsage, type TaskUsage } from "@/lib/fold/usage";
-import { useNameOf } from "@/components/events/use-sender-name";
+import { useRunNameOf } from "./use-run-names";
 import { formatDuration } from "@/components/ui/time";
 import { usePrices } from "@/components/usage/use-prices";
 
@@ -33,7 +33,7 @@ export function useRunUsage(events: readonly StoredEvent[], position: number): {
 export function RunUsageBar({ usage }: { usage: RunUsage }) {
   const [open, setOpen] = useState(false);
   const tableId = useId();
-  const nameOf = useNameOf();
+  const nameOf = useRunNameOf();
   const r = usage.run;
   if (!r.calls && !r.tool_ms && !r.people_ms) return null;
   const tokens = r.input_tokens + r.output_tokens;

@@ -17,7 +17,7 @@ import type { TaskView } from "@/lib/fold/task-state";
 import { useMe } from "@/components/identity/me";
 import { EventView } from "@/components/events/event-view";
 import { ThreadActionsContext, type ThreadActions } from "@/components/events/thread-actions";
-import { usePersonLabel } from "@/components/identity/names";
+import { useRunPersonLabel } from "./use-run-names";
 import { CloseIcon } from "@/components/ui/icons";
 import { formatDuration, formatFull } from "@/components/ui/time";
 import { ForkIcon } from "./icons";
@@ -90,7 +90,7 @@ export function TaskPanel({
 }) {
   const router = useRouter();
   const me = useMe();
-  const nameOf = usePersonLabel();
+  const nameOf = useRunPersonLabel();
   const body = useRef<HTMLDivElement>(null);
   const rows = useMemo(() => panelRows(state, events, taskId), [state, events, taskId]);
   const node = getNode(state, taskId);

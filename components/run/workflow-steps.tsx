@@ -7,7 +7,7 @@
  */
 import Link from "next/link";
 import type { WorkflowProgress, StepStatus } from "@/lib/fold/workflow";
-import { useNameOf } from "@/components/events/use-sender-name";
+import { useRunNameOf } from "./use-run-names";
 import { StatusBadge, type Tone } from "@/components/ui/chip";
 import { ChevronRightIcon } from "@/components/ui/icons";
 
@@ -27,7 +27,7 @@ function stepTitle(s: { capability: string | null; payload_type: string | null }
 
 /** The strip (see the file comment); `onSelectTask` opens a step's task. */
 export function WorkflowSteps({ progress, onSelectTask }: { progress: WorkflowProgress; onSelectTask: (task_id: string) => void }) {
-  const nameOf = useNameOf();
+  const nameOf = useRunNameOf();
   return (
     <section aria-label={`Workflow ${progress.name}`} className="border-b border-line bg-surface px-3 py-2 sm:px-4">
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1.5">

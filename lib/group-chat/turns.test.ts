@@ -2,9 +2,11 @@
  * AutoGen's group-chat patterns as lib/group-chat/turns.ts decides them: round robin in the
  * team's order, the selector's candidates, prompt and answer as AutoGen reads them, a Swarm's
  * handoffs (to the people and back), and each termination condition with AND/OR, in AutoGen's words.
+ * Selector expectations follow microsoft/autogen@027ecf0a379bcc1d09956d46d12d44a3ad9cee14
+ * (teams/_group_chat/_selector_group_chat.py and tests/test_group_chat.py `test_selector_group_chat_*`).
  */
 import { describe, expect, it } from "vitest";
-import { nextSpeaker, parseSelection, selectorPrompt, terminated, type ChatFacts, type GroupChatShape, type Participant, type Termination } from "./turns";
+import { DEFAULT_SELECTOR_PROMPT, mentionedAgents, nextSpeaker, readSelection, selectorFallback, selectorPrompt, selectorPromptRole, terminated, type ChatFacts, type GroupChatShape, type Participant, type Termination } from "./turns";
 
 const agent = (name: string, description = `${name} agent`): Participant => ({ name, kind: "agent", agent_id: `agent:team-${name}`, description });
 const shape = (kind: GroupChatShape["kind"], participants: Participant[], extra: Partial<GroupChatShape> = {}): GroupChatShape => ({
@@ -38,19 +40,46 @@ describe("selector", () => {
     expect(next.kind).toBe("select");
     if (next.kind !== "select") return;
     expect(next.candidates.map((c) => c.name)).toEqual(["coder", "user"]);
-    expect(next.prompt).toBe("Roles:\nplanner: plans\ncoder: writes code\nuser: the person\nPick one of ['coder', 'user'].\nuser: Build a CLI\nplanner: Plan: two steps");
+    // construct_message_history: each `source: content` right-trimmed + "\n\n", joined by "\n".
+    expect(next.prompt).toBe("Roles:\nplanner: plans\ncoder: writes code\nuser: the person\nPick one of ['coder', 'user'].\nuser: Build a CLI\n\n\nplanner: Plan: two steps\n\n");
     const again = nextSpeaker({ ...s, allow_repeated_speaker: true }, "Build a CLI", [{ speaker: "planner", text: "x" }]);
     expect(again.kind === "select" && again.candidates.map((c) => c.name)).toEqual(["planner", "coder", "user"]);
     expect(selectorPrompt({ ...s, selector_prompt: null }, "t", [], [agent("coder")])).toContain("select the next role from ['coder'] to play");
   });
 
-  it("takes the one candidate the answer names, else none", () => {
+  it("fills roles on one line each and the prompt as Python's str.format, the default prompt AutoGen's", () => {
+    const multi = shape("selector", [agent("planner", "plans\n  carefully"), agent("coder")], { selector_prompt: "{{json}} {roles} {participants}" });
+    expect(selectorPrompt(multi, "t", [], [agent("coder")])).toBe("{json} planner: plans carefully\ncoder: coder agent ['coder']");
+    expect(DEFAULT_SELECTOR_PROMPT.endsWith("Only return the role.\n")).toBe(true);
+  });
+
+  it("counts mentions as AutoGen's _mentioned_agents: word bounds, `_` as space or `\\_`", () => {
+    const names = ["Story_writer", "critic", "coder"];
+    expect([...mentionedAgents("Story writer", names)]).toEqual([["Story_writer", 1]]);
+    expect([...mentionedAgents("Story\\_writer should go", names)]).toEqual([["Story_writer", 1]]);
+    expect([...mentionedAgents("critic, critic!", names)]).toEqual([["critic", 2]]);
+    expect([...mentionedAgents("coders and critics", names)]).toEqual([]);
+    expect([...mentionedAgents("coder or critic", names)]).toEqual([["critic", 1], ["coder", 1]]);
+  });
+
+  it("reads an answer: one name chosen, else AutoGen's feedback; falls back to the previous speaker, else the first candidate", () => {
+    const team = shape("selector", [agent("planner"), agent("coder"), agent("critic")]);
     const c = [agent("coder"), agent("critic")];
-    expect(parseSelection("coder", c)?.name).toBe("coder");
-    expect(parseSelection("I pick critic.", c)?.name).toBe("critic");
-    expect(parseSelection("coder or critic", c)).toBeNull();
-    expect(parseSelection("nobody", c)).toBeNull();
-    expect(parseSelection("coders", c)).toBeNull();
+    expect(readSelection("I pick critic.", team, c, "planner")).toMatchObject({ kind: "chosen", speaker: { name: "critic" } });
+    expect(readSelection("critic critic", team, c, "planner")).toMatchObject({ kind: "chosen", speaker: { name: "critic" } });
+    expect(readSelection("nobody", team, c, "planner")).toEqual({ kind: "retry", feedback: "No valid name was mentioned. Please select from: ['coder', 'critic']." });
+    expect(readSelection("coder or critic", team, c, "planner")).toEqual({ kind: "retry", feedback: "Expected exactly one name to be mentioned. Please select only one from: ['coder', 'critic']." });
+    expect(readSelection("planner again", team, c, "planner")).toEqual({ kind: "retry", feedback: "Repeated speaker is not allowed, please select a different name from: ['coder', 'critic']." });
+    expect(readSelection("planner again", { ...team, allow_repeated_speaker: true }, team.participants, "planner")).toMatchObject({ kind: "chosen", speaker: { name: "planner" } });
+    expect(selectorFallback(team, c, "planner").name).toBe("planner");
+    expect(selectorFallback(team, c, null).name).toBe("coder");
+  });
+
+  it("sends the prompt as a system message to OpenAI models, as a user message to the others", () => {
+    expect(selectorPromptRole("openai.chat")).toBe("system");
+    expect(selectorPromptRole("openai-compatible.chat")).toBe("system");
+    expect(selectorPromptRole("anthropic.messages")).toBe("user");
+    expect(selectorPromptRole("google.generative-ai")).toBe("user");
   });
 });
 
@@ -89,6 +118,16 @@ describe("termination conditions", () => {
   for (const [what, cond, f, expected] of cases) {
     it(what, () => expect(terminated(cond, turns, f)).toBe(expected));
   }
+
+  it("applies to the task itself, as AutoGen applies it to the start messages", () => {
+    const task = facts({ task: "Nothing to do. TERMINATE" });
+    expect(terminated({ kind: "text_mention", text: "TERMINATE", sources: null }, [], task)).toBe("Text 'TERMINATE' mentioned");
+    expect(terminated({ kind: "text_mention", text: "TERMINATE", sources: ["critic"] }, [], task)).toBeNull();
+    expect(terminated({ kind: "source_match", sources: ["user"] }, [], task)).toBe("'user' answered");
+    expect(terminated({ kind: "text_message", source: null }, [], task)).toBe("Text message received from 'user'");
+    expect(terminated({ kind: "max_message", max_messages: 1, include_agent_event: false }, [], task)).toBe("Maximum number of messages 1 reached, current message count: 1");
+    expect(terminated({ kind: "text_mention", text: "TERMINATE", sources: null }, [], facts({ task: "Write a poem" }))).toBeNull();
+  });
 
   it("handoff", () => {
     expect(terminated({ kind: "handoff", target: "user" }, [{ speaker: "flights", text: "dates?", handoff_to: "user" }], facts())).toBe("Handoff to user from flights detected.");

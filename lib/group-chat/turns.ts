@@ -7,11 +7,14 @@
  * - SelectorGroupChat (`selector`): a model reads `selector_prompt` with `{roles}`,
  *   `{participants}` and `{history}` filled in and names the next speaker; the previous speaker is
  *   not a candidate unless `allow_repeated_speaker`. `selectorPrompt` builds the prompt,
- *   `parseSelection` reads the answer as AutoGen does (exactly one candidate mentioned).
+ *   `readSelection` reads an answer as AutoGen does (exactly one participant mentioned, else the
+ *   feedback to ask again with), `selectorFallback` names who speaks after the last failed attempt.
+ *   Source: microsoft/autogen@027ecf0a379bcc1d09956d46d12d44a3ad9cee14,
+ *   python/packages/autogen-agentchat/src/autogen_agentchat/teams/_group_chat/_selector_group_chat.py.
  * - Swarm (`swarm`): the first participant speaks first; a turn that hands off (`handoff_to`) moves
  *   the turn to its target (`user`: the people of the channel); otherwise the speaker goes on.
  *
- * Termination conditions (autogen_agentchat.conditions) are checked after each turn, with their
+ * Termination conditions (autogen_agentchat.conditions) are checked on the task, then after each turn, with their
  * AND/OR combinations; `terminated` answers the stop reason in AutoGen's words, e.g.
  * "Text 'TERMINATE' mentioned" or "Maximum number of messages 6 reached, current message count: 6".
  */
@@ -72,7 +75,7 @@ export interface ChatFacts {
 
 /** AutoGen's default SelectorGroupChat prompt (autogen_agentchat.teams.SelectorGroupChat). */
 export const DEFAULT_SELECTOR_PROMPT =
-  "You are in a role play game. The following roles are available:\n{roles}.\nRead the following conversation. Then select the next role from {participants} to play. Only return the role.\n\n{history}\n\nRead the above conversation. Then select the next role from {participants} to play. Only return the role.";
+  "You are in a role play game. The following roles are available:\n{roles}.\nRead the following conversation. Then select the next role from {participants} to play. Only return the role.\n\n{history}\n\nRead the above conversation. Then select the next role from {participants} to play. Only return the role.\n";
 
 /** The participants that can take a turn (Clutch runs them, or they are the people). */
 export function speakers(shape: GroupChatShape): Participant[] {
@@ -124,28 +127,100 @@ function people(): Participant {
   return { name: "user", kind: "people", agent_id: null, description: "the people in the channel" };
 }
 
-/** The selector prompt with `{roles}`, `{participants}` and `{history}` filled in, as AutoGen fills them. */
+/**
+ * The selector prompt with `{roles}`, `{participants}` and `{history}` filled in, as AutoGen's
+ * `SelectorGroupChatManager.select_speaker` / `construct_message_history` fill them
+ * (autogen_agentchat/teams/_group_chat/_selector_group_chat.py at microsoft/autogen@027ecf0a):
+ * roles one line each, `name: description` with runs of whitespace made one space; participants
+ * the Python list repr `['a', 'b']`; history every message `source: content`, right-trimmed, with
+ * "\n\n" after it, the entries joined by "\n" (the task first, from `user`).
+ */
 export function selectorPrompt(shape: GroupChatShape, task: string, turns: readonly Turn[], candidates: readonly Participant[]): string {
   const roles = speakers(shape)
-    .map((p) => `${p.name}: ${p.description ?? ""}`.trim())
-    .join("\n");
-  const participants = `[${candidates.map((p) => `'${p.name}'`).join(", ")}]`;
-  const history = [`user: ${task}`, ...turns.map((t) => `${t.speaker}: ${t.text}`)].join("\n");
-  return (shape.selector_prompt || DEFAULT_SELECTOR_PROMPT).replaceAll("{roles}", roles).replaceAll("{participants}", participants).replaceAll("{history}", history);
+    .map((p) => `${p.name}: ${p.description ?? ""}`.replace(/\s+/g, " ").trim())
+    .join("\n")
+    .trim();
+  const participants = pyList(candidates.map((p) => p.name));
+  const history = [`user: ${task}`, ...turns.map((t) => `${t.speaker}: ${t.text}`)].map((m) => `${m.trimEnd()}\n\n`).join("\n");
+  const fields: Record<string, string> = { roles, participants, history };
+  // Python's str.format: the three fields, and `{{` / `}}` as literal braces.
+  return (shape.selector_prompt || DEFAULT_SELECTOR_PROMPT).replace(/\{\{|\}\}|\{(roles|participants|history)\}/g, (m, field?: string) => (field ? fields[field]! : m[0]!));
 }
 
-/** The candidate the selector's answer names: exactly one mentioned (AutoGen `_mentioned_agents`), else null. */
-export function parseSelection(answer: string, candidates: readonly Participant[]): Participant | null {
-  const mentioned = candidates.filter((c) => new RegExp(`(^|\\W)${c.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(\\W|$)`).test(answer));
-  return mentioned.length === 1 ? mentioned[0]! : null;
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * How many times each of `names` is mentioned in `answer` (AutoGen `_mentioned_agents`): a name
+ * counts between non-word characters (the answer padded with a space each side), as written, with
+ * each `_` as a space, or with each `_` as `\_`; case-sensitive. Names not mentioned are absent.
+ */
+export function mentionedAgents(answer: string, names: readonly string[]): Map<string, number> {
+  const mentions = new Map<string, number>();
+  for (const name of names) {
+    const forms = [name, name.replaceAll("_", " "), name.replaceAll("_", "\\_")].map(escapeRegExp);
+    const count = [...` ${answer} `.matchAll(new RegExp(`(?<=\\W)(${forms.join("|")})(?=\\W)`, "g"))].length;
+    if (count > 0) mentions.set(name, count);
+  }
+  return mentions;
 }
 
-/** Whether `cond` is met after `turns`, and AutoGen's words for why. */
+/** The Python `str()` of a list of names, as AutoGen's feedback and prompt show it: `['a', 'b']`. */
+function pyList(names: readonly string[]): string {
+  return `[${names.map((n) => `'${n}'`).join(", ")}]`;
+}
+
+/** What one selector answer comes to: the speaker, or the feedback AutoGen sends before asking again. */
+export type SelectorVerdict = { kind: "chosen"; speaker: Participant } | { kind: "retry"; feedback: string };
+
+/**
+ * Read one selector answer as AutoGen's `_select_speaker` does: mentions are counted over every
+ * participant's name (the previous speaker too), exactly one name mentioned selects it; none →
+ * "No valid name was mentioned. Please select from: […]."; several → "Expected exactly one name to
+ * be mentioned. Please select only one from: […]."; the previous speaker when repeats are not
+ * allowed → "Repeated speaker is not allowed, please select a different name from: […].".
+ */
+export function readSelection(answer: string, shape: GroupChatShape, candidates: readonly Participant[], previous: string | null): SelectorVerdict {
+  const names = candidates.map((c) => c.name);
+  const mentions = mentionedAgents(answer, speakers(shape).map((p) => p.name));
+  if (mentions.size === 0) return { kind: "retry", feedback: `No valid name was mentioned. Please select from: ${pyList(names)}.` };
+  if (mentions.size > 1) return { kind: "retry", feedback: `Expected exactly one name to be mentioned. Please select only one from: ${pyList(names)}.` };
+  const name = [...mentions.keys()][0]!;
+  if (!shape.allow_repeated_speaker && previous !== null && name === previous) {
+    return { kind: "retry", feedback: `Repeated speaker is not allowed, please select a different name from: ${pyList(names)}.` };
+  }
+  return { kind: "chosen", speaker: speakers(shape).find((p) => p.name === name)! };
+}
+
+/**
+ * Who speaks when every selector attempt failed (AutoGen): the previous speaker when there is one,
+ * else the first candidate.
+ */
+export function selectorFallback(shape: GroupChatShape, candidates: readonly Participant[], previous: string | null): Participant {
+  return (previous !== null ? speakers(shape).find((p) => p.name === previous) : undefined) ?? candidates[0]!;
+}
+
+/**
+ * The role the selector prompt is sent as: `system` for OpenAI models (AutoGen sends a SystemMessage
+ * when `ModelFamily.is_openai`), `user` for the others ("Many other models need a UserMessage to
+ * respond to"). `provider` is the AI SDK provider id, e.g. `openai.chat`, `openai-compatible.chat`,
+ * `anthropic.messages`, `google.generative-ai`.
+ */
+export function selectorPromptRole(provider: string): "system" | "user" {
+  return /^(openai|azure)/.test(provider) ? "system" : "user";
+}
+
+/**
+ * Whether `cond` is met after `turns`, and AutoGen's words for why. As AutoGen's group-chat manager
+ * applies the condition to the start messages before any turn (`handle_start`), the task counts as
+ * the first message, a TextMessage from `user`: with no turns yet, a task that mentions the text of
+ * a TextMentionTermination (or any task, for TextMessageTermination without a source) ends the chat.
+ */
 export function terminated(cond: Termination | null, turns: readonly Turn[], facts: ChatFacts): string | null {
   if (!cond) return null;
+  const messages: readonly Turn[] = [{ speaker: "user", text: facts.task }, ...turns];
   switch (cond.kind) {
     case "text_mention": {
-      const hit = turns.find((t) => (!cond.sources || cond.sources.includes(t.speaker)) && t.text.includes(cond.text));
+      const hit = messages.find((t) => (!cond.sources || cond.sources.includes(t.speaker)) && t.text.includes(cond.text));
       return hit ? `Text '${cond.text}' mentioned` : null;
     }
     case "max_message": {
@@ -167,11 +242,11 @@ export function terminated(cond: Termination | null, turns: readonly Turn[], fac
       return over ? `Token usage limit reached, total token count: ${prompt + completion}, prompt token count: ${prompt}, completion token count: ${completion}.` : null;
     }
     case "source_match": {
-      const hit = turns.find((t) => cond.sources.includes(t.speaker));
+      const hit = messages.find((t) => cond.sources.includes(t.speaker));
       return hit ? `'${hit.speaker}' answered` : null;
     }
     case "text_message": {
-      const hit = turns.find((t) => !cond.source || t.speaker === cond.source);
+      const hit = messages.find((t) => !cond.source || t.speaker === cond.source);
       return hit ? `Text message received from '${hit.speaker}'` : null;
     }
     case "function_call":

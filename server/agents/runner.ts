@@ -57,6 +57,7 @@ import { Wakes } from "./wakes";
 import { agentDisplayName } from "../workspace/names";
 import type { StreamHub } from "../streams/hub";
 import { StepStreams } from "./step-streams";
+import { usageProvider } from "../telemetry/attributes";
 
 /** One answered model step, as the runner reads it from the stream. */
 interface StepResult {
@@ -570,7 +571,7 @@ function usageOf(model: LanguageModel, result: StepResult, latency_ms: number, s
   const reasoning = u.outputTokenDetails?.reasoningTokens ?? u.reasoningTokens;
   return {
     model: result.response?.modelId || asked.modelId,
-    ...(asked.provider ? { provider: asked.provider } : {}),
+    ...(asked.provider ? { provider: usageProvider(asked) } : {}),
     input_tokens: u.inputTokens ?? 0,
     output_tokens: u.outputTokens ?? 0,
     ...(cached ? { cached_input_tokens: cached } : {}),

@@ -13,10 +13,15 @@
  *   an external agent offline with tasks      per `on_agent_offline`: rerouted like the above,
  *     in hand                                 failed (task.error AGENT_OFFLINE), or left waiting
  *
- * Time spent waiting for a person (an open question, an approval) does not time a task out: the
- * question or approval is what waits. In-process agents are never "not accepting": they queue
+ * Time spent waiting for a person (an open question to people, an approval) does not time a task
+ * out: the question or approval is what waits. A question to agents only has no deadline of its
+ * own: it counts as the asker's working time, so the task limit ends a question no agent answers
+ * (a question no workspace agent can answer at all is answered on its addressee's behalf at once:
+ * server/lifecycle/unanswerable.ts). In-process agents are never "not accepting": they queue
  * their tasks behind `max_concurrency`, and take them in order.
  */
+import { isPeopleRecipient } from "@/lib/fold/questions";
+import type { OpenQuestion } from "@/lib/fold/task-state";
 import type { TaskRow } from "../events/queries";
 import type { EventStore } from "../events/store";
 import { log } from "../log";
@@ -40,6 +45,17 @@ export interface DeadlineDeps {
 
 const WAITING_FOR_PEOPLE = new Set(["waiting_input", "approval_required"]);
 const ms = (d: Date | null) => (d ? d.getTime() : null);
+
+/**
+ * Whether task `t` waits for a person now: an approval, or a question to people (a question
+ * whose recipients are all agents does not count; one whose recipients the row does not record does).
+ */
+export function waitsForPeople(t: Pick<TaskRow, "state" | "open_questions">): boolean {
+  if (t.state === "approval_required") return true;
+  if (t.state !== "waiting_input") return false;
+  const open = Array.isArray(t.open_questions) ? (t.open_questions as unknown as OpenQuestion[]) : [];
+  return !open.length || open.some((q) => !Array.isArray(q.to) || !q.to.length || q.to.some((id) => isPeopleRecipient({ agent_id: id })));
+}
 
 export class Deadlines {
   private readonly now: () => number;
@@ -95,14 +111,15 @@ export class Deadlines {
   }
 
   /**
-   * The task's time limit when it has run past it (not while it waits for a person), else null:
+   * The task's time limit when it has run past it (not while it waits for a person; waiting for
+   * an agent's answer counts), else null:
    * its agent's `limits.max_runtime_sec`, else `task_timeout_sec`, and which of the two it is.
    */
   private taskLimit(t: TaskRow): { ms: number; source: string } | null {
     const own = t.assignee ? this.deps.registry.get(t.assignee)?.card.limits?.max_runtime_sec : undefined;
     const limit = own || this.deps.settings.task_timeout_sec;
     const started = ms(t.started_at);
-    if (limit == null || started === null || WAITING_FOR_PEOPLE.has(t.state) || t.assignee === ORCHESTRATOR.agent_id) return null;
+    if (limit == null || started === null || waitsForPeople(t) || t.assignee === ORCHESTRATOR.agent_id) return null;
     if (this.now() - started <= limit * 1000) return null;
     return { ms: limit * 1000, source: own ? "its AgentCard's limits.max_runtime_sec" : "lifecycle.task_timeout_sec" };
   }

@@ -16,15 +16,24 @@
  *                                  task.result: the last message, `stop_reason` in AutoGen's words
  *   a turn that fails            → the root's task.error GROUP_CHAT_TURN_FAILED naming the turn
  *
- * A selector turn asks the selector model (`deps.select`) with the team's `selector_prompt`, at
- * most `max_selector_attempts` times, and takes the one candidate its answer names (else the
- * first candidate, saying so). A chat with neither a termination condition nor `max_turns` ends
- * after DEFAULT_MAX_TURNS turns. Every decision is computed from the run's events and every append
+ * A selector turn asks the selector model (`deps.selectorModel`) as AutoGen's SelectorGroupChat does
+ * (microsoft/autogen@027ecf0a379bcc1d09956d46d12d44a3ad9cee14, autogen_agentchat/teams/_group_chat/
+ * _selector_group_chat.py `_select_speaker`): the filled `selector_prompt` as a system message
+ * (a user message for models outside the OpenAI family); an answer that mentions no participant
+ * or several (or the previous speaker when repeats are not allowed) is appended with AutoGen's
+ * feedback and asked again, at most `max_selector_attempts` (default 3) calls; after the last the
+ * previous speaker speaks, else the first candidate, and the reason says so. Every selector call
+ * appends a `model.usage` on the root task (docs/observability.md), so the run's tokens, cost,
+ * budgets, TokenUsageTermination and trace spans count it. The termination condition is applied to
+ * the task first, as AutoGen applies it to the start messages: a task that meets it ends the chat
+ * before any turn. A chat with neither a termination condition nor `max_turns` ends after
+ * DEFAULT_MAX_TURNS turns. Every decision is computed from the run's events and every append
  * carries an idempotency key, so a repeated or recovered reaction stores nothing twice; like the
  * workflow runner it works on the node that runs the agents and picks up unfinished chats on start.
  */
-import { isEvent, makeMessage, newId, type ClutchMessage, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
-import { nextSpeaker, parseSelection, terminated, type GroupChatShape, type Participant, type Turn } from "@/lib/group-chat/turns";
+import { generateText, type LanguageModel, type ModelMessage } from "ai";
+import { isEvent, makeMessage, newId, type ClutchMessage, type PayloadOf, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { nextSpeaker, readSelection, selectorFallback, selectorPromptRole, terminated, type GroupChatShape, type Participant, type Turn } from "@/lib/group-chat/turns";
 import type { EventStore } from "../events/store";
 import type { EventTail } from "../events/tail";
 import { log } from "../log";
@@ -99,8 +108,8 @@ export function chatState(root: Request, events: readonly StoredEvent[]): ChatSt
 export interface GroupChatRunnerDeps {
   store: EventStore;
   tail: EventTail;
-  /** Ask the selector model `prompt` (SelectorGroupChat); answers its text. */
-  select: (prompt: string, shape: GroupChatShape) => Promise<string>;
+  /** The model that picks a SelectorGroupChat's next speaker (called without tools; may throw when there is none). */
+  selectorModel: (shape: GroupChatShape) => LanguageModel;
   /** Whether this deployment's agents work in `thread_id`: the chats of other deployments sharing the database are theirs. */
   inScope: (thread_id: string) => boolean;
 }
@@ -212,7 +221,7 @@ export class GroupChatRunner {
     }
     const n = state.turns.length + 1;
     let next = nextSpeaker(shape, task, state.turns);
-    if (next.kind === "select") next = await this.select(shape, next.candidates, next.prompt);
+    if (next.kind === "select") next = await this.select(shape, root, events, state.turns, next.candidates, next.prompt, key);
     if (next.kind === "none") {
       out.push(makeMessage({ type: "task.error", ...at, to: [root.from], payload: { code: "GROUP_CHAT_STOPPED", message: `The group chat cannot go on: ${next.reason}`, retryable: false, details: { turn: n } }, idempotency_key: key("error") }));
       await store.append(out);
@@ -224,7 +233,6 @@ export class GroupChatRunner {
 
   /** AutoGen's stop reason once a termination condition holds, or the turn cap. */
   private stopReason(shape: GroupChatShape, turns: Turn[], root: Request, events: readonly StoredEvent[]): string | null {
-    if (!turns.length) return null;
     let prompt = 0;
     let completion = 0;
     const tools: string[] = [];
@@ -245,17 +253,53 @@ export class GroupChatRunner {
     return max !== null && turns.length >= max ? `Maximum number of turns ${max} reached.` : null;
   }
 
-  /** Ask the selector model; the one candidate its answer names, else the first candidate. */
-  private async select(shape: GroupChatShape, candidates: Participant[], prompt: string): Promise<{ kind: "speak"; speaker: Participant; rule: string }> {
+  /**
+   * Ask the selector model as AutoGen's `_select_speaker` does (see the module doc) and take the
+   * speaker its answer names; each answered call appends its `model.usage` at once.
+   */
+  private async select(
+    shape: GroupChatShape,
+    root: Request,
+    events: readonly StoredEvent[],
+    turns: Turn[],
+    candidates: Participant[],
+    prompt: string,
+    key: (part: string) => string,
+  ): Promise<{ kind: "speak"; speaker: Participant; rule: string }> {
+    const n = turns.length + 1;
     const attempts = Math.max(1, shape.max_selector_attempts ?? 3);
+    const previous = turns.at(-1)?.speaker ?? null;
     const answers: string[] = [];
-    for (let i = 0; i < attempts; i++) {
-      const answer = await this.deps.select(prompt, shape).catch((err: unknown) => `(the selector model failed: ${(err as Error).message})`);
+    let step = events.filter((e) => isEvent(e, "model.usage") && e.task_id === root.task_id).length;
+    let messages: ModelMessage[] | null = null;
+    for (let i = 1; i <= attempts; i++) {
+      let answer: string;
+      try {
+        const model = this.deps.selectorModel(shape);
+        messages ??= [{ role: selectorPromptRole(typeof model === "string" ? "gateway" : model.provider), content: prompt }];
+        const started = performance.now();
+        const result = await generateText({ model, messages, maxRetries: 2, allowSystemInMessages: true });
+        answer = result.text;
+        const usage = selectorUsage(model, result, performance.now() - started, ++step);
+        await this.deps.store.append([
+          makeMessage({ type: "model.usage", thread_id: root.thread_id, run_id: root.run_id, task_id: root.task_id, from: GROUP_CHAT_AGENT, to: [], payload: usage, meta: { group_chat_turn: n, selector_attempt: i }, idempotency_key: key(`turn:${n}:select:${i}:usage`) }),
+        ]);
+      } catch (err) {
+        answers.push(`(the selector model failed: ${(err as Error).message})`);
+        continue;
+      }
       answers.push(answer);
-      const chosen = parseSelection(answer, candidates);
-      if (chosen) return { kind: "speak", speaker: chosen, rule: `selector: the selector model chose ${chosen.name} ("${firstLine(answer).slice(0, 80)}")` };
+      messages.push({ role: "assistant", content: answer });
+      const verdict = readSelection(answer, shape, candidates, previous);
+      if (verdict.kind === "chosen") {
+        const tries = i > 1 ? ` on attempt ${i} of ${attempts}` : "";
+        return { kind: "speak", speaker: verdict.speaker, rule: `selector: the selector model chose ${verdict.speaker.name}${tries} ("${firstLine(answer).slice(0, 80)}")` };
+      }
+      messages.push({ role: "user", content: verdict.feedback });
     }
-    return { kind: "speak", speaker: candidates[0]!, rule: `selector: the selector model named no single candidate in ${attempts} attempts ("${firstLine(answers.at(-1) ?? "").slice(0, 80)}"); ${candidates[0]!.name} is the first candidate` };
+    const fallback = selectorFallback(shape, candidates, previous);
+    const why = previous !== null && fallback.name === previous ? "the previous speaker" : "the first candidate";
+    return { kind: "speak", speaker: fallback, rule: `selector: the selector model named no single valid participant in ${attempts} attempts ("${firstLine(answers.at(-1) ?? "").slice(0, 80)}"); ${fallback.name}, ${why}, speaks` };
   }
 
   /** The events of turn `n` by `speaker`. */
@@ -319,4 +363,28 @@ export class GroupChatRunner {
 
 function firstLine(text: string): string {
   return (text.split("\n").find((l) => l.trim()) ?? "").trim();
+}
+
+/**
+ * The `model.usage` payload of one selector call (docs/observability.md; as server/agents/runner.ts
+ * `usageOf` builds an agent's): the AI SDK's token counts (missing counts as 0), `latency_ms` the
+ * call's wall time in ms, the model id the provider answered with (else the one asked for), `step`
+ * the chat's selector call from 1.
+ */
+function selectorUsage(model: LanguageModel, result: Awaited<ReturnType<typeof generateText>>, latency_ms: number, step: number): PayloadOf<"model.usage"> {
+  const u = result.usage;
+  const asked = typeof model === "string" ? { modelId: model, provider: undefined } : model;
+  const cached = u.inputTokenDetails?.cacheReadTokens ?? u.cachedInputTokens;
+  const reasoning = u.outputTokenDetails?.reasoningTokens ?? u.reasoningTokens;
+  return {
+    model: result.response?.modelId || asked.modelId,
+    ...(asked.provider ? { provider: asked.provider } : {}),
+    input_tokens: u.inputTokens ?? 0,
+    output_tokens: u.outputTokens ?? 0,
+    ...(cached ? { cached_input_tokens: cached } : {}),
+    ...(reasoning ? { reasoning_tokens: reasoning } : {}),
+    latency_ms: Math.round(latency_ms),
+    finish_reason: result.finishReason,
+    step,
+  };
 }

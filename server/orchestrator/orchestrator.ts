@@ -16,8 +16,13 @@
  *   task.request to an agent of the workspace            → wake that agent's instance (on
  *        PostgreSQL through the durable dispatch queue: the job the append added, `dispatchJob`)
  *   a message to an agent (a question, an answer, an oversight inquiry)
- *        → wake the agent's instance for that task (or for the task it delegated)
+ *        → wake the agent's instance for that task (or for the task it delegated); a question
+ *          no addressee can read in an open task of its own (its task ended, or it holds none
+ *          above the asker's) is answered on its behalf with what it left behind
+ *          (server/lifecycle/unanswerable.ts), so the asker goes on
  *   a subtask's outcome                                  → wake its delegator's instance
+ *   any task's outcome                                   → answer, on their addressee's behalf,
+ *        the run's open questions whose addressee can no longer answer (its task just ended)
  *   a task.request passes the policy first (server/policy): go, wait for an approval, or task.error
  *   an approval decided                                  → carry on what it held
  *   an overseer's review.feedback.v1 on a result under review
@@ -58,6 +63,7 @@ import { Deadlines } from "../lifecycle/deadlines";
 import { compensate, compensateEnded } from "../lifecycle/compensation";
 import { clutchTaskError } from "../lifecycle/task-error";
 import { cancelRun } from "../lifecycle/cancel";
+import { answerIfUnanswerable, answerUnanswerableInRun } from "../lifecycle/unanswerable";
 import { ClutchError } from "../errors";
 import type { ToolCaller } from "../agents/actions";
 import type { DispatchJob } from "../dispatch/queue";
@@ -374,6 +380,8 @@ export class Orchestrator {
       const parent = await this.task(task?.parent_task_id);
       if (parent?.assignee === agent_id) this.runner.wake(agent_id, parent.id);
     }
+    // A question no addressee can read in an open task of its own would wait forever: answer it on its behalf.
+    if (ev.payload.expects_reply === true && ev.from.role !== "human") await answerIfUnanswerable({ store: this.store, workspace: this.workspace }, ev);
   }
 
   /**
@@ -502,6 +510,8 @@ export class Orchestrator {
       }
     }
     await this.wakeAfterOutcome(ev);
+    // The ended task's agent may be the one a question of the run waits for.
+    await answerUnanswerableInRun({ store: this.store, workspace: this.workspace }, ev.run_id);
     if (this.router?.pending.length) await this.router.retryWaiting();
   }
 
@@ -548,7 +558,7 @@ export class Orchestrator {
    * Carry on after a restart: dispatch every unfinished task of a workspace agent again (the
    * policy decides once for a task that was never dispatched; the others are woken), route requests
    * still waiting for an agent, resolve approved reviews whose result was not yet released, and
-   * open runs for requests that got none.
+   * open runs for requests that got none and follow-up tasks for follow-ups that got none.
    */
   async recover(): Promise<void> {
     const channels = [...this.channels];
@@ -575,6 +585,11 @@ export class Orchestrator {
 
     for (const ev of await this.store.queries.reviewResults(threads)) await this.wakeAfterOutcome(ev);
 
+    // Questions that became unanswerable while no process reacted (their addressee's task ended).
+    for (const run_id of new Set(open.filter((t) => Array.isArray(t.open_questions) && t.open_questions.length).map((t) => t.run_id))) {
+      await answerUnanswerableInRun({ store: this.store, workspace: this.workspace }, run_id);
+    }
+
     // Compensations the previous process did not finish (or never started).
     if (this.tools) {
       const tools = this.tools;
@@ -592,9 +607,33 @@ export class Orchestrator {
         const opened = await this.store.queries.eventByIdempotencyKey(`open-run:${ev.id}`);
         if (!opened) await this.openRun(ev, channel);
       }
+      await this.recoverFollowUps(channel.thread_id, run_id);
+    }
+  }
+
+  /**
+   * Follow-ups a stopped process never requested (docs/channels.md "Follow-ups"): a person's
+   * reply (`meta.follows`) among the newest chat messages of the channel's most recently active
+   * runs, with no `follow-up:<message id>` request, is requested now as openFollowUp does.
+   */
+  private async recoverFollowUps(thread_id: string, conversation_run_id: string): Promise<void> {
+    const runs = (await this.store.queries.runsOfThread(thread_id, RECOVER_RUNS_SCANNED))
+      .filter((r) => r.id !== conversation_run_id)
+      .sort((a, b) => Number(b.last_seq) - Number(a.last_seq))
+      .slice(0, RECOVER_RUNS);
+    for (const run of runs) {
+      for (const ev of await this.store.queries.recentChatMessages(run.id, 20)) {
+        if (ev.from.role !== "human" || typeof ev.meta?.follows !== "string") continue;
+        const requested = await this.store.queries.eventByIdempotencyKey(`follow-up:${ev.id}`);
+        if (!requested) await this.openFollowUp(ev, ev.meta.follows);
+      }
     }
   }
 }
+
+/** How many of a channel's newest runs recover() reads, and how many of the most recently active of them it looks for follow-ups in. */
+const RECOVER_RUNS_SCANNED = 100;
+const RECOVER_RUNS = 20;
 
 /** A request's title: its first line, at most 120 characters. */
 function requestTitle(line: string): string {

@@ -4,7 +4,8 @@
  * now kept in the semantic-conventions-genai repository): written out here, as OpenTelemetry
  * advises for attributes that are not stable, rather than imported from the package's
  * `incubating` entry point. `error.type` is stable semantic conventions. `clutch.*` are Clutch's
- * own: the ids of the log (Clutch Protocol §1.1) and what people decided.
+ * own: the ids of the log (Clutch Protocol §1.1) and what people decided. `providerName` and
+ * `usageProvider` name a model call's provider as the conventions' `gen_ai.provider.name`.
  */
 export const ATTR = {
   // GenAI semantic conventions
@@ -55,3 +56,78 @@ export const ATTR = {
   QUESTION_TO: "clutch.question.to",
   ANSWERED_BY: "clutch.answered_by",
 } as const;
+
+/**
+ * `gen_ai.provider.name` of a `model.usage` provider (the AI SDK's provider id, `<name>.<api>`:
+ * `anthropic.messages`, `openai.chat`, `openai-compatible.chat`). A provider the GenAI
+ * conventions list gets their well-known value (`anthropic`, `openai`, `azure.ai.openai`,
+ * `aws.bedrock`, `gcp.gemini`, …). Any other is a custom value, as the conventions allow: Clutch's
+ * own (`clutch.builtin`, the built-in model) stays whole; an OpenAI-compatible endpoint is its
+ * spec's `name` (`openai-compatible` unless the spec names it, e.g. `ollama`).
+ */
+export function providerName(provider: string): string {
+  if (provider.startsWith("clutch.")) return provider;
+  const head = provider.split(".")[0]!.toLowerCase();
+  return WELL_KNOWN_PROVIDERS[head] ?? head;
+}
+
+/** The AI SDK's provider names and the GenAI conventions' well-known `gen_ai.provider.name` for each. */
+const WELL_KNOWN_PROVIDERS: Record<string, string> = {
+  anthropic: "anthropic",
+  openai: "openai",
+  azure: "azure.ai.openai",
+  "amazon-bedrock": "aws.bedrock",
+  bedrock: "aws.bedrock",
+  google: "gcp.gemini",
+  vertex: "gcp.vertex_ai",
+  mistral: "mistral_ai",
+  groq: "groq",
+  deepseek: "deepseek",
+  cohere: "cohere",
+  perplexity: "perplexity",
+  xai: "x_ai",
+};
+
+/**
+ * The provider a `model.usage` records for `model` (server/agents/runner.ts): the AI SDK's
+ * provider id, except that an OpenAI-compatible model under its default name
+ * (`openai-compatible.<api>`) whose base URL is a known provider's API is recorded under that
+ * provider's AI SDK name: `https://api.openai.com/v1` → `openai.chat`, an Azure OpenAI resource
+ * (`*.openai.azure.com`) → `azure.chat`, and so on, so its `gen_ai.provider.name` is the
+ * well-known value. A name the spec chose is kept, as is any other endpoint (Ollama, vLLM, …).
+ */
+export function usageProvider(model: { provider: string; modelId?: string }): string {
+  const [head, ...api] = model.provider.split(".");
+  if (head !== "openai-compatible") return model.provider;
+  const host = endpointHost(model);
+  const known = host ? KNOWN_ENDPOINTS.find(([suffix]) => host === suffix || host.endsWith(`.${suffix}`))?.[1] : undefined;
+  return known ? [known, ...api].join(".") : model.provider;
+}
+
+/** API hosts of providers reached through the OpenAI-compatible client, with their AI SDK provider names. */
+const KNOWN_ENDPOINTS: [host: string, name: string][] = [
+  ["api.openai.com", "openai"],
+  ["openai.azure.com", "azure"],
+  ["api.groq.com", "groq"],
+  ["api.deepseek.com", "deepseek"],
+  ["api.mistral.ai", "mistral"],
+  ["api.x.ai", "xai"],
+  ["api.perplexity.ai", "perplexity"],
+  ["generativelanguage.googleapis.com", "google"],
+];
+
+/**
+ * The host an OpenAI-compatible model calls (lower case), or null. The AI SDK's
+ * OpenAICompatibleChatLanguageModel keeps its endpoint in `config.url({ path, modelId })`, which
+ * is not part of its typed surface: read defensively, anything unexpected is null.
+ */
+function endpointHost(model: { modelId?: string }): string | null {
+  const config = (model as { config?: { url?: unknown } }).config;
+  if (typeof config?.url !== "function") return null;
+  try {
+    const url: unknown = config.url({ path: "/chat/completions", modelId: model.modelId ?? "" });
+    return typeof url === "string" ? new URL(url).hostname.toLowerCase() : null;
+  } catch {
+    return null;
+  }
+}

@@ -35,7 +35,7 @@ import type { TaskState } from "@/lib/fold/task-state";
 import { remoteParentOf, type RemoteParent } from "./context";
 import { spanIdOf, traceIdOf } from "./ids";
 import { traceMetaOf } from "./meta";
-import { ATTR } from "./attributes";
+import { ATTR, providerName } from "./attributes";
 
 export type AttrValue = string | number | boolean | string[];
 export type Attributes = Record<string, AttrValue>;
@@ -631,31 +631,6 @@ export class RunTracer {
     };
   }
 }
-
-/**
- * `gen_ai.provider.name` of a `model.usage` provider: the AI SDK names providers `<name>.<api>`
- * (`anthropic.messages`, `openai.chat`); a name the GenAI conventions list gets their value, any
- * other (`openai-compatible.chat`, `clutch.builtin`) stays as it is.
- */
-export function providerName(provider: string): string {
-  const head = provider.split(".")[0]!.toLowerCase();
-  return WELL_KNOWN_PROVIDERS[head] ?? provider;
-}
-const WELL_KNOWN_PROVIDERS: Record<string, string> = {
-  anthropic: "anthropic",
-  openai: "openai",
-  azure: "azure.ai.openai",
-  "amazon-bedrock": "aws.bedrock",
-  bedrock: "aws.bedrock",
-  google: "gcp.gemini",
-  vertex: "gcp.vertex_ai",
-  mistral: "mistral_ai",
-  groq: "groq",
-  deepseek: "deepseek",
-  cohere: "cohere",
-  perplexity: "perplexity",
-  xai: "x_ai",
-};
 
 /**
  * `span` without what people or agents wrote: PRIVATE for the run's title (in its name too),

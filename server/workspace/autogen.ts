@@ -27,7 +27,9 @@
  *   FunctionTool, PythonCodeExecutionTool, code executors, MultimodalWebSurfer and the other
  *   agents Clutch cannot run, memory     → warnings with the component's JSONPath; never run
  *   the team                             → a channel `#<team id>`, its entry agent the first
- *                                           participant Clutch runs; `pattern` (AutogenPattern)
+ *                                           participant Clutch runs, its topic the description
+ *                                           (led by the label when the id does not say it:
+ *                                           promptpack.ts `teamTopic`); `pattern` (AutogenPattern)
  *                                           keeps participants in order, selector settings,
  *                                           handoffs and the termination condition tree
  *
@@ -35,13 +37,14 @@
  * `provider` Clutch does not know for its place (team, agent, model, model context, termination);
  * a team without participants, two participants with one name, a handoff or termination source
  * naming no participant; handoffs forming a cycle in a team with neither termination_condition
- * nor max_turns; a gallery without the team asked for.
+ * nor max_turns; a SelectorGroupChat with a custom `selector_func` or `candidate_func` (Python
+ * callables Clutch cannot run); a gallery without the team asked for.
  */
 import type { Termination } from "@/lib/group-chat/turns";
 import { z } from "zod";
 import { CAP_AGENT_ID_PATTERN, CapManifestSchema, type CapManifest } from "@/lib/protocol";
 import type { ResolvedSpec } from "../agents/models";
-import { PackError, type ImportedTeam, type PackIssue } from "./promptpack";
+import { PackError, teamTopic, type ImportedTeam, type PackIssue } from "./promptpack";
 
 /** A problem with an AutoGen spec is a pack problem: same shape (JSONPath + message), same 400. */
 export { PackError as AutogenError };
@@ -523,7 +526,11 @@ export function autogenToTeam(spec: unknown, options: { id?: string; team?: stri
     const mc = cfg.model_client ? r.component(cfg.model_client, `${at}.config.model_client`) : null;
     if (!mc) r.issue(`${at}.config.model_client`, "a SelectorGroupChat needs the model_client that picks the next speaker");
     else selector_model = modelOf(r, mc, `${at}.config.model_client`, "the selector")?.spec ?? null;
-    if (cfg.selector_func) r.warnings.push(`${at}.config.selector_func: a Python selector function is not run by Clutch; the selector model picks every speaker`);
+    // AutoGen's SelectorGroupChat calls these Python callables before (selector_func) or instead of
+    // (candidate_func) its model; Clutch cannot run them, and picking speakers without them would not be the team's chat.
+    for (const f of ["selector_func", "candidate_func"] as const) {
+      if (cfg[f] != null) r.issue(`${at}.config.${f}`, `a custom ${f} is a Python callable Clutch cannot run, and the team's speakers depend on it: remove ${f} to let the selector model pick every speaker`);
+    }
   }
   const entry = participants.find((p) => p.kind === "agent");
   if (!entry && !r.issues.length) r.issue(`${at}.config.participants`, "the team has no AssistantAgent: Clutch needs at least one agent it can run");
@@ -550,7 +557,7 @@ export function autogenToTeam(spec: unknown, options: { id?: string; team?: stri
   return {
     pack: { id, name: label, version: team.component_version != null ? String(team.component_version) : null },
     manifests: manifests.map((m) => CapManifestSchema.parse(m)),
-    channel: { name: id, topic: (description ? `${label}: ${description}` : label).slice(0, 250), entry_agent: entry!.agent_id!.slice("agent:".length) },
+    channel: { name: id, topic: teamTopic(id, label, description), entry_agent: entry!.agent_id!.slice("agent:".length) },
     warnings: r.warnings,
     notes: r.notes,
     autogen: { pattern },

@@ -20,7 +20,9 @@
  *   parameters                   → `model_parameters` (temperature, max_tokens, top_p: the agent's
  *                                  model calls use them); all of them are kept under `promptpack`
  *   the pack                     → a channel named after its id, with the entry agent as its
- *                                  entry agent and the pack's name as its topic
+ *                                  entry agent and the pack's description as its topic, led by
+ *                                  the pack's name when the channel's name does not say it
+ *                                  already (`teamTopic`)
  *
  * Validation follows the RFC's rules (entry and members name prompts, no agent lists itself),
  * and every refusal names where with a JSONPath (`$.agents.entry`, `$.prompts.router.variables[0]`).
@@ -94,6 +96,21 @@ export interface ImportedTeam {
   notes: string[];
   /** An AutoGen team's group-chat pattern (server/workspace/autogen.ts); absent for a PromptPack. */
   autogen?: AutogenImport;
+}
+
+/**
+ * An imported team's channel topic (a PromptPack's, an AutoGen team's): its description, led by
+ * its label (`Research Team: …`) only when the channel's name does not say the label already.
+ * The channel header and the "created #channel: topic" line show the name beside the topic, so
+ * `#research-team` with "Research Team: A coordinator…" would say the team's name twice. Empty
+ * when there is nothing the name does not say; at most 250 characters.
+ */
+export function teamTopic(channel: string, label: string, description?: string | null): string {
+  const words = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+  const said = words(label) === words(channel);
+  const about = description?.trim() ?? "";
+  const lead = said || words(about) === words(label) ? "" : label.trim();
+  return [lead, about].filter(Boolean).join(": ").slice(0, 250);
 }
 
 /** A word without an agent suffix and common English endings, for matching `analyze` to `analyst`. */
@@ -193,7 +210,7 @@ export function packToTeam(input: unknown, variables: Record<string, string> = {
   return {
     pack: { id: pack.id, name: pack.name, version: pack.version ?? null },
     manifests,
-    channel: { name: pack.id, topic: pack.description ? `${pack.name}: ${pack.description}`.slice(0, 250) : pack.name, entry_agent: entry },
+    channel: { name: pack.id, topic: teamTopic(pack.id, pack.name, pack.description), entry_agent: entry },
     warnings,
     notes,
   };

@@ -9,6 +9,11 @@
  *                             the capabilities it @mentions (routed, §4.2), or the channel's entry agent
  *   POST /a2a/agents/<name>   JSON-RPC to that agent
  *
+ * The cards name the address the client reached (see `cardOrigin`): CLUTCH_PUBLIC_URL when it is
+ * set, else the request's Host (over http, or https on a TLS socket), or the X-Forwarded-Host and
+ * X-Forwarded-Proto a proxy of CLUTCH_TRUSTED_PROXIES sent; so a client on another machine
+ * follows the card's url back to where it found the card.
+ *
  * Every call is authenticated with a Clutch API key (`Authorization: Bearer clk_…`, a person's or
  * an agent's; docs/identity.md) that may read the channel, and counts against the key's writes a
  * minute (429 with Retry-After beyond; docs/limits.md). A message starts a run in the channel
@@ -33,10 +38,17 @@
  * runs of its tasks still submitted or working and writes their question or end into the record
  * (RunExecutor.resume; several nodes write the same, and an ended task never changes).
  * tasks/resubscribe streams from the node running the task's message; elsewhere it gives the task.
+ * A task is found at the endpoint that took it and at the workspace endpoint `/a2a` (tasks/get,
+ * ListTasks, tasks/cancel, tasks/resubscribe, the answer to its question), always the caller's own
+ * only: the endpoints of one app share the executions running on this node and their run links.
  * A W3C `traceparent` header on the call that starts a run puts the run under the caller's trace
  * when traces are exported (docs/observability.md "Traces (OpenTelemetry)").
  */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { IncomingMessage } from "node:http";
+import type { TLSSocket } from "node:tls";
 import express, { type Request, type Response, type NextFunction } from "express";
+import { z } from "zod";
 import { AgentCard, Role, TaskState, type AgentSkill, type Message, type Task, type TaskStatus } from "@a2a-js/sdk";
 import {
   AgentEvent,
@@ -61,6 +73,8 @@ import { followRun, requester, startRemoteRun } from "../../runs/remote";
 import { log } from "../../log";
 import { countWrite } from "../../http/write-limit";
 import { callerTraceMeta, type TraceMeta } from "../../telemetry";
+import { trustedOrigins } from "../../auth/origins";
+import type { TrustedProxies } from "../../http/client-address";
 import { partsText, textPart } from "./client";
 import type { A2ATaskRecords, StoredA2ATask } from "./tasks";
 
@@ -175,7 +189,6 @@ function endedEvents(ev: StoredEventOf<"task.result" | "task.error" | "task.time
  * stored task's `metadata.clutch` and the log when it has none (after a restart, on another node).
  */
 class RunExecutor implements AgentExecutor {
-  private readonly links = new Map<string, RunLink>();
   /** The A2A task each incoming message went to (message id → task id), for a bounded message/send. */
   private readonly taskOfMessage = new Map<string, string>();
 
@@ -184,11 +197,16 @@ class RunExecutor implements AgentExecutor {
     return this.taskOfMessage.get(messageId);
   }
 
-  /** `target`: the exposed agent this endpoint is (null: the workspace, which routes). */
+  /**
+   * `target`: the exposed agent this endpoint is (null: the workspace, which routes). `links`: the
+   * run links of this node's tasks (A2A task id → link), shared by the app's endpoints so that one
+   * cancels or answers a task another took.
+   */
   constructor(
     private readonly clutch: Clutch,
     private readonly channel: { thread_id: string; name: string; entry_agent: string | null },
     private readonly target: string | null,
+    private readonly links: Map<string, RunLink>,
   ) {}
 
   /**
@@ -411,7 +429,8 @@ type CancelParams = Parameters<DefaultRequestHandler["cancelTask"]>;
  * `boundMs` it answers with the task as the task store has it then, while the run and the
  * SDK's processing of its events go on (tasks/get reads the same store). A tasks/cancel of a
  * task this node runs no execution of (it was sent to another node, or before a restart)
- * cancels its run in Clutch too.
+ * cancels its run in Clutch too. `buses`: the executions running on this node, shared by the
+ * app's endpoints (a task is cancelled or resubscribed at another endpoint than the one that took it).
  */
 class BoundedRequestHandler extends DefaultRequestHandler {
   constructor(
@@ -419,7 +438,7 @@ class BoundedRequestHandler extends DefaultRequestHandler {
     private readonly tasks: TaskStore,
     private readonly executor: RunExecutor,
     private readonly boundMs: number,
-    private readonly buses = new DefaultExecutionEventBusManager(),
+    private readonly buses: DefaultExecutionEventBusManager,
   ) {
     super(card, tasks, executor, buses);
   }
@@ -485,14 +504,70 @@ function inMemoryCard(base: string, endpoint: string, name: string, description:
 }
 
 /**
- * The Express app of Clutch's A2A endpoints (see the module doc). `base`: Clutch's public URL
- * (CLUTCH_PUBLIC_URL, else http://localhost:<port>), which the cards name. `opts.blockingSec`:
+ * Where the A2A cards say Clutch is: `publicUrl` (CLUTCH_PUBLIC_URL) when set; else the address
+ * each request reached, with `trustedProxies` (CLUTCH_TRUSTED_PROXIES) the proxies whose
+ * X-Forwarded-Host and X-Forwarded-Proto are believed, and `port` the server's own, for a request
+ * that names no usable host.
+ */
+export interface A2AAddress {
+  publicUrl?: string;
+  port: number;
+  trustedProxies?: TrustedProxies;
+}
+
+/** The scheme an X-Forwarded-Proto may give. */
+const ForwardedProto = z.enum(["http", "https"]);
+
+/** The first value of a header that may be repeated or a comma-separated list (as proxies append), trimmed; undefined when empty. */
+function firstValue(header: string | string[] | undefined): string | undefined {
+  const v = (Array.isArray(header) ? header[0] : header)?.split(",")[0]?.trim();
+  return v || undefined;
+}
+
+/** What the cards name without a request: the public URL (no trailing slash), else http://localhost:<port>. */
+function fallbackOrigin(where: A2AAddress): string {
+  return where.publicUrl ? where.publicUrl.replace(/\/+$/, "") : `http://localhost:${where.port}`;
+}
+
+/**
+ * The origin (or, with CLUTCH_PUBLIC_URL, the URL) the A2A cards name for `req`, without a
+ * trailing slash. With `where.publicUrl`, that. Else the host the client reached, as sign-in's
+ * origin rule reads it (server/auth/origins.ts: the Host header, over http): the request's Host,
+ * with https when it came over TLS; when the TCP peer is one of `where.trustedProxies`, its
+ * X-Forwarded-Host (the first, the client's) instead of the Host and its X-Forwarded-Proto
+ * (http or https) as the scheme. Any client can send those headers: from any other peer they are
+ * never read. A request without a usable host gets http://localhost:<port>.
+ */
+export function cardOrigin(req: IncomingMessage, where: A2AAddress): string {
+  if (where.publicUrl) return fallbackOrigin(where);
+  const peer = req.socket.remoteAddress;
+  const proxied = Boolean(peer && where.trustedProxies?.has(peer));
+  const host = (proxied ? firstValue(req.headers["x-forwarded-host"]) : undefined) ?? firstValue(req.headers.host);
+  const proto = proxied ? ForwardedProto.safeParse(firstValue(req.headers["x-forwarded-proto"])?.toLowerCase()) : null;
+  const scheme = proto?.success ? proto.data : (req.socket as Partial<TLSSocket>).encrypted ? "https" : "http";
+  let origin: string | undefined;
+  try {
+    origin = host ? trustedOrigins(new Request("http://localhost/", { headers: { host } }), {})[0] : undefined;
+  } catch {
+    origin = undefined; // a Host no Request can carry: no usable host
+  }
+  if (!origin) return fallbackOrigin(where);
+  const url = new URL(origin);
+  url.protocol = `${scheme}:`;
+  return url.origin;
+}
+
+/**
+ * The Express app of Clutch's A2A endpoints (see the module doc). `address`: where the cards say
+ * Clutch is (see `A2AAddress` and `cardOrigin`); a string is a fixed public URL, as
+ * CLUTCH_PUBLIC_URL. `opts.blockingSec`:
  * the bound of a blocking message/send (default: `blockingSec()`, CLUTCH_A2A_BLOCKING_SEC or 30). Without a workspace
  * channel there is nothing to start runs in: every path answers 404. The tasks are `clutch.a2aTasks`'
  * (the database); creating the app starts following again the runs of those still submitted or
  * working (see the module doc), in the background: a failure there is logged, never thrown.
  */
-export function a2aApp(clutch: Clutch, base: string, opts: { blockingSec?: number } = {}): express.Express {
+export function a2aApp(clutch: Clutch, address: string | A2AAddress, opts: { blockingSec?: number } = {}): express.Express {
+  const where: A2AAddress = typeof address === "string" ? { publicUrl: address, port: 0 } : address;
   const boundMs = (opts.blockingSec ?? blockingSec()) * 1000;
   const app = express();
   app.disable("x-powered-by");
@@ -537,22 +612,33 @@ export function a2aApp(clutch: Clutch, base: string, opts: { blockingSec?: numbe
     if (res.headersSent) return void res.destroy();
     res.status(500).json({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "something went wrong on the server; nothing was done; try again" } });
   };
-  const mount = (path: string, card: AgentCard, target: string | null) => {
-    const tasks = clutch.a2aTasks.storeFor(path);
-    const executor = new RunExecutor(clutch, channel, target);
-    const handler = new BoundedRequestHandler(card, tasks, executor, boundMs);
+  // The origin the card being served names: the request's (cardOrigin), for the SDK's card handler, which calls its provider without the request.
+  const servedOrigin = new AsyncLocalStorage<string>();
+  const fixedOrigin = fallbackOrigin(where);
+  const serveCard = (path: string, cardAt: (origin: string) => AgentCard) => {
+    const cards = agentCardHandler({ agentCardProvider: async () => cardAt(servedOrigin.getStore() ?? fixedOrigin), legacyCompat: { enabled: true } });
+    app.use(path, (req, res, next) => servedOrigin.run(cardOrigin(req, where), () => cards(req, res, next)));
+  };
+  // The executions running on this node and their runs, shared by the endpoints: a task is found at the workspace's too.
+  const buses = new DefaultExecutionEventBusManager();
+  const links = new Map<string, RunLink>();
+  const mount = (path: string, cardAt: (origin: string) => AgentCard, target: string | null) => {
+    const tasks = clutch.a2aTasks.storeFor(path, { everyEndpoint: target === null });
+    const executor = new RunExecutor(clutch, channel, target, links);
+    const handler = new BoundedRequestHandler(cardAt(fixedOrigin), tasks, executor, boundMs, buses);
     // Tasks left working by a stopped node: their runs are followed again, to their question or end.
     void executor.resume(clutch.a2aTasks, path, tasks).catch((err: unknown) => log.error({ err, endpoint: path }, "A2A: following unfinished tasks again failed"));
-    app.use(`${path}/.well-known/agent-card.json`, agentCardHandler({ agentCardProvider: handler, legacyCompat: { enabled: true } }));
+    serveCard(`${path}/.well-known/agent-card.json`, cardAt);
     const rpc = jsonRpcHandler({ requestHandler: handler, userBuilder: async (req) => new ClutchUser((req.res as Response).locals.principal as Principal, (req.res as Response).locals.trace as TraceMeta | undefined), legacyCompat: { enabled: true } });
     // The endpoint itself only: a longer path under it (another agent's, one that does not exist) goes on.
     app.use(path, (req, res, next) => (req.path === "/" ? void authenticate(req, res, () => rpc(req, res, next)).catch((err: unknown) => checkFailed(err, req, res)) : next()));
   };
   for (const a of exposed) {
-    mount(`/a2a/agents/${a.manifest.id}`, cardOf(base, `/a2a/agents/${a.manifest.id}`, a.card.display.name, skillOf(a).description, [skillOf(a)]), a.agent_id);
+    mount(`/a2a/agents/${a.manifest.id}`, (origin) => cardOf(origin, `/a2a/agents/${a.manifest.id}`, a.card.display.name, skillOf(a).description, [skillOf(a)]), a.agent_id);
   }
-  const workspaceCard = cardOf(base, "/a2a", "Clutch", `The agents of this Clutch workspace, working in #${channel.name}. @mention an agent or a capability to choose who works on a request.`, exposed.map(skillOf));
-  app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: async () => workspaceCard, legacyCompat: { enabled: true } }));
+  const workspaceCard = (origin: string) =>
+    cardOf(origin, "/a2a", "Clutch", `The agents of this Clutch workspace, working in #${channel.name}. @mention an agent or a capability to choose who works on a request.`, exposed.map(skillOf));
+  serveCard("/.well-known/agent-card.json", workspaceCard);
   mount("/a2a", workspaceCard, null);
   app.use((req, res) => notFound(res, `no A2A endpoint at ${req.path}; the workspace's card is at /.well-known/agent-card.json`));
   return app;

@@ -5,9 +5,13 @@
  * any node of a deployment answers tasks/get, tasks/list, tasks/cancel and the answer to a question,
  * also after a restart.
  *
- *   A2ATaskRecords.storeFor(endpoint)   the SDK `TaskStore` of one endpoint (`/a2a`, `/a2a/agents/<name>`):
+ *   A2ATaskRecords.storeFor(endpoint, { everyEndpoint })
+ *                                       the SDK `TaskStore` of one endpoint (`/a2a`, `/a2a/agents/<name>`):
  *                                       each caller sees only their own tasks, as the SDK's
- *                                       InMemoryTaskStore scopes them (tenant, then `context.user.userName`)
+ *                                       InMemoryTaskStore scopes them (tenant, then `context.user.userName`);
+ *                                       an agent endpoint's store finds the tasks it took, the
+ *                                       workspace's (`everyEndpoint`) the caller's tasks whichever
+ *                                       endpoint took them (a task keeps the endpoint that took it)
  *   A2ATaskRecords.unfinished(endpoint) the endpoint's tasks that are neither ended nor waiting for
  *                                       input, for a node to follow their runs again at start
  *
@@ -64,9 +68,13 @@ export class A2ATaskRecords {
     private readonly deployment: string,
   ) {}
 
-  /** The SDK TaskStore of endpoint path `endpoint` (see the module doc). */
-  storeFor(endpoint: string): TaskStore {
-    return new DbTaskStore(this.db, this.deployment, endpoint);
+  /**
+   * The SDK TaskStore of endpoint path `endpoint` (see the module doc): new tasks are saved as
+   * `endpoint`'s. `opts.everyEndpoint`: it also finds, lists and updates the caller's tasks that
+   * other endpoints took (the workspace endpoint's store); else only `endpoint`'s.
+   */
+  storeFor(endpoint: string, opts: { everyEndpoint?: boolean } = {}): TaskStore {
+    return new DbTaskStore(this.db, this.deployment, endpoint, opts.everyEndpoint ?? false);
   }
 
   /**
@@ -92,20 +100,28 @@ export class A2ATaskRecords {
 
 /** The SDK TaskStore of one endpoint on `a2a_tasks` (see the module doc). */
 class DbTaskStore implements TaskStore {
+  /** `everyEndpoint`: the caller's tasks of every endpoint are this store's, not only `endpoint`'s. */
   constructor(
     private readonly db: Db,
     private readonly deployment: string,
     private readonly endpoint: string,
+    private readonly everyEndpoint: boolean,
   ) {}
+
+  /** The `endpoint` filter of a read: none when every endpoint's tasks are this store's. */
+  private endpointFilter(): { endpoint?: string } {
+    return this.everyEndpoint ? {} : { endpoint: this.endpoint };
+  }
 
   private scope(context: ServerCallContext): { tenant: string; owner: string } {
     return { tenant: context.tenant ?? "", owner: resolveUserScope(context) };
   }
 
   /**
-   * Insert or replace task `task.id` of the caller. Ignored when the id is another caller's,
-   * another endpoint's or deployment's, or when the stored task is in a terminal state and `task`
-   * is in another state.
+   * Insert or replace task `task.id` of the caller (a new one as this endpoint's; a replaced one
+   * keeps the endpoint that took it). Ignored when the id is another caller's or deployment's,
+   * another endpoint's (unless this store has every endpoint's tasks), or when the stored task is
+   * in a terminal state and `task` is in another state.
    */
   async save(task: Task, context: ServerCallContext): Promise<void> {
     if (!task.id) throw new RequestMalformedError("A task to save needs an id.");
@@ -116,20 +132,20 @@ class DbTaskStore implements TaskStore {
       INSERT INTO a2a_tasks (id, deployment, endpoint, tenant, owner, context_id, state, task, updated_at)
       VALUES (${task.id}, ${this.deployment}, ${this.endpoint}, ${tenant}, ${owner}, ${task.contextId ?? ""}, ${state}, ${json}::jsonb, now())
       ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, task = EXCLUDED.task, updated_at = now()
-      WHERE a2a_tasks.deployment = EXCLUDED.deployment AND a2a_tasks.endpoint = EXCLUDED.endpoint
+      WHERE a2a_tasks.deployment = EXCLUDED.deployment AND (${this.everyEndpoint}::boolean OR a2a_tasks.endpoint = EXCLUDED.endpoint)
         AND a2a_tasks.tenant = EXCLUDED.tenant AND a2a_tasks.owner = EXCLUDED.owner
         AND (a2a_tasks.state <> ALL(${TERMINAL_A2A_STATES as string[]}::text[]) OR a2a_tasks.state = EXCLUDED.state)`;
   }
 
-  /** The caller's task `taskId` at this endpoint, or undefined. */
+  /** The caller's task `taskId` at this endpoint (at any, with every endpoint's tasks), or undefined. */
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
     if (typeof taskId !== "string" || !taskId) return undefined;
-    const row = await this.db.a2ATask.findFirst({ where: { id: taskId, deployment: this.deployment, endpoint: this.endpoint, ...this.scope(context) }, select: { task: true } });
+    const row = await this.db.a2ATask.findFirst({ where: { id: taskId, deployment: this.deployment, ...this.endpointFilter(), ...this.scope(context) }, select: { task: true } });
     return row ? Task.fromJSON(row.task as never) : undefined;
   }
 
   /**
-   * The caller's tasks at this endpoint, newest status first (then by id, descending), filtered by
+   * The caller's tasks at this endpoint (at every one, with every endpoint's tasks), newest status first (then by id, descending), filtered by
    * context, state and status time, a page at a time (`pageToken` from the previous page's
    * `nextPageToken`; `pageSize` 1 to 100, default 50). Artifacts are left out unless
    * `includeArtifacts`. Throws RequestMalformedError for a page size out of range, a page token or
@@ -147,14 +163,14 @@ class DbTaskStore implements TaskStore {
     const ts = "COALESCE(task->'status'->>'timestamp', '') COLLATE \"C\"";
     const where = [
       "deployment = $1",
-      "endpoint = $2",
+      "($2::text IS NULL OR endpoint = $2)",
       "tenant = $3",
       "owner = $4",
       "($5::text IS NULL OR context_id = $5)",
       "($6::text IS NULL OR state = $6)",
       "($7::timestamptz IS NULL OR (task->'status'->>'timestamp') IS NOT NULL AND (task->'status'->>'timestamp')::timestamptz > $7)",
     ].join(" AND ");
-    const args = [this.deployment, this.endpoint, tenant, owner, contextId || null, state, after?.toISOString() ?? null];
+    const args = [this.deployment, this.everyEndpoint ? null : this.endpoint, tenant, owner, contextId || null, state, after?.toISOString() ?? null];
     const counted = await this.db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM a2a_tasks WHERE ${where}`, ...args);
     const rows = await this.db.$queryRawUnsafe<Row[]>(
       `SELECT task, tenant, owner, ${ts} AS ts, id FROM a2a_tasks WHERE ${where}
