@@ -43,6 +43,14 @@ const clutch = await createClutch({
     if (!model) models.set(agent.agent_id, (model = modelForAgent(process.env, agent.agent_id, importedModelSpec(agent.manifest), { playbooks }, fallback)));
     return model;
   },
+  // An imported AutoGen team's own model client: its selector, its MagenticOne orchestrator (CLUTCH_MODEL_<TEAM ID> overrides).
+  teamModelFor: (team_id, spec) => {
+    const id = `agent:${team_id}`;
+    let model = models.get(`team:${team_id}`);
+    const fallback = (err: Error) => log.warn({ team: team_id, err: err.message }, "the team's imported model client cannot be used here; it runs on the deployment's model");
+    if (!model) models.set(`team:${team_id}`, (model = modelForAgent(process.env, id, spec, { playbooks }, fallback)));
+    return model;
+  },
 });
 
 /** A request's headers must arrive within 10 s and its whole body within 60 s (docs/limits.md). */

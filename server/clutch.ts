@@ -23,6 +23,7 @@ import type { LanguageModel } from "ai";
 import { McpHub } from "./adapters/mcp/hub";
 import { StreamHub } from "./streams/hub";
 import { LocalBus, PgBus, streamsChannel } from "./streams/bus";
+import type { ResolvedSpec } from "./agents/models";
 import { AgentRunner } from "./agents/runner";
 import { McpToolCaller } from "./agents/tool-caller";
 import { ArtifactStore } from "./artifacts/store";
@@ -84,6 +85,12 @@ export interface ClutchOptions {
   workspaceDir: string | null;
   /** The model of each agent (server/agents/models); required with a workspace that has agents. */
   modelFor?: (agent: WorkspaceAgent) => LanguageModel;
+  /**
+   * The model of an imported AutoGen team's own `model_client` (its SelectorGroupChat selector or
+   * MagenticOne orchestrator), given the team's id (its channel's name) and the imported spec (null
+   * when the import mapped none). Unset: the team's first agent's model.
+   */
+  teamModelFor?: (team_id: string, spec: ResolvedSpec | null) => LanguageModel;
   /** Registry settings that override the workspace's (from the environment, server/config.ts). */
   registry?: Partial<RegistryConfig>;
   /** Act in every channel, not only the workspace's (the server; see server/orchestrator). */
@@ -238,13 +245,12 @@ async function ensureChannels(store: EventStore, channels: Workspace["channels"]
 
 /**
  * The group chat an imported AutoGen team runs in its channel (server/orchestrator/group-chat.ts):
- * its pattern's turn-taking fields, nothing else (the model specs stay out of the log). Null for a
- * PromptPack, and for AutoGen patterns Clutch does not run turn by turn (MagenticOne, GraphFlow:
- * their channel's entry agent takes the request).
+ * its pattern's turn-taking fields in `shape` (what the log keeps), and the team's own model spec
+ * beside it (model specs stay out of the log). Null for a PromptPack.
  */
-function groupChatOfTeam(team: ReturnType<typeof storedTeam>): { shape: GroupChatShape; team: string } | null {
+function groupChatOfTeam(team: ReturnType<typeof storedTeam>): TeamChat | null {
   const p = team.autogen?.pattern;
-  if (!p || !["round_robin", "selector", "swarm"].includes(p.kind)) return null;
+  if (!p) return null;
   const shape: GroupChatShape = {
     kind: p.kind,
     participants: p.participants.map(({ name, kind, agent_id, description }) => ({ name, kind, agent_id, description })),
@@ -254,15 +260,24 @@ function groupChatOfTeam(team: ReturnType<typeof storedTeam>): { shape: GroupCha
     handoffs: p.handoffs,
     termination: p.termination,
     max_turns: p.max_turns,
+    ...(p.graph ? { graph: p.graph } : {}),
+    ...(p.kind === "magentic_one" ? { max_stalls: p.max_stalls, final_answer_prompt: p.final_answer_prompt } : {}),
   };
-  return { shape, team: team.pack.name };
+  return { shape, team: team.pack.name, model: p.team_model };
+}
+
+/** An imported team's group chat: its shape, its label, its own model spec. */
+interface TeamChat {
+  shape: GroupChatShape;
+  team: string;
+  model: ResolvedSpec | null;
 }
 
 /**
  * Add every imported PromptPack's team to `workspace` (docs/promptpacks.md). A pack that no
  * longer fits (its agents or channel now in the workspace folder) is logged and left out.
  */
-async function addImportedTeams(workspace: Workspace, packs: PackImports, groupChats: Map<string, { shape: GroupChatShape; team: string }>): Promise<void> {
+async function addImportedTeams(workspace: Workspace, packs: PackImports, groupChats: Map<string, TeamChat>): Promise<void> {
   for (const stored of await packs.list()) {
     try {
       const team = storedTeam(stored);
@@ -298,7 +313,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const deployment = options.deployment ?? "clutch";
   const packs = new PackImports(eventLog.db, deployment);
   /** The group chat each imported AutoGen team's channel runs, by channel name (server/orchestrator/group-chat.ts). */
-  const groupChats = new Map<string, { shape: GroupChatShape; team: string }>();
+  const groupChats = new Map<string, TeamChat>();
   if (workspace !== NO_WORKSPACE) await addImportedTeams(workspace, packs, groupChats);
   const workflows = new WorkflowStore(eventLog.db, deployment);
   await workflows.seedFrom(workspace.dir);
@@ -457,10 +472,13 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const groupChatRunner = new GroupChatRunner({
     store,
     tail,
-    // The selector speaks with the model of the team's first agent (AutoGen: the team's model client); group-chat.ts meters each call.
-    selectorModel: (shape) => {
+    // The selector and the MagenticOne orchestrator speak with the team's own model client (group-chat.ts meters each call).
+    teamModel: (thread_id, shape) => {
+      const name = channels.find((c) => c.thread_id === thread_id)?.name;
+      const chat = name ? groupChats.get(name) : undefined;
+      if (name && chat && options.teamModelFor) return options.teamModelFor(name, chat.model);
       const first = shape.participants.find((p) => p.agent_id && workspace.agents.has(p.agent_id));
-      if (!first) throw new Error("the team has no agent whose model could select the next speaker");
+      if (!first) throw new Error("the team has no agent whose model could stand in for the team's model client");
       return modelFor(workspace.agents.get(first.agent_id!)!);
     },
     // A group chat is a team's channel's: this node's channels, not another deployment's on the same database.

@@ -78,7 +78,7 @@ describe("AutoGen team spec → team", () => {
     expect(p.kind).toBe("selector");
     expect(p.participants.map((x) => [x.name, x.kind])).toEqual([["websurfer_agent", "left_out"], ["assistant_agent", "agent"], ["user_proxy", "people"]]);
     expect(p.selector_prompt).toMatch(/select the next role from \{participants\}/);
-    expect(p.selector_model).toEqual({ provider: "openai-compatible", name: "openai", model: "gpt-4o-mini" });
+    expect(p.team_model).toEqual({ provider: "openai-compatible", name: "openai", model: "gpt-4o-mini" });
     expect(p.allow_repeated_speaker).toBe(false);
     expect(p.termination).toMatchObject({ kind: "or", conditions: [{ kind: "max_message", max_messages: 20 }, { kind: "text_mention", text: "TERMINATE" }] });
   });

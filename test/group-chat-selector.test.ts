@@ -9,7 +9,8 @@
  * - an invalid answer is asked again with the model's answer and AutoGen's feedback appended, the
  *   prompt a system message (an OpenAI-compatible model), up to max_selector_attempts calls;
  * - after the last failed attempt the previous speaker speaks;
- * - every selector call is a `model.usage` of the run: calls and tokens match the model's log;
+ * - every selector call is a `model.usage` of the run, made on the team's own model_client: calls
+ *   and tokens match the model's log;
  * - a task that meets the termination condition ends the chat before any turn.
  */
 import fs from "node:fs";
@@ -60,7 +61,7 @@ const selectorTeam = (config: Record<string, unknown>) => ({
   label: "Selector team",
   config: {
     participants: [assistant("editor"), assistant("writer"), assistant("critic")],
-    model_client: { provider: "OpenAIChatCompletionClient", component_type: "model", config: { model: "gpt-4o" } },
+    model_client: { provider: "OpenAIChatCompletionClient", component_type: "model", config: { model: "selector-client" } },
     selector_prompt: "Pick from {participants}.\n{roles}\n{history}",
     ...config,
   },
@@ -76,6 +77,8 @@ beforeAll(async () => {
     workspaceDir: dir,
     dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
     modelFor: () => resolveModel({ provider: "openai-compatible", baseURL: model.baseURL, apiKey: "test-key", model: "scripted-1" }),
+    // The team's own model client, as server.ts resolves it: the model its import named.
+    teamModelFor: (_team, spec) => resolveModel({ provider: "openai-compatible", baseURL: model.baseURL, apiKey: "test-key", model: spec && "model" in spec && spec.model ? spec.model : "none" }),
   });
 });
 afterAll(async () => {
@@ -142,6 +145,9 @@ describe("SelectorGroupChat as AutoGen runs it", () => {
     expect(speakers(events)).toEqual(["editor", "writer", "critic", "editor"]);
     const calls = requests.filter(isSelector);
     expect(calls).toHaveLength(5);
+    // The selector speaks with the team's model_client, the agents with their own.
+    expect(calls.map((c) => c.model)).toEqual(Array(5).fill("selector-client"));
+    expect(requests.filter((r) => !isSelector(r)).every((r) => r.model === "scripted-1")).toBe(true);
     const usage = events.filter((e) => isEvent(e, "model.usage"));
     const ofSelector = usage.filter((e) => e.task_id === result.task_id);
     expect(ofSelector).toHaveLength(calls.length);

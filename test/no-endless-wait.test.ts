@@ -79,7 +79,7 @@ describe("no wait without an end", () => {
     expect((await taskRow(rt, review.task_id)).state).toBe("succeeded");
   }, 180_000);
 
-  it("times out a task whose question to an agent is never answered, but not one that waits for a person", async () => {
+  it("times out a task whose question to an agent is never answered, but not one that waits for a person, nor a workflow's root", async () => {
     const thread_id = rt.channels[0]!.thread_id;
     const at = (task_id: string) => ({ thread_id, run_id: newId("run"), task_id, parent_task_id: null });
     const EXT = { agent_id: `agent:silent-${newId("task").slice(-6).toLowerCase()}`, role: "worker" };
@@ -95,6 +95,14 @@ describe("no wait without an end", () => {
     };
     const toAgent = await asks("agent:nobody-answers");
     const toPerson = await asks("user:dana");
+    // A workflow's root: its time is its steps', each under its own limit.
+    const WORKFLOW = { agent_id: "agent:workflow", role: "orchestrator" };
+    const root = newId("task");
+    const rootAt = at(root);
+    await rt.store.append([
+      makeMessage({ type: "task.request", ...rootAt, from: { agent_id: "user:dana", role: "human" }, to: [WORKFLOW], payload: { title: "A long workflow" } }),
+      makeMessage({ type: "task.accept", ...rootAt, from: WORKFLOW, to: [{ agent_id: "user:dana" }], payload: { agent_id: WORKFLOW.agent_id } }),
+    ]);
     expect((await taskRow(rt, toAgent)).state).toBe("waiting_input");
     expect((await taskRow(rt, toPerson)).state).toBe("waiting_input");
 
@@ -113,5 +121,6 @@ describe("no wait without an end", () => {
     expect(timedOut.state).toBe("timed_out");
     expect(timedOut.error).toMatchObject({ code: "TIMED_OUT", message: expect.stringContaining("lifecycle.task_timeout_sec") });
     expect((await taskRow(rt, toPerson)).state).toBe("waiting_input");
+    expect((await taskRow(rt, root)).state).toBe("running");
   });
 });

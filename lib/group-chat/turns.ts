@@ -13,11 +13,14 @@
  *   python/packages/autogen-agentchat/src/autogen_agentchat/teams/_group_chat/_selector_group_chat.py.
  * - Swarm (`swarm`): the first participant speaks first; a turn that hands off (`handoff_to`) moves
  *   the turn to its target (`user`: the people of the channel); otherwise the speaker goes on.
+ * - GraphFlow (`graph_flow`): ./graph-flow.ts; MagenticOneGroupChat (`magentic_one`): ./magentic-one.ts.
  *
  * Termination conditions (autogen_agentchat.conditions) are checked on the task, then after each turn, with their
  * AND/OR combinations; `terminated` answers the stop reason in AutoGen's words, e.g.
  * "Text 'TERMINATE' mentioned" or "Maximum number of messages 6 reached, current message count: 6".
  */
+
+import type { GraphSpec } from "./graph-flow";
 
 /** A termination condition as data (server/workspace/autogen.ts maps AgentChat's). */
 export type Termination =
@@ -43,7 +46,7 @@ export interface Participant {
 
 /** The team's pattern, as the import keeps it. */
 export interface GroupChatShape {
-  kind: "round_robin" | "selector" | "swarm" | string;
+  kind: "round_robin" | "selector" | "swarm" | "graph_flow" | "magentic_one" | string;
   participants: Participant[];
   selector_prompt: string | null;
   allow_repeated_speaker: boolean;
@@ -51,6 +54,12 @@ export interface GroupChatShape {
   handoffs: { from: string; target: string; name: string | null; description: string | null; message: string | null }[];
   termination: Termination | null;
   max_turns: number | null;
+  /** GraphFlow: the directed graph (./graph-flow.ts). */
+  graph?: GraphSpec | null;
+  /** MagenticOneGroupChat: stalls before the orchestrator replans (AutoGen default 3). */
+  max_stalls?: number | null;
+  /** MagenticOneGroupChat: the prompt of the final answer (null: AutoGen's). */
+  final_answer_prompt?: string | null;
 }
 
 /** One turn of the chat so far: who spoke, what they said, whom they handed off to. */
@@ -214,17 +223,20 @@ export function selectorPromptRole(provider: string): "system" | "user" {
  * applies the condition to the start messages before any turn (`handle_start`), the task counts as
  * the first message, a TextMessage from `user`: with no turns yet, a task that mentions the text of
  * a TextMentionTermination (or any task, for TextMessageTermination without a source) ends the chat.
+ * With `withTask: false` the condition sees the turns only, as MagenticOne's orchestrator shows it
+ * the participants' responses and never the task.
  */
-export function terminated(cond: Termination | null, turns: readonly Turn[], facts: ChatFacts): string | null {
+export function terminated(cond: Termination | null, turns: readonly Turn[], facts: ChatFacts, options: { withTask?: boolean } = {}): string | null {
   if (!cond) return null;
-  const messages: readonly Turn[] = [{ speaker: "user", text: facts.task }, ...turns];
+  const withTask = options.withTask ?? true;
+  const messages: readonly Turn[] = withTask ? [{ speaker: "user", text: facts.task }, ...turns] : turns;
   switch (cond.kind) {
     case "text_mention": {
       const hit = messages.find((t) => (!cond.sources || cond.sources.includes(t.speaker)) && t.text.includes(cond.text));
       return hit ? `Text '${cond.text}' mentioned` : null;
     }
     case "max_message": {
-      const count = 1 + turns.length + (cond.include_agent_event ? facts.agent_events : 0);
+      const count = (withTask ? 1 : 0) + turns.length + (cond.include_agent_event ? facts.agent_events : 0);
       return count >= cond.max_messages ? `Maximum number of messages ${cond.max_messages} reached, current message count: ${count}` : null;
     }
     case "handoff": {
@@ -255,10 +267,10 @@ export function terminated(cond: Termination | null, turns: readonly Turn[], fac
     case "external":
       return null; // no StopMessage or external stop in a Clutch run; a person cancels the run instead
     case "and": {
-      const reasons = cond.conditions.map((c) => terminated(c, turns, facts));
+      const reasons = cond.conditions.map((c) => terminated(c, turns, facts, options));
       return reasons.every(Boolean) ? reasons.join("; ") : null;
     }
     case "or":
-      return cond.conditions.map((c) => terminated(c, turns, facts)).find(Boolean) ?? null;
+      return cond.conditions.map((c) => terminated(c, turns, facts, options)).find(Boolean) ?? null;
   }
 }

@@ -44,6 +44,12 @@ export interface DeadlineDeps {
 }
 
 const WAITING_FOR_PEOPLE = new Set(["waiting_input", "approval_required"]);
+/**
+ * Clutch's coordinators: the orchestrator (a request still to be routed), a workflow run's root
+ * (server/workflows/runner.ts) and a group chat's (server/orchestrator/group-chat.ts). Their time is
+ * their subtasks', each under its own limit, so no task limit applies to them; the run limit does.
+ */
+const COORDINATORS = new Set([ORCHESTRATOR.agent_id, "agent:workflow", "agent:group-chat"]);
 const ms = (d: Date | null) => (d ? d.getTime() : null);
 
 /**
@@ -119,7 +125,7 @@ export class Deadlines {
     const own = t.assignee ? this.deps.registry.get(t.assignee)?.card.limits?.max_runtime_sec : undefined;
     const limit = own || this.deps.settings.task_timeout_sec;
     const started = ms(t.started_at);
-    if (limit == null || started === null || waitsForPeople(t) || t.assignee === ORCHESTRATOR.agent_id) return null;
+    if (limit == null || started === null || waitsForPeople(t) || COORDINATORS.has(t.assignee ?? "")) return null;
     if (this.now() - started <= limit * 1000) return null;
     return { ms: limit * 1000, source: own ? "its AgentCard's limits.max_runtime_sec" : "lifecycle.task_timeout_sec" };
   }

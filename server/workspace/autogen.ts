@@ -41,6 +41,7 @@
  * callables Clutch cannot run); a gallery without the team asked for.
  */
 import type { Termination } from "@/lib/group-chat/turns";
+import { readGraph, type GraphSpec } from "@/lib/group-chat/graph-flow";
 import { z } from "zod";
 import { CAP_AGENT_ID_PATTERN, CapManifestSchema, type CapManifest } from "@/lib/protocol";
 import type { ResolvedSpec } from "../agents/models";
@@ -139,8 +140,17 @@ export interface AutogenPattern {
   /** SelectorGroupChat: may the same speaker speak twice in a row (AutoGen default false). */
   allow_repeated_speaker: boolean;
   max_selector_attempts: number | null;
-  /** SelectorGroupChat: the model that selects, as a Clutch ModelSpec (null: not mapped, use the deployment's). */
-  selector_model: ResolvedSpec | null;
+  /**
+   * The team's own `model_client` as a Clutch ModelSpec: SelectorGroupChat's selector, MagenticOne's
+   * orchestrator (null: not mapped, or no such client; server.ts runs it on the deployment's model).
+   */
+  team_model: ResolvedSpec | null;
+  /** GraphFlow: the directed graph (lib/group-chat/graph-flow.ts). */
+  graph: GraphSpec | null;
+  /** MagenticOneGroupChat: stalls before the orchestrator replans (null: AutoGen's 3). */
+  max_stalls: number | null;
+  /** MagenticOneGroupChat: the final answer's prompt (null: AutoGen's). */
+  final_answer_prompt: string | null;
   /** Every handoff of every participant (Swarm moves the turn by them). */
   handoffs: { from: string; target: string; name: string | null; description: string | null; message: string | null }[];
   termination: AutogenTermination | null;
@@ -401,7 +411,6 @@ export function autogenToTeam(spec: unknown, options: { id?: string; team?: stri
   if (!team) throw new PackError(r.issues);
   const kind = TEAMS[providerOf(team) as keyof typeof TEAMS];
   if (!kind) throw new PackError([{ path: `${at}.provider`, message: `unknown team provider ${JSON.stringify(team.provider)}: Clutch imports ${Object.keys(TEAMS).map((p) => p.split(".").pop()).join(", ")}` }]);
-  if (kind === "magentic_one" || kind === "graph_flow") r.warnings.push(`${at}: the ${providerOf(team).split(".").pop()} pattern is not one Clutch runs; its agents are imported and the channel's entry agent takes requests`);
   const cfg = team.config;
   const label = team.label ?? str(cfg.name) ?? "AutoGen team";
   const id = options.id ?? teamIdOf(label);
@@ -521,11 +530,21 @@ export function autogenToTeam(spec: unknown, options: { id?: string; team?: stri
   if (cycle && !cfg.termination_condition && max_turns === null) {
     r.issue(`${at}.config.termination_condition`, `the handoffs ${cycle.join(" → ")} form a cycle and the team has neither termination_condition nor max_turns: it would never end`);
   }
-  let selector_model: ResolvedSpec | null = null;
-  if (kind === "selector") {
+  let team_model: ResolvedSpec | null = null;
+  if (kind === "selector" || kind === "magentic_one") {
+    // The team's own model client: SelectorGroupChat's selector, MagenticOne's orchestrator.
+    const role = kind === "selector" ? "the selector" : "the orchestrator";
     const mc = cfg.model_client ? r.component(cfg.model_client, `${at}.config.model_client`) : null;
-    if (!mc) r.issue(`${at}.config.model_client`, "a SelectorGroupChat needs the model_client that picks the next speaker");
-    else selector_model = modelOf(r, mc, `${at}.config.model_client`, "the selector")?.spec ?? null;
+    if (!mc) r.issue(`${at}.config.model_client`, kind === "selector" ? "a SelectorGroupChat needs the model_client that picks the next speaker" : "a MagenticOneGroupChat needs the model_client its orchestrator plans and picks speakers with");
+    else team_model = modelOf(r, mc, `${at}.config.model_client`, role)?.spec ?? null;
+  }
+  let graph: GraphSpec | null = null;
+  if (kind === "graph_flow") {
+    const read = readGraph(cfg.graph, [...names], { has_termination_condition: Boolean(cfg.termination_condition), max_turns });
+    if ("problems" in read) for (const p of read.problems) r.issue(`${at}.config.graph${p.path.replace(/^\$/, "")}`, p.message);
+    else graph = read.graph;
+  }
+  if (kind === "selector") {
     // AutoGen's SelectorGroupChat calls these Python callables before (selector_func) or instead of
     // (candidate_func) its model; Clutch cannot run them, and picking speakers without them would not be the team's chat.
     for (const f of ["selector_func", "candidate_func"] as const) {
@@ -548,7 +567,10 @@ export function autogenToTeam(spec: unknown, options: { id?: string; team?: stri
     selector_prompt: str(cfg.selector_prompt),
     allow_repeated_speaker: cfg.allow_repeated_speaker === true,
     max_selector_attempts: num(cfg.max_selector_attempts),
-    selector_model,
+    team_model,
+    graph,
+    max_stalls: num(cfg.max_stalls),
+    final_answer_prompt: str(cfg.final_answer_prompt),
     handoffs,
     termination,
     max_turns,
