@@ -80,3 +80,23 @@ test("a person creates, edits and runs a workflow, and watches its steps in the 
   expect((await request.post(`/api/runs/${encodeURIComponent(run_id)}/cancel`, { data: { reason: "not needed" } })).status()).toBe(200);
   await expect(strip.getByText("Step 1: Failed", { exact: true }).first()).toBeVisible();
 });
+
+test("the template, as New workflow offers it, runs to its reviewed result", async ({ page }) => {
+  test.setTimeout(180_000);
+  await page.goto("/workflows/new");
+  const editor = page.getByRole("textbox", { name: /Definition/ });
+  await expect(editor).toHaveValue(/capability: skill:data-analysis/);
+  // The template as offered; only its name is this run's own (a shared database).
+  const template = await editor.inputValue();
+  const own = `sales-check-${newId("task").slice(-6).toLowerCase()}`;
+  await editor.fill(template.replace(/^workflow: .+$/m, `workflow: ${own}`));
+  await page.getByRole("button", { name: "Create workflow" }).click();
+  await expect(page).toHaveURL(new RegExp(`/workflows/${own}$`));
+  await page.getByLabel("Run it on").fill("Analyze last quarter's sales trends");
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+  await expect(page).toHaveURL(/\/runs\/run_/);
+  // Both steps end done (the review's inquiry to the analyst, whose step had ended, is answered for it) and the run succeeds.
+  const strip = page.getByRole("region", { name: `Workflow ${own}` });
+  await expect(strip.getByText("Step 2: Done", { exact: true }).first()).toBeVisible({ timeout: 150_000 });
+  await expect(page.getByText("Run state: Succeeded").first()).toBeVisible();
+});
