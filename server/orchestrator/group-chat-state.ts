@@ -100,7 +100,7 @@ export function chatState(root: Request, events: readonly StoredEvent[]): ChatSt
 }
 
 /** A pattern's name in sentences. */
-const PATTERN_NAMES: Record<string, string> = { round_robin: "round-robin", selector: "selector", swarm: "swarm", graph_flow: "GraphFlow", magentic_one: "Magentic-One" };
+const PATTERN_NAMES: Record<string, string> = { round_robin: "round robin", selector: "selector", swarm: "swarm", graph_flow: "GraphFlow", magentic_one: "Magentic-One" };
 export const patternName = (kind: string) => PATTERN_NAMES[kind] ?? kind.replace("_", " ");
 
 /** What one advance of a chat works with: the root, the shape, the run's events and the chat's state. */
