@@ -32,6 +32,7 @@ const clutch = await createClutch({
   admin: config.admin,
   publicUrl: config.publicUrl,
   port: config.port,
+  ...(config.nodeName ? { nodeName: config.nodeName } : {}),
   artifactMaxBytes: config.artifactMaxBytes,
   tracePrivateContent: config.tracePrivateContent,
   allChannels: true,
@@ -74,7 +75,7 @@ httpServer.on("request", (req, res) => {
   else void handle(req, res);
 });
 realtime?.acceptUpgrades(httpServer);
-const gateway = realtime ? null : new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity, clutch.streams);
+const gateway = realtime ? null : new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity, clutch.streams, clutch.bus);
 const stopAgentsFeed = gateway ? startAgentsFeed(gateway, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail }) : () => {};
 
 httpServer.listen(config.port, config.host, () => {

@@ -18,11 +18,12 @@
  * the stream.
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { LanguageModel } from "ai";
 import { McpHub } from "./adapters/mcp/hub";
 import { StreamHub } from "./streams/hub";
-import { LocalBus, PgBus, streamsChannel } from "./streams/bus";
+import { LocalBus, PgBus, streamsChannel, type StreamBus } from "./streams/bus";
 import type { ResolvedSpec } from "./agents/models";
 import { AgentRunner } from "./agents/runner";
 import { McpToolCaller } from "./agents/tool-caller";
@@ -105,6 +106,12 @@ export interface ClutchOptions {
   publicUrl?: string;
   /** The server's own HTTP port: without publicUrl, sign-in trusts the page's address on this port (default: any). */
   port?: number;
+  /**
+   * This node's name (CLUTCH_NODE_NAME): each event of the agents' work here says it in
+   * `meta.node`, and traces carry it as `host.name` (docs/deploy.md). Default: the host's name and
+   * the port (or the process id without one).
+   */
+  nodeName?: string;
   /** Limits on failed sign-ins (server/auth/sign-in-limit.ts; default DEFAULT_SIGN_IN_POLICY). */
   signInPolicy?: Partial<SignInLimitPolicy>;
   /** The clock of presence and deadlines, ms since the epoch (default Date.now; tests swap it). */
@@ -175,6 +182,8 @@ export interface Clutch {
   orchestrator: Orchestrator;
   /** Replies being written, agents' statuses and people typing, shared by the deployment's processes (server/streams/hub.ts). */
   streams: StreamHub;
+  /** The deployment's bus (PostgreSQL NOTIFY; in-process on the embedded database): the streams' and people's presence (server/streams/bus.ts). */
+  bus: StreamBus;
   /** The signing secret of an external agent's webhook (server/adapters/webhook/webhook.ts). */
   webhookSecretOf(agent_id: string): string;
   /**
@@ -384,9 +393,11 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const agui = new (await import("./adapters/ag-ui/driver")).AgUiClientDriver();
   const onPostgres = Boolean(options.databaseUrl && !options.embeddedUrl);
   // Streaming replies, statuses and typing, heard by every process of the deployment (server/streams/hub.ts).
-  const streams = new StreamHub({ bus: onPostgres ? await PgBus.connect(options.databaseUrl!, eventLog.sql, streamsChannel(deployment)) : new LocalBus() });
+  const bus: StreamBus = onPostgres ? await PgBus.connect(options.databaseUrl!, eventLog.sql, streamsChannel(deployment)) : new LocalBus();
+  const streams = new StreamHub({ bus });
   // In-process LangGraph graphs keep their threads in PostgreSQL, so an interrupted one resumes after a restart.
   const graphs = new LangGraphDriver(workspace.dir, onPostgres ? postgresCheckpointer(options.databaseUrl!) : undefined);
+  const nodeName = options.nodeName ?? `${os.hostname()}:${options.port ?? process.pid}`;
   const runner = new AgentRunner({
     store,
     workspace,
@@ -398,6 +409,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     budgets: (at) => budgets.check(at),
     drivers: { a2a, langgraph: graphs, "langgraph-server": graphs, "ag-ui": agui },
     streams,
+    node: nodeName,
   });
   for (const a of workspace.agents.values()) registry.upsertWorkspaceAgent(a);
   const router = new Router({
@@ -611,6 +623,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     runner,
     orchestrator,
     streams,
+    bus,
     async importPack(input, by) {
       if (workspace === NO_WORKSPACE) throw new ClutchError("no_workspace", "this Clutch runs without a workspace (CLUTCH_WORKSPACE=none), so it has no agents to add a team to");
       const { team, agents } = await packs.importTeam(workspace, input, by.agent_id, async (name) => Boolean(await store.queries.threadByName(name)));

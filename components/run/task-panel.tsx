@@ -22,6 +22,7 @@ import { CloseIcon } from "@/components/ui/icons";
 import { formatDuration, formatFull } from "@/components/ui/time";
 import { ForkIcon } from "./icons";
 import { TaskUsageFacts } from "./run-usage";
+import { workNodes } from "./work-nodes";
 import type { TaskUsage } from "@/lib/fold/usage";
 import { taskNodeLabel } from "./graph-model";
 import { panelRows } from "./panel-rows";
@@ -93,6 +94,7 @@ export function TaskPanel({
   const nameOf = useRunPersonLabel();
   const body = useRef<HTMLDivElement>(null);
   const rows = useMemo(() => panelRows(state, events, taskId), [state, events, taskId]);
+  const workedOn = useMemo(() => workNodes(events, taskId), [events, taskId]);
   const node = getNode(state, taskId);
   const task = node?.task ?? null;
   const routingEvent = node?.routing ? events[node.routing.index] : undefined;
@@ -184,6 +186,11 @@ export function TaskPanel({
                   )}
                 </Fact>
                 <TaskUsageFacts usage={usage} currency={currency} Fact={Fact} />
+                {workedOn.length > 0 && (
+                  <Fact label={workedOn.length > 1 ? "Nodes" : "Node"}>
+                    <span title={workedOn.join(", then ")}>{workedOn.join(", then ")}</span>
+                  </Fact>
+                )}
                 <Fact label="Task id">
                   <span className="font-mono text-[11px]" title={task.task_id}>
                     {task.task_id}

@@ -45,10 +45,13 @@ export interface TaskContext {
   kind: "work" | "review";
   /** The task.request that started the task (the one addressed to this agent). */
   request: StoredEventOf<"task.request">;
+  /** The node doing the work (CLUTCH_NODE_NAME; docs/deploy.md): every message says so in `meta.node`. */
+  node?: string;
   /**
    * A message of this task from the agent: its thread, run and task ids, `from` the agent as a
-   * worker, `to` nobody. task.* messages also name the parent task; tool and chat messages do
-   * not (the task's request places it in the tree). `extra` adds or overrides envelope fields.
+   * worker, `to` nobody, `meta.node` the node doing the work. task.* messages also name the parent
+   * task; tool and chat messages do not (the task's request places it in the tree). `extra` adds
+   * or overrides envelope fields (its `meta` is merged).
    */
   envelope<T extends MessageType>(type: T, payload: PayloadOf<T>, extra?: EnvelopeExtra): ClutchMessage;
 }
@@ -68,6 +71,7 @@ export function taskContext(task: Omit<TaskContext, "envelope">): TaskContext {
         from: { agent_id: task.agent.agent_id, role: "worker" },
         to: [],
         ...extra,
+        ...(task.node ? { meta: { ...extra.meta, node: task.node } } : {}),
       }),
   };
 }

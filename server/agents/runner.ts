@@ -96,6 +96,8 @@ export interface RunnerDeps {
   budgets?: (at: BudgetScope) => Promise<BudgetOutcome>;
   /** Where replies stream as they are written, and statuses show (server/streams/hub.ts); none: nothing streams. */
   streams?: StreamHub;
+  /** This node's name (CLUTCH_NODE_NAME), on every event of the agents' work here as `meta.node`. */
+  node?: string;
 }
 
 const BUILTIN_DESCRIPTIONS: Record<keyof typeof BUILTIN_TOOLS, string> = {
@@ -276,6 +278,7 @@ export class AgentRunner {
       parent_task_id: row.parent_task_id,
       kind: request.meta?.review_of ? "review" : "work",
       request,
+      ...(this.deps.node ? { node: this.deps.node } : {}),
     });
     const actionDeps: ActionDeps = {
       store: this.deps.store,

@@ -35,7 +35,7 @@ const clutch = await createClutch({
   publicUrl: config.publicUrl,
 });
 const httpServer = createClutchHttpServer(config.timeouts);
-const gateway = new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity, clutch.streams);
+const gateway = new RealtimeGateway(httpServer, clutch.store, clutch.tail, clutch.identity, clutch.streams, clutch.bus);
 const stopAgentsFeed = startAgentsFeed(gateway, { queries: clutch.store.queries, registry: clutch.registry, tail: clutch.tail });
 
 // A WebSocket upgrade the main process accepted: the request as it read it, and the connection.

@@ -24,9 +24,10 @@
  * names it, in every channel) is for that agent's own key only. `thread.activity` carries only the channels each
  * client may read; an inbox carries only the events of channels its agent may read.
  *
- * It tracks people's presence (server/realtime/presence.ts): a person's first socket broadcasts
- * `presence.changed` online to every client and their last one's disconnect offline; each socket
- * gets a `presence.snapshot` of the people online right after it connects.
+ * It tracks people's presence (server/realtime/presence.ts), across the deployment's nodes when
+ * given its `bus`: a person's first socket on any node broadcasts `presence.changed` online to
+ * every client and their last one's disconnect offline; each socket gets a `presence.snapshot`
+ * of the people online right after it connects.
  *
  * It carries the streams (server/streams/hub.ts, lib/realtime/streams.ts): a reply's open, deltas
  * and end, agents' statuses and people typing go to the sockets whose live subscriptions watch
@@ -69,6 +70,7 @@ import type { Principal } from "../auth/principal";
 import { PresenceTracker } from "./presence";
 import { TypingInputSchema } from "@/lib/realtime/streams";
 import type { HubEvent, StreamHub } from "../streams/hub";
+import type { StreamBus } from "../streams/bus";
 
 const ACTIVITY_MS = 250;
 /** The least time between two `typing` heard from one socket (ms). */
@@ -146,8 +148,9 @@ export class RealtimeGateway {
   private readonly unsubscribeStreams: () => void;
   /** Deliveries, one event at a time in seq order (see the module doc). */
   private chain: Promise<void> = Promise.resolve();
-  /** People's connected sockets (see the module doc). */
-  readonly presence = new PresenceTracker();
+  /** People's connected sockets, on this node and the deployment's others (see the module doc). */
+  readonly presence: PresenceTracker;
+  private readonly unsubscribePresence: () => void;
 
   constructor(
     httpServer: HttpServer,
@@ -155,7 +158,10 @@ export class RealtimeGateway {
     tail: EventTail,
     private readonly identity: Identity,
     private readonly streams?: StreamHub,
+    bus?: StreamBus,
   ) {
+    this.presence = new PresenceTracker({ ...(bus ? { bus } : {}) });
+    this.unsubscribePresence = this.presence.onChange((person, status) => this.io.emit("presence.changed", { agent_id: person, status }));
     this.io = new Server<ClientEvents, ServerEvents>(httpServer, { serveClient: false, maxHttpBufferSize: 1e6 });
     this.io.use((socket, next) => {
       const headers = new Headers();
@@ -180,6 +186,8 @@ export class RealtimeGateway {
   async close(): Promise<void> {
     this.unsubscribeTail();
     this.unsubscribeStreams();
+    this.unsubscribePresence();
+    this.presence.close();
     if (this.activityTimer) clearTimeout(this.activityTimer);
     await this.io.close();
   }
@@ -189,7 +197,7 @@ export class RealtimeGateway {
     socket.data.subs = subs;
     // Presence is the handshake's person: a later role change keeps the same `user:` id.
     const person = socket.data.principal.kind === "person" ? socket.data.principal.agent_id : null;
-    if (person && this.presence.connect(person, socket.id) === "online") this.io.emit("presence.changed", { agent_id: person, status: "online" });
+    if (person) this.presence.connect(person, socket.id); // a change reaches every client through onChange
     socket.emit("presence.snapshot", { online: this.presence.online() });
     this.watchExpiry(socket);
     socket.on("presence", (ack) => {
@@ -223,7 +231,7 @@ export class RealtimeGateway {
     socket.on("disconnect", () => {
       clearTimeout(socket.data.expiry);
       for (const sub of [...subs.values()]) this.remove(sub, subs);
-      if (person && this.presence.disconnect(person, socket.id) === "offline") this.io.emit("presence.changed", { agent_id: person, status: "offline" });
+      if (person) this.presence.disconnect(person, socket.id);
     });
   }
 

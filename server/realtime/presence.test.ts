@@ -2,7 +2,10 @@
  * People's presence over the socket contract (lib/realtime/contract.ts `presence.snapshot`,
  * `presence.changed`; docs/channels.md "Presence") with a real server and real socket.io
  * clients, each signed in with a person's API key: A connects → B sees A online; a second tab of
- * A closing changes nothing; A's last socket closing → B sees A offline. Also the tracker alone.
+ * A closing changes nothing; A's last socket closing → B sees A offline. Across two nodes of one
+ * deployment (two Clutches on one PostgreSQL, each with its gateway and the deployment's bus): a
+ * person connected to one node is online for the other node's clients, and offline there once
+ * their socket closes, or once their node falls silent. Also the tracker alone.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,6 +13,7 @@ import { io as connect, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClientEvents, PresenceChange, PresenceSnapshot, ServerEvents } from "@/lib/realtime/contract";
 import type { Clutch } from "@/server/clutch";
+import { newId } from "@/lib/protocol";
 import { testAgent, testClutch, testPerson, type TestPrincipal } from "@/test/helpers";
 import { RealtimeGateway } from "./gateway";
 import { PresenceTracker } from "./presence";
@@ -33,9 +37,9 @@ afterAll(async () => {
 
 type Client = Socket<ServerEvents, ClientEvents>;
 
-/** A connected client as `who`, recording what it learns of presence. */
-async function client(who: { key: string }) {
-  const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token: who.key } });
+/** A connected client as `who` (to the node at `at`), recording what it learns of presence. */
+async function client(who: { key: string }, at = url) {
+  const socket: Client = connect(at, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token: who.key } });
   const online = new Set<string>();
   const changes: PresenceChange[] = [];
   let snapshot: PresenceSnapshot | null = null;
@@ -100,6 +104,63 @@ describe("presence", () => {
     expect(watcher.changes.some((c) => c.agent_id === "agent:presence-probe")).toBe(false);
     agent.socket.close();
     watcher.socket.close();
+  });
+});
+
+describe("presence across the deployment's nodes", () => {
+  const deployment = `test.presence.${newId("task")}`;
+  let nodes: { rt: Clutch; http: Server; gateway: RealtimeGateway; url: string }[] = [];
+  beforeAll(async () => {
+    for (let i = 0; i < 2; i++) {
+      const node = await testClutch({ deployment });
+      const server = createServer();
+      const g = new RealtimeGateway(server, node.store, node.tail, node.identity, node.streams, node.bus);
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      nodes.push({ rt: node, http: server, gateway: g, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    }
+  });
+  afterAll(async () => {
+    for (const n of nodes) {
+      await n.gateway.close();
+      await n.rt.stop();
+    }
+    nodes = [];
+  });
+
+  it("a person on node A is online for node B's clients, and offline there when their socket closes", async () => {
+    const [a, b] = nodes;
+    const ada = await testPerson(a!.rt, "member", "Presence Ada");
+    const bea = await testPerson(a!.rt, "member", "Presence Bea");
+    const watcher = await client(bea, b!.url);
+    const adaOnA = await client(ada, a!.url);
+    await until(() => watcher.online.has(ada.agent_id), "node B's client to see Ada, on node A, online");
+    // A client that connects to node B later has her in its snapshot.
+    const late = await client(bea, b!.url);
+    expect(late.online.has(ada.agent_id)).toBe(true);
+    adaOnA.socket.close();
+    await until(() => !watcher.online.has(ada.agent_id), "node B's client to see Ada offline");
+    expect(watcher.changes.filter((c) => c.agent_id === ada.agent_id).map((c) => c.status)).toEqual(["online", "offline"]);
+    watcher.socket.close();
+    late.socket.close();
+  });
+
+  it("the people of a node that falls silent go offline on the others after expireMs, unless another node has them", async () => {
+    const [a, b] = nodes;
+    const fast = { heartbeatMs: 100, expireMs: 500 };
+    const onA = new PresenceTracker({ bus: a!.rt.bus, ...fast });
+    const onB = new PresenceTracker({ bus: b!.rt.bus, ...fast });
+    const heard: string[] = [];
+    onB.onChange((person, status) => heard.push(`${person} ${status}`));
+    // Enough people that a heartbeat's list comes in several parts.
+    const many = Array.from({ length: 600 }, (_, i) => `user:presence-${i}-${newId("user").slice(-10).toLowerCase()}`);
+    for (const [i, p] of many.entries()) onA.connect(p, `s${i}`);
+    onB.connect(many[0]!, "b0"); // also on node B
+    await until(() => onB.online().length === many.length, "node B to have node A's people");
+    onA.close(); // node A stops without a word
+    await until(() => onB.online().length === 1, "node A's people to expire on node B", 5_000);
+    expect(onB.online()).toEqual([many[0]]);
+    expect(heard.filter((h) => h.endsWith("offline"))).toHaveLength(many.length - 1);
+    onB.close();
   });
 });
 

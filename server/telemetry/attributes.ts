@@ -27,6 +27,8 @@ export const ATTR = {
   TOOL_TYPE: "gen_ai.tool.type",
   // Stable semantic conventions
   ERROR_TYPE: "error.type",
+  /** The node that did the work (`meta.node`, CLUTCH_NODE_NAME): the resource attribute, on the span. */
+  HOST_NAME: "host.name",
   // Clutch's own
   RUN_ID: "clutch.run_id",
   THREAD_ID: "clutch.thread_id",

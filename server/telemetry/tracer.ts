@@ -109,6 +109,8 @@ interface TaskSpan {
   requester: string | null;
   title: string | null;
   parent_task_id: string | null;
+  /** The node that accepted the task (its accept's `meta.node`). */
+  node?: string;
   ended: boolean;
   events: SpanRecord["events"];
 }
@@ -359,6 +361,8 @@ export class RunTracer {
     if (!t || t.ended) return [];
     const agent = ev.payload.agent_id ?? ev.from.agent_id;
     if (!t.assignee && agent !== ORCHESTRATOR_ID) t.assignee = agent;
+    const node = nodeOf(ev);
+    if (node) t.node = node;
     if (t.events.length < MAX_SPAN_EVENTS) t.events.push({ name: "task.accept", timeMs: ms(ev), attributes: { [ATTR.AGENT_ID]: agent } });
     return [];
   }
@@ -436,6 +440,7 @@ export class RunTracer {
       ...(t.requester ? { [ATTR.REQUESTER]: t.requester } : {}),
       [ATTR.TASK_STATE]: state,
       [ATTR.TASK_ATTEMPT]: t.attempt,
+      ...(t.node ? { [ATTR.HOST_NAME]: t.node } : {}),
     };
     let status: SpanRecord["status"] = { code: "unset" };
     if (isEvent(ev, "task.error")) {
@@ -488,6 +493,7 @@ export class RunTracer {
           ...this.agent(ev.from.agent_id),
           ...this.ids(run, ev.task_id),
           ...(p.step !== undefined ? { [ATTR.STEP]: p.step } : {}),
+          ...(nodeOf(ev) ? { [ATTR.HOST_NAME]: nodeOf(ev)! } : {}),
         },
         status: { code: "unset" },
         events: [],
@@ -520,6 +526,7 @@ export class RunTracer {
       ...(server_id ? { [ATTR.TOOL_SERVER_ID]: server_id } : {}),
       ...this.agent(opened?.from ?? t?.assignee ?? null),
       ...this.ids(run, ev.task_id),
+      ...(nodeOf(ev) ? { [ATTR.HOST_NAME]: nodeOf(ev)! } : {}),
     };
     let status: SpanRecord["status"] = { code: "unset" };
     if (isEvent(ev, "tool.error")) {
@@ -659,4 +666,10 @@ function stateOf(ev: StoredEvent): TaskState {
 /** A chat.message that waits for people's answer (lib/fold/questions.ts). */
 function isQuestionToPeople(ev: StoredEvent): ev is StoredEventOf<"chat.message"> {
   return isEvent(ev, "chat.message") && ev.payload.expects_reply === true && ev.to.some(isPeopleRecipient);
+}
+
+/** The node that stored `ev` (`meta.node`, CLUTCH_NODE_NAME), if it says. */
+function nodeOf(ev: StoredEvent): string | undefined {
+  const node = ev.meta?.node;
+  return typeof node === "string" && node ? node : undefined;
 }
