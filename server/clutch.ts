@@ -480,7 +480,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       : null;
 
   // Workflow runs and group chats advance where the agents work (server/workflows/runner.ts, server/orchestrator/group-chat.ts).
-  const workflowRunner = new WorkflowRunner({ store, tail, schemas });
+  const workflowRunner = new WorkflowRunner({ store, tail, schemas, inScope: (thread_id) => orchestrator.actsIn(thread_id) });
   const groupChatRunner = new GroupChatRunner({
     store,
     tail,

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { newId, type StoredEvent } from "@/lib/protocol";
 import { builtinModel, loadPlaybooks } from "@/server/agents/models";
-import type { Clutch } from "@/server/clutch";
+import type { Clutch, ClutchOptions } from "@/server/clutch";
 import { personMessage } from "@/server/events/chat";
 import { indexQuestions } from "@/lib/fold/questions";
 import { expect, inject } from "vitest";
@@ -44,13 +44,18 @@ export function scratchWorkspace(
   return { dir, channel };
 }
 
-/** A Clutch on the test database running the agents of `workspaceDir` on the built-in model with the example's playbooks. */
-export async function startAgents(workspaceDir: string): Promise<Clutch> {
+/**
+ * A Clutch on the test database running the agents of `workspaceDir` on the built-in model with
+ * the example's playbooks; `options` add to or override testClutch's (e.g. `deployment`, for a
+ * second node of the same deployment).
+ */
+export async function startAgents(workspaceDir: string, options: Partial<ClutchOptions> = {}): Promise<Clutch> {
   const playbooks = await loadPlaybooks(EXAMPLE);
   return testClutch({
     workspaceDir,
     dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "clutch-data-")),
     modelFor: () => builtinModel({ playbooks }),
+    ...options,
   });
 }
 

@@ -11,6 +11,7 @@
  * carries on, and the workflow ends with the review. Also: a question to an agent that never
  * answers counts against the asker's task deadline, unlike a question to people.
  */
+import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import type { WorkflowDetail } from "@/lib/api/types";
@@ -77,6 +78,10 @@ describe("no wait without an end", () => {
     expect(text).toMatch(/^Analyst Agent has finished its task ".+" and cannot answer; its result was: /);
     expect(text).toContain(String(analysed.payload.summary).slice(0, 60));
     expect((await taskRow(rt, review.task_id)).state).toBe("succeeded");
+    // Every event of the agents' work names the node that did it (CLUTCH_NODE_NAME; here the default, host and process).
+    // (A reviewed result the orchestrator releases for its agent, `meta.approved_by`, is the orchestrator's.)
+    const work = events.filter((e) => (e.from.agent_id === "agent:analyst-1" || e.from.agent_id === "agent:qa-1") && !e.meta?.approved_by);
+    expect(new Set(work.map((e) => e.meta?.node))).toEqual(new Set([`${os.hostname()}:${process.pid}`]));
   }, 180_000);
 
   it("times out a task whose question to an agent is never answered, but not one that waits for a person, nor a workflow's root", async () => {

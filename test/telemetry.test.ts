@@ -110,10 +110,11 @@ function appendedRun(thread_id: string) {
     msg("agent.register", { card: card(planner, "Planner Pat") }, { thread_id, run_id: newId("run"), from: { agent_id: planner, role: "worker" } }),
     msg("agent.register", { card: card(analyst, "Analyst Ana") }, { thread_id, run_id: newId("run"), from: { agent_id: analyst, role: "worker" } }),
     msg("task.request", { title: "Count the orders" }, { thread_id, run_id, task_id: A, from: dana, to: [{ agent_id: planner }], meta: { requested_by: "user:dana" }, ts: at(0) }),
-    msg("task.accept", {}, { ...inA, ts: at(1) }),
-    msg("model.usage", { model: "gpt-4o-mini", provider: "openai", input_tokens: 120, output_tokens: 30, cached_input_tokens: 20, latency_ms: 1500, finish_reason: "tool_calls", step: 1 }, { ...inA, ts: at(3) }),
+    // The node that did the work (meta.node, CLUTCH_NODE_NAME): node-a, and node-b after a failover.
+    msg("task.accept", {}, { ...inA, meta: { node: "node-a" }, ts: at(1) }),
+    msg("model.usage", { model: "gpt-4o-mini", provider: "openai", input_tokens: 120, output_tokens: 30, cached_input_tokens: 20, latency_ms: 1500, finish_reason: "tool_calls", step: 1 }, { ...inA, meta: { node: "node-a" }, ts: at(3) }),
     msg("tool.call", { call_id: "call_1", tool: "query_data", server_id: "DataServer", arguments: { sql: "SELECT 1" } }, { ...inA, ts: at(4) }),
-    msg("tool.result", { call_id: "call_1", tool: "query_data", server_id: "DataServer", result: { rows: 1 }, duration_ms: 2000 }, { ...inA, ts: at(6) }),
+    msg("tool.result", { call_id: "call_1", tool: "query_data", server_id: "DataServer", result: { rows: 1 }, duration_ms: 2000 }, { ...inA, meta: { node: "node-b" }, ts: at(6) }),
     msg("task.request", { title: "Check the totals" }, { ...inA, task_id: B, parent_task_id: A, to: [{ agent_id: analyst }], ts: at(7) }),
     msg("task.accept", {}, { ...inB, ts: at(8) }),
     msg("tool.call", { call_id: "call_2", tool: "read_file", server_id: "Files" }, { ...inB, ts: at(9) }),
@@ -168,9 +169,13 @@ describe("OpenTelemetry traces of runs", () => {
     expect([taskA.startMs - T0, taskA.endMs - T0]).toEqual([0, 23_000]);
     expect(taskA.status.code).toBe(STATUS_CODE.UNSET);
     expect(taskA.events).toContain("task.accept");
+    // Where the work went: host.name from the events' meta.node; none where the events name no node.
+    expect(taskA.attributes["host.name"]).toBe("node-a");
+    expect(one("execute_tool query_data").attributes["host.name"]).toBe("node-b");
     const taskB = one("invoke_agent Analyst Ana");
     expect(taskB.parentSpanId).toBe(taskA.spanId);
     expect(taskB.attributes).toMatchObject({ "clutch.task_id": B, "clutch.parent_task_id": A, "clutch.task.state": "failed", "error.type": "ANALYSIS_FAILED", "gen_ai.agent.id": analyst });
+    expect(taskB.attributes["host.name"]).toBeUndefined();
     expect(taskB.status).toEqual({ code: STATUS_CODE.ERROR, message: "ANALYSIS_FAILED: the totals do not add up" });
 
     // Model calls: chat spans under the task, started latency_ms before the event, with usage.
@@ -191,6 +196,7 @@ describe("OpenTelemetry traces of runs", () => {
       "gen_ai.agent.name": "Planner Pat",
       "clutch.task_id": A,
       "clutch.step": 1,
+      "host.name": "node-a",
     });
     expect(chats[1]!.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 200, "gen_ai.usage.output_tokens": 50, "gen_ai.response.finish_reasons": ["stop"] });
 

@@ -93,6 +93,11 @@ export interface WorkflowRunnerDeps {
   store: EventStore;
   tail: EventTail;
   schemas: SchemaRegistry;
+  /**
+   * Whether this deployment's agents work in `thread_id` (its orchestrator acts there): the
+   * workflow runs of other deployments sharing the database are theirs. Absent: every thread.
+   */
+  inScope?: (thread_id: string) => Promise<boolean>;
 }
 
 export class WorkflowRunner {
@@ -170,6 +175,7 @@ export class WorkflowRunner {
     const root = events.find((e): e is Request => isEvent(e, "task.request") && e.task_id === task_id);
     const shape = root && workflowOf(root);
     if (!root || !shape) return void this.roots.delete(task_id);
+    if (this.deps.inScope && !(await this.deps.inScope(root.thread_id))) return void this.roots.delete(task_id);
     // The steps' payload types as the registry knows them now (a schema added on another node).
     for (const s of shape.steps) if (s.payload_type) await this.deps.schemas.lookup(s.payload_type);
     const next = nextStep(root, shape, events, this.check);

@@ -14,8 +14,10 @@
  *                  `_meta.progressToken`, the output as it grows, one delta per step; joined with
  *                  the seed's delta algorithm (lib/acp/delta.ts) they are the final output
  *   notifications/cancelled for a run in flight → the run is cancelled in Clutch. Stateless,
- *                  it comes in a request of its own: the process serving the call matches it
- *                  by the caller and the call's JSON-RPC id (`inFlight`)
+ *                  it comes in a request of its own, maybe to another node: the process serving
+ *                  the call matches it by the caller and the call's JSON-RPC id (`inFlight`); a
+ *                  node that does not serve the call tells the deployment's others over its bus
+ *                  (server/streams/bus.ts), so no sticky routing is needed
  *
  * An outside agent's reply streams the other way with the same notification (`agentProgress`):
  *   notifications/agents/run/progress { progressToken: <task id>[#<label>], delta: { text } }
@@ -214,6 +216,33 @@ function endWithTask(clutch: Pick<Clutch, "tail" | "streams">, writer: StreamWri
  */
 const inFlight = new Map<string, () => void>();
 const flightKey = (principal: Principal, requestId: string | number) => `${principal.agent_id}\n${typeof requestId}:${requestId}`;
+/** The buses this process hears other nodes' cancels on (one per Clutch). */
+const hearing = new WeakSet<object>();
+
+/**
+ * Cancel the call `key` (flightKey): here when this process serves it, else on the node that
+ * does, told over the deployment's bus as `{ acp_cancel: key }`.
+ */
+function cancelFlight(clutch: Clutch, key: string): void {
+  const here = inFlight.get(key);
+  if (here) return here();
+  clutch.bus.publish(JSON.stringify({ acp_cancel: key }));
+}
+
+/** Hear the deployment's other nodes' cancels of the calls this process serves (once per bus). */
+function hearCancels(clutch: Clutch): void {
+  if (hearing.has(clutch.bus)) return;
+  hearing.add(clutch.bus);
+  clutch.bus.subscribe((raw) => {
+    let key: unknown;
+    try {
+      key = (JSON.parse(raw) as { acp_cancel?: unknown }).acp_cancel;
+    } catch {
+      return;
+    }
+    if (typeof key === "string") inFlight.get(key)?.();
+  });
+}
 
 const bare = (id: string) => id.replace(/^agent:/, "");
 
@@ -373,10 +402,11 @@ async function answerQuestion(clutch: Clutch, principal: Principal, run_id: stri
 export async function handleAcp(clutch: Clutch, principal: Principal, req: Request, parsedBody: unknown): Promise<Response> {
   // A cancel of an agents/run in flight comes in a request of its own (no session ties the two):
   // it cancels the run that call follows, if that call is the same principal's.
+  hearCancels(clutch);
   const messages: unknown[] = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
   for (const msg of messages) {
     const cancel = CancelledNotification.safeParse(msg);
-    if (cancel.success) inFlight.get(flightKey(principal, cancel.data.params.requestId))?.();
+    if (cancel.success) cancelFlight(clutch, flightKey(principal, cancel.data.params.requestId));
   }
   // An outside agent's progress on its task is Clutch's to take (agentProgress), not the MCP server's.
   const progress = messages.filter((m) => AgentProgressNotification.safeParse(m).success) as { params: unknown }[];
