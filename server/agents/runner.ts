@@ -38,7 +38,7 @@
  */
 import { z } from "zod";
 import { jsonSchema, streamText, tool, type FinishReason, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage, type ToolSet } from "ai";
-import { isEvent, type PayloadOf, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { foldTask, TERMINAL_STATES, type TaskState, type TaskView } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
 import type { Workspace, WorkspaceAgent } from "../workspace/workspace";
@@ -57,7 +57,7 @@ import { Wakes } from "./wakes";
 import { agentDisplayName } from "../workspace/names";
 import type { StreamHub } from "../streams/hub";
 import { StepStreams } from "./step-streams";
-import { usageProvider } from "../telemetry/attributes";
+import { modelUsage } from "../usage/model-usage";
 
 /** One answered model step, as the runner reads it from the stream. */
 interface StepResult {
@@ -468,7 +468,7 @@ export class AgentRunner {
           .then(() => undefined),
     );
     if ("result" in outcome) {
-      await this.deps.store.append(ctx.envelope("model.usage", usageOf(model, outcome.result, outcome.latency_ms, step), { idempotency_key: `${ctx.instance_id}:${step}:usage:${attempt}` }));
+      await this.deps.store.append(ctx.envelope("model.usage", modelUsage(model, outcome.result, outcome.latency_ms, step), { idempotency_key: `${ctx.instance_id}:${step}:usage:${attempt}` }));
       return outcome.result;
     }
     if (signal.aborted) return null;
@@ -562,25 +562,3 @@ async function streamStep(call: Parameters<typeof streamText>[0] & { abortSignal
   return { text, toolCalls, ...finish };
 }
 
-/**
- * The `model.usage` payload of one answered call (docs/observability.md): the AI SDK's token
- * counts (missing counts as 0), `latency_ms` the call's wall time in ms, the model id the
- * provider answered with (else the one asked for).
- */
-function usageOf(model: LanguageModel, result: StepResult, latency_ms: number, step: number): PayloadOf<"model.usage"> {
-  const u = result.usage;
-  const asked = typeof model === "string" ? { modelId: model, provider: undefined } : model;
-  const cached = u.inputTokenDetails?.cacheReadTokens ?? u.cachedInputTokens;
-  const reasoning = u.outputTokenDetails?.reasoningTokens ?? u.reasoningTokens;
-  return {
-    model: result.response?.modelId || asked.modelId,
-    ...(asked.provider ? { provider: usageProvider(asked) } : {}),
-    input_tokens: u.inputTokens ?? 0,
-    output_tokens: u.outputTokens ?? 0,
-    ...(cached ? { cached_input_tokens: cached } : {}),
-    ...(reasoning ? { reasoning_tokens: reasoning } : {}),
-    latency_ms: Math.round(latency_ms),
-    finish_reason: result.finishReason,
-    step,
-  };
-}

@@ -35,10 +35,10 @@
  * the agents and picks up unfinished chats on start.
  */
 import { generateText, type LanguageModel, type ModelMessage } from "ai";
-import { isEvent, makeMessage, newId, type ClutchMessage, type PayloadOf, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { isEvent, makeMessage, newId, type ClutchMessage, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { nextSpeaker, readSelection, selectorFallback, selectorPromptRole, speakers, terminated, type ChatFacts, type GroupChatShape, type Participant } from "@/lib/group-chat/turns";
 import { graphNext } from "@/lib/group-chat/graph-flow";
-import { usageProvider } from "../telemetry/attributes";
+import { modelUsage } from "../usage/model-usage";
 import { advanceMagentic, type MagenticDeps } from "./magentic-one";
 import { chatState, DEFAULT_MAX_TURNS, ENDINGS, GROUP_CHAT_AGENT, groupChatOf, patternName, type ChatStep, type Request } from "./group-chat-state";
 import type { EventStore } from "../events/store";
@@ -259,7 +259,7 @@ export class GroupChatRunner {
     const started = performance.now();
     const result = await generateText({ model, messages, maxRetries: 2, allowSystemInMessages: true });
     const { root } = step;
-    const usage = callUsage(model, result, performance.now() - started, ++step.calls);
+    const usage = modelUsage(model, result, performance.now() - started, ++step.calls);
     await this.deps.store.append([makeMessage({ type: "model.usage", thread_id: root.thread_id, run_id: root.run_id, task_id: root.task_id, from: GROUP_CHAT_AGENT, to: [], payload: usage, meta, idempotency_key: step.key(`${keyPart}:usage`) })]);
     return result.text;
   }
@@ -391,28 +391,4 @@ export class GroupChatRunner {
 
 export function firstLine(text: string): string {
   return (text.split("\n").find((l) => l.trim()) ?? "").trim();
-}
-
-/**
- * The `model.usage` payload of one call of the team's model (docs/observability.md; as
- * server/agents/runner.ts `usageOf` builds an agent's): the AI SDK's token counts (missing counts
- * as 0), `latency_ms` the call's wall time in ms, the model id the provider answered with (else the
- * one asked for), `step` the chat's model call from 1.
- */
-function callUsage(model: LanguageModel, result: Awaited<ReturnType<typeof generateText>>, latency_ms: number, step: number): PayloadOf<"model.usage"> {
-  const u = result.usage;
-  const asked = typeof model === "string" ? { modelId: model, provider: undefined } : model;
-  const cached = u.inputTokenDetails?.cacheReadTokens ?? u.cachedInputTokens;
-  const reasoning = u.outputTokenDetails?.reasoningTokens ?? u.reasoningTokens;
-  return {
-    model: result.response?.modelId || asked.modelId,
-    ...(asked.provider ? { provider: usageProvider(asked) } : {}),
-    input_tokens: u.inputTokens ?? 0,
-    output_tokens: u.outputTokens ?? 0,
-    ...(cached ? { cached_input_tokens: cached } : {}),
-    ...(reasoning ? { reasoning_tokens: reasoning } : {}),
-    latency_ms: Math.round(latency_ms),
-    finish_reason: result.finishReason,
-    step,
-  };
 }
