@@ -22,6 +22,7 @@ import { resolveModel } from "@/server/agents/models";
 import type { Clutch } from "@/server/clutch";
 import { say, threadEvents, waitFor } from "./agents";
 import { testClutch } from "./helpers";
+import { assistant, cond } from "./autogen-specs";
 import { completion, startScriptedModel, toolCall, type ChatRequest } from "./scripted-openai";
 
 let rt: Clutch;
@@ -49,12 +50,6 @@ function answer(body: ChatRequest) {
   return completion(body.model, toolCall("submit_result", { summary: says }), "tool_calls");
 }
 
-const assistant = (name: string) => ({
-  provider: "autogen_agentchat.agents.AssistantAgent",
-  component_type: "agent",
-  config: { name, description: `${name} helps`, system_message: `You are ${name}.`, model_client: { provider: "OpenAIChatCompletionClient", component_type: "model", config: { model: "gpt-4o" } } },
-});
-const cond = (name: string, config: Record<string, unknown>) => ({ provider: `autogen_agentchat.conditions.${name}`, component_type: "termination", config });
 const selectorTeam = (config: Record<string, unknown>) => ({
   provider: "autogen_agentchat.teams.SelectorGroupChat",
   component_type: "team",

@@ -23,6 +23,7 @@ import type { Clutch } from "@/server/clutch";
 import { factsMessages, ORCHESTRATOR_FINAL_ANSWER_PROMPT } from "@/lib/group-chat/magentic-one";
 import { say, threadEvents, waitFor } from "./agents";
 import { testClutch } from "./helpers";
+import { assistant, cond } from "./autogen-specs";
 import { completion, startScriptedModel, toolCall, type ChatRequest } from "./scripted-openai";
 
 let rt: Clutch;
@@ -67,18 +68,13 @@ function answer(body: ChatRequest) {
   return completion(body.model, toolCall("submit_result", { summary: says }), "tool_calls");
 }
 
-const assistant = (name: string) => ({
-  provider: "autogen_agentchat.agents.AssistantAgent",
-  component_type: "agent",
-  config: { name, description: `${name} helps`, system_message: `You are ${name}.`, model_client: { provider: "OpenAIChatCompletionClient", component_type: "model", config: { model: "gpt-4o" } } },
-});
 const edge = (target: string, condition: string | null = null) => ({ target, condition, activation_group: "", activation_condition: "all" });
 const node = (name: string, edges: ReturnType<typeof edge>[] = []) => ({ name, edges, activation: "all" });
 const graphTeam = (names: string[], nodes: ReturnType<typeof node>[], config: Record<string, unknown> = {}) => ({
   provider: "autogen_agentchat.teams.GraphFlow",
   component_type: "team",
   label: "Graph team",
-  config: { participants: names.map(assistant), graph: { nodes: Object.fromEntries(nodes.map((n) => [n.name, n])), default_start_node: null }, ...config },
+  config: { participants: names.map((n) => assistant(n)), graph: { nodes: Object.fromEntries(nodes.map((n) => [n.name, n])), default_start_node: null }, ...config },
 });
 const magenticTeam = (config: Record<string, unknown> = {}) => ({
   provider: "autogen_agentchat.teams.MagenticOneGroupChat",
@@ -229,7 +225,7 @@ describe("MagenticOneGroupChat as AutoGen's MagenticOneOrchestrator runs it", ()
   it("ends when the termination condition holds on a participant's message, without a final answer", async () => {
     ledgers = [ledger("coder", "Write it and say DONE.")];
     const task = `Write a haiku ${newId("task").slice(-6)}`;
-    const spec = magenticTeam({ termination_condition: { provider: "autogen_agentchat.conditions.TextMentionTermination", component_type: "termination", config: { text: "did its part" } } });
+    const spec = magenticTeam({ termination_condition: cond("TextMentionTermination", { text: "did its part" }) });
     const { end, requests } = await chat(spec, task);
     expect(end.payload).toMatchObject({ stop_reason: "Text 'did its part' mentioned", report_markdown: "coder did its part." });
     expect(requests.filter(ofTeam).some((r) => text(r.messages.at(-1)!).includes("final answer"))).toBe(false);

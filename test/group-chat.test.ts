@@ -15,6 +15,7 @@ import type { Clutch } from "@/server/clutch";
 import { personMessage } from "@/server/events/chat";
 import { say, threadEvents, waitFor } from "./agents";
 import { testClutch } from "./helpers";
+import { assistant, cond } from "./autogen-specs";
 import { completion, startScriptedModel, toolCall, type ChatRequest } from "./scripted-openai";
 
 let rt: Clutch;
@@ -52,12 +53,6 @@ function answer(body: ChatRequest) {
   }
 }
 
-const assistant = (name: string, extra: Record<string, unknown> = {}) => ({
-  provider: "autogen_agentchat.agents.AssistantAgent",
-  component_type: "agent",
-  config: { name, description: `${name} helps`, system_message: `You are ${name}.`, model_client: { provider: "OpenAIChatCompletionClient", component_type: "model", config: { model: "gpt-4o" } }, ...extra },
-});
-const cond = (name: string, config: Record<string, unknown>) => ({ provider: `autogen_agentchat.conditions.${name}`, component_type: "termination", config });
 const team = (provider: string, label: string, config: Record<string, unknown>) => ({ provider: `autogen_agentchat.teams.${provider}`, component_type: "team", label, config });
 
 beforeAll(async () => {
