@@ -33,6 +33,7 @@ const clutch = await createClutch({
   publicUrl: config.publicUrl,
   port: config.port,
   ...(config.nodeName ? { nodeName: config.nodeName } : {}),
+  ...(config.agentConcurrency ? { agentConcurrency: config.agentConcurrency } : {}),
   artifactMaxBytes: config.artifactMaxBytes,
   tracePrivateContent: config.tracePrivateContent,
   allChannels: true,

@@ -5,9 +5,11 @@
  * approvals, the agent runner, the router and the orchestrator start, the orchestrator carrying
  * on every unfinished run (docs/architecture.md, "Layers" and "From request to socket"). On
  * PostgreSQL, requests reach the workspace's agents through the durable dispatch queue
- * (server/dispatch/queue.ts; docs/lifecycle.md), and of the nodes of one deployment only the
- * elected leader does the agents' work; the others stand by to take it over
- * (server/cluster/leader.ts; docs/deploy.md "Where agents run").
+ * (server/dispatch/queue.ts; docs/lifecycle.md); the agents' turns are jobs every node of the
+ * deployment takes, up to its own concurrency (server/dispatch/turns.ts), and of the nodes one
+ * elected leader follows the log for them (the orchestrator, the router, workflows and group
+ * chats); the others stand by to take that over (server/cluster/leader.ts; docs/deploy.md
+ * "Where agents run").
  *
  * It returns every part, fully built; `stop()` takes them down again. server.ts builds one per
  * process and puts Next.js and the Socket.IO gateway in front of it; tests and benches build
@@ -38,6 +40,7 @@ import { clearClutch, setClutch } from "./instance";
 import { log } from "./log";
 import { Orchestrator, type ChannelBinding } from "./orchestrator/orchestrator";
 import { DispatchQueue } from "./dispatch/queue";
+import { TurnQueue } from "./dispatch/turns";
 import { LeaderLease } from "./cluster/leader";
 import { WebhookDelivery, webhookSecret } from "./adapters/webhook/webhook";
 import { A2AClientDriver } from "./adapters/a2a/client";
@@ -112,6 +115,12 @@ export interface ClutchOptions {
    * the port (or the process id without one).
    */
   nodeName?: string;
+  /**
+   * Agents' passes this node runs at once, of every run of its deployment (CLUTCH_AGENT_CONCURRENCY;
+   * default 4, server/dispatch/turns.ts). PostgreSQL only: on the embedded database every pass runs
+   * in the one process, each agent up to its card's `limits.max_concurrency`.
+   */
+  agentConcurrency?: number;
   /** Limits on failed sign-ins (server/auth/sign-in-limit.ts; default DEFAULT_SIGN_IN_POLICY). */
   signInPolicy?: Partial<SignInLimitPolicy>;
   /** The clock of presence and deadlines, ms since the epoch (default Date.now; tests swap it). */
@@ -398,6 +407,8 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   // In-process LangGraph graphs keep their threads in PostgreSQL, so an interrupted one resumes after a restart.
   const graphs = new LangGraphDriver(workspace.dir, onPostgres ? postgresCheckpointer(options.databaseUrl!) : undefined);
   const nodeName = options.nodeName ?? `${os.hostname()}:${options.port ?? process.pid}`;
+  // On PostgreSQL the agents' turns are jobs any node of the deployment takes (server/dispatch/turns.ts).
+  const turns = onPostgres && workspace !== NO_WORKSPACE ? new TurnQueue({ connectionString: options.databaseUrl!, deployment, bus, ...(options.agentConcurrency ? { concurrency: options.agentConcurrency } : {}) }) : null;
   const runner = new AgentRunner({
     store,
     workspace,
@@ -410,6 +421,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     drivers: { a2a, langgraph: graphs, "langgraph-server": graphs, "ag-ui": agui },
     streams,
     node: nodeName,
+    ...(turns ? { turns } : {}),
   });
   for (const a of workspace.agents.values()) registry.upsertWorkspaceAgent(a);
   const router = new Router({
@@ -446,6 +458,11 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   if (queue) {
     await queue.migrate();
     store.setInTx(queue.enqueueInTx);
+  }
+  if (turns) {
+    await turns.migrate();
+    // Every node takes turns, leader or not: a killed node's are swept to the others.
+    await turns.start((job, signal) => runner.runTurn(job.agent_id, job.task_id, signal));
   }
   const orchestrator = new Orchestrator({
     store,
@@ -503,7 +520,8 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const agentWork = {
     async start(): Promise<void> {
       working = true;
-      runner.start();
+      // With the turn queue the runner is the node's, not the leader's: it runs from start to stop.
+      if (!turns) runner.start();
       if (channels[0]) await announceAgents(store, workspace.agents.values(), channels[0].thread_id);
       await agentWork.beat();
       orchestrator.start();
@@ -545,6 +563,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       await within(workflowRunner.stop());
       await within(groupChatRunner.stop());
       await within(orchestrator.stop());
+      if (turns) return;
       await within(runner.stop({ abort }));
       // Steps that outlived the grace stop now, before the database closes (the next start carries them on from the log).
       if (grace) await runner.stop({ abort: true });
@@ -651,6 +670,12 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       stopping = opts;
       if (lease) await lease.stop();
       else await agentWork.stop(opts);
+      if (turns) {
+        // Passes in hand finish their step (or are aborted past the grace) and go back to the queue for the other nodes.
+        await Promise.all([turns.stop(opts.graceMs), runner.stop()]);
+        await runner.stop({ abort: true });
+        await turns.close();
+      }
       await queue?.close();
       await hub.close();
       await streams.close();

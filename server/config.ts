@@ -28,6 +28,8 @@
  *                   1 GiB); a larger one is refused with 413 artifact_too_large (docs/limits.md)
  *   CLUTCH_NODE_NAME  this node's name, on every event of the agents' work here (`meta.node`)
  *                   and in traces as `host.name` (docs/deploy.md); default: host name and port
+ *   CLUTCH_AGENT_CONCURRENCY  agents' passes this node runs at once, of every run of the
+ *                   deployment (default 4; PostgreSQL only; docs/deploy.md "Where agents run")
  *   CLUTCH_TRACE_PRIVATE_CONTENT  1: exported traces carry the titles, summaries and messages of
  *                   runs in private channels and DMs too; unset or 0 (the default): those are
  *                   "(private)" (docs/observability.md "What a trace carries")
@@ -59,6 +61,12 @@ const ConfigSchema = z.object({
   CLUTCH_ADMIN_NAME: z.string().trim().max(80, "CLUTCH_ADMIN_NAME is at most 80 characters").optional().transform((v) => v || undefined),
   CLUTCH_PUBLIC_URL: z.url("CLUTCH_PUBLIC_URL must be a URL").optional().or(z.literal("").transform(() => undefined)),
   CLUTCH_NODE_NAME: z.string().trim().max(120, "CLUTCH_NODE_NAME is at most 120 characters").optional().transform((v) => v || undefined),
+  CLUTCH_AGENT_CONCURRENCY: z.coerce
+    .number()
+    .int("CLUTCH_AGENT_CONCURRENCY must be a whole number of passes")
+    .min(1, "CLUTCH_AGENT_CONCURRENCY must be at least 1")
+    .max(256, "CLUTCH_AGENT_CONCURRENCY is at most 256")
+    .optional(),
   CLUTCH_REALTIME: z.enum(["process", "inline"], "CLUTCH_REALTIME must be process or inline").optional(),
   CLUTCH_HEADERS_TIMEOUT_SEC: z.coerce.number().positive("CLUTCH_HEADERS_TIMEOUT_SEC must be a positive number of seconds").max(3600).default(DEFAULT_HEADERS_TIMEOUT_MS / 1000),
   CLUTCH_REQUEST_TIMEOUT_SEC: z.coerce.number().positive("CLUTCH_REQUEST_TIMEOUT_SEC must be a positive number of seconds").max(3600).default(DEFAULT_REQUEST_TIMEOUT_MS / 1000),
@@ -104,6 +112,8 @@ export interface ClutchConfig {
   publicUrl: string | undefined;
   /** CLUTCH_NODE_NAME: this node's name in `meta.node` and traces; unset: the host's name and the port. */
   nodeName: string | undefined;
+  /** CLUTCH_AGENT_CONCURRENCY: agents' passes this node runs at once; unset: 4 (server/dispatch/turns.ts). */
+  agentConcurrency: number | undefined;
   /** Socket.IO in a process of its own (PostgreSQL only) or in the server's. */
   realtime: "process" | "inline";
   /** The HTTP server's time limits (server/http/timeouts.ts). */
@@ -139,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ClutchConfig {
     admin: c.CLUTCH_ADMIN_EMAIL && c.CLUTCH_ADMIN_PASSWORD ? { email: c.CLUTCH_ADMIN_EMAIL, password: c.CLUTCH_ADMIN_PASSWORD, ...(c.CLUTCH_ADMIN_NAME ? { name: c.CLUTCH_ADMIN_NAME } : {}) } : undefined,
     publicUrl: c.CLUTCH_PUBLIC_URL,
     nodeName: c.CLUTCH_NODE_NAME,
+    agentConcurrency: c.CLUTCH_AGENT_CONCURRENCY,
     // The embedded database serves one process.
     realtime: c.DATABASE_URL ? (c.CLUTCH_REALTIME ?? "inline") : "inline",
     timeouts: { headersMs: c.CLUTCH_HEADERS_TIMEOUT_SEC * 1000, requestMs: c.CLUTCH_REQUEST_TIMEOUT_SEC * 1000 },

@@ -138,11 +138,13 @@ export interface AgentNode {
 /**
  * Start a Clutch node with the workspace's agents in a process of its own, in `deployment` (nodes
  * of one deployment elect one leader), on the test database. Resolves once it has started; the
- * caller kills it (SIGKILL for a hard stop) and collects it in `children` for the cleanup.
+ * caller kills it (SIGKILL for a hard stop) and collects it in `children` for the cleanup. `env`
+ * adds to its environment (CLUTCH_NODE_NAME, CLUTCH_AGENT_CONCURRENCY, CLUTCH_TEST_MODEL_DELAY_MS:
+ * test/fixtures/agent-process.ts).
  */
-export function startAgentNode(workspaceDir: string, deployment: string, children: ChildProcess[]): Promise<AgentNode> {
+export function startAgentNode(workspaceDir: string, deployment: string, children: ChildProcess[], env: Record<string, string> = {}): Promise<AgentNode> {
   const child = spawn(process.execPath, ["--import", "tsx", "test/fixtures/agent-process.ts", workspaceDir, deployment], {
-    env: { ...process.env, DATABASE_URL: inject("databaseUrl"), LOG_LEVEL: "warn" },
+    env: { ...process.env, DATABASE_URL: inject("databaseUrl"), LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);

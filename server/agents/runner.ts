@@ -58,6 +58,7 @@ import { agentDisplayName } from "../workspace/names";
 import type { StreamHub } from "../streams/hub";
 import { StepStreams } from "./step-streams";
 import { modelUsage } from "../usage/model-usage";
+import type { TurnJob, TurnOutcome } from "../dispatch/turns";
 
 /** One answered model step, as the runner reads it from the stream. */
 interface StepResult {
@@ -98,6 +99,16 @@ export interface RunnerDeps {
   streams?: StreamHub;
   /** This node's name (CLUTCH_NODE_NAME), on every event of the agents' work here as `meta.node`. */
   node?: string;
+  /**
+   * The deployment's turn queue (server/dispatch/turns.ts; PostgreSQL): a wake becomes a job any
+   * node takes (`runTurn` there), and an abort reaches the node running the instance. None: every
+   * wake runs in this process (the embedded database).
+   */
+  turns?: {
+    add(job: TurnJob): Promise<void>;
+    abort(job: TurnJob): Promise<void>;
+    pending(): Promise<number>;
+  };
 }
 
 const BUILTIN_DESCRIPTIONS: Record<keyof typeof BUILTIN_TOOLS, string> = {
@@ -207,9 +218,15 @@ export class AgentRunner {
     this.wakes.start();
   }
 
-  /** Resolves when no instance is working (tests, benches). */
-  idle(): Promise<void> {
-    return this.wakes.idle();
+  /** Resolves when no instance is working, here or, with the turn queue, on any node (tests, benches). */
+  async idle(): Promise<void> {
+    await this.wakes.idle();
+    const turns = this.deps.turns;
+    if (!turns) return;
+    while ((await turns.pending()) > 0) {
+      await new Promise((r) => setTimeout(r, 50));
+      await this.wakes.idle();
+    }
   }
 
   /** How many of the agent's instances are working now (for its heartbeat). */
@@ -217,11 +234,45 @@ export class AgentRunner {
     return this.running.get(agent_id) ?? 0;
   }
 
-  /** Schedule the agent's instance for `task_id`. Several wakes while it runs coalesce into one more pass. */
-  wake(agent_id: string, task_id: string): void {
+  /**
+   * Schedule the agent's instance for `task_id`: with the turn queue, a job that any node of the
+   * deployment takes; otherwise here. Several wakes while it runs coalesce into one more pass.
+   * Resolves once the wake is scheduled (a job that could not be added is logged: the next
+   * start's recovery wakes every unfinished task).
+   */
+  async wake(agent_id: string, task_id: string): Promise<void> {
+    if (!this.deps.workspace.agents.has(agent_id)) return;
+    if (!this.deps.turns) {
+      void this.wakeHere(agent_id, task_id);
+      return;
+    }
+    await this.deps.turns.add({ agent_id, task_id }).catch((err) => log.error({ err, agent_id, task_id }, "an agent's turn could not be queued"));
+  }
+
+  /**
+   * One job of the turn queue, on the node that took it: the instance's passes here until its turn
+   * ends; `signal` aborts them (a cancel anywhere, this node stopping). `interrupted` when this node
+   * stops taking turns before the instance was done (the queue hands the turn back).
+   */
+  async runTurn(agent_id: string, task_id: string, signal: AbortSignal): Promise<TurnOutcome> {
+    if (this.wakes.isStopped) return "interrupted";
+    const key = `${agent_id}/${task_id}`;
+    const onAbort = () => void this.wakes.abort(key, signal.reason instanceof Error ? signal.reason : new Error(`task ${task_id} ended`));
+    if (signal.aborted) return this.wakes.isStopped ? "interrupted" : "done";
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      await this.wakeHere(agent_id, task_id);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+    return this.wakes.isStopped ? "interrupted" : "done";
+  }
+
+  /** The instance's passes in this process; resolves when its last pass has ended. */
+  private wakeHere(agent_id: string, task_id: string): Promise<void> {
     const agent = this.deps.workspace.agents.get(agent_id);
-    if (!agent) return;
-    this.wakes.wake(`${agent_id}/${task_id}`, (signal) => this.pass(agent, task_id, signal), { agent_id, task_id }, async () => {
+    if (!agent) return Promise.resolve();
+    return this.wakes.wake(`${agent_id}/${task_id}`, (signal) => this.pass(agent, task_id, signal), { agent_id, task_id }, async () => {
       await this.acquire(agent);
       return () => this.release(agent);
     });
@@ -229,11 +280,11 @@ export class AgentRunner {
 
   /**
    * Stop the agent's instance for `task_id` now (its task was cancelled or timed out): the model
-   * call and any MCP call in flight are aborted, and the instance takes no further step. Resolves
-   * when it has stopped; a no-op when it is not working.
+   * call and any MCP call in flight are aborted, and the instance takes no further step, on
+   * whichever node runs it. Resolves when it has stopped; a no-op when it is not working.
    */
-  abort(agent_id: string, task_id: string): Promise<void> {
-    return this.wakes.abort(`${agent_id}/${task_id}`, new Error(`task ${task_id} ended`));
+  async abort(agent_id: string, task_id: string): Promise<void> {
+    await Promise.all([this.wakes.abort(`${agent_id}/${task_id}`, new Error(`task ${task_id} ended`)), this.deps.turns?.abort({ agent_id, task_id })]);
   }
 
   private async acquire(agent: WorkspaceAgent) {

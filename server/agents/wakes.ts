@@ -15,13 +15,15 @@ export class Wakes {
   /**
    * Run `pass` for `key`, again while wakes came in during it. `hold` (default: none) is awaited
    * before the first pass and its release called after the last (a concurrency slot). A pass that
-   * throws is logged with `context`, unless the instance was aborted.
+   * throws is logged with `context`, unless the instance was aborted. Resolves when the instance's
+   * last pass has ended (at once when stopped).
    */
-  wake(key: string, pass: (signal: AbortSignal) => Promise<void>, context: Record<string, unknown>, hold?: () => Promise<() => void>): void {
-    if (this.stopped) return;
-    if (this.active.has(key)) {
+  wake(key: string, pass: (signal: AbortSignal) => Promise<void>, context: Record<string, unknown>, hold?: () => Promise<() => void>): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    const active = this.active.get(key);
+    if (active) {
       this.again.add(key);
-      return;
+      return active;
     }
     const controller = new AbortController();
     this.controllers.set(key, controller);
@@ -41,6 +43,7 @@ export class Wakes {
       }
     })();
     this.active.set(key, job);
+    return job;
   }
 
   /** Stop `key`'s instance now (`reason` is its signal's); resolves when it has stopped. */

@@ -62,6 +62,24 @@ const logger = new Logger(() => (level, message, meta) => {
   else if (level === "warning") log.warn({ meta }, `dispatch queue: ${message}`);
 });
 
+/**
+ * Install or update graphile-worker's schema (`graphile_worker`) on `pool`'s database, one
+ * process at a time (an advisory lock): the dispatch queue's and the turn queue's (turns.ts).
+ */
+export async function migrateJobSchema(pool: Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query(`SELECT pg_advisory_lock(${MIGRATE_LOCK_KEY})`);
+    try {
+      await runMigrations({ pgPool: pool, logger });
+    } finally {
+      await client.query(`SELECT pg_advisory_unlock(${MIGRATE_LOCK_KEY})`);
+    }
+  } finally {
+    client.release();
+  }
+}
+
 export class DispatchQueue {
   private readonly pool: Pool;
   private runner: Runner | null = null;
@@ -83,18 +101,8 @@ export class DispatchQueue {
   }
 
   /** Install or update the queue's schema (`graphile_worker`), one process at a time. */
-  async migrate(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query(`SELECT pg_advisory_lock(${MIGRATE_LOCK_KEY})`);
-      try {
-        await runMigrations({ pgPool: this.pool, logger });
-      } finally {
-        await client.query(`SELECT pg_advisory_unlock(${MIGRATE_LOCK_KEY})`);
-      }
-    } finally {
-      client.release();
-    }
+  migrate(): Promise<void> {
+    return migrateJobSchema(this.pool);
   }
 
   /** The append transaction's hook: one job for each new request to a local agent. */

@@ -349,7 +349,7 @@ export class Orchestrator {
         return;
       }
     }
-    this.runner.wake(to, ev.task_id);
+    await this.runner.wake(to, ev.task_id);
   }
 
   /** An approval was decided: carry on the dispatch or the call it held. */
@@ -361,7 +361,7 @@ export class Orchestrator {
       if (request) await this.dispatch(request);
       return;
     }
-    if (this.isAgent(a.agent_id)) this.runner.wake(a.agent_id, a.task_id);
+    if (this.isAgent(a.agent_id)) await this.runner.wake(a.agent_id, a.task_id);
   }
 
   private async onMessage(ev: StoredEventOf<"chat.message">, channel: ChannelBinding): Promise<void> {
@@ -374,11 +374,11 @@ export class Orchestrator {
       if (!this.isAgent(agent_id) || agent_id === ev.from.agent_id) continue;
       const task = await this.task(ev.task_id);
       if (task?.assignee === agent_id) {
-        this.runner.wake(agent_id, task.id);
+        await this.runner.wake(agent_id, task.id);
         continue;
       }
       const parent = await this.task(task?.parent_task_id);
-      if (parent?.assignee === agent_id) this.runner.wake(agent_id, parent.id);
+      if (parent?.assignee === agent_id) await this.runner.wake(agent_id, parent.id);
     }
     // A question no addressee can read in an open task of its own would wait forever: answer it on its behalf.
     if (ev.payload.expects_reply === true && ev.from.role !== "human") await answerIfUnanswerable({ store: this.store, workspace: this.workspace }, ev);
@@ -521,7 +521,7 @@ export class Orchestrator {
     if (request && typeof reviewOf === "string" && reviewOf) return this.onReviewOutcome(ev, reviewOf, request);
     const parent = await this.task(ev.parent_task_id);
     if (parent && this.isAgent(parent.assignee) && !TERMINAL_STATES.has(parent.state as TaskState)) {
-      this.runner.wake(parent.assignee, parent.id);
+      await this.runner.wake(parent.assignee, parent.id);
     }
   }
 
@@ -531,7 +531,7 @@ export class Orchestrator {
     if (!reviewed || TERMINAL_STATES.has(reviewed.state as TaskState)) return;
     const decision = isEvent(ev, "task.result") ? ev.payload.decision : undefined;
     if (decision !== "approved") {
-      if (this.isAgent(reviewed.assignee)) this.runner.wake(reviewed.assignee, reviewed.id);
+      if (this.isAgent(reviewed.assignee)) await this.runner.wake(reviewed.assignee, reviewed.id);
       return;
     }
     const reviewedRequest = await this.store.queries.firstRequest(reviewed.run_id, reviewed.id);
@@ -575,7 +575,7 @@ export class Orchestrator {
       // Through dispatch: a task the previous process stored but never dispatched passes the policy first.
       const request = await this.store.queries.latestRequest(t.run_id, t.id);
       if (request) await this.dispatch(request);
-      else this.runner.wake(t.assignee, t.id);
+      else await this.runner.wake(t.assignee, t.id);
     }
     for (const t of open) {
       if (t.assignee !== ORCHESTRATOR.agent_id || !this.router) continue; // a request still to be routed
