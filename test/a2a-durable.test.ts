@@ -1,7 +1,8 @@
 /**
  * A2A task records on the database (server/adapters/a2a/tasks.ts; docs/adapters.md "A2A",
  * docs/deploy.md): two Clutch nodes of one deployment on one PostgreSQL, each serving A2A. A task
- * that waits for input on one node is found, answered and cancelled on the other; a task whose
+ * that waits for input on one node is found, answered and cancelled on the other, and a working
+ * one streams live on the other (tasks/resubscribe); a task whose
  * node stopped while its run worked is followed again by a node that starts, and shows the run's
  * end. The store itself keeps each caller's tasks apart, lists them a page at a time, and never
  * lets an ended task change again.
@@ -148,6 +149,27 @@ describe.skipIf(inject("embeddedDatabase"))("A2A tasks on two nodes of one deplo
     expect(stateOf(seen.at(-1)!)).toBe(TaskState.TASK_STATE_CANCELED);
     expect((await runRow(a.rt, task!.metadata.clutch.run_id)).state).toBe("cancelled");
     expect((await a.client.getTask({ tenant: "", id: task!.id }, asDana())).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
+  it("streams a task live on the other node: tasks/resubscribe there follows the run from the log to its end", async () => {
+    let task: (Task & { metadata: ClutchMeta }) | undefined;
+    let following: Promise<StreamResponse[]> | undefined;
+    for await (const r of a.client.sendMessageStream(message("[slow] Find a flight somewhere cold"), asDana())) {
+      if (r.payload?.$case === "task") task = r.payload.value as Task & { metadata: ClutchMeta };
+      if (textOf(r) === "travel-1: Searching every airline…" && !following) {
+        // Node B runs no execution of the task: its resubscribe reads the run from the log.
+        following = collect(b.client.resubscribeTask({ tenant: "", id: task!.id }, asDana()));
+        await new Promise((r) => setTimeout(r, 300));
+        await b.rt.store.append(
+          makeMessage({ type: "task.progress", thread_id: task!.metadata.clutch.thread_id, run_id: task!.metadata.clutch.run_id, task_id: task!.metadata.clutch.task_id, from: { agent_id: "agent:travel-1" }, to: [], payload: { message: "Still looking at the last airline" } }),
+        );
+        await a.client.cancelTask({ tenant: "", id: task!.id, metadata: {} }, asDana());
+      }
+    }
+    const seen = await following!;
+    expect(seen[0]?.payload?.$case).toBe("task");
+    expect(seen.map(textOf)).toContain("travel-1: Still looking at the last airline");
+    expect(stateOf(seen.at(-1)!)).toBe(TaskState.TASK_STATE_CANCELED);
   });
 
   it("shows the end of a run whose node stopped while it worked, once a node that starts follows it again", async () => {

@@ -39,7 +39,7 @@ export async function openEventLog(opts: { databaseUrl?: string; dataDir: string
   // Events other nodes append arrive by notification (several nodes on one PostgreSQL: docs/deploy.md).
   if (ownConnections) await tail.listen(ownConnections);
   return {
-    store: new EventStore(database.db, tail, appends),
+    store: new EventStore(database.db, tail, appends, Boolean(ownConnections)),
     db: database.db,
     tail,
     sql: appends,

@@ -30,6 +30,9 @@ export const APPEND_ALL_GROUP = 500;
 /** System threads (`_agents`) are not channels. (Not a LIKE filter: `_` is its wildcard.) */
 const isChannel = (row: { name: string }) => !row.name.startsWith("_");
 
+/** The first key of the two-key advisory lock space of `EventStore.exclusive` ("Clux"). */
+const EXCLUSIVE_SPACE = 0x436c7578;
+
 export class EventStore {
   private readonly writer: GroupCommitter;
   /** Named reads of the log and its projections (queries.ts). */
@@ -37,20 +40,46 @@ export class EventStore {
   /** Pages of events (read.ts), through the store's own client. */
   private readonly reads: Sql;
   private payloadCheck: ((messages: ClutchMessage[]) => Promise<void>) | null = null;
+  /** `exclusive`'s work in this process, by key. */
+  private readonly chains = new Map<string, Promise<unknown>>();
 
   /**
    * `db` is the store's own client (server/db/client.ts); `appends` runs the append transactions
    * (server/events/sql.ts: its own `pg` pool on PostgreSQL); `tail` gets every event after commit.
+   * `shared`: other processes append to the same database (PostgreSQL with the append pool of its
+   * own), so `exclusive` locks in the database too.
    */
   constructor(
     private readonly db: Db,
     private readonly tail: EventTail,
     appends: Transactor,
+    private readonly shared = false,
   ) {
     const writer = (this.writer = new GroupCommitter(appends, (events) => tail.offer(events)));
     tail.appendsInFlight = () => writer.busy;
     this.queries = new Queries(db);
     this.reads = prismaSql(db);
+  }
+
+  /**
+   * Run `fn` when no other work for `key` runs, in this process or (on a shared PostgreSQL) any
+   * process of the deployment: in the order they were asked for here, and one at a time across
+   * nodes (a transaction-scoped advisory lock on `key`, held on the store's own client while `fn`
+   * reads and appends through the append pool, for at most 30 s). For read-then-append work whose
+   * reading must see the appends before it, e.g. an AutoGen run's batches (server/adapters/autogen/runs.ts).
+   * Rejects with what `fn` throws.
+   */
+  exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const locked = this.shared
+      ? () => this.db.$transaction(async (tx) => (await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(${EXCLUSIVE_SPACE}, hashtext($1))::text`, key), await fn()), { maxWait: 10_000, timeout: 30_000 })
+      : fn;
+    const next = (this.chains.get(key) ?? Promise.resolve()).then(locked, locked);
+    const settled = next.catch(() => undefined);
+    this.chains.set(key, settled);
+    void settled.then(() => {
+      if (this.chains.get(key) === settled) this.chains.delete(key);
+    });
+    return next;
   }
 
   /**

@@ -37,7 +37,8 @@
  * newest unanswered question to people). When the app is created, each endpoint follows again the
  * runs of its tasks still submitted or working and writes their question or end into the record
  * (RunExecutor.resume; several nodes write the same, and an ended task never changes).
- * tasks/resubscribe streams from the node running the task's message; elsewhere it gives the task.
+ * tasks/resubscribe streams live on any node: the node running the task's message from its
+ * execution, another node from the run's events in the log (its tail), as the executor would.
  * A task is found at the endpoint that took it and at the workspace endpoint `/a2a` (tasks/get,
  * ListTasks, tasks/cancel, tasks/resubscribe, the answer to its question), always the caller's own
  * only: the endpoints of one app share the executions running on this node and their run links.
@@ -52,7 +53,9 @@ import { z } from "zod";
 import { AgentCard, Role, TaskState, type AgentSkill, type Message, type Task, type TaskStatus } from "@a2a-js/sdk";
 import {
   AgentEvent,
+  DefaultExecutionEventBus,
   DefaultExecutionEventBusManager,
+  ExecutionEventQueue,
   type AgentExecutionEvent,
   DefaultRequestHandler,
   ResultManager,
@@ -349,7 +352,7 @@ class RunExecutor implements AgentExecutor {
   }
 
   /** Stream the run's events after `after` as the A2A task's, until its root ends or a question waits for the caller. */
-  private follow(link: RunLink, after: number, ids: { taskId: string; contextId: string }, bus: ExecutionEventBus, update: (s: TaskState, m?: string) => void): Promise<void> {
+  private follow(link: RunLink, after: number, ids: { taskId: string; contextId: string }, bus: ExecutionEventBus, update: (s: TaskState, m?: string) => void, signal?: AbortSignal): Promise<void> {
     return followRun(this.clutch, link, after, {
       progress: (ev) => update(TaskState.TASK_STATE_WORKING, `${ev.from.agent_id.replace(/^agent:/, "")}: ${ev.payload.message}`),
       question: (ev) => {
@@ -364,7 +367,22 @@ class RunExecutor implements AgentExecutor {
         log.error({ err, run_id: link.run_id }, "A2A: reading the run failed");
         update(TaskState.TASK_STATE_FAILED, "Clutch could not read the run");
       },
-    });
+    }, signal);
+  }
+
+  /**
+   * Stream the run of stored task `task` as its executor would (progress, a question, the end)
+   * into `bus`, from what the log holds after the run's current end: for a tasks/resubscribe on a
+   * node that runs no execution of the task. Resolves when the run ends or asks, or `signal` aborts.
+   */
+  async followElsewhere(task: Task, bus: ExecutionEventBus, signal: AbortSignal): Promise<void> {
+    const link = this.links.get(task.id) ?? (await this.linkOf(task));
+    if (!link) return;
+    const ids = { taskId: task.id, contextId: task.contextId };
+    const update = (state: TaskState, message?: string) =>
+      bus.publish(AgentEvent.statusUpdate({ ...ids, status: { state, timestamp: now(), message: message ? agentText(message, ids.taskId, ids.contextId) : undefined }, metadata: {} }));
+    const run = await this.clutch.store.queries.run(link.run_id);
+    await this.follow(link, Number(run?.last_seq ?? 0), ids, bus, update, signal);
   }
 
   /**
@@ -423,6 +441,7 @@ class RunExecutor implements AgentExecutor {
 
 type SendParams = Parameters<DefaultRequestHandler["sendMessage"]>;
 type CancelParams = Parameters<DefaultRequestHandler["cancelTask"]>;
+type ResubscribeParams = Parameters<DefaultRequestHandler["resubscribe"]>;
 
 /**
  * The SDK's request handler with a bound on a blocking message/send (see the module doc): after
@@ -461,6 +480,36 @@ class BoundedRequestHandler extends DefaultRequestHandler {
     if (!task) return whole; // nothing started yet to show: wait for it after all
     whole.catch((err: unknown) => log.warn({ err, taskId }, "A2A: a message/send answered at its bound failed later"));
     return task;
+  }
+
+  /**
+   * tasks/resubscribe of a task this node runs no execution of (another node took its message, or
+   * it was before a restart): the task as stored, then its run live from the log until it ends or
+   * asks for input. Otherwise (an execution here, an ended task, one waiting for input) the SDK's.
+   */
+  override async *resubscribe(params: ResubscribeParams[0], context: ResubscribeParams[1]): ReturnType<DefaultRequestHandler["resubscribe"]> {
+    const id = typeof params?.id === "string" ? params.id : "";
+    const task = id && !this.buses.getByTaskId(id, context) ? await this.tasks.load(id, context) : undefined;
+    const state = task?.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
+    if (!task || TERMINAL_STATES.includes(state) || state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+      yield* super.resubscribe(params, context);
+      return;
+    }
+    yield { payload: { $case: "task", value: task } };
+    const bus = new DefaultExecutionEventBus();
+    const queue = new ExecutionEventQueue(bus);
+    const stop = new AbortController();
+    const following = this.executor.followElsewhere(task, bus, stop.signal).finally(() => bus.finished());
+    try {
+      for await (const event of queue.events()) {
+        if (event.kind === "statusUpdate") yield { payload: { $case: "statusUpdate", value: event.data } };
+        else if (event.kind === "artifactUpdate") yield { payload: { $case: "artifactUpdate", value: event.data } };
+      }
+    } finally {
+      stop.abort();
+      queue.stop();
+      await following;
+    }
   }
 
   override async cancelTask(params: CancelParams[0], context: CancelParams[1]): ReturnType<DefaultRequestHandler["cancelTask"]> {

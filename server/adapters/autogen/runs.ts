@@ -13,7 +13,8 @@
  *
  * Only the principal that started a run may feed it and fetch its answers (403 not_your_run);
  * a run is anyone's who may read its channel to watch. Batches of one run are translated one
- * after another in this process (the state each starts from is the store's).
+ * after another in the whole deployment, whichever node each reaches (the state each starts from
+ * is the store's; `EventStore.exclusive`).
  */
 import { autogenName } from "@/lib/autogen-name";
 import { isEvent, makeMessage, newId, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
@@ -73,19 +74,6 @@ async function ownRun(deps: Deps, p: Principal, run_id: string): Promise<{ event
   return { events, state };
 }
 
-const chains = new Map<string, Promise<unknown>>();
-/** Run `fn` after the batches of `run_id` before it (in this process). */
-function inOrder<T>(run_id: string, fn: () => Promise<T>): Promise<T> {
-  const prev = chains.get(run_id) ?? Promise.resolve();
-  const next = prev.then(fn, fn);
-  const tail = next.catch(() => undefined);
-  chains.set(run_id, tail);
-  void tail.then(() => {
-    if (chains.get(run_id) === tail) chains.delete(run_id);
-  });
-  return next;
-}
-
 /**
  * Append AgentChat messages (`items`: one message, a list, or a TaskResult) to `p`'s run
  * `run_id`. Returns each item's outcome and the stored events, and whether any was new. Throws
@@ -101,7 +89,8 @@ export async function postAutogenMessages(deps: Deps, p: Principal, run_id: stri
     const [first] = err.issues;
     throw new ClutchError("invalid_autogen_message", `item ${first!.index} cannot be read: ${first!.path}: ${first!.message}${err.issues.length > 1 ? ` (and ${err.issues.length - 1} more)` : ""}; nothing was stored`, 400, err.issues);
   }
-  return inOrder(run_id, async () => {
+  // Each batch reads the run as the batches before it left it, on whichever node they arrived.
+  return deps.store.exclusive(`autogen:${run_id}`, async () => {
     const { state } = await ownRun(deps, p, run_id);
     const { envelopes, outcomes } = translate(checked, state);
     if (!envelopes.length) return { outcomes, events: [], created: false };
