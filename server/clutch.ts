@@ -201,6 +201,8 @@ export interface Clutch {
    * (no workspace).
    */
   agents(): "here" | "standby" | "none";
+  /** The deployment this node belongs to (ClutchOptions.deployment; default `clutch`). */
+  deployment: string;
   /** Which database Clutch runs on (for `GET /api/health`). */
   databaseKind: "embedded" | "postgres";
   /** Clutch's version (package.json). */
@@ -408,7 +410,10 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   const graphs = new LangGraphDriver(workspace.dir, onPostgres ? postgresCheckpointer(options.databaseUrl!) : undefined);
   const nodeName = options.nodeName ?? `${os.hostname()}:${options.port ?? process.pid}`;
   // On PostgreSQL the agents' turns are jobs any node of the deployment takes (server/dispatch/turns.ts).
-  const turns = onPostgres && workspace !== NO_WORKSPACE ? new TurnQueue({ connectionString: options.databaseUrl!, deployment, bus, ...(options.agentConcurrency ? { concurrency: options.agentConcurrency } : {}) }) : null;
+  const turns =
+    onPostgres && workspace !== NO_WORKSPACE
+      ? new TurnQueue({ connectionString: options.databaseUrl!, deployment, bus, webhookIdentifier: `${deployment}.webhook`, ...(options.agentConcurrency ? { concurrency: options.agentConcurrency } : {}) })
+      : null;
   const runner = new AgentRunner({
     store,
     workspace,
@@ -461,8 +466,9 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   }
   if (turns) {
     await turns.migrate();
-    // Every node takes turns, leader or not: a killed node's are swept to the others.
-    await turns.start((job, signal) => runner.runTurn(job.agent_id, job.task_id, signal));
+    // Every node takes turns and webhook deliveries, leader or not: a killed node's are swept to the others.
+    if (queue && webhooks) webhooks.start({ follow: false });
+    await turns.start((job, signal) => runner.runTurn(job.agent_id, job.task_id, signal), queue && webhooks ? (job) => webhooks.deliverJob(job) : undefined);
   }
   const orchestrator = new Orchestrator({
     store,
@@ -477,6 +483,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     now: options.clock,
     tools,
     durableDispatch: Boolean(queue),
+    deployment,
     groupChatOf: (thread_id) => {
       const name = channels.find((c) => c.thread_id === thread_id)?.name;
       return name ? (groupChats.get(name) ?? null) : null;
@@ -527,16 +534,14 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       orchestrator.start();
       await workflowRunner.start();
       await groupChatRunner.start();
-      webhooks?.start({ follow: !queue });
+      // Without the queue (the embedded database) the leader delivers from the live stream.
+      if (!queue) webhooks?.start({ follow: true });
       a2aAgents?.start();
       await orchestrator.recover();
       if (queue) {
         const unlocked = await queue.unlockAbandoned();
         if (unlocked) log.info({ workers: unlocked }, "dispatch jobs of stopped workers unlocked");
-        await queue.start(
-          (job) => orchestrator.dispatchJob(job),
-          webhooks ? (job) => webhooks.deliverJob(job) : undefined,
-        );
+        await queue.start((job) => orchestrator.dispatchJob(job));
       }
       log.info({ agents: [...workspace.agents.keys()], channels: channels.map((c) => c.name) }, "agents started");
     },
@@ -558,7 +563,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       const grace = graceMs === undefined ? null : new Promise<void>((r) => setTimeout(r, graceMs).unref());
       const within = (p: Promise<void>) => (grace ? Promise.race([p, grace]) : p);
       // Deliveries in hand stop first (a queue's job is kept for the next leader), so the queue's stop does not wait on them.
-      await within(Promise.all([webhooks?.stop(), queue?.stop()]).then(() => undefined));
+      await within(Promise.all([queue ? undefined : webhooks?.stop(), queue?.stop()]).then(() => undefined));
       await within(a2aAgents?.stop() ?? Promise.resolve());
       await within(workflowRunner.stop());
       await within(groupChatRunner.stop());
@@ -659,6 +664,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     },
     webhookSecretOf: (agent_id) => webhookSecret(serverSecret, agent_id),
     agents: () => (workspace === NO_WORKSPACE ? "none" : working ? "here" : "standby"),
+    deployment,
     databaseKind: eventLog.databaseKind,
     version: readVersion(),
     traces,
@@ -671,8 +677,9 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       if (lease) await lease.stop();
       else await agentWork.stop(opts);
       if (turns) {
-        // Passes in hand finish their step (or are aborted past the grace) and go back to the queue for the other nodes.
-        await Promise.all([turns.stop(opts.graceMs), runner.stop()]);
+        // Passes in hand finish their step (or are aborted past the grace) and go back to the queue
+        // for the other nodes; deliveries in hand stop (their jobs are kept and made again).
+        await Promise.all([turns.stop(opts.graceMs), runner.stop(), queue ? webhooks?.stop() : undefined]);
         await runner.stop({ abort: true });
         await turns.close();
       }

@@ -57,6 +57,17 @@ describe("a direct message with a person", () => {
 });
 
 describe("a direct message with an agent", () => {
+  it("is answered by the deployment it was opened on: another deployment on the same database leaves it alone", async () => {
+    // Opened on deployment "elsewhere" (whose nodes are not running), with the same agent as here.
+    const dana = await testPerson(rt, "member", "Dana");
+    const { thread } = await rt.store.directMessage([dana.agent_id, "agent:pm-1"], { entry_agent: "agent:pm-1", with_name: "Project Manager", deployment: `elsewhere-${Date.now()}` }, { agent_id: dana.agent_id, display_name: dana.person!.name });
+    const sent = await messagesRoute.POST(requestAs(dana, `http://t/api/threads/${thread.id}/messages`, json({ text: "What can you do?" })), { params: Promise.resolve({ thread_id: thread.id }) });
+    expect(sent.status).toBe(201);
+    await new Promise((r) => setTimeout(r, 2000));
+    // This deployment's orchestrator started nothing: the message is the last thing in the DM.
+    expect((await rt.store.readAll({ thread_id: thread.id })).map((e) => e.type)).toEqual(["chat.system", "chat.message"]);
+  });
+
   it("is a private thread of the two where the agent takes every message, found again, and closed to others", async () => {
     const first = await openDm("pm-1");
     expect(first.status).toBe(201);

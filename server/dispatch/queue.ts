@@ -19,9 +19,9 @@
  *
  * The same queue carries webhook deliveries (`<deployment>.webhook`, server/adapters/webhook/
  * webhook.ts): an event addressed to an external agent with a webhook commits with a job
- * `{ seq, agent_id }` (job key `<run>/<event id>>agent`, so one per event and agent), and the
- * leader delivers it; a delivery cut short by a stop or a crash is delivered again after it,
- * with the same `webhook-id`.
+ * `{ seq, agent_id }` (job key `<run>/<event id>>agent`, so one per event and agent), and any
+ * node of the deployment delivers it (server/dispatch/turns.ts, beside the agents' turns); a
+ * delivery cut short by a stop or a crash is delivered again after it, with the same `webhook-id`.
  */
 import { Pool } from "pg";
 import { Logger, makeWorkerUtils, run, runMigrations, type Runner } from "graphile-worker";
@@ -97,7 +97,8 @@ export class DispatchQueue {
       webhooks?: { identifier: string; agentsOf: (ev: StoredEvent) => string[] };
     },
   ) {
-    this.pool = new Pool({ connectionString: opts.connectionString, max: 3 });
+    // Idle connections close soon: every node and process of the deployment shares the server's limit.
+    this.pool = new Pool({ connectionString: opts.connectionString, max: 3, idleTimeoutMillis: 2000 });
   }
 
   /** Install or update the queue's schema (`graphile_worker`), one process at a time. */
@@ -124,11 +125,10 @@ export class DispatchQueue {
 
 
   /**
-   * Take jobs (a LISTEN wakes the worker as a job is added; it also polls every 2 s) and hand
-   * each to its handler: dispatches to `handle`, webhook deliveries to `deliver`.
+   * Take dispatch jobs (a LISTEN wakes the worker as a job is added; it also polls every 2 s) and
+   * hand each to `handle`. Webhook deliveries are every node's (turns.ts).
    */
-  async start(handle: (job: DispatchJob) => Promise<void>, deliver?: (job: WebhookJob) => Promise<void>): Promise<void> {
-    const hooks = this.opts.webhooks;
+  async start(handle: (job: DispatchJob) => Promise<void>): Promise<void> {
     this.runner = await run({
       pgPool: this.pool,
       logger,
@@ -137,7 +137,6 @@ export class DispatchQueue {
       noHandleSignals: true,
       taskList: {
         [this.opts.identifier]: async (payload) => handle(payload as DispatchJob),
-        ...(hooks && deliver ? { [hooks.identifier]: async (payload: unknown) => deliver(payload as WebhookJob) } : {}),
       },
     });
   }
@@ -150,8 +149,8 @@ export class DispatchQueue {
   async unlockAbandoned(): Promise<number> {
     const r = await this.pool.query(
       `SELECT DISTINCT j.locked_by FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-        WHERE t.identifier = ANY($1::text[]) AND j.locked_by IS NOT NULL`,
-      [this.identifiers()],
+        WHERE t.identifier = $1 AND j.locked_by IS NOT NULL`,
+      [this.opts.identifier],
     );
     const workers = r.rows.map((row: { locked_by: string }) => row.locked_by);
     if (workers.length) {
@@ -177,7 +176,7 @@ export class DispatchQueue {
     await this.pool.end();
   }
 
-  /** The job kinds this queue adds and takes. */
+  /** The job kinds this queue adds. */
   private identifiers(): string[] {
     return [this.opts.identifier, ...(this.opts.webhooks ? [this.opts.webhooks.identifier] : [])];
   }

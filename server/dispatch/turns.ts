@@ -1,5 +1,5 @@
 /**
- * Agents' turns on every node (docs/deploy.md "Where agents run"; docs/lifecycle.md "Dispatch").
+ * Agents' turns (and webhook deliveries) on every node (docs/deploy.md "Where agents run"; docs/lifecycle.md "Dispatch").
  * On PostgreSQL, each wake of an agent's instance (`<agent id>/<task id>`: a new task, an answer,
  * a subtask's outcome, a review) is a job of the deployment's queue (graphile-worker, on the
  * database the deployment already has), and any node of the deployment takes it, up to its own
@@ -28,6 +28,9 @@
  *     session's TCP keepalive time (about 25 s, as the leader lease).
  *   - A pass cut short by this node's stop (or its lost liveness session) is handed back: the
  *     handler adds the instance's job again before it returns, so another node carries it on.
+ *
+ * The deployment's webhook deliveries (`<deployment>.webhook`, jobs committed with their events by
+ * the dispatch queue, ./queue.ts) are taken the same way, by any node, and swept the same way.
  */
 import { EventEmitter } from "node:events";
 import { Client, Pool } from "pg";
@@ -35,7 +38,7 @@ import { Logger, run, type Runner, type WorkerEvents } from "graphile-worker";
 import { z } from "zod";
 import { log } from "../log";
 import type { StreamBus } from "../streams/bus";
-import { migrateJobSchema } from "./queue";
+import { migrateJobSchema, type WebhookJob } from "./queue";
 
 /** One wake of an agent's instance. */
 export interface TurnJob {
@@ -44,6 +47,7 @@ export interface TurnJob {
 }
 
 const TurnJobSchema = z.object({ agent_id: z.string().min(1), task_id: z.string().min(1) });
+const WebhookJobSchema = z.object({ seq: z.number().int().positive(), agent_id: z.string().min(1) });
 
 /** What became of a job's pass: `done` (or nothing left to do), or `interrupted` by this node's stop. */
 export type TurnOutcome = "done" | "interrupted";
@@ -74,6 +78,8 @@ export interface TurnQueueOptions {
   bus: StreamBus;
   /** How often this node looks for turns left locked by nodes that are gone, ms (default 2000). */
   sweepMs?: number;
+  /** The job kind of the deployment's webhook deliveries (`<deployment>.webhook`), taken here too. */
+  webhookIdentifier?: string;
 }
 
 export class TurnQueue {
@@ -91,12 +97,18 @@ export class TurnQueue {
   private closed = false;
   private sweeping = false;
   private pass: ((job: TurnJob, signal: AbortSignal) => Promise<TurnOutcome>) | null = null;
+  private deliver: ((job: WebhookJob) => Promise<void>) | null = null;
 
   constructor(private readonly opts: TurnQueueOptions) {
     // A pass holds no connection while it runs (its events go through the store): these only take
     // and finish jobs, and idle ones close soon, since every node and process shares the server's limit.
     this.pool = new Pool({ connectionString: opts.connectionString, max: 3, idleTimeoutMillis: 2000 });
     this.identifier = `${opts.deployment}.turn`;
+  }
+
+  /** The job kinds this node takes: turns, and webhook deliveries when there are any. */
+  private kinds(): string[] {
+    return [this.identifier, ...(this.opts.webhookIdentifier ? [this.opts.webhookIdentifier] : [])];
   }
 
   /** The instance key of a job: `<agent id>/<task id>`. */
@@ -126,10 +138,12 @@ export class TurnQueue {
    * Take turns: up to `concurrency` jobs at once, each handed to `pass` with a signal that aborts
    * when the instance is cancelled (anywhere in the deployment) or this node stops. A pass that
    * throws is tried again by the queue with backoff (at most 5 times); an `interrupted` one is
-   * handed back at once.
+   * handed back at once. Webhook deliveries go to `deliver` (one that throws is tried again).
    */
-  async start(pass: (job: TurnJob, signal: AbortSignal) => Promise<TurnOutcome>): Promise<void> {
+  async start(pass: (job: TurnJob, signal: AbortSignal) => Promise<TurnOutcome>, deliver?: (job: WebhookJob) => Promise<void>): Promise<void> {
     this.pass = pass;
+    this.deliver = deliver ?? null;
+    const webhooks = this.opts.webhookIdentifier;
     this.stopping = false;
     const liveness = new Client({ connectionString: this.opts.connectionString, keepAlive: true, application_name: `clutch turns ${this.opts.deployment}` });
     liveness.on("error", (err) => this.lost(liveness, err));
@@ -166,6 +180,7 @@ export class TurnQueue {
             this.here.delete(key);
           }
         },
+        ...(webhooks && deliver ? { [webhooks]: async (payload: unknown) => deliver(WebhookJobSchema.parse(payload)) } : {}),
       },
     });
     await held;
@@ -196,10 +211,10 @@ export class TurnQueue {
       `SELECT worker FROM (
          SELECT DISTINCT j.locked_by AS worker FROM graphile_worker._private_jobs j
            JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-          WHERE t.identifier = $1 AND j.locked_by IS NOT NULL AND NOT (j.locked_by = ANY($4::text[]))
+          WHERE t.identifier = ANY($1::text[]) AND j.locked_by IS NOT NULL AND NOT (j.locked_by = ANY($4::text[]))
             AND j.locked_at < now() - make_interval(secs => $3::float8 / 1000)
        ) held WHERE pg_try_advisory_lock($2, hashtext(worker))`,
-      [this.identifier, WORKER_SPACE, SWEEP_GRACE_MS, [...this.workers]],
+      [this.kinds(), WORKER_SPACE, SWEEP_GRACE_MS, [...this.workers]],
     );
     const gone = r.rows.map((row) => row.worker);
     if (!gone.length) return 0;
@@ -306,11 +321,12 @@ export class TurnQueue {
     log.warn({ err }, "turn queue: the liveness session was lost; the passes here stop and are handed back");
     this.abortAll("this node lost its database session");
     const pass = this.pass!;
+    const deliver = this.deliver ?? undefined;
     const again = async (): Promise<void> => {
       await this.stop();
       while (!this.closed) {
         try {
-          await this.start(pass);
+          await this.start(pass, deliver);
           log.info("turn queue: taking turns again on a new session");
           return;
         } catch (e) {

@@ -522,6 +522,11 @@ export class Queries {
     return new Map(rows.map((t) => [t.id, t.name]));
   }
 
+  /** The deployment a direct message was opened on (`threads.deployment`); null for a channel, or a DM any deployment answers in. */
+  async threadDeployment(id: string): Promise<string | null> {
+    return (await this.db.thread.findUnique({ where: { id }, select: { deployment: true } }))?.deployment ?? null;
+  }
+
   /** Which of `ids` are direct messages (threads with `dm_between`). */
   async dmThreads(ids: readonly string[]): Promise<Set<string>> {
     if (!ids.length) return new Set();

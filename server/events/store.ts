@@ -219,10 +219,11 @@ export class EventStore {
   /**
    * The direct message between `between` (two principals, `user:<id>` / `agent:<id>`), made
    * private with both as members the first time (docs/channels.md "Direct messages"); a DM with an
-   * agent has it as `entry_agent`. `created` says whether it is new. `with_name` names the other
-   * party in the announcement.
+   * agent has it as `entry_agent`, and `deployment` (the deployment it is opened on, whose agents
+   * answer in it). `created` says whether it is new. `with_name` names the other party in the
+   * announcement.
    */
-  async directMessage(between: [string, string], opts: { entry_agent: string | null; with_name: string }, by: { agent_id: string; display_name?: string }): Promise<{ thread: ThreadSummary; created: boolean }> {
+  async directMessage(between: [string, string], opts: { entry_agent: string | null; with_name: string; deployment?: string }, by: { agent_id: string; display_name?: string }): Promise<{ thread: ThreadSummary; created: boolean }> {
     const pair = [...between].sort();
     const find = () => this.db.thread.findFirst({ where: { dm_between: { equals: pair } } });
     const existing = await find();
@@ -230,7 +231,7 @@ export class EventStore {
     let made;
     try {
       made = await this.db.$transaction(async (tx) => {
-        const { row, announce } = await insertThread(tx, { name: dmName() }, by, { between: pair, entry_agent: opts.entry_agent, with_name: opts.with_name });
+        const { row, announce } = await insertThread(tx, { name: dmName() }, by, { between: pair, entry_agent: opts.entry_agent, with_name: opts.with_name, ...(opts.deployment ? { deployment: opts.deployment } : {}) });
         return { row, result: await appendInTx(prismaSql(tx), [announce]) };
       }, TX_OPTIONS);
     } catch (err) {

@@ -58,7 +58,7 @@ export async function insertThread(
   tx: Prisma.TransactionClient,
   input: NewThread,
   by: { agent_id: string; display_name?: string },
-  dm?: { between: string[]; entry_agent: string | null; with_name: string },
+  dm?: { between: string[]; entry_agent: string | null; with_name: string; deployment?: string },
 ) {
   const row = await tx.thread.create({
     data: {
@@ -66,7 +66,7 @@ export async function insertThread(
       name: input.name,
       topic: input.topic ?? "",
       visibility: dm ? "private" : (input.visibility ?? "public"),
-      ...(dm ? { dm_between: dm.between, entry_agent: dm.entry_agent } : {}),
+      ...(dm ? { dm_between: dm.between, entry_agent: dm.entry_agent, ...(dm.deployment ? { deployment: dm.deployment } : {}) } : {}),
     },
   });
   if (/^(user|agent):/.test(by.agent_id)) await tx.threadMember.create({ data: { thread_id: row.id, member: by.agent_id, added_by: by.agent_id } });

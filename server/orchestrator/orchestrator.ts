@@ -127,11 +127,12 @@ export class Orchestrator {
   private readonly router: Router | null;
   private readonly registry: AgentRegistry | null;
   private readonly allChannels: boolean;
-  private readonly threadNames = new Map<string, { name: string; entry_agent: string | null; dm: boolean }>();
+  private readonly threadNames = new Map<string, { name: string; entry_agent: string | null; dm: boolean; elsewhere: boolean }>();
   private readonly groupChatOf: (thread_id: string) => { shape: GroupChatShape; team: string } | null;
   private readonly deadlines: Deadlines | null;
   private readonly tools: ToolCaller | null;
   private readonly durableDispatch: boolean;
+  private readonly deployment: string | null;
   /** Work started by reactions that does not hold up the chain (compensations); stop() waits for it. */
   private readonly background = new Set<Promise<void>>();
 
@@ -162,6 +163,8 @@ export class Orchestrator {
     tools?: ToolCaller | null;
     /** Requests reach their agents through the durable queue's jobs (`dispatchJob`), not the reaction. */
     durableDispatch?: boolean;
+    /** This node's deployment: a direct message opened on another deployment sharing the database is that one's. */
+    deployment?: string;
     /** The group chat a channel runs (an imported AutoGen team; server/orchestrator/group-chat.ts), or null. */
     groupChatOf?: (thread_id: string) => { shape: GroupChatShape; team: string } | null;
   }) {
@@ -176,6 +179,7 @@ export class Orchestrator {
     this.allChannels = deps.allChannels ?? false;
     this.tools = deps.tools ?? null;
     this.durableDispatch = deps.durableDispatch ?? false;
+    this.deployment = deps.deployment ?? null;
     this.groupChatOf = deps.groupChatOf ?? (() => null);
     this.deadlines = this.registry
       ? new Deadlines({
@@ -225,9 +229,13 @@ export class Orchestrator {
     let known = this.threadNames.get(thread_id);
     if (known === undefined) {
       const t = await this.store.getThread(thread_id);
-      known = { name: t?.name ?? "_", entry_agent: t?.entry_agent ?? null, dm: t?.kind === "dm" };
+      const dm = t?.kind === "dm";
+      // A DM opened on another deployment of the database is answered there (docs/deploy.md).
+      const elsewhere = dm && this.deployment !== null && ![null, this.deployment].includes(await this.store.queries.threadDeployment(thread_id));
+      known = { name: t?.name ?? "_", entry_agent: t?.entry_agent ?? null, dm, elsewhere };
       this.threadNames.set(thread_id, known);
     }
+    if (known.elsewhere) return null;
     // A direct message with an agent: every message is for it.
     if (known.entry_agent && this.workspace.agents.has(known.entry_agent)) return { thread_id, name: known.name, entry_agent: known.entry_agent, answers: "every_message", dm: known.dm };
     if (!this.allChannels) return null;

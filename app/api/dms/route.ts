@@ -16,7 +16,7 @@ export const dynamic = "force-dynamic";
 const Body = z.strictObject({ with: z.string().trim().min(1, "say whom to message: an agent id (agent:pm-1) or a person (user:<id>)").max(200) });
 
 export const POST = route({ auth: "person", body: Body }, async ({ principal, body }) => {
-  const { store, registry, identity } = getClutch();
+  const { store, registry, identity, deployment } = getClutch();
   const other = body.with.startsWith("user:") || body.with.startsWith("agent:") ? body.with : `agent:${body.with}`;
   if (other === principal.agent_id) throw new ClutchError("invalid_body", "a direct message is with someone else", 400);
   let with_name: string;
@@ -30,6 +30,6 @@ export const POST = route({ auth: "person", body: Body }, async ({ principal, bo
     if (!person || (await identity.isDisabled(other))) throw new ClutchError("unknown_person", `there is no person ${other}`, 404);
     with_name = person.name;
   }
-  const { thread, created } = await store.directMessage([principal.agent_id, other], { entry_agent: other.startsWith("agent:") ? other : null, with_name }, { agent_id: principal.agent_id, display_name: principal.name });
+  const { thread, created } = await store.directMessage([principal.agent_id, other], { entry_agent: other.startsWith("agent:") ? other : null, with_name, deployment }, { agent_id: principal.agent_id, display_name: principal.name });
   return json({ thread }, created ? 201 : 200);
 });
