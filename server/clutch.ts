@@ -201,6 +201,12 @@ export interface Clutch {
    * (no workspace).
    */
   agents(): "here" | "standby" | "none";
+  /**
+   * This node's part of the agents' turns (docs/deploy.md "Where agents run"): its name, how many
+   * passes it may run at once and how many it runs now; null on the embedded database or without a
+   * workspace (every pass runs in the one process).
+   */
+  turns(): { name: string; agent_concurrency: number; running: number } | null;
   /** The deployment this node belongs to (ClutchOptions.deployment; default `clutch`). */
   deployment: string;
   /** Which database Clutch runs on (for `GET /api/health`). */
@@ -664,6 +670,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     },
     webhookSecretOf: (agent_id) => webhookSecret(serverSecret, agent_id),
     agents: () => (workspace === NO_WORKSPACE ? "none" : working ? "here" : "standby"),
+    turns: () => (turns ? { name: nodeName, agent_concurrency: turns.concurrency, running: turns.load } : null),
     deployment,
     databaseKind: eventLog.databaseKind,
     version: readVersion(),

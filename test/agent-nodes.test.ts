@@ -18,7 +18,8 @@ import { personMessage } from "@/server/events/chat";
 import { WORKER_SPACE } from "@/server/dispatch/turns";
 import { runRow, testClutch } from "./helpers";
 import pg from "pg";
-import { expectSalesRunOnce, say, scratchWorkspace, startAgentNode, threadEvents, type AgentNode } from "./agents";
+import { expectSalesRunOnce, say, scratchWorkspace, startAgentNode, startAgents, threadEvents, type AgentNode } from "./agents";
+import * as healthRoute from "@/app/api/health/route";
 
 let rt: Clutch;
 const children: ChildProcess[] = [];
@@ -83,6 +84,16 @@ async function nextCall(node: AgentNode): Promise<void> {
 }
 
 describe.skipIf(inject("embeddedDatabase"))("agents' turns on every node", () => {
+  it("GET /api/health says this node's name, its agent concurrency and the passes it runs", async () => {
+    const node = await startAgents(scratchWorkspace().dir, { nodeName: "node-h", agentConcurrency: 2 });
+    try {
+      const res = await healthRoute.GET(new Request("http://test/api/health"), undefined as never);
+      expect(await res.json()).toMatchObject({ ok: true, agents: "here", node: { name: "node-h", agent_concurrency: 2, running: 0 } });
+    } finally {
+      await node.stop();
+    }
+  });
+
   it("two nodes each work part of one workspace's runs; the leader killed mid-call, the other takes its turns over and every run ends once", async () => {
     const ws = scratchWorkspace();
     const deployment = `test.${newId("task")}`;

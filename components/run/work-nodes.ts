@@ -1,7 +1,8 @@
 /**
  * Where a task's work was done (docs/deploy.md "Where agents run"): the nodes named by its
  * agents' events (`meta.node`, CLUTCH_NODE_NAME), in the order they first appear. Two or more
- * when the task's work moved, e.g. its node stopped and another took it over.
+ * when its turns were taken by different nodes (any node takes the next turn), or its node
+ * stopped and another took it over.
  */
 import type { StoredEvent } from "@/lib/protocol";
 

@@ -80,8 +80,16 @@ export interface Health {
   ok: boolean;
   version: string;
   database: { ok: boolean; kind: "embedded" | "postgres"; error?: string };
-  /** Where the workspace's agents work: on this node, on another (this one stands by to take over), or nowhere (no workspace). */
+  /**
+   * Where the log is followed for the workspace's agents: on this node (the leader), on another
+   * (this one stands by to take over), or nowhere (no workspace).
+   */
   agents: "here" | "standby" | "none";
+  /**
+   * This node's share of the agents' turns (PostgreSQL; docs/deploy.md "Where agents run"): the
+   * passes it may run at once (CLUTCH_AGENT_CONCURRENCY) and runs now. Absent on the embedded database.
+   */
+  node?: { name: string; agent_concurrency: number; running: number };
 }
 
 /** One of an agent's recent tasks (`AgentSummary.recent_tasks`). */

@@ -102,7 +102,7 @@ export class TurnQueue {
   constructor(private readonly opts: TurnQueueOptions) {
     // A pass holds no connection while it runs (its events go through the store): these only take
     // and finish jobs, and idle ones close soon, since every node and process shares the server's limit.
-    this.pool = new Pool({ connectionString: opts.connectionString, max: 3, idleTimeoutMillis: 2000 });
+    this.pool = new Pool({ connectionString: opts.connectionString, max: 2, idleTimeoutMillis: 2000 });
     this.identifier = `${opts.deployment}.turn`;
   }
 
@@ -163,7 +163,7 @@ export class TurnQueue {
       pgPool: this.pool,
       logger,
       events,
-      concurrency: this.opts.concurrency ?? DEFAULT_AGENT_CONCURRENCY,
+      concurrency: this.concurrency,
       pollInterval: 2000,
       noHandleSignals: true,
       taskList: {
@@ -257,6 +257,11 @@ export class TurnQueue {
       [this.identifier],
     );
     return r.rows[0]?.n ?? 0;
+  }
+
+  /** How many passes this node may run at once. */
+  get concurrency(): number {
+    return this.opts.concurrency ?? DEFAULT_AGENT_CONCURRENCY;
   }
 
   /** How many passes this node runs now. */
