@@ -71,6 +71,9 @@ interface StepResult {
 
 const ENDINGS = new Set(["task.result", "task.error", "task.cancel", "task.timeout"]);
 
+/** How often a wake is offered to the turn queue before it is given up (0.5 + 1 + 2 + 4 + 8 s of waiting). */
+const WAKE_ATTEMPTS = 6;
+
 /** An MCP tool as offered to a model. */
 export interface OfferedTool {
   server_id: string;
@@ -237,16 +240,24 @@ export class AgentRunner {
   /**
    * Schedule the agent's instance for `task_id`: with the turn queue, a job that any node of the
    * deployment takes; otherwise here. Several wakes while it runs coalesce into one more pass.
-   * Resolves once the wake is scheduled (a job that could not be added is logged: the next
-   * start's recovery wakes every unfinished task).
+   * Resolves once the wake is scheduled. A job the database does not take is tried again with
+   * backoff for about 15 s, then logged (the task's deadline, or the next leader's recovery,
+   * carries it on).
    */
   async wake(agent_id: string, task_id: string): Promise<void> {
     if (!this.deps.workspace.agents.has(agent_id)) return;
-    if (!this.deps.turns) {
+    const turns = this.deps.turns;
+    if (!turns) {
       void this.wakeHere(agent_id, task_id);
       return;
     }
-    await this.deps.turns.add({ agent_id, task_id }).catch((err) => log.error({ err, agent_id, task_id }, "an agent's turn could not be queued"));
+    const { outcome: err } = await withRetries({ attempts: WAKE_ATTEMPTS, first_ms: 500 }, () =>
+      turns.add({ agent_id, task_id }).then(
+        () => ({ outcome: null, again: false }),
+        (error: unknown) => ({ outcome: error, again: true }),
+      ),
+    );
+    if (err) log.error({ err, agent_id, task_id }, "an agent's turn could not be queued");
   }
 
   /**
