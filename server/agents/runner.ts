@@ -108,7 +108,7 @@ export interface RunnerDeps {
    * wake runs in this process (the embedded database).
    */
   turns?: {
-    add(job: TurnJob): Promise<void>;
+    add(job: TurnJob, mode?: "again" | "unless-queued"): Promise<void>;
     abort(job: TurnJob): Promise<void>;
     pending(): Promise<number>;
   };
@@ -242,9 +242,10 @@ export class AgentRunner {
    * deployment takes; otherwise here. Several wakes while it runs coalesce into one more pass.
    * Resolves once the wake is scheduled. A job the database does not take is tried again with
    * backoff for about 15 s, then logged (the task's deadline, or the next leader's recovery,
-   * carries it on).
+   * carries it on). `unless-queued` (a recovery after a start): no new turn when one is queued
+   * already, so a turn taken over from a node that stopped keeps its place in the queue.
    */
-  async wake(agent_id: string, task_id: string): Promise<void> {
+  async wake(agent_id: string, task_id: string, mode: "again" | "unless-queued" = "again"): Promise<void> {
     if (!this.deps.workspace.agents.has(agent_id)) return;
     const turns = this.deps.turns;
     if (!turns) {
@@ -252,7 +253,7 @@ export class AgentRunner {
       return;
     }
     const { outcome: err } = await withRetries({ attempts: WAKE_ATTEMPTS, first_ms: 500 }, () =>
-      turns.add({ agent_id, task_id }).then(
+      turns.add({ agent_id, task_id }, mode).then(
         () => ({ outcome: null, again: false }),
         (error: unknown) => ({ outcome: error, again: true }),
       ),

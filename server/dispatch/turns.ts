@@ -19,13 +19,15 @@
  *     a time, in order.
  *   - Wakes coalesce: the job key is the instance's, so wakes while a job waits are one job; a
  *     wake while the job runs adds one more (graphile-worker moves the key to a new job), which
- *     runs after it: nothing that arrived during a pass is missed.
+ *     runs after it: nothing that arrived during a pass is missed. That job keeps the running
+ *     one's place in the queue (its `run_at`), so work in progress goes on before the backlog.
  *   - A node's claims end with it: each worker of a node holds a session advisory lock named after
  *     its worker id on the node's liveness connection. Every node sweeps every `sweepMs`: a job
  *     locked for longer than `SWEEP_GRACE_MS` by a worker whose lock is free (its process died,
- *     its connection closed) is unlocked and taken by a live node. A killed node's turns resume
- *     within `sweepMs` + `SWEEP_GRACE_MS` (≤ 4 s by default); a vanished machine's within its
- *     session's TCP keepalive time (about 25 s, as the leader lease).
+ *     its connection closed) is unlocked, keeping its place in the queue, and the idle workers are
+ *     told at once. A killed node's turns resume within `sweepMs` + `SWEEP_GRACE_MS` (≤ 4 s by
+ *     default; a leader's too: the new leader's recovery wakes no instance that has a job); a
+ *     vanished machine's within its session's TCP keepalive time (about 25 s, as the leader lease).
  *   - A pass cut short by this node's stop (or its lost liveness session) is handed back: the
  *     handler adds the instance's job again before it returns, so another node carries it on.
  *
@@ -126,11 +128,20 @@ export class TurnQueue {
     return migrateJobSchema(this.pool);
   }
 
-  /** Wake the instance: its job is added (or joined, when one waits). Rejects when the database cannot take it. */
-  async add(job: TurnJob): Promise<void> {
+  /**
+   * Wake the instance: its job is added (or joined, when one waits). A new job of an instance that
+   * has one (running, or taken over from a node that died) is dated as that one: work in progress
+   * goes on before the backlog. `unless-queued`: nothing when
+   * the instance has a job waiting or running already (a recovery's wake: a job swept from a node
+   * that died keeps its place, which joining would move to the back). Rejects when the database
+   * cannot take it.
+   */
+  async add(job: TurnJob, mode: "again" | "unless-queued" = "again"): Promise<void> {
     await this.pool.query(
-      `SELECT 1 FROM graphile_worker.add_job($1, $2::json, queue_name => $3, job_key => $3, job_key_mode => 'preserve_run_at', max_attempts => 5)`,
-      [this.identifier, JSON.stringify({ agent_id: job.agent_id, task_id: job.task_id }), this.queueName(job)],
+      `SELECT (graphile_worker.add_job($1, $2::json, queue_name => $3, job_key => $3, job_key_mode => 'preserve_run_at', max_attempts => 5, run_at => (
+                 SELECT min(j.run_at) FROM graphile_worker._private_jobs j JOIN graphile_worker._private_job_queues q ON q.id = j.job_queue_id WHERE q.queue_name = $3))).id
+        WHERE NOT ($4 AND EXISTS (SELECT 1 FROM graphile_worker._private_jobs WHERE key = $3 OR (locked_by IS NOT NULL AND job_queue_id = (SELECT id FROM graphile_worker._private_job_queues WHERE queue_name = $3))))`,
+      [this.identifier, JSON.stringify({ agent_id: job.agent_id, task_id: job.task_id }), this.queueName(job), mode === "unless-queued"],
     );
   }
 
@@ -218,7 +229,10 @@ export class TurnQueue {
     );
     const gone = r.rows.map((row) => row.worker);
     if (!gone.length) return 0;
+    const held = await this.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE locked_by = ANY($1::text[])", [gone]);
     await this.pool.query("SELECT graphile_worker.force_unlock_workers($1::text[])", [gone]);
+    // Idle workers hear of the freed jobs at once (graphile-worker's own channel), not at their next poll.
+    await this.pool.query(`SELECT pg_notify('jobs:insert', json_build_object('r', random(), 'count', $1::int)::text)`, [held.rows[0]?.n ?? 1]);
     await liveness.query("SELECT pg_advisory_unlock($1, hashtext(w)) FROM unnest($2::text[]) w", [WORKER_SPACE, gone]);
     // A job woken again while it ran was superseded by a newer one (graphile-worker cleared its key
     // and spent its attempts): unlocked, it has nothing left to do.

@@ -323,8 +323,12 @@ export class Orchestrator {
     );
   }
 
-  /** The policy check before a task reaches its agent (server/policy): go, wait for approval, or refuse. */
-  private async dispatch(ev: StoredEventOf<"task.request">): Promise<void> {
+  /**
+   * The policy check before a task reaches its agent (server/policy): go, wait for approval, or
+   * refuse. `recovering`: carrying on after a start, the agent's instance is woken only when no
+   * turn of it is queued already (one taken over from a node that stopped keeps its place).
+   */
+  private async dispatch(ev: StoredEventOf<"task.request">, recovering = false): Promise<void> {
     const to = ev.to[0]?.agent_id;
     if (!this.isAgent(to)) return;
     // A task that has ended or already started was dispatched before (a fork or an import copies
@@ -357,7 +361,7 @@ export class Orchestrator {
         return;
       }
     }
-    await this.runner.wake(to, ev.task_id);
+    await this.runner.wake(to, ev.task_id, recovering ? "unless-queued" : "again");
   }
 
   /** An approval was decided: carry on the dispatch or the call it held. */
@@ -582,8 +586,8 @@ export class Orchestrator {
       if (!this.isAgent(t.assignee)) continue;
       // Through dispatch: a task the previous process stored but never dispatched passes the policy first.
       const request = await this.store.queries.latestRequest(t.run_id, t.id);
-      if (request) await this.dispatch(request);
-      else await this.runner.wake(t.assignee, t.id);
+      if (request) await this.dispatch(request, true);
+      else await this.runner.wake(t.assignee, t.id, "unless-queued");
     }
     for (const t of open) {
       if (t.assignee !== ORCHESTRATOR.agent_id || !this.router) continue; // a request still to be routed
