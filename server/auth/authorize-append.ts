@@ -42,13 +42,13 @@
  *
  * The system principal (Clutch and its workspace agents) may append anything.
  */
-import { isEvent, sameSigningKeys, type AgentCard, type ClutchMessage } from "@/lib/protocol";
+import { isEvent, type AgentCard, type ClutchMessage } from "@/lib/protocol";
 import type { Queries } from "../events/queries";
 import { actionRefusal } from "../events/message-actions";
 import { ClutchError, isClutchError } from "../errors";
 import type { ChannelAccess } from "./access";
 import type { Names } from "./names";
-import { isAdmin, type Principal } from "./principal";
+import { isAdmin, keysLocked, type Principal } from "./principal";
 import { signatureProblem } from "./signatures";
 
 const RESERVED = new Set(["routing.decision", "routing.failure", "policy.decision", "approval.requested", "approval.granted", "approval.rejected", "approval.expired", "audit.change", "chat.system", "task.cancel", "task.timeout"]);
@@ -91,11 +91,8 @@ export async function authorizeAppend(
       const named = (m.payload as { agent_id?: unknown; card?: { agent_id?: unknown } }).agent_id ?? (m.payload as { card?: { agent_id?: unknown } }).card?.agent_id;
       if (named !== undefined && named !== p.agent_id) throw refuse("not_yourself", `message ${i}: ${m.type} names ${String(named)}; ${who} may only speak for ${p.agent_id}`, i);
     }
-    if (newCard && !isAdmin(p)) {
-      const before = deps.cardOf(p.agent_id)?.security?.keys;
-      if (before?.length && !sameSigningKeys(before, newCard.security?.keys)) {
-        throw refuse("keys_locked", `message ${i}: ${p.agent_id} signs its messages; only an admin may change or remove its signing keys (POST /api/agents as an admin); nothing was stored`, i);
-      }
+    if (newCard && keysLocked(p, deps.cardOf(p.agent_id)?.security?.keys, newCard.security?.keys)) {
+      throw refuse("keys_locked", `message ${i}: ${p.agent_id} signs its messages; only an admin may change or remove its signing keys (POST /api/agents as an admin); nothing was stored`, i);
     }
     const shown = m.from.display_name;
     if (shown !== undefined) {

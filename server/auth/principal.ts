@@ -7,6 +7,8 @@
  * - agent: an external agent through an API key an admin created for it (`agent_id` agent:<id>).
  * - system: Clutch itself and the workspace's agents running inside it (trusted).
  */
+import { sameSigningKeys } from "@/lib/protocol";
+
 export const ROLES = ["admin", "member", "guest"] as const;
 /** admin: members, keys, agents, policy; member: every public channel; guest: only channels they were added to. */
 export type Role = (typeof ROLES)[number];
@@ -39,6 +41,16 @@ export const SYSTEM: SystemPrincipal = { kind: "system", agent_id: "system" };
 export const personAgentId = (user_id: string) => `user:${user_id}`;
 
 export const isAdmin = (p: Principal) => p.kind === "system" || (p.kind === "person" && p.role === "admin");
+
+/**
+ * Whether `p` is refused (403 keys_locked) in making an agent's signing keys `after` where they
+ * are `before` (docs/identity.md "Signed messages"): an agent that signs its messages has its keys
+ * changed or removed by an admin only, so a stolen API key alone is not enough to post as it.
+ * The one rule for POST /api/agents and an agent.register / agent.update appended to the log.
+ */
+export function keysLocked(p: Principal, before: readonly unknown[] | undefined, after: unknown): boolean {
+  return !isAdmin(p) && Boolean(before?.length) && !sameSigningKeys(before, after);
+}
 
 export function isRole(value: unknown): value is Role {
   return typeof value === "string" && (ROLES as readonly string[]).includes(value);

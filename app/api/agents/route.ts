@@ -18,8 +18,7 @@ import { registerAgent } from "@/server/router/registration";
 import { listAgents } from "@/server/router/directory";
 import { getClutch } from "@/server/instance";
 import { ClutchError } from "@/server/errors";
-import { isAdmin } from "@/server/auth/principal";
-import { sameSigningKeys } from "@/lib/protocol";
+import { isAdmin, keysLocked } from "@/server/auth/principal";
 import { json, readJson } from "../_lib/http";
 import { route } from "../_lib/route";
 
@@ -39,10 +38,7 @@ export const POST = route({ auth: "signed-in" }, async ({ req, principal }) => {
   if (!isAdmin(principal) && named !== principal.agent_id) {
     throw new ClutchError("not_yourself", `this key speaks for ${principal.agent_id}; it may register only that agent's card, not ${String(named)}`, 403);
   }
-  const keysBefore = rt.registry.get(String(named))?.card.security?.keys;
-  const keysAfter = (body as { security?: { keys?: unknown } } | null)?.security?.keys;
-  if (!isAdmin(principal) && keysBefore?.length && !sameSigningKeys(keysBefore, keysAfter)) {
-    // With signing keys, a stolen API key alone must not be enough to post as the agent.
+  if (keysLocked(principal, rt.registry.get(String(named))?.card.security?.keys, (body as { security?: { keys?: unknown } } | null)?.security?.keys)) {
     throw new ClutchError("keys_locked", `${String(named)} signs its messages: only an admin may change or remove its signing keys`, 403);
   }
   const { card, result } = await registerAgent(rt.store, rt.registry, body, { names: rt.identity.names });
