@@ -8,7 +8,7 @@
  */
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { newId, type StoredEvent } from "@/lib/protocol";
+import { isEvent, newId, type StoredEvent } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import type { Principal } from "@/server/auth/principal";
 import { postAutogenMessages, startAutogenRun } from "@/server/adapters/autogen/runs";
@@ -49,7 +49,7 @@ describe.skipIf(inject("embeddedDatabase"))("an AutoGen run fed through two node
     const name = `autogen-${newId("thread").slice(-10).toLowerCase()}`;
     await a.store.createThread({ name }, { agent_id: "user:test" });
     /** The run's events as the channel shows them: type, who, what. */
-    const shape = (events: StoredEvent[]) => events.map((e) => `${e.type} ${e.from.agent_id} ${JSON.stringify((e.payload as { text?: string }).text ?? "")}`);
+    const shape = (events: StoredEvent[]) => events.map((e) => `${e.type} ${e.from.agent_id} ${isEvent(e, "chat.message") ? JSON.stringify(e.payload.text) : ""}`);
     const reference = await startAutogenRun(a, forwarder, { channel: name, task: "Say pass", team: "Demo team" });
     await postAutogenMessages(a, forwarder, reference.run_id, stream.slice(0, 8));
     const expected = shape(await a.store.readAll({ run_id: reference.run_id }));
