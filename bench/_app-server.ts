@@ -1,6 +1,7 @@
 /**
- * The production server (server.ts, NODE_ENV=production, no agents) on a bench database, for the
- * browser benchmarks (bench/replay.ts, bench/composer.ts). It needs a build (`npx next build`,
+ * The production server (server.ts, NODE_ENV=production) on a bench database, for the browser
+ * benchmarks (bench/replay.ts, bench/composer.ts): without agents, or with `{ team: true }` the
+ * default workspace (examples/sales-analysis) on the built-in model writing at once. It needs a build (`npx next build`,
  * or NEXT_DIST_DIR passed on). `startAppServer` resolves once `/api/health` answers 200 and
  * throws with the server's output when it exits or does not answer within 60 s; `stop()` sends
  * SIGTERM, then SIGKILL after 10 s.
@@ -20,11 +21,15 @@ function httpOk(port: number): Promise<boolean> {
   return new Promise((r) => http.get({ host: "127.0.0.1", port, path: "/api/health" }, (res) => (res.resume(), r(res.statusCode === 200))).on("error", () => r(false)));
 }
 
-/** Starts server.ts on `databaseUrl` and `port` with the scripts' admin (scripts/session.ts). */
-export async function startAppServer(databaseUrl: string, port: number): Promise<AppServer> {
+/**
+ * Starts server.ts on `databaseUrl` and `port` with the scripts' admin (scripts/session.ts);
+ * `team`: with the default workspace's agents (their replies written at once), else none.
+ */
+export async function startAppServer(databaseUrl: string, port: number, opts: { team?: boolean } = {}): Promise<AppServer> {
+  const agents = opts.team ? { CLUTCH_BUILTIN_PACE_MS: "0" } : { CLUTCH_WORKSPACE: "none" };
   const server = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
     cwd: ROOT,
-    env: { ...process.env, ...scriptAdminEnv, DATABASE_URL: databaseUrl, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production", LOG_LEVEL: "warn", CLUTCH_WORKSPACE: "none" },
+    env: { ...process.env, ...scriptAdminEnv, DATABASE_URL: databaseUrl, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production", LOG_LEVEL: "warn", ...agents },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

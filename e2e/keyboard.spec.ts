@@ -43,10 +43,22 @@ async function sidebarLinks(page: Page): Promise<{ href: string; unread: boolean
 }
 
 
+/** Puts the keyboard's starting point at the top of the page, where Tab starts on a page that focuses nothing. */
+async function fromTheTop(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const root = document.documentElement;
+    root.tabIndex = -1;
+    root.focus();
+    root.removeAttribute("tabindex");
+  });
+}
+
 test("skip links: Tab, Tab, Enter reaches the composer; elsewhere the first Tab skips to the content", async ({ page, request }) => {
   const thread = await createChannel(request, uniqueName("skip"));
   await openChannel(page, thread, "conversation");
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  const box = page.getByRole("combobox", { name: `Message #${thread.name}` });
+  await expect(box).toBeFocused(); // opening the channel put the cursor there
+  await fromTheTop(page);
 
   await page.keyboard.press("Tab");
   const toConversation = page.getByRole("link", { name: "Skip to conversation" });
@@ -55,12 +67,13 @@ test("skip links: Tab, Tab, Enter reaches the composer; elsewhere the first Tab 
   await page.keyboard.press("Tab");
   await expect(page.getByRole("link", { name: "Skip to composer" })).toBeFocused();
   await page.keyboard.press("Enter");
-  const box = page.getByRole("combobox", { name: `Message #${thread.name}` });
   await expect(box).toBeFocused();
 
-  // The other one lands on the conversation.
+  // The other one lands on the conversation. (Opening the channel put the cursor in the composer.)
   await page.reload();
   await expect(messageLog(page, thread.name)).toBeVisible();
+  await expect(box).toBeFocused();
+  await fromTheTop(page);
   await page.keyboard.press("Tab");
   await expect(toConversation).toBeFocused();
   await page.keyboard.press("Enter");
@@ -87,7 +100,14 @@ test("? and Ctrl+/ open the shortcut sheet with the page's keys in Ctrl terms; C
   await expect(aside.getByRole("button", { name: /Jump or search/ })).toContainText("Ctrl+K");
   await expect(page.locator("body")).not.toContainText("⌘");
 
+  // Opening the channel put the cursor in its composer, as in Slack: ? is a character there,
+  // and Ctrl+/ opens the sheet.
+  const box = page.getByRole("combobox", { name: `Message #${thread.name}` });
+  await expect(box).toBeFocused();
   await page.keyboard.press("?");
+  await expect(box).toHaveValue("?");
+  await expect(sheet).toBeHidden();
+  await page.keyboard.press("Control+/");
   await expect(sheet).toBeVisible();
   await expect(sheet.getByRole("table", { name: "In a channel" }).getByRole("row", { name: /Esc Mark the channel read/ })).toBeVisible();
   const everywhere = sheet.getByRole("table", { name: "Everywhere" });
@@ -104,18 +124,14 @@ test("? and Ctrl+/ open the shortcut sheet with the page's keys in Ctrl terms; C
   }
   await page.keyboard.press("Control+/"); // closes it again
   await expect(sheet).toBeHidden();
+  await box.fill("");
 
-  // In the composer, ? is a character, and Ctrl+/ still opens the sheet.
-  const box = page.getByRole("combobox", { name: `Message #${thread.name}` });
-  await box.click();
+  // Out of the composer, ? opens the sheet.
+  await box.blur();
   await page.keyboard.press("?");
-  await expect(box).toHaveValue("?");
-  await expect(sheet).toBeHidden();
-  await page.keyboard.press("Control+/");
   await expect(sheet).toBeVisible();
   await page.keyboard.press("Escape");
   await expect(sheet).toBeHidden();
-  await box.fill("");
 
   await page.keyboard.press("Control+k");
   await expect(page.getByRole("dialog", { name: /Jump|search/i })).toBeVisible();

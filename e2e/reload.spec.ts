@@ -7,7 +7,8 @@ import { createChannel, event, markdownRendered, messageLog, openChannel, postEv
 
 async function rendered(page: Page, name: string) {
   await markdownRendered(page);
-  const articles = messageLog(page, name).getByRole("article");
+  // The events' rows (a run's card is an article too, without a seq).
+  const articles = messageLog(page, name).locator("article[data-seq]");
   const seqs = await articles.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-seq"))));
   const texts = await articles.allInnerTexts();
   return { seqs, texts };
@@ -18,14 +19,18 @@ test("after a reload the thread is identical", async ({ page, request }) => {
   await openChannel(page, thread);
   await send(page, thread.name, "typed in the browser");
   await postMessage(request, thread.id, "posted by **API**", "Grace");
+  const run_id = uniqueName("run_reload");
+  const task_id = uniqueName("task_reload");
   await postEvents(request, [
-    event(thread.id, "task.request", { title: "Check the numbers" }, { task_id: "task_reload" }),
-    event(thread.id, "tool.call", { call_id: "c1", tool: "calc", arguments: { x: 1 } }),
-    event(thread.id, "tool.result", { call_id: "c1", tool: "calc", result: 2, duration_ms: 5 }),
-    event(thread.id, "task.result", { summary: "All good" }, { task_id: "task_reload" }),
+    event(thread.id, "task.request", { title: "Check the numbers" }, { run_id, task_id }),
+    event(thread.id, "tool.call", { call_id: "c1", tool: "calc", arguments: { x: 1 } }, { run_id, task_id }),
+    event(thread.id, "tool.result", { call_id: "c1", tool: "calc", result: 2, duration_ms: 5 }, { run_id, task_id }),
+    event(thread.id, "task.result", { summary: "All good" }, { run_id, task_id }),
   ]);
   const log = messageLog(page, thread.name);
   await expect(log.getByRole("article", { name: /^Result/ })).toContainText("All good");
+  // The run's card has caught up with its four events (the reload draws it from the start).
+  await expect(log.getByRole("button", { name: /^Open the thread of .*: 4 events$/ })).toBeVisible();
 
   const before = await rendered(page, thread.name);
   expect(before.seqs.length).toBeGreaterThanOrEqual(6);

@@ -2,7 +2,8 @@
  * The workspace's door (docs/identity.md): every page in here needs a signed-in person. Without
  * one, a workspace with no account yet goes to /setup, otherwise to /sign-in (with the page asked
  * for as `next`). The person is handed to the browser (components/identity/me.tsx), around the
- * live data providers and the workspace shell (sidebar, switcher, dialogs).
+ * live data providers (their cache seeded with the channel list, initial-data.ts) and the workspace
+ * shell (sidebar, switcher, dialogs).
  */
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
@@ -11,6 +12,7 @@ import { MeProvider, type Me } from "@/components/identity/me";
 import { LiveProviders } from "@/components/live/providers";
 import { WorkspaceShell } from "@/components/workspace/workspace-shell";
 import { getClutch } from "@/server/instance";
+import { initialWorkspace } from "./initial-data";
 
 export const dynamic = "force-dynamic";
 
@@ -26,7 +28,7 @@ export default async function WorkspaceLayout({ children }: { children: ReactNod
   const me: Me = { agent_id: principal.agent_id, user_id: principal.user_id, name: principal.name, email: principal.email, role: principal.role };
   return (
     <MeProvider me={me}>
-      <LiveProviders>
+      <LiveProviders initial={await initialWorkspace()}>
         <WorkspaceShell>{children}</WorkspaceShell>
       </LiveProviders>
     </MeProvider>

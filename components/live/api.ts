@@ -4,6 +4,7 @@
  */
 import type { AgentSummary, ApiError, EventPage, PackImport, RunSummary, SchemaDetail, SchemaSummary, ThreadSummary, WorkflowDetail, WorkflowSummary } from "@/lib/api/types";
 import type { StoredEvent } from "@/lib/protocol";
+import type { ThreadEventsData } from "./query-keys";
 
 /** An HTTP error from the API, or a network failure (`code: "network"`). `body` is the whole answer. */
 export class ApiRequestError extends Error {
@@ -23,6 +24,13 @@ export class ApiRequestError extends Error {
 export interface EventPageBefore extends EventPage {
   has_more_before: boolean;
 }
+
+/**
+ * How the `fetch*` helpers GET a path of the API: `apiRequest` in the browser; on the server, the
+ * route's own answer for the page being rendered (app/(app)/initial-data.ts), so a page's first
+ * data comes with its HTML in the very shape the browser's cache holds.
+ */
+export type ApiGet = <T>(path: string) => Promise<T>;
 
 /**
  * A JSON call to the API: `no-store` unless `init.cache` says otherwise, a JSON content type when
@@ -53,8 +61,8 @@ export async function apiRequest<T>(url: string, init?: RequestInit): Promise<T>
 }
 
 /** All channels, sorted by name. */
-export async function fetchThreads(): Promise<ThreadSummary[]> {
-  return (await apiRequest<{ threads: ThreadSummary[] }>("/api/threads")).threads;
+export async function fetchThreads(get: ApiGet = apiRequest): Promise<ThreadSummary[]> {
+  return (await get<{ threads: ThreadSummary[] }>("/api/threads")).threads;
 }
 
 /** Creates a channel; throws `name_taken` (409) or a 400 with issues. */
@@ -63,9 +71,9 @@ export async function createThread(input: { name: string; topic?: string; visibi
 }
 
 /** The `limit` events just before `before` (a seq, or "end" for the newest), ascending. */
-export async function fetchEventsBefore(threadId: string, before: number | "end", limit = 100): Promise<EventPageBefore> {
+export async function fetchEventsBefore(threadId: string, before: number | "end", limit = 100, get: ApiGet = apiRequest): Promise<EventPageBefore> {
   const q = new URLSearchParams({ before: String(before), limit: String(limit) });
-  const page = await apiRequest<Partial<EventPageBefore>>(`/api/threads/${encodeURIComponent(threadId)}/events?${q}`);
+  const page = await get<Partial<EventPageBefore>>(`/api/threads/${encodeURIComponent(threadId)}/events?${q}`);
   const events = page.events ?? [];
   return {
     events,
@@ -73,6 +81,15 @@ export async function fetchEventsBefore(threadId: string, before: number | "end"
     // Servers that do not say fall back to "a full page means there may be more".
     has_more_before: page.has_more_before ?? events.length >= limit,
   };
+}
+
+/** Events in a channel's first page, and in each older page loaded as the person scrolls up. */
+export const CHANNEL_PAGE = 100;
+
+/** A channel's newest page (`CHANNEL_PAGE` events), as the channel's cache holds it (query-keys.ts `ThreadEventsData`). */
+export async function fetchNewestEvents(threadId: string, get: ApiGet = apiRequest): Promise<ThreadEventsData> {
+  const page = await fetchEventsBefore(threadId, "end", CHANNEL_PAGE, get);
+  return { events: page.events, hasMoreBefore: page.has_more_before };
 }
 
 /**
@@ -99,8 +116,8 @@ export async function fetchAgents(): Promise<AgentSummary[]> {
 }
 
 /** A channel's runs, oldest first (`GET /api/threads/:id/runs`). */
-export async function fetchThreadRuns(threadId: string): Promise<RunSummary[]> {
-  const runs = (await apiRequest<{ runs: RunSummary[] }>(`/api/threads/${encodeURIComponent(threadId)}/runs`)).runs;
+export async function fetchThreadRuns(threadId: string, get: ApiGet = apiRequest): Promise<RunSummary[]> {
+  const runs = (await get<{ runs: RunSummary[] }>(`/api/threads/${encodeURIComponent(threadId)}/runs`)).runs;
   return runs.slice().sort((a, b) => a.first_seq - b.first_seq);
 }
 

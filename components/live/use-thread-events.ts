@@ -1,30 +1,25 @@
 /**
  * `useThreadEvents`: one channel's events, newest at the end, kept live through network drops.
- * Loads the newest page (`before=end`), then subscribes after the last seq
- * held; `loadOlder` prepends the page before the first seq held. All merges dedupe by seq.
+ * Starts from the newest page (`before=end`): the one the page came with, else fetched (or
+ * already asked for by `prefetchChannel` when its link was pressed); then subscribes after the
+ * last seq held; `loadOlder` prepends the page before the first seq held. All merges dedupe by seq.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { fetchEventsBefore } from "./api";
+import { queryOptions, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+import { CHANNEL_PAGE, fetchEventsBefore, fetchNewestEvents } from "./api";
 import { subscribeThread } from "./live-sync";
 import { mergeBySeq } from "./merge";
 import { queryKeys, type ThreadEventsData } from "./query-keys";
+import { threadRunsQuery } from "./use-runs";
 
-const PAGE = 100;
-
-/**
- * A channel's events (ascending, unique by seq), live; `loadOlder` fetches the page before the
- * first seq held.
- */
-export function useThreadEvents(threadId: string) {
-  const qc = useQueryClient();
-  const query = useQuery({
+/** The query of a channel's events: the newest page, merged with anything that arrived live while it loaded. */
+function threadEventsQuery(qc: QueryClient, threadId: string) {
+  return queryOptions({
     queryKey: queryKeys.threadEvents(threadId),
     queryFn: async (): Promise<ThreadEventsData> => {
-      const page = await fetchEventsBefore(threadId, "end", PAGE);
-      // Keep anything that arrived live while the page loaded.
+      const page = await fetchNewestEvents(threadId);
       const held = qc.getQueryData<ThreadEventsData>(queryKeys.threadEvents(threadId));
-      return { events: mergeBySeq(page.events, held?.events ?? []), hasMoreBefore: page.has_more_before };
+      return { events: mergeBySeq(page.events, held?.events ?? []), hasMoreBefore: page.hasMoreBefore };
     },
     // The socket keeps this fresh; refetching would drop older pages we loaded.
     staleTime: Infinity,
@@ -32,6 +27,26 @@ export function useThreadEvents(threadId: string) {
     refetchOnWindowFocus: false,
     refetchOnReconnect: false,
   });
+}
+
+/**
+ * Starts loading a channel's first data (its newest events and its runs) unless the cache holds
+ * it: called as a person presses the channel's link, so the data and the page's move travel
+ * side by side. Never throws (a failure is the channel's to show when it opens).
+ */
+export function prefetchChannel(qc: QueryClient, threadId: string): void {
+  void qc.prefetchQuery(threadEventsQuery(qc, threadId));
+  void qc.prefetchQuery(threadRunsQuery(threadId));
+}
+
+/**
+ * A channel's events (ascending, unique by seq), live; `loadOlder` fetches the page before the
+ * first seq held. `initial`: the newest page as the page's HTML came with it (used when the
+ * cache holds nothing for the channel).
+ */
+export function useThreadEvents(threadId: string, initial?: ThreadEventsData) {
+  const qc = useQueryClient();
+  const query = useQuery({ ...threadEventsQuery(qc, threadId), initialData: initial });
 
   const ready = query.isSuccess;
   useEffect(() => {
@@ -50,7 +65,7 @@ export function useThreadEvents(threadId: string) {
     setLoadingOlder(true);
     setOlderError(null);
     try {
-      const page = await fetchEventsBefore(threadId, data.events[0].seq, PAGE);
+      const page = await fetchEventsBefore(threadId, data.events[0].seq, CHANNEL_PAGE);
       qc.setQueryData<ThreadEventsData>(queryKeys.threadEvents(threadId), (old) =>
         old ? { events: mergeBySeq(old.events, page.events), hasMoreBefore: page.has_more_before } : old,
       );

@@ -9,7 +9,7 @@ import { queryKeys } from "./query-keys";
 
 /** All channels, sorted by name, kept live. */
 export function useThreads() {
-  return useQuery({ queryKey: queryKeys.threads, queryFn: fetchThreads, staleTime: 30_000 });
+  return useQuery({ queryKey: queryKeys.threads, queryFn: () => fetchThreads(), staleTime: 30_000 });
 }
 
 /** One channel's summary from the list (undefined while loading or when it does not exist). */

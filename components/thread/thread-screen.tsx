@@ -16,7 +16,7 @@
  */
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { indexQuestions } from "@/lib/fold/questions";
 import { isEvent, type StoredEvent } from "@/lib/protocol";
@@ -24,7 +24,9 @@ import { foldApprovals } from "@/lib/fold/approvals";
 import { conversationIds, inConversation } from "@/lib/conversation";
 import { useChannelAnswers } from "@/components/live/workspace-channels";
 import { MARKED_UNREAD } from "@/components/live/message-actions";
-import type { ApprovalSummary } from "@/lib/api/types";
+import type { ApprovalSummary, RunSummary } from "@/lib/api/types";
+import type { ThreadEventsData } from "@/components/live/query-keys";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { usePendingApprovals } from "@/components/live/approvals";
 import { markChannelRead } from "@/components/live/inbox";
 import { useThreadEvents } from "@/components/live/use-thread-events";
@@ -40,6 +42,7 @@ import { markReadSeq, readSeqOf, useReadMarks } from "@/components/prefs/read-ma
 import { useLocalValue, writeLocal } from "@/components/prefs/local-store";
 import { announce } from "@/components/ui/announce";
 import { useShortcutSection, type ShortcutSection } from "@/components/ui/shortcuts";
+import { isTextField } from "@/components/ui/use-hotkeys";
 import { Composer, type AnswerableQuestion, type ComposerHandle, type ComposerTarget } from "./composer";
 import { MessageList, type MessageListHandle } from "./message-list";
 import { RunBanner, type BannerApproval } from "./run-banner";
@@ -89,14 +92,21 @@ function paneRunOf(pane: ThreadTarget | null): string | null {
   return pane && "run_id" in pane ? pane.run_id : null;
 }
 
-/** One channel, live: header, events, composer, thread pane. */
-export function ThreadScreen({ threadId }: { threadId: string }) {
+/**
+ * One channel, live: header, events, composer, thread pane. `initial`: the channel's newest
+ * events and its runs as the page's HTML came with them (app/(app)/initial-data.ts), so nothing
+ * waits for a request. They are drawn once the page is live, after the composer can be used (the
+ * list shows times in the person's own zone, which the server does not know).
+ */
+export function ThreadScreen({ threadId, initial }: { threadId: string; initial?: { events?: ThreadEventsData; runs?: RunSummary[] } }) {
   const threads = useThreads();
   const thread = useThread(threadId);
   const titleOf = useThreadTitle(thread);
-  const feed = useThreadEvents(threadId);
-  const live = useLive(threadId, feed.events ?? NO_EVENTS);
-  const runs = useThreadRuns(threadId).data;
+  const drawn = useDeferredValue(useHydrated());
+  const feed = useThreadEvents(threadId, initial?.events);
+  const live = useLive(threadId, (drawn && feed.events) || NO_EVENTS);
+  const runsQuery = useThreadRuns(threadId, initial?.runs);
+  const runs = drawn ? runsQuery.data : undefined;
   const { markRead } = useReadMarks();
   const list = useRef<MessageListHandle>(null);
   const composer = useRef<ComposerHandle>(null);
@@ -110,7 +120,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
   // A search hit's matched words (`hl`): unfolded and highlighted in the event it opens.
   const hlParam = params.get("hl");
   const highlight = useMemo(() => highlightWords(hlParam), [hlParam]);
-  const events = feed.events;
+  const events = drawn ? feed.events : undefined;
   // Where the person left off, as of opening the channel (the unread divider stays put while it is open).
   const [readUpTo, setReadUpTo] = useState(() => (typeof window === "undefined" ? null : readSeqOf(threadId, thread?.read?.seq)));
 
@@ -148,6 +158,17 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
     },
     [setPane, threadId, events],
   );
+
+  // Opening a channel puts the cursor in its composer, as in Slack (docs/channels.md "Keyboard
+  // shortcuts"): where there is a fine pointer (a phone's keyboard would cover the channel), unless
+  // a dialog or another field has the focus or the URL opens a thread beside the channel.
+  const paneAtOpen = useRef(pane !== null);
+  useEffect(() => {
+    if (paneAtOpen.current || !window.matchMedia("(pointer: fine)").matches) return;
+    const at = document.activeElement;
+    if (at && at !== document.body && (at.closest("dialog, [role=dialog]") || isTextField(at))) return;
+    composer.current?.focus();
+  }, []);
 
   // `?compose`: arrived to write (the welcome's "Ask"): the composer has the request and the focus.
   const compose = params.get("compose") !== null;
@@ -374,7 +395,7 @@ export function ThreadScreen({ threadId }: { threadId: string }) {
                 Try again
               </button>
             </div>
-          ) : feed.isLoading || !events ? (
+          ) : !events ? (
             <ListSkeleton />
           ) : (
             <MessageList

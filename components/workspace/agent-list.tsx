@@ -6,7 +6,7 @@
  * (AgentDialog). Kept live by components/live/use-agents.ts (`agents.changed`). The heading is text,
  * not a Tab stop; the "Agent directory" row links to `/agents`.
  */
-import Link from "next/link";
+import { SidebarLink } from "./sidebar-link";
 import { usePathname } from "next/navigation";
 import { useState } from "react";
 import type { AgentSummary } from "@/lib/api/types";
@@ -103,19 +103,12 @@ export function AgentList({ onNavigate }: { onNavigate?: () => void }) {
           })}
         </ul>
       )}
-      <Link
-        href="/agents"
-        onClick={onNavigate}
-        aria-current={inDirectory ? "page" : undefined}
-        className={`mt-1 flex h-7 w-full items-center gap-1.5 rounded-md px-2 text-[13px] ${
-          inDirectory ? "bg-sidebar-active font-semibold text-sidebar-active-fg" : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
-        }`}
-      >
+      <SidebarLink href="/agents" active={inDirectory} onNavigate={onNavigate} small className="mt-1 w-full">
         <span className={`inline-flex h-4 w-4 items-center justify-center rounded ${inDirectory ? "bg-white/20" : "bg-sidebar-hover"}`}>
           <ChevronRightIcon size={12} />
         </span>
         Agent directory
-      </Link>
+      </SidebarLink>
       <AgentDialog agent={selected} onClose={() => setOpen(null)} onNavigate={onNavigate} />
     </section>
   );

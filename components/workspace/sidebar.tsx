@@ -7,7 +7,6 @@
  * notify while something is open, and the Approvals inbox with a live count of pending approvals.
  * Direct messages with a person show their avatar and presence (docs/channels.md "Presence").
  */
-import Link from "next/link";
 import type { ReactNode } from "react";
 import { usePathname } from "next/navigation";
 import { usePendingApprovals } from "@/components/live/approvals";
@@ -28,6 +27,16 @@ import { AgentList } from "./agent-list";
 import { ROLE_LABEL } from "./settings-dialog";
 import { ThemeToggle } from "./theme-toggle";
 import { useWorkspace } from "./workspace-context";
+import { SidebarLink } from "./sidebar-link";
+
+/** A channel's unread badge in the sidebar. */
+function UnreadBadge({ unread }: { unread: number }) {
+  return (
+    <span aria-label={`${unread} unread`} className="ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full bg-accent px-1.5 text-[11px] font-bold leading-none text-accent-fg">
+      {unread > 99 ? "99+" : unread}
+    </span>
+  );
+}
 
 /** A direct message in the sidebar, named by the other party; with a person, their avatar and presence. */
 function DmLink({ thread, active, unread, onNavigate }: { thread: ThreadSummary; active: boolean; unread: number; onNavigate: () => void }) {
@@ -37,15 +46,7 @@ function DmLink({ thread, active, unread, onNavigate }: { thread: ThreadSummary;
   // A person's link is named with their presence: "Ada Lovelace, online, 2 unread".
   const label = person ? `${title}, ${isOnline(person) ? "online" : "offline"}${unread > 0 ? `, ${unread} unread` : ""}` : undefined;
   return (
-    <Link
-      href={`/c/${encodeURIComponent(thread.id)}`}
-      onClick={onNavigate}
-      aria-label={label}
-      aria-current={active ? "page" : undefined}
-      className={`flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
-        active ? "bg-sidebar-active font-semibold text-sidebar-active-fg" : unread ? "font-bold text-sidebar-fg hover:bg-sidebar-hover" : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
-      }`}
-    >
+    <SidebarLink href={`/c/${encodeURIComponent(thread.id)}`} channelId={thread.id} active={active} strong={unread ? "bold" : undefined} onNavigate={onNavigate} aria-label={label}>
       {person ? (
         <AvatarWithPresence online={isOnline(person)} dot={8} decorative>
           <Avatar name={title} hue={hueFor(person)} agent={false} size={18} />
@@ -54,12 +55,8 @@ function DmLink({ thread, active, unread, onNavigate }: { thread: ThreadSummary;
         <MessageIcon size={13} className="shrink-0 opacity-70" />
       )}
       <span className="min-w-0 flex-1 truncate">{title}</span>
-      {unread > 0 && (
-        <span aria-label={`${unread} unread`} className="ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full bg-accent px-1.5 text-[11px] font-bold leading-none text-accent-fg">
-          {unread > 99 ? "99+" : unread}
-        </span>
-      )}
-    </Link>
+      {unread > 0 && <UnreadBadge unread={unread} />}
+    </SidebarLink>
   );
 }
 
@@ -138,30 +135,12 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
               const unread = active ? 0 : unreadCount(t, marks);
               return (
                 <li key={t.id}>
-                  <Link
-                    href={`/c/${encodeURIComponent(t.id)}`}
-                    onClick={onNavigate}
-                    aria-current={active ? "page" : undefined}
-                    className={`group flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
-                      active
-                        ? "bg-sidebar-active font-semibold text-sidebar-active-fg"
-                        : unread
-                          ? "font-bold text-sidebar-fg hover:bg-sidebar-hover"
-                          : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
-                    }`}
-                  >
+                  <SidebarLink href={`/c/${encodeURIComponent(t.id)}`} channelId={t.id} active={active} strong={unread ? "bold" : undefined} onNavigate={onNavigate}>
                     {t.visibility === "private" ? <LockIcon size={13} className="shrink-0 opacity-70" /> : <HashIcon size={14} className="shrink-0 opacity-70" />}
                     <span className="min-w-0 flex-1 truncate">{t.name}</span>
                     {t.visibility === "private" && <span className="sr-only">(private)</span>}
-                    {unread > 0 && (
-                      <span
-                        aria-label={`${unread} unread`}
-                        className="ml-1 inline-flex h-[18px] min-w-[18px] items-center justify-center rounded-full bg-accent px-1.5 text-[11px] font-bold leading-none text-accent-fg"
-                      >
-                        {unread > 99 ? "99+" : unread}
-                      </span>
-                    )}
-                  </Link>
+                    {unread > 0 && <UnreadBadge unread={unread} />}
+                  </SidebarLink>
                 </li>
               );
             })}
@@ -216,17 +195,10 @@ export function Sidebar({ activeId, onNavigate, onClose }: { activeId?: string; 
 /** One link of the Views list: an icon and a label, marked as the current page when `active`. */
 function ViewLink({ href, label, icon, active, onNavigate }: { href: string; label: string; icon: ReactNode; active: boolean; onNavigate: () => void }) {
   return (
-    <Link
-      href={href}
-      onClick={onNavigate}
-      aria-current={active ? "page" : undefined}
-      className={`mt-0.5 flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
-        active ? "bg-sidebar-active font-semibold text-sidebar-active-fg" : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
-      }`}
-    >
+    <SidebarLink href={href} active={active} onNavigate={onNavigate} className="mt-0.5">
       {icon}
       <span className="min-w-0 flex-1 truncate">{label}</span>
-    </Link>
+    </SidebarLink>
   );
 }
 
@@ -256,19 +228,7 @@ function CountLink(p: {
   className?: string;
 }) {
   return (
-    <Link
-      href={p.href}
-      onClick={p.onNavigate}
-      aria-current={p.active ? "page" : undefined}
-      aria-label={p.count ? p.countLabel(p.count) : p.label}
-      className={`${p.className ?? ""} flex h-7 items-center gap-1.5 rounded-md px-2 text-[14px] ${
-        p.active
-          ? "bg-sidebar-active font-semibold text-sidebar-active-fg"
-          : p.count
-            ? "font-semibold text-sidebar-fg hover:bg-sidebar-hover"
-            : "text-sidebar-muted hover:bg-sidebar-hover hover:text-sidebar-fg"
-      }`}
-    >
+    <SidebarLink href={p.href} active={p.active} strong={p.count ? "semibold" : undefined} onNavigate={p.onNavigate} aria-label={p.count ? p.countLabel(p.count) : p.label} className={p.className}>
       {p.icon}
       <span className="min-w-0 flex-1 truncate">{p.label}</span>
       {p.count > 0 && (
@@ -282,7 +242,7 @@ function CountLink(p: {
           {p.count > 99 ? "99+" : p.count}
         </span>
       )}
-    </Link>
+    </SidebarLink>
   );
 }
 
