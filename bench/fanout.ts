@@ -23,7 +23,7 @@
  *
  * Each event carries `payload.sent_at` (wall ms just before its append is called, from
  * performance.timeOrigin + performance.now()); a client's receipt time is taken the same way
- * in its `event` handler. Every client must receive every committed event of its thread
+ * when the `events` frame that carries it arrives. Every client must receive every committed event of its thread
  * exactly once and in seq order: missing / duplicate / out-of-order counts are printed and
  * must be 0. The first line is the machine's calibration (bench/_lib.ts `calibrate`) and load;
  * both are in the results JSON.
@@ -262,7 +262,7 @@ async function main() {
     console.log(`latency:  append→receipt p50 ${latency.p50} ms, p95 ${latency.p95} ms, p99 ${latency.p99} ms, max ${latency.max} ms (${latency.n} deliveries)`);
     console.log(`          append call p50 ${result.append_ms.p50} ms p99 ${result.append_ms.p99} ms; schedule lag p99 ${result.schedule_lag_ms.p99} ms; throttled ticks ${throttledTicks}`);
     console.log(`delivery: ${report.deliveries} of ${report.expected_deliveries} expected; missing ${report.missing}, duplicates ${report.duplicates}, out of order ${report.out_of_order}, unexpected ${report.unexpected}; append errors ${errors.length}${ok ? "" : "  <-- NOT OK"}`);
-    console.log(`          thread.activity messages received by clients: ${report.activity_messages}`);
+    console.log(`          ${report.frames} events frames, ${(report.deliveries / Math.max(1, report.frames)).toFixed(2)} events a frame; thread.activity messages received by clients: ${report.activity_messages}`);
     console.log(`process:  main-thread event-loop utilization ${result.main_thread.event_loop_utilization}, loop delay p99 ${result.main_thread.event_loop_delay_ms.p99.toFixed(1)} ms, CPU ${result.main_thread.process_cpu_cores} cores; load ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
     if (profile) {
       console.log(`profile:  ${profile.transactions} append transactions, lock held p50 ${profile.lock_held.p50} ms p99 ${profile.lock_held.p99} ms, serialized ${Math.round(profile.serialized_fraction * 100)}% of wall`);
