@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, type StoredEvent } from "@/lib/protocol";
 import { MAX_FRAME_EVENTS, type Ack, type ClientEvents, type ServerEvents } from "@/lib/realtime/contract";
 import type { Clutch } from "@/server/clutch";
-import { chat, newThread, testAgent, testClutch } from "@/test/helpers";
+import { chat, newThread, testAgent, testClutch, testPerson } from "@/test/helpers";
 import { RealtimeGateway } from "./gateway";
 
 let rt: Clutch;
@@ -37,8 +37,8 @@ afterAll(async () => {
 type Client = Socket<ServerEvents, ClientEvents>;
 
 /** A client that keeps every event it receives, and the frames they came in (seqs per frame). */
-function client(): { socket: Client; received: StoredEvent[]; frames: number[][] } {
-  const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token } });
+function client(key = token): { socket: Client; received: StoredEvent[]; frames: number[][] } {
+  const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token: key } });
   const received: StoredEvent[] = [];
   const frames: number[][] = [];
   socket.on("events", (evs) => {
@@ -241,5 +241,21 @@ describe("realtime gateway", () => {
     await rt.store.append(chat("ping", { thread_id, run_id: newId("run") }));
     await until(() => activity.some((t) => t.id === thread_id && t.message_count === 1), "activity for the thread");
     c.socket.disconnect();
+  });
+
+  it("sends each client the activity of the channels it may read only, whoever shares its broadcast", async () => {
+    const [shared, other] = [await newThread(rt, "seen"), await newThread(rt, "unseen")];
+    const guest = await testPerson(rt, "guest", "Gail Guest"); // reads only the channels she was added to
+    await rt.identity.addMember({ kind: "system", agent_id: "system" }, shared, guest.agent_id);
+    const clients = [client(), client(), client(guest.key), client(guest.key)];
+    const activity = clients.map(() => new Set<string>());
+    clients.forEach((c, i) => c.socket.on("thread.activity", (ts) => ts.forEach((t) => activity[i]!.add(t.id))));
+    await until(() => clients.every((c) => c.socket.connected), "connections");
+    await rt.store.append([chat("a", { thread_id: shared, run_id: newId("run") }), chat("b", { thread_id: other, run_id: newId("run") })]);
+    await until(() => activity.every((ids) => ids.has(shared)), "activity for the shared channel");
+    await until(() => activity.slice(0, 2).every((ids) => ids.has(other)), "activity for the public channel");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(activity.slice(2).map((ids) => ids.has(other))).toEqual([false, false]);
+    for (const c of clients) c.socket.disconnect();
   });
 });

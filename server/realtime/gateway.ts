@@ -537,6 +537,11 @@ export class RealtimeGateway {
     return (socket.data.readable ??= await this.identity.channels.readable(socket.data.principal));
   }
 
+  /**
+   * `thread.activity` to every socket: the changed channels it may read. Sockets that may read the
+   * same ones of them get the same list in one broadcast, encoded once (a channel's clients, every
+   * admin), instead of one encode per socket.
+   */
   private async flushActivity() {
     this.activityTimer = null;
     const ids = [...this.dirtyThreads];
@@ -544,11 +549,17 @@ export class RealtimeGateway {
     try {
       const threads = await this.store.getThreads(ids);
       if (!threads.length) return;
-      for (const socket of this.io.sockets.sockets.values()) {
+      const groups = new Map<string, { threads: typeof threads; sockets: string[] }>();
+      for (const socket of [...this.io.sockets.sockets.values()]) {
         const readable = await this.readableBy(socket as ClutchSocket);
         const mine = readable.all ? threads : threads.filter((t) => readable.ids.has(t.id));
-        if (mine.length) socket.emit("thread.activity", mine);
+        if (!mine.length) continue;
+        const key = mine === threads ? "*" : mine.map((t) => t.id).join(",");
+        const group = groups.get(key);
+        if (group) group.sockets.push(socket.id);
+        else groups.set(key, { threads: mine, sockets: [socket.id] });
       }
+      for (const g of groups.values()) this.io.to(g.sockets).emit("thread.activity", g.threads);
     } catch (err) {
       log.warn({ err }, "thread.activity broadcast failed");
     }
