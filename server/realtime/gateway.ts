@@ -515,10 +515,11 @@ export class RealtimeGateway {
   emitAgents(threads: ReadonlySet<string>, viewFor: (readable: Readable) => AgentSummary[]): Promise<void> {
     const send = async () => {
       const groups = new Map<string, { readable: Readable; sockets: string[] }>();
+      const memo = new Map<string, Promise<Readable>>();
       for (const raw of [...this.io.sockets.sockets.values()]) {
         const socket = raw as ClutchSocket;
         if (!socket.data.principal || !socket.connected) continue;
-        const readable = await this.readableBy(socket);
+        const readable = await this.readableBy(socket, memo);
         const ids = readable.all ? null : [...threads].filter((t) => readable.ids.has(t)).sort();
         const key = ids ? `some:${ids.join(",")}` : "all";
         let group = groups.get(key);
@@ -532,9 +533,20 @@ export class RealtimeGateway {
     return sent;
   }
 
-  /** The channels a socket may read, cached on the socket until membership changes. */
-  private async readableBy(socket: ClutchSocket): Promise<Readable> {
-    return (socket.data.readable ??= await this.identity.channels.readable(socket.data.principal));
+  /**
+   * The channels a socket may read, cached on the socket until membership changes. `memo`, for a
+   * pass over many sockets (a broadcast): sockets of the same principal (a person's tabs, an
+   * agent's connections) share one lookup in that pass instead of one each, in turn.
+   */
+  private async readableBy(socket: ClutchSocket, memo?: Map<string, Promise<Readable>>): Promise<Readable> {
+    if (socket.data.readable) return socket.data.readable;
+    const p = socket.data.principal;
+    if (!memo) return (socket.data.readable = await this.identity.channels.readable(p));
+    // What ChannelAccess.readable depends on: who, and whether a guest.
+    const key = `${p.kind}\u0000${p.agent_id}\u0000${p.kind === "person" ? p.role : ""}`;
+    let readable = memo.get(key);
+    if (!readable) memo.set(key, (readable = this.identity.channels.readable(p)));
+    return (socket.data.readable = await readable);
   }
 
   /**
@@ -550,8 +562,9 @@ export class RealtimeGateway {
       const threads = await this.store.getThreads(ids);
       if (!threads.length) return;
       const groups = new Map<string, { threads: typeof threads; sockets: string[] }>();
+      const memo = new Map<string, Promise<Readable>>();
       for (const socket of [...this.io.sockets.sockets.values()]) {
-        const readable = await this.readableBy(socket as ClutchSocket);
+        const readable = await this.readableBy(socket as ClutchSocket, memo);
         const mine = readable.all ? threads : threads.filter((t) => readable.ids.has(t.id));
         if (!mine.length) continue;
         const key = mine === threads ? "*" : mine.map((t) => t.id).join(",");
