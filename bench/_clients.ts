@@ -49,6 +49,9 @@ export class ClientGroup {
   readonly clients: ClientState[] = [];
   latencies = new Float64Array(1 << 16);
   latencyCount = 0;
+  /** For each latency, the event's id and its receipt time (wall ms): the bench pairs them with the commit times. */
+  receiptIds: string[] = [];
+  receiptAt = new Float64Array(1 << 16);
   activity = 0;
 
   /** Connect with API key `token` and subscribe; resolves when every subscription is acknowledged. */
@@ -94,7 +97,12 @@ export class ClientGroup {
         const bigger = new Float64Array(this.latencies.length * 2);
         bigger.set(this.latencies);
         this.latencies = bigger;
+        const at = new Float64Array(this.receiptAt.length * 2);
+        at.set(this.receiptAt);
+        this.receiptAt = at;
       }
+      this.receiptIds.push(ev.id);
+      this.receiptAt[this.latencyCount] = t;
       this.latencies[this.latencyCount++] = t - p.sent_at;
     }
   }
@@ -143,7 +151,8 @@ if (!isMainThread && (workerData as { role?: string } | undefined)?.role === "fa
     else if (msg.cmd === "verify") {
       const report = group.verify(msg.expected!);
       const lat = group.latencies.slice(0, group.latencyCount);
-      parentPort!.postMessage({ cmd: "verify", report, latencies: lat }, [lat.buffer]);
+      const at = group.receiptAt.slice(0, group.latencyCount);
+      parentPort!.postMessage({ cmd: "verify", report, latencies: lat, receipts: { ids: group.receiptIds, at } }, [lat.buffer, at.buffer]);
     } else if (msg.cmd === "close") {
       group.close();
       parentPort!.close();
