@@ -1,9 +1,11 @@
 /**
  * socket.io-client subscribers for bench/fanout.ts. A `ClientGroup` connects `threads.length ×
  * perThread` clients (websocket transport), subscribes each to its thread after a cursor,
- * records for every `event` the receipt latency (`wallMs() - payload.sent_at`, ms; only for
- * events whose payload says `bench_phase: "measure"`) and checks order and duplicates as
- * events arrive. `verify(expected)` compares what each client got with what was committed.
+ * records for every event of every `events` frame the receipt latency (`wallMs() -
+ * payload.sent_at`, ms, the frame's arrival; only for events whose payload says `bench_phase:
+ * "measure"`) and checks order and duplicates as events arrive, across frames and within one.
+ * It counts the frames, so the report says how many events a frame carried on average.
+ * `verify(expected)` compares what each client got with what was committed.
  *
  * Runs in the main thread, or in a worker thread when this file is the worker's entry
  * (bench/fanout.ts `--client-threads`); messages: {cmd:"start"|"progress"|"verify"|"close"}.
@@ -25,6 +27,7 @@ interface ClientState {
   duplicates: number;
   outOfOrder: number;
   unexpected: number;
+  frames: number;
 }
 
 export interface DeliveryReport {
@@ -38,12 +41,17 @@ export interface DeliveryReport {
   unexpected: number;
   activity_messages: number;
   clients_with_problems: number;
+  /** `events` frames received, all clients together. */
+  frames: number;
 }
 
 export class ClientGroup {
   readonly clients: ClientState[] = [];
   latencies = new Float64Array(1 << 16);
   latencyCount = 0;
+  /** For each latency, the event's id and its receipt time (wall ms): the bench pairs them with the commit times. */
+  receiptIds: string[] = [];
+  receiptAt = new Float64Array(1 << 16);
   activity = 0;
 
   /** Connect with API key `token` and subscribe; resolves when every subscription is acknowledged. */
@@ -52,9 +60,9 @@ export class ClientGroup {
     for (let k = 0; k < perThread; k++) {
       for (const thread_id of threads) {
         const socket: ClientSocket = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, timeout: 20_000, auth: { token } });
-        const c: ClientState = { socket, thread_id, lastSeq: after, seen: new Set(), received: 0, duplicates: 0, outOfOrder: 0, unexpected: 0 };
+        const c: ClientState = { socket, thread_id, lastSeq: after, seen: new Set(), received: 0, duplicates: 0, outOfOrder: 0, unexpected: 0, frames: 0 };
         this.clients.push(c);
-        socket.on("event", (ev) => this.onEvent(c, ev));
+        socket.on("events", (evs) => this.onFrame(c, evs));
         socket.on("thread.activity", () => void this.activity++);
         jobs.push(
           new Promise<void>((resolve, reject) => {
@@ -68,8 +76,13 @@ export class ClientGroup {
     await Promise.all(jobs);
   }
 
-  private onEvent(c: ClientState, ev: StoredEvent) {
+  private onFrame(c: ClientState, events: StoredEvent[]) {
     const t = wallMs();
+    c.frames++;
+    for (const ev of events) this.onEvent(c, ev, t);
+  }
+
+  private onEvent(c: ClientState, ev: StoredEvent, t: number) {
     c.received++;
     if (ev.thread_id !== c.thread_id) c.unexpected++;
     if (c.seen.has(ev.id)) c.duplicates++;
@@ -84,7 +97,12 @@ export class ClientGroup {
         const bigger = new Float64Array(this.latencies.length * 2);
         bigger.set(this.latencies);
         this.latencies = bigger;
+        const at = new Float64Array(this.receiptAt.length * 2);
+        at.set(this.receiptAt);
+        this.receiptAt = at;
       }
+      this.receiptIds.push(ev.id);
+      this.receiptAt[this.latencyCount] = t;
       this.latencies[this.latencyCount++] = t - p.sent_at;
     }
   }
@@ -98,7 +116,7 @@ export class ClientGroup {
 
   /** Compare with the committed events per thread (ids). */
   verify(expected: Record<string, string[]>): DeliveryReport {
-    const r: DeliveryReport = { clients: this.clients.length, connected: 0, deliveries: 0, expected_deliveries: 0, missing: 0, duplicates: 0, out_of_order: 0, unexpected: 0, activity_messages: this.activity, clients_with_problems: 0 };
+    const r: DeliveryReport = { clients: this.clients.length, connected: 0, deliveries: 0, expected_deliveries: 0, missing: 0, duplicates: 0, out_of_order: 0, unexpected: 0, activity_messages: this.activity, clients_with_problems: 0, frames: 0 };
     for (const c of this.clients) {
       if (c.socket.connected) r.connected++;
       const want = expected[c.thread_id] ?? [];
@@ -108,6 +126,7 @@ export class ClientGroup {
       let unexpected = c.unexpected;
       for (const id of c.seen) if (!wantSet.has(id)) unexpected++;
       r.deliveries += c.received;
+      r.frames += c.frames;
       r.expected_deliveries += want.length;
       r.missing += missing;
       r.duplicates += c.duplicates;
@@ -132,7 +151,8 @@ if (!isMainThread && (workerData as { role?: string } | undefined)?.role === "fa
     else if (msg.cmd === "verify") {
       const report = group.verify(msg.expected!);
       const lat = group.latencies.slice(0, group.latencyCount);
-      parentPort!.postMessage({ cmd: "verify", report, latencies: lat }, [lat.buffer]);
+      const at = group.receiptAt.slice(0, group.latencyCount);
+      parentPort!.postMessage({ cmd: "verify", report, latencies: lat, receipts: { ids: group.receiptIds, at } }, [lat.buffer, at.buffer]);
     } else if (msg.cmd === "close") {
       group.close();
       parentPort!.close();

@@ -73,7 +73,7 @@ class Watchers {
         this.receipts.push({ c, s: e.stream_id, kind: END, len: held.get(e.stream_id) ?? 0, t });
         held.delete(e.stream_id);
       });
-      socket.on("event", () => void this.events++);
+      socket.on("events", (evs) => void (this.events += evs.length));
       await new Promise<void>((resolve, reject) => {
         socket.once("connect_error", reject);
         socket.once("connect", () => resolve());

@@ -23,7 +23,8 @@
  *
  * Each event carries `payload.sent_at` (wall ms just before its append is called, from
  * performance.timeOrigin + performance.now()); a client's receipt time is taken the same way
- * in its `event` handler. Every client must receive every committed event of its thread
+ * when the `events` frame that carries it arrives; the bench also prints the time from the append
+ * call's resolving to the receipt (the fan-out's own share, whatever the append path costs). Every client must receive every committed event of its thread
  * exactly once and in seq order: missing / duplicate / out-of-order counts are printed and
  * must be 0. The first line is the machine's calibration (bench/_lib.ts `calibrate`) and load;
  * both are in the results JSON.
@@ -55,10 +56,16 @@ const NAME = arg("name", "fanout");
 const REALTIME = arg("realtime", "process");
 const PROFILE = flag("profile");
 
+/** The measured deliveries' event ids and receipt times (wall ms), in the order of the latencies. */
+interface Receipts {
+  ids: string[];
+  at: Float64Array;
+}
+
 /** The clients, in this thread or in workers, behind one interface. */
 interface Clients {
   deliveries(): Promise<number>;
-  finish(expected: Record<string, string[]>): Promise<{ report: DeliveryReport; latencies: Float64Array }>;
+  finish(expected: Record<string, string[]>): Promise<{ report: DeliveryReport; latencies: Float64Array; receipts: Receipts[] }>;
   close(): Promise<void>;
 }
 
@@ -67,7 +74,7 @@ async function localClients(url: string, threads: string[], after: number, token
   await g.start(url, threads, PER_THREAD, after, token);
   return {
     deliveries: async () => g.deliveries(),
-    finish: async (expected) => ({ report: g.verify(expected), latencies: g.latencies.slice(0, g.latencyCount) }),
+    finish: async (expected) => ({ report: g.verify(expected), latencies: g.latencies.slice(0, g.latencyCount), receipts: [{ ids: g.receiptIds, at: g.receiptAt.slice(0, g.latencyCount) }] }),
     close: async () => g.close(),
   };
 }
@@ -102,7 +109,7 @@ async function workerClients(url: string, threads: string[], after: number, toke
   return {
     deliveries: async () => (await Promise.all(workers.map((w) => ask<{ deliveries: number }>(w, "progress")))).reduce((a, r) => a + r.deliveries, 0),
     finish: async (expected) => {
-      const parts = await Promise.all(workers.map((w) => ask<{ report: DeliveryReport; latencies: Float64Array }>(w, "verify", { expected })));
+      const parts = await Promise.all(workers.map((w) => ask<{ report: DeliveryReport; latencies: Float64Array; receipts: Receipts }>(w, "verify", { expected })));
       const report = parts.map((p) => p.report).reduce((a, b) => {
         const out = { ...a };
         for (const k of Object.keys(b) as (keyof DeliveryReport)[]) out[k] = a[k] + b[k];
@@ -111,7 +118,7 @@ async function workerClients(url: string, threads: string[], after: number, toke
       const latencies = new Float64Array(parts.reduce((n, p) => n + p.latencies.length, 0));
       let o = 0;
       for (const p of parts) latencies.set(p.latencies, (o += p.latencies.length) - p.latencies.length);
-      return { report, latencies };
+      return { report, latencies, receipts: parts.map((p) => p.receipts) };
     },
     close: async () => {
       for (const w of workers) w.postMessage({ cmd: "close" });
@@ -152,6 +159,8 @@ async function main() {
     const store = rt.store;
     const wl = new Workload(threads, { seed: 7, openRuns: THREADS * 2 });
     const expected: Record<string, string[]> = Object.fromEntries(threads.map((t) => [t, []]));
+    /** When each measured event's append resolved (wall ms), by id: commit → receipt is the gateway's share. */
+    const committedAt = new Map<string, number>();
     let inflight = 0;
     let issued = 0;
     let committed = 0;
@@ -200,6 +209,7 @@ async function main() {
             committed += fresh;
             if (phase === "measure") {
               const done = wallMs();
+              for (const ev of r.events) committedAt.set(ev.id, done);
               appendMs.push(done - sent);
               measuredCommitted += fresh;
               lastMeasuredCommit = Math.max(lastMeasuredCommit, done);
@@ -227,8 +237,16 @@ async function main() {
       got = await clients.deliveries();
     }
     await sleep(300); // anything extra (duplicates) would arrive now
-    const { report, latencies } = await clients.finish(expected);
+    const { report, latencies, receipts } = await clients.finish(expected);
     const latency = summarize(latencies);
+    const afterCommit: number[] = [];
+    for (const r of receipts) {
+      r.ids.forEach((id, i) => {
+        const done = committedAt.get(id);
+        if (done !== undefined) afterCommit.push(r.at[i]! - done);
+      });
+    }
+    const commitToReceipt = summarize(afterCommit);
     // Measured events committed over the time from the start of measurement to the last commit.
     const span = Math.max(measuredWall, lastMeasuredCommit - measureFrom);
     const achieved = Math.round((measuredCommitted / span) * 1000);
@@ -244,6 +262,7 @@ async function main() {
       events_committed: committed,
       deliveries_per_s: Math.round((latencies.length / span) * 1000),
       latency_ms: latency,
+      commit_to_receipt_ms: commitToReceipt,
       append_ms: summarize(appendMs),
       schedule_lag_ms: summarize(lag),
       throttled_ticks: throttledTicks,
@@ -261,8 +280,9 @@ async function main() {
     console.log(`rate:     target ${RATE} events/s, achieved ${achieved} events/s committed (${committed} events in all), ${result.deliveries_per_s} deliveries/s`);
     console.log(`latency:  append→receipt p50 ${latency.p50} ms, p95 ${latency.p95} ms, p99 ${latency.p99} ms, max ${latency.max} ms (${latency.n} deliveries)`);
     console.log(`          append call p50 ${result.append_ms.p50} ms p99 ${result.append_ms.p99} ms; schedule lag p99 ${result.schedule_lag_ms.p99} ms; throttled ticks ${throttledTicks}`);
+    console.log(`          append resolved → receipt (the tail, the gateway, Socket.IO, the client) p50 ${commitToReceipt.p50} ms, p95 ${commitToReceipt.p95} ms, p99 ${commitToReceipt.p99} ms`);
     console.log(`delivery: ${report.deliveries} of ${report.expected_deliveries} expected; missing ${report.missing}, duplicates ${report.duplicates}, out of order ${report.out_of_order}, unexpected ${report.unexpected}; append errors ${errors.length}${ok ? "" : "  <-- NOT OK"}`);
-    console.log(`          thread.activity messages received by clients: ${report.activity_messages}`);
+    console.log(`          ${report.frames} events frames, ${(report.deliveries / Math.max(1, report.frames)).toFixed(2)} events a frame; thread.activity messages received by clients: ${report.activity_messages}`);
     console.log(`process:  main-thread event-loop utilization ${result.main_thread.event_loop_utilization}, loop delay p99 ${result.main_thread.event_loop_delay_ms.p99.toFixed(1)} ms, CPU ${result.main_thread.process_cpu_cores} cores; load ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
     if (profile) {
       console.log(`profile:  ${profile.transactions} append transactions, lock held p50 ${profile.lock_held.p50} ms p99 ${profile.lock_held.p99} ms, serialized ${Math.round(profile.serialized_fraction * 100)}% of wall`);

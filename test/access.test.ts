@@ -90,7 +90,7 @@ describe("channels", () => {
     await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
     const socket = connect(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token: member.key } });
     const received: StoredEvent[] = [];
-    socket.on("event", (ev) => received.push(ev));
+    socket.on("events", (evs: StoredEvent[]) => received.push(...evs));
     try {
       const ack = await new Promise<{ ok: boolean }>((resolve) => socket.emit("subscribe", { thread_id }, resolve));
       expect(ack.ok).toBe(true);

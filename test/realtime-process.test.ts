@@ -59,7 +59,7 @@ describe.skipIf(inject("embeddedDatabase"))("realtime process", () => {
     const socket: Client = connect(url, { transports, reconnection: false, forceNew: true, auth: { token } });
     clients.push(socket);
     const received: StoredEvent[] = [];
-    socket.on("event", (ev) => received.push(ev));
+    socket.on("events", (evs) => received.push(...evs));
     await new Promise<void>((resolve, reject) => {
       socket.once("connect", resolve);
       socket.once("connect_error", reject);

@@ -90,7 +90,7 @@ function client(cookie: string) {
   const closed: string[] = [];
   const ended: AccessEnded[] = [];
   const refused: string[] = [];
-  socket.on("event", (ev) => received.push(ev));
+  socket.on("events", (evs) => received.push(...evs));
   socket.on("access.ended", (why) => ended.push(why));
   socket.on("disconnect", (reason) => closed.push(reason));
   socket.on("connect_error", (err) => refused.push(err.message));

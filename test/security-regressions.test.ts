@@ -404,7 +404,7 @@ describe("open sockets lose what their principal may no longer read, at once, on
     const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token: key } });
     const received: StoredEvent[] = [];
     const closed: string[] = [];
-    socket.on("event", (ev) => received.push(ev));
+    socket.on("events", (evs) => received.push(...evs));
     socket.on("disconnect", (reason) => closed.push(reason));
     return { socket, received, closed, texts: () => received.map((e) => e.payload.text) };
   }

@@ -60,7 +60,7 @@ function client(token: string) {
     typing: [] as Typing[],
   };
   const track = (id: string) => seen.lengths.set(id, [...(seen.lengths.get(id) ?? []), seen.streams.get(id)?.text.length ?? 0]);
-  socket.on("event", (ev) => seen.events.push(ev));
+  socket.on("events", (evs) => seen.events.push(...evs));
   socket.on("stream.open", (open: StreamInfo) => {
     seen.streams = applyStream(seen.streams, { open });
     track(open.stream_id);

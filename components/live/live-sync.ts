@@ -1,8 +1,9 @@
 /**
  * Merges the live stream into the TanStack Query cache, and catches up after a network drop.
  *
- * - `event` → buffered and flushed once per frame into `["thread-events", thread_id]` through
- *   `mergeBySeq` (dedupe by seq: a seq delivered twice, e.g. after subscribing twice, shows once).
+ * - `events` (a frame of one or more events, lib/realtime/contract.ts) → buffered and flushed
+ *   once per animation frame into `["thread-events", thread_id]` through `mergeBySeq` (dedupe by
+ *   seq: a seq delivered twice, e.g. after subscribing twice, shows once).
  * - `thread.activity` → upserts the ThreadSummary in `["threads"]` (sidebar, unread badges),
  *   keeping the person's read mark (`read`), which activity does not carry.
  * - every (re)connect → re-subscribes each open channel with the last seq held, so the server
@@ -111,16 +112,22 @@ export function startLiveSync(queryClient: QueryClient): () => void {
     }
     connectedBefore = true;
   };
-  const onEvent = (ev: StoredEvent) => {
-    if (ev && typeof ev.seq === "number" && typeof ev.thread_id === "string") {
-      ingestEvents([ev]);
+  const onEvents = (frame: StoredEvent[]) => {
+    if (!Array.isArray(frame)) return;
+    const events = frame.filter((ev) => ev && typeof ev.seq === "number" && typeof ev.thread_id === "string");
+    ingestEvents(events);
+    let approvals = false;
+    for (const ev of events) {
       // A model call changes what its run's card shows it cost.
       if (typeof ev.type === "string" && ev.payload && (affectsTask(ev) || ev.type === "model.usage")) markTaskActivity(ev.thread_id);
       if (typeof ev.type === "string" && ev.type.startsWith("approval.")) {
         markTaskActivity(ev.thread_id);
-        approvalsChanged(queryClient, true);
-        inboxChanged(queryClient, true);
+        approvals = true;
       }
+    }
+    if (approvals) {
+      approvalsChanged(queryClient, true);
+      inboxChanged(queryClient, true);
     }
   };
   const onActivity = (summaries: ThreadSummary[]) => {
@@ -129,12 +136,12 @@ export function startLiveSync(queryClient: QueryClient): () => void {
     inboxChanged(queryClient);
   };
   socket.on("connect", onConnect);
-  socket.on("event", onEvent);
+  socket.on("events", onEvents);
   socket.on("thread.activity", onActivity);
   if (socket.connected) onConnect();
   return () => {
     socket.off("connect", onConnect);
-    socket.off("event", onEvent);
+    socket.off("events", onEvents);
     socket.off("thread.activity", onActivity);
     client = null;
   };

@@ -153,16 +153,22 @@ export class RunEventsStore {
       socket.emit("subscribe", { run_id: this.runId, after: this.timeline.lastSeq }, (ack) => {
         if (!ack?.ok) console.warn(`[clutch] subscribe run ${this.runId} failed:`, ack?.error);
       });
-    const onEvent = (ev: StoredEvent) => {
-      if (!ev || ev.run_id !== this.runId || typeof ev.seq !== "number") return;
-      this.pending.push(ev);
-      if (!this.flushTimer) this.flushTimer = setTimeout(this.flush, 16);
+    // A frame of events (lib/realtime/contract.ts `events`): this run's, kept for the next flush.
+    const onEvents = (frame: StoredEvent[]) => {
+      if (!Array.isArray(frame)) return;
+      let added = false;
+      for (const ev of frame) {
+        if (!ev || ev.run_id !== this.runId || typeof ev.seq !== "number") continue;
+        this.pending.push(ev);
+        added = true;
+      }
+      if (added && !this.flushTimer) this.flushTimer = setTimeout(this.flush, 16);
     };
-    socket.on("event", onEvent);
+    socket.on("events", onEvents);
     socket.on("connect", sub);
     if (socket.connected) sub();
     this.stopSocket = () => {
-      socket.off("event", onEvent);
+      socket.off("events", onEvents);
       socket.off("connect", sub);
       if (socket.connected) socket.emit("unsubscribe", { run_id: this.runId }, () => {});
     };

@@ -23,8 +23,15 @@ type Event = { seq: number; id: string; type: string; thread_id: string; run_id:
 let after = 0; // the last seq seen: a reconnect resumes from it, so nothing is missed or handled twice
 const socket = io(url, { auth: { token: process.env.CLUTCH_AGENT_KEY }, transports: ["websocket"] });
 socket.on("connect", () => socket.emit("subscribe", { agent_id: me, after }, (ack: unknown) => console.log("listening", JSON.stringify(ack))));
-socket.on("event", async (ev: Event) => {
-  after = ev.seq;
+// Events come in frames: an array of one or more, in seq order (a burst is one frame).
+socket.on("events", (events: Event[]) => {
+  for (const ev of events) {
+    after = ev.seq;
+    void answer(ev);
+  }
+});
+
+async function answer(ev: Event): Promise<void> {
   if (ev.type !== "task.request") return;
   // A reply is in the request's thread, run and task, from me, to whoever asked (the request's `from`).
   const reply = (type: string, payload: Record<string, unknown>) => ({
@@ -34,4 +41,4 @@ socket.on("event", async (ev: Event) => {
   });
   const words = String(ev.payload.instructions ?? ev.payload.title ?? "").replace(/@\S+/g, "").split(/\s+/).filter(Boolean);
   await post("/api/events", [reply("task.accept", { agent_id: me }), reply("task.result", { summary: `The request has ${words.length} words.`, words: words.length })]).catch(console.error);
-});
+}

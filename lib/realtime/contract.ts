@@ -4,14 +4,15 @@
  *
  * Client → server:
  *   `subscribe`   { thread_id? | run_id? | agent_id?, after? } → ack { ok: true } | { ok: false, error }
- *                 After the ack the server emits `event` for every stored event of that thread
- *                 (or run) with seq > after: first the backlog from the store, then live ones,
- *                 in seq order, each once per subscription. `agent_id`: the events addressed to
+ *                 After the ack the server sends, in `events` frames, every stored event of that
+ *                 thread (or run) with seq > after: first the backlog from the store, then live
+ *                 ones, in seq order, each once per subscription. `agent_id`: the events addressed to
  *                 that agent (in its `to`), in every channel: an external agent's inbox (its task
  *                 requests, cancels, messages to it), for that agent's own API key only
  *                 (`not_your_agent`). Give `after` (the last seq seen) when resuming: the backlog
  *                 of an inbox is found by reading the log from there.
- *   `unsubscribe` the same shape (after ignored) → ack.
+ *   `unsubscribe` the same shape (after ignored) → ack. Nothing more of that subscription is
+ *                 sent after the ack (events it had queued but not yet sent are dropped).
  *   `presence`    (no argument) → ack PresenceSnapshot: the people online now (as
  *                 `presence.snapshot`), for a client that starts listening after it connected.
  *   `typing`      TypingInput `{ thread_id, run_id? }`: the person is typing there (a run's
@@ -22,7 +23,16 @@
  * key, a disabled agent, a deactivated person), telling it why first (`access.ended`), and drops
  * the subscriptions its principal may no longer read (docs/identity.md "Live connections").
  * Server → client:
- *   `event`           a StoredEvent (ClutchMessage + seq).
+ *   `events`          StoredEvent[] (ClutchMessage + seq), 1 to MAX_FRAME_EVENTS (1,000) of them:
+ *                     the events the server had for this socket within one turn of its event loop
+ *                     (docs/architecture.md "Fan-out"). A burst arrives as one frame; a lone event
+ *                     as a frame of one, with no added wait. Handle every element, in array order:
+ *                     frames and their elements arrive in the order sent, so each subscription's
+ *                     events are in seq order across frames and within one, each once. A socket
+ *                     with several subscriptions (a channel and one of its runs, or one caught up
+ *                     while another replays) may get their events interleaved in one frame, each
+ *                     subscription's in its own seq order: key what you hold by seq. There is no
+ *                     single-event message (the former `event`): a frame of one is the same thing.
  *   `thread.activity` the ThreadSummaries of the threads that changed (new events, created),
  *                     at most one message per client every 250 ms, so sidebars keep unread
  *                     counts live.
@@ -75,6 +85,9 @@ export const SubscriptionSchema = z
   });
 export type Subscription = z.infer<typeof SubscriptionSchema>;
 
+/** The most events in one `events` frame; a larger burst or replay page comes as several frames, in order. */
+export const MAX_FRAME_EVENTS = 1000;
+
 export type Ack = { ok: true } | { ok: false; error: { code: string; message: string } };
 
 /** The people online now, by `user:` id (`presence.snapshot`, and the `presence` ack). */
@@ -98,7 +111,8 @@ export interface ClientEvents {
 }
 
 export interface ServerEvents {
-  event: (event: StoredEvent) => void;
+  /** One frame of stored events for this socket, in the order sent (see the module doc). Never empty. */
+  events: (events: StoredEvent[]) => void;
   "thread.activity": (threads: ThreadSummary[]) => void;
   "agents.changed": (agents: AgentSummary[]) => void;
   "presence.snapshot": (snapshot: PresenceSnapshot) => void;

@@ -1,16 +1,17 @@
 /**
  * The socket contract (lib/realtime/contract.ts) with a real socket.io-client: backlog after a
  * cursor, then live; reconnect with the last seq receives exactly what was missed, then live,
- * none twice.
+ * none twice; events come in `events` frames, a burst in one, and frames never reorder, drop or
+ * repeat events across catch-up and live.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { io as connect, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, type StoredEvent } from "@/lib/protocol";
-import type { Ack, ClientEvents, ServerEvents } from "@/lib/realtime/contract";
+import { MAX_FRAME_EVENTS, type Ack, type ClientEvents, type ServerEvents } from "@/lib/realtime/contract";
 import type { Clutch } from "@/server/clutch";
-import { chat, newThread, testAgent, testClutch } from "@/test/helpers";
+import { chat, newThread, testAgent, testClutch, testPerson } from "@/test/helpers";
 import { RealtimeGateway } from "./gateway";
 
 let rt: Clutch;
@@ -35,11 +36,16 @@ afterAll(async () => {
 
 type Client = Socket<ServerEvents, ClientEvents>;
 
-function client(): { socket: Client; received: StoredEvent[] } {
-  const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token } });
+/** A client that keeps every event it receives, and the frames they came in (seqs per frame). */
+function client(key = token): { socket: Client; received: StoredEvent[]; frames: number[][] } {
+  const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token: key } });
   const received: StoredEvent[] = [];
-  socket.on("event", (ev) => received.push(ev));
-  return { socket, received };
+  const frames: number[][] = [];
+  socket.on("events", (evs) => {
+    frames.push(evs.map((e) => e.seq));
+    received.push(...evs);
+  });
+  return { socket, received, frames };
 }
 
 const until = async (check: () => boolean, what: string, ms = 10_000) => {
@@ -97,11 +103,17 @@ describe("realtime gateway", () => {
     const writer = (async () => {
       for (let i = 0; writing && i < 400; i++) await rt.store.append([chat(`w${i}a`, { thread_id, run_id }), chat(`w${i}b`, { thread_id, run_id })]);
     })();
-    // Each client drops its subscription and takes it up again from the last seq it saw, over and over.
+    // Each client drops its subscription and takes it up again from the last seq it saw, over and
+    // over; nothing of the dropped subscription arrives after the unsubscribe's ack (events it had
+    // queued for a frame not yet sent included).
+    let afterUnsubscribe = 0;
     await Promise.all(
       clients.map(async (c) => {
         for (let i = 0; i < 25; i++) {
           await new Promise<Ack>((r) => c.socket.emit("unsubscribe", { thread_id }, r));
+          const held = c.received.length;
+          await new Promise((r) => setTimeout(r, 3));
+          afterUnsubscribe += c.received.length - held;
           await subscribe(c.socket, { thread_id, after: c.received.at(-1)?.seq ?? 0 });
           await new Promise((r) => setTimeout(r, 2));
         }
@@ -109,12 +121,62 @@ describe("realtime gateway", () => {
     );
     writing = false;
     await writer;
+    expect(afterUnsubscribe).toBe(0);
     const head = (await rt.store.read({ thread_id }, { before: "end", limit: 1 })).events.at(-1)!.seq;
     await until(() => clients.every((c) => c.received.at(-1)?.seq === head), "every client reaching the head");
     const all = (await rt.store.read({ thread_id }, { limit: 5000 })).events.map((e) => e.seq);
     for (const c of clients) {
       const seqs = c.received.map((e) => e.seq);
       expect(seqs).toEqual(all); // each event of the channel once, in seq order, none missing
+      c.socket.disconnect();
+    }
+  });
+
+  it("sends a burst as one frame, and a lone event as a frame of one", async () => {
+    const thread_id = await newThread(rt, "burst");
+    const run_id = newId("run");
+    const c = client();
+    expect(await subscribe(c.socket, { thread_id })).toEqual({ ok: true });
+    await until(() => c.received.length === 1, "the channel's announcement"); // caught up: live from here
+    const burst = (await rt.store.append(Array.from({ length: 20 }, (_, i) => chat(`b${i}`, { thread_id, run_id })))).events.map((e) => e.seq);
+    await until(() => c.received.length === 21, "the burst");
+    const lone = (await rt.store.append(chat("lone", { thread_id, run_id }))).events[0]!.seq;
+    await until(() => c.received.length === 22, "the lone event");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(c.frames.slice(1)).toEqual([burst, [lone]]);
+    c.socket.disconnect();
+  });
+
+  it("keeps every event once and in seq order across a catch-up of several frames and live bursts", async () => {
+    const thread_id = await newThread(rt, "frames");
+    const run_id = newId("run");
+    // A backlog of more than one frame, which the clients' replay sends while a writer appends bursts.
+    const backlog = MAX_FRAME_EVENTS + 200;
+    for (let i = 0; i < backlog; i += 500) await rt.store.append(Array.from({ length: Math.min(500, backlog - i) }, (_, k) => chat(`old${i + k}`, { thread_id, run_id })));
+    const clients = Array.from({ length: 4 }, () => client());
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 0; writing && i < 200; i++) {
+        await rt.store.append(Array.from({ length: 1 + (i % 7) }, (_, k) => chat(`live${i}.${k}`, { thread_id, run_id })));
+        if (i % 5 === 0) await new Promise((r) => setTimeout(r, 1));
+      }
+    })();
+    await Promise.all(
+      clients.map(async (c, i) => {
+        await new Promise((r) => setTimeout(r, i * 15)); // each joins at a different point of the writer's stream
+        expect(await subscribe(c.socket, { thread_id })).toEqual({ ok: true });
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    writing = false;
+    await writer;
+    const all = (await rt.store.read({ thread_id }, { limit: 5000 })).events.map((e) => e.seq);
+    await until(() => clients.every((c) => c.received.at(-1)?.seq === all.at(-1)), "every client reaching the head");
+    await new Promise((r) => setTimeout(r, 150)); // nothing more may arrive
+    for (const c of clients) {
+      expect(c.received.map((e) => e.seq)).toEqual(all); // none missing, none twice, in seq order
+      expect(c.frames.every((f) => f.length >= 1 && f.length <= MAX_FRAME_EVENTS)).toBe(true);
+      expect(c.frames.length).toBeLessThan(all.length / 5); // the backlog and the bursts came batched
       c.socket.disconnect();
     }
   });
@@ -179,5 +241,21 @@ describe("realtime gateway", () => {
     await rt.store.append(chat("ping", { thread_id, run_id: newId("run") }));
     await until(() => activity.some((t) => t.id === thread_id && t.message_count === 1), "activity for the thread");
     c.socket.disconnect();
+  });
+
+  it("sends each client the activity of the channels it may read only, whoever shares its broadcast", async () => {
+    const [shared, other] = [await newThread(rt, "seen"), await newThread(rt, "unseen")];
+    const guest = await testPerson(rt, "guest", "Gail Guest"); // reads only the channels she was added to
+    await rt.identity.addMember({ kind: "system", agent_id: "system" }, shared, guest.agent_id);
+    const clients = [client(), client(), client(guest.key), client(guest.key)];
+    const activity = clients.map(() => new Set<string>());
+    clients.forEach((c, i) => c.socket.on("thread.activity", (ts) => ts.forEach((t) => activity[i]!.add(t.id))));
+    await until(() => clients.every((c) => c.socket.connected), "connections");
+    await rt.store.append([chat("a", { thread_id: shared, run_id: newId("run") }), chat("b", { thread_id: other, run_id: newId("run") })]);
+    await until(() => activity.every((ids) => ids.has(shared)), "activity for the shared channel");
+    await until(() => activity.slice(0, 2).every((ids) => ids.has(other)), "activity for the public channel");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(activity.slice(2).map((ids) => ids.has(other))).toEqual([false, false]);
+    for (const c of clients) c.socket.disconnect();
   });
 });

@@ -8,9 +8,16 @@
  * subscription goes live. The store can be ahead of the tail (an event is readable once committed,
  * and reaches the tail a moment later), so the replay may already have sent events the tail
  * delivers afterwards: every send, replayed, buffered or live, checks `seq > cursor`, so a
- * subscription never sends an event twice or out of order. Live events go to the sockets whose
- * subscriptions want them in one `io.to(socketIds).emit`, so each is encoded once and a socket
- * with two matching subscriptions (its channel and one of its runs) still gets it once.
+ * subscription never sends an event twice or out of order. A socket with two matching
+ * subscriptions (its channel and one of its runs) gets a live event once.
+ *
+ * Events leave in `events` frames (./frames.ts, docs/architecture.md "Fan-out"): replayed,
+ * buffered and live events alike are queued per socket, in the order above, and each socket gets
+ * the events queued for it within one turn of the event loop as one frame; sockets due the same
+ * frame (a channel's clients) get it in one `io.to(socketIds).emit`, encoded once. A frame
+ * carries only events of subscriptions still open when it leaves. Before anything that must not
+ * overtake the events already queued (a stream message, a caught-up subscription's open streams,
+ * an access check that may drop subscriptions), the queue is flushed.
  *
  * It also broadcasts `thread.activity` (the ThreadSummaries that changed) to every client,
  * one message every ACTIVITY_MS at most, so sidebars keep unread counts live; and, for the agent
@@ -52,7 +59,8 @@
  *   own timer), and is disconnected unless the session was renewed meanwhile.
  * A socket disconnected for any of these is told why first (`access.ended { code, message }`).
  * Events are delivered one at a time in seq order, and the next waits until such a check has
- * finished, so nothing the principal may no longer read is sent after the change.
+ * finished (the events queued before it sent first), so nothing the principal may no longer read
+ * is sent after the change.
  */
 import type { Server as HttpServer } from "node:http";
 import { Server, type Socket } from "socket.io";
@@ -68,6 +76,7 @@ import type { Identity } from "../auth/identity";
 import type { Readable } from "../auth/access";
 import type { Principal } from "../auth/principal";
 import { PresenceTracker } from "./presence";
+import { EventFrames } from "./frames";
 import { TypingInputSchema } from "@/lib/realtime/streams";
 import type { HubEvent, StreamHub } from "../streams/hub";
 import type { StreamBus } from "../streams/bus";
@@ -148,6 +157,8 @@ export class RealtimeGateway {
   private readonly unsubscribeStreams: () => void;
   /** Deliveries, one event at a time in seq order (see the module doc). */
   private chain: Promise<void> = Promise.resolve();
+  /** The events queued per socket for this turn's `events` frames (see the module doc). */
+  private readonly frames: EventFrames;
   /** People's connected sockets, on this node and the deployment's others (see the module doc). */
   readonly presence: PresenceTracker;
   private readonly unsubscribePresence: () => void;
@@ -163,6 +174,7 @@ export class RealtimeGateway {
     this.presence = new PresenceTracker({ ...(bus ? { bus } : {}) });
     this.unsubscribePresence = this.presence.onChange((person, status) => this.io.emit("presence.changed", { agent_id: person, status }));
     this.io = new Server<ClientEvents, ServerEvents>(httpServer, { serveClient: false, maxHttpBufferSize: 1e6 });
+    this.frames = new EventFrames((sockets, events) => this.io.to(sockets).emit("events", events));
     this.io.use((socket, next) => {
       const headers = new Headers();
       for (const [k, v] of Object.entries(socket.handshake.headers)) if (typeof v === "string") headers.set(k, v);
@@ -189,6 +201,7 @@ export class RealtimeGateway {
     this.unsubscribePresence();
     this.presence.close();
     if (this.activityTimer) clearTimeout(this.activityTimer);
+    this.frames.clear();
     await this.io.close();
   }
 
@@ -285,6 +298,7 @@ export class RealtimeGateway {
   /** A subscription that caught up: the open streams and statuses of its channel or run. */
   private catchUpStreams(sub: LiveSub, scope: { thread_id: string } | { run_id: string } | { to_agent: string }) {
     if (!this.streams || "to_agent" in scope || sub.closed) return;
+    this.frames.flush(); // the replayed events first: a stream the client already holds as an event is dropped
     for (const info of this.streams.openIn(scope)) sub.socket.emit("stream.open", info);
     for (const status of this.streams.statusIn(scope)) sub.socket.emit("agent.status", status);
   }
@@ -301,6 +315,7 @@ export class RealtimeGateway {
       }
     }
     if (!sockets.size) return;
+    this.frames.flush(); // in the order the gateway saw them: the events before this message first
     const to = this.io.to([...sockets]);
     if ("open" in e) to.emit("stream.open", e.open);
     else if ("delta" in e) to.emit("stream.delta", e.delta);
@@ -309,10 +324,11 @@ export class RealtimeGateway {
     else to.emit("typing", e.typing);
   }
 
+  /** Queue `ev` for the subscription's socket (./frames.ts) unless the subscription already sent it. */
   private emit(sub: LiveSub, ev: StoredEvent) {
     if (ev.seq <= sub.cursor) return;
     sub.cursor = ev.seq;
-    sub.socket.emit("event", ev);
+    this.frames.queue(ev, new Map([[sub.socket.id, [sub]]]));
   }
 
   private remove(sub: LiveSub, subs: Map<string, LiveSub>) {
@@ -328,9 +344,13 @@ export class RealtimeGateway {
     this.chain = this.chain.then(() => this.deliver(ev)).catch((err: unknown) => log.error({ err, seq: ev.seq }, "realtime delivery failed"));
   }
 
-  /** To every live subscription still behind `ev`; then, for an access change, the checks it calls for. */
+  /**
+   * Queue `ev` for the sockets of every live subscription still behind it, once per socket
+   * (./frames.ts); then, for an access change, send what is queued and make the checks it calls
+   * for, so the events before the change reach who could read them and none after it does.
+   */
   private async deliver(ev: StoredEvent) {
-    const sockets = new Set<string>();
+    const sockets = new Map<string, LiveSub[]>();
     // An imported copy is shown in its channel and run, never delivered to an agent's inbox (it never acts).
     const copy = isImportedCopy(ev);
     for (const key of [`thread:${ev.thread_id}`, `run:${ev.run_id}`, ...(copy ? [] : ev.to.map((t) => `agent:${t.agent_id}`))]) {
@@ -341,15 +361,18 @@ export class RealtimeGateway {
         if (!sub.live) sub.buffer.push(ev);
         else if (ev.seq > sub.cursor) {
           sub.cursor = ev.seq;
-          sockets.add(sub.socket.id);
+          const subs = sockets.get(sub.socket.id);
+          if (subs) subs.push(sub);
+          else sockets.set(sub.socket.id, [sub]);
         }
       }
     }
-    if (sockets.size) this.io.to([...sockets]).emit("event", ev);
+    this.frames.queue(ev, sockets);
     this.dirtyThreads.add(ev.thread_id);
     this.activityTimer ??= setTimeout(() => void this.flushActivity(), ACTIVITY_MS);
     if (copy) return;
     if (ev.type === "audit.change" && typeof ev.payload.action === "string") {
+      this.frames.flush();
       if (ev.payload.action.startsWith("channel.")) await this.recheck(ev.thread_id);
       else if (ev.payload.action === "session.ended") this.endSession(String(ev.payload.subject ?? ""), ev.payload.detail);
       else await this.reauthenticate(String(ev.payload.subject ?? ""), ev.payload.detail, accessEnded(ev.payload.action));
@@ -419,7 +442,11 @@ export class RealtimeGateway {
     const wait = Math.min(Math.max(0, p.session.expires - Date.now()) + EXPIRY_GRACE_MS, MAX_TIMER_MS);
     socket.data.expiry = setTimeout(() => {
       this.chain = this.chain
-        .then(() => (socket.connected ? this.authenticateAgain(socket, sessionEnded("expired")) : undefined))
+        .then(() => {
+          if (!socket.connected) return;
+          this.frames.flush();
+          return this.authenticateAgain(socket, sessionEnded("expired"));
+        })
         .catch((err: unknown) => log.error({ err }, "checking a socket's session failed"));
     }, wait);
     socket.data.expiry.unref();
@@ -488,10 +515,11 @@ export class RealtimeGateway {
   emitAgents(threads: ReadonlySet<string>, viewFor: (readable: Readable) => AgentSummary[]): Promise<void> {
     const send = async () => {
       const groups = new Map<string, { readable: Readable; sockets: string[] }>();
+      const memo = new Map<string, Promise<Readable>>();
       for (const raw of [...this.io.sockets.sockets.values()]) {
         const socket = raw as ClutchSocket;
         if (!socket.data.principal || !socket.connected) continue;
-        const readable = await this.readableBy(socket);
+        const readable = await this.readableBy(socket, memo);
         const ids = readable.all ? null : [...threads].filter((t) => readable.ids.has(t)).sort();
         const key = ids ? `some:${ids.join(",")}` : "all";
         let group = groups.get(key);
@@ -505,11 +533,27 @@ export class RealtimeGateway {
     return sent;
   }
 
-  /** The channels a socket may read, cached on the socket until membership changes. */
-  private async readableBy(socket: ClutchSocket): Promise<Readable> {
-    return (socket.data.readable ??= await this.identity.channels.readable(socket.data.principal));
+  /**
+   * The channels a socket may read, cached on the socket until membership changes. `memo`, for a
+   * pass over many sockets (a broadcast): sockets of the same principal (a person's tabs, an
+   * agent's connections) share one lookup in that pass instead of one each, in turn.
+   */
+  private async readableBy(socket: ClutchSocket, memo?: Map<string, Promise<Readable>>): Promise<Readable> {
+    if (socket.data.readable) return socket.data.readable;
+    const p = socket.data.principal;
+    if (!memo) return (socket.data.readable = await this.identity.channels.readable(p));
+    // What ChannelAccess.readable depends on: who, and whether a guest.
+    const key = `${p.kind}\u0000${p.agent_id}\u0000${p.kind === "person" ? p.role : ""}`;
+    let readable = memo.get(key);
+    if (!readable) memo.set(key, (readable = this.identity.channels.readable(p)));
+    return (socket.data.readable = await readable);
   }
 
+  /**
+   * `thread.activity` to every socket: the changed channels it may read. Sockets that may read the
+   * same ones of them get the same list in one broadcast, encoded once (a channel's clients, every
+   * admin), instead of one encode per socket.
+   */
   private async flushActivity() {
     this.activityTimer = null;
     const ids = [...this.dirtyThreads];
@@ -517,11 +561,18 @@ export class RealtimeGateway {
     try {
       const threads = await this.store.getThreads(ids);
       if (!threads.length) return;
-      for (const socket of this.io.sockets.sockets.values()) {
-        const readable = await this.readableBy(socket as ClutchSocket);
+      const groups = new Map<string, { threads: typeof threads; sockets: string[] }>();
+      const memo = new Map<string, Promise<Readable>>();
+      for (const socket of [...this.io.sockets.sockets.values()]) {
+        const readable = await this.readableBy(socket as ClutchSocket, memo);
         const mine = readable.all ? threads : threads.filter((t) => readable.ids.has(t.id));
-        if (mine.length) socket.emit("thread.activity", mine);
+        if (!mine.length) continue;
+        const key = mine === threads ? "*" : mine.map((t) => t.id).join(",");
+        const group = groups.get(key);
+        if (group) group.sockets.push(socket.id);
+        else groups.set(key, { threads: mine, sockets: [socket.id] });
       }
+      for (const g of groups.values()) this.io.to(g.sockets).emit("thread.activity", g.threads);
     } catch (err) {
       log.warn({ err }, "thread.activity broadcast failed");
     }
