@@ -59,7 +59,7 @@ export class ClientGroup {
     const jobs: Promise<void>[] = [];
     for (let k = 0; k < perThread; k++) {
       for (const thread_id of threads) {
-        const socket: ClientSocket = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, timeout: 20_000, auth: { token } });
+        const socket: ClientSocket = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, timeout: 20_000, auth: { token, frames: true } });
         const c: ClientState = { socket, thread_id, lastSeq: after, seen: new Set(), received: 0, duplicates: 0, outOfOrder: 0, unexpected: 0, frames: 0 };
         this.clients.push(c);
         socket.on("events", (evs) => this.onFrame(c, evs));

@@ -50,7 +50,7 @@ class Watchers {
   async start(url: string, token: string, threads: string[], n: number): Promise<void> {
     for (let i = 0; i < n; i++) {
       const c = this.base + i;
-      const socket: ClientSocket = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, timeout: 20_000, auth: { token } });
+      const socket: ClientSocket = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, timeout: 20_000, auth: { token, frames: true } });
       this.sockets.push(socket);
       const held = new Map<string, number>();
       socket.on("stream.open", (open: StreamInfo) => {

@@ -88,7 +88,7 @@ describe("channels", () => {
     const http: Server = createServer();
     const gateway = new RealtimeGateway(http, rt.store, rt.tail, rt.identity);
     await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
-    const socket = connect(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token: member.key } });
+    const socket = connect(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token: member.key, frames: true } });
     const received: StoredEvent[] = [];
     socket.on("events", (evs: StoredEvent[]) => received.push(...evs));
     try {

@@ -56,7 +56,7 @@ describe.skipIf(inject("embeddedDatabase"))("realtime process", () => {
 
   /** A client on `transports`, subscribed to `thread_id` from now; collects what it receives. */
   async function subscribed(thread_id: string, transports: ("websocket" | "polling")[], after: number) {
-    const socket: Client = connect(url, { transports, reconnection: false, forceNew: true, auth: { token } });
+    const socket: Client = connect(url, { transports, reconnection: false, forceNew: true, auth: { token, frames: true } });
     clients.push(socket);
     const received: StoredEvent[] = [];
     socket.on("events", (evs) => received.push(...evs));

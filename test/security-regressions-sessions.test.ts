@@ -85,7 +85,7 @@ async function signIn(email: string, extra: Record<string, unknown> = {}): Promi
 type Client = Socket<ServerEvents, ClientEvents>;
 /** A socket to node B that proves itself with `cookie`, as a browser's does. */
 function client(cookie: string) {
-  const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, extraHeaders: { cookie } });
+  const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, extraHeaders: { cookie }, auth: { frames: true } });
   const received: StoredEvent[] = [];
   const closed: string[] = [];
   const ended: AccessEnded[] = [];

@@ -401,7 +401,7 @@ describe("open sockets lose what their principal may no longer read, at once, on
 
   type Client = Socket<ServerEvents, ClientEvents>;
   function client(key: string) {
-    const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token: key } });
+    const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token: key, frames: true } });
     const received: StoredEvent[] = [];
     const closed: string[] = [];
     socket.on("events", (evs) => received.push(...evs));

@@ -50,7 +50,7 @@ afterAll(async () => {
 
 /** A socket with everything it hears: stored events, the streams folded as a browser folds them, statuses, typing. */
 function client(token: string) {
-  const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token } });
+  const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token, frames: true } });
   const seen = {
     events: [] as StoredEvent[],
     streams: new Map() as ReadonlyMap<string, LiveStream>,

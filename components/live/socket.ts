@@ -24,6 +24,8 @@ export function getSocket(): ClutchSocket {
   if (!socket) {
     socket = io({
       path: "/socket.io",
+      // Events in frames, several per message (lib/realtime/contract.ts).
+      auth: { frames: true },
       transports: ["websocket", "polling"],
       reconnectionDelay: 300,
       reconnectionDelayMax: 3000,

@@ -21,7 +21,7 @@ setInterval(() => post(`/api/agents/${encodeURIComponent(me)}/heartbeat`, {}).ca
 
 type Event = { seq: number; id: string; type: string; thread_id: string; run_id: string; task_id: string; parent_task_id?: string | null; from: { agent_id: string }; payload: Record<string, unknown> };
 let after = 0; // the last seq seen: a reconnect resumes from it, so nothing is missed or handled twice
-const socket = io(url, { auth: { token: process.env.CLUTCH_AGENT_KEY }, transports: ["websocket"] });
+const socket = io(url, { auth: { token: process.env.CLUTCH_AGENT_KEY, frames: true }, transports: ["websocket"] });
 socket.on("connect", () => socket.emit("subscribe", { agent_id: me, after }, (ack: unknown) => console.log("listening", JSON.stringify(ack))));
 // Events come in frames: an array of one or more, in seq order (a burst is one frame).
 socket.on("events", (events: Event[]) => {

@@ -2,6 +2,10 @@
  * The Socket.IO contract between browser and server, served by server/realtime/gateway.ts
  * (docs/architecture.md "From request to socket").
  *
+ * Handshake `auth` (ClientAuth): `token`, an API key (else the session cookie proves who it is);
+ * `frames: true`, events in `events` frames (below). Every client in this repository asks for
+ * frames; a client that does not gets the same events one `event` message each, as before frames.
+ *
  * Client → server:
  *   `subscribe`   { thread_id? | run_id? | agent_id?, after? } → ack { ok: true } | { ok: false, error }
  *                 After the ack the server sends, in `events` frames, every stored event of that
@@ -31,8 +35,10 @@
  *                     events are in seq order across frames and within one, each once. A socket
  *                     with several subscriptions (a channel and one of its runs, or one caught up
  *                     while another replays) may get their events interleaved in one frame, each
- *                     subscription's in its own seq order: key what you hold by seq. There is no
- *                     single-event message (the former `event`): a frame of one is the same thing.
+ *                     subscription's in its own seq order: key what you hold by seq. Only to a
+ *                     socket that asked for frames (`auth.frames: true`).
+ *   `event`           StoredEvent: one event, to a socket that did not ask for frames (clients
+ *                     written before frames), in the same order as a frame's elements.
  *   `thread.activity` the ThreadSummaries of the threads that changed (new events, created),
  *                     at most one message per client every 250 ms, so sidebars keep unread
  *                     counts live.
@@ -110,9 +116,19 @@ export interface ClientEvents {
   typing: (input: TypingInput) => void;
 }
 
+/** The handshake's `auth` (see the module doc). */
+export interface ClientAuth {
+  /** An API key; without one, the session cookie of the handshake. */
+  token?: string;
+  /** Events in `events` frames; else one `event` message each. */
+  frames?: boolean;
+}
+
 export interface ServerEvents {
-  /** One frame of stored events for this socket, in the order sent (see the module doc). Never empty. */
+  /** One frame of stored events for this socket, in the order sent (see the module doc). Never empty. Only with `auth.frames`. */
   events: (events: StoredEvent[]) => void;
+  /** One stored event, to a socket that did not ask for frames (see the module doc). */
+  event: (event: StoredEvent) => void;
   "thread.activity": (threads: ThreadSummary[]) => void;
   "agents.changed": (agents: AgentSummary[]) => void;
   "presence.snapshot": (snapshot: PresenceSnapshot) => void;

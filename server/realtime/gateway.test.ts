@@ -38,7 +38,7 @@ type Client = Socket<ServerEvents, ClientEvents>;
 
 /** A client that keeps every event it receives, and the frames they came in (seqs per frame). */
 function client(key = token): { socket: Client; received: StoredEvent[]; frames: number[][] } {
-  const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token: key } });
+  const socket: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token: key, frames: true } });
   const received: StoredEvent[] = [];
   const frames: number[][] = [];
   socket.on("events", (evs) => {
@@ -145,6 +145,26 @@ describe("realtime gateway", () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(c.frames.slice(1)).toEqual([burst, [lone]]);
     c.socket.disconnect();
+  });
+
+  it("gives a client that did not ask for frames the same events one `event` message each, in order", async () => {
+    const thread_id = await newThread(rt, "single");
+    const run_id = newId("run");
+    const framed = client();
+    const plain: Client = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: { token } });
+    const singles: StoredEvent[] = [];
+    let framesToPlain = 0;
+    plain.on("event", (ev) => singles.push(ev));
+    plain.on("events", () => framesToPlain++);
+    for (const s of [framed.socket, plain]) expect(await subscribe(s, { thread_id })).toEqual({ ok: true });
+    await until(() => framed.received.length === 1 && singles.length === 1, "the channel's announcement");
+    const burst = (await rt.store.append(Array.from({ length: 10 }, (_, i) => chat(`s${i}`, { thread_id, run_id })))).events.map((e) => e.seq);
+    await until(() => singles.length === 11 && framed.received.length === 11, "the burst");
+    expect(singles.slice(1).map((e) => e.seq)).toEqual(burst);
+    expect(framesToPlain).toBe(0);
+    expect(framed.frames.slice(1)).toEqual([burst]);
+    framed.socket.disconnect();
+    plain.disconnect();
   });
 
   it("keeps every event once and in seq order across a catch-up of several frames and live bursts", async () => {

@@ -121,6 +121,8 @@ interface SocketData {
   subs: Map<string, LiveSub>;
   /** When this socket's person last said they were typing (ms). */
   typedAt?: number;
+  /** The client asked for `events` frames (handshake `auth.frames: true`); else it gets one `event` per event. */
+  frames: boolean;
 }
 type ClutchSocket = Socket<ClientEvents, ServerEvents, Record<string, never>, SocketData>;
 
@@ -174,7 +176,7 @@ export class RealtimeGateway {
     this.presence = new PresenceTracker({ ...(bus ? { bus } : {}) });
     this.unsubscribePresence = this.presence.onChange((person, status) => this.io.emit("presence.changed", { agent_id: person, status }));
     this.io = new Server<ClientEvents, ServerEvents>(httpServer, { serveClient: false, maxHttpBufferSize: 1e6 });
-    this.frames = new EventFrames((sockets, events) => this.io.to(sockets).emit("events", events));
+    this.frames = new EventFrames((sockets, events) => this.sendFrame(sockets, events));
     this.io.use((socket, next) => {
       const headers = new Headers();
       for (const [k, v] of Object.entries(socket.handshake.headers)) if (typeof v === "string") headers.set(k, v);
@@ -185,6 +187,7 @@ export class RealtimeGateway {
           if (!principal) return next(new Error("unauthenticated: sign in, or pass an API key as auth.token"));
           (socket as ClutchSocket).data.principal = principal;
           (socket as ClutchSocket).data.credential = { headers, ...(token ? { token } : {}) };
+          (socket as ClutchSocket).data.frames = socket.handshake.auth?.frames === true;
           next();
         })
         .catch((err: Error) => next(err));
@@ -322,6 +325,18 @@ export class RealtimeGateway {
     else if ("end" in e) to.emit("stream.end", e.end);
     else if ("status" in e) to.emit("agent.status", e.status);
     else to.emit("typing", e.typing);
+  }
+
+  /**
+   * One frame to `socketIds`: an `events` message to the sockets that asked for frames, encoded
+   * once; the same events one `event` message each, in order, to the others (lib/realtime/contract.ts).
+   */
+  private sendFrame(socketIds: string[], events: StoredEvent[]) {
+    const framed: string[] = [];
+    const single: string[] = [];
+    for (const id of socketIds) ((this.io.sockets.sockets.get(id) as ClutchSocket | undefined)?.data.frames === false ? single : framed).push(id);
+    if (framed.length) this.io.to(framed).emit("events", events);
+    if (single.length) for (const ev of events) this.io.to(single).emit("event", ev);
   }
 
   /** Queue `ev` for the subscription's socket (./frames.ts) unless the subscription already sent it. */
