@@ -11,7 +11,8 @@
  * - A message's thread: the message and people's replies to it, with a composer that replies
  *   in the thread.
  *
- * The run's history is loaded from `GET /api/runs/:id/events` (all pages, up to RUN_CAP
+ * The run's history is what the channel already holds of it when that is the whole run (its
+ * `event_count`), else loaded from `GET /api/runs/:id/events` (all pages, up to RUN_CAP
  * events); live events come with the channel's own subscription (a run's events are in its
  * channel), merged by seq (components/live/merge.ts). Only the rows near the view are drawn
  * (virtual-rows.tsx): a run of RUN_CAP events opens like a short one.
@@ -49,15 +50,24 @@ export const RUN_CAP = 20_000;
 /** Events in the first page of a run's thread: enough to draw its start at once. */
 const FIRST_PAGE = 1000;
 
+/** A run's history as the pane holds it. */
+interface RunHistory {
+  events: StoredEvent[];
+  capped: boolean;
+  complete: boolean;
+}
+
 /**
  * Every stored event of a run, up to RUN_CAP (ascending): `{ events, capped, complete }`. The
  * pages show as they come (the pane opens at the run's start): `complete` is false until the
- * last one is in.
+ * last one is in. `held`: the whole run when the channel's loaded events already hold it (as
+ * many as the run's `event_count`): the pane opens from those at once, asking nothing.
  */
-function useRunHistory(runId: string | null) {
+function useRunHistory(runId: string | null, held: RunHistory | undefined) {
   return useQuery({
     queryKey: ["run-thread", runId],
     enabled: runId !== null,
+    initialData: held,
     staleTime: Infinity,
     gcTime: 5 * 60_000,
     refetchOnWindowFocus: false,
@@ -119,8 +129,13 @@ export function ThreadPane({
   const nameOf = useNameOf();
   const runId = "run_id" in target ? target.run_id : null;
   const messageId = "message_id" in target ? target.message_id : null;
-  const history = useRunHistory(runId);
   const run = runId ? runs.find((r) => r.run_id === runId) : undefined;
+  const held = useMemo(() => {
+    if (!run) return undefined;
+    const own = channelEvents.filter((e) => e.run_id === run.run_id);
+    return own.length >= run.event_count ? { events: own, capped: false, complete: true } : undefined;
+  }, [run, channelEvents]);
+  const history = useRunHistory(runId, held);
   const heading = useRef<HTMLHeadingElement>(null);
   const body = useRef<HTMLDivElement>(null);
   useEffect(() => heading.current?.focus(), [runId, messageId]);
