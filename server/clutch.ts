@@ -75,6 +75,11 @@ export interface ClutchOptions {
   /** `databaseUrl` is an embedded database served elsewhere (tests): one connection only. */
   embeddedUrl?: boolean;
   /**
+   * Connections of the Prisma pool on PostgreSQL (default 10). The test suite's Clutches use
+   * fewer: many run side by side on one PostgreSQL (vitest.config.ts).
+   */
+  poolSize?: number;
+  /**
    * Apply pending migrations on start (default true). False for a process whose parent applied
    * them just before starting it (the realtime process), so a start migrates once, and for the
    * tests (test/global-setup.ts migrated their database). Ignored on the embedded database.

@@ -18,8 +18,9 @@ import { personId } from "@/lib/people";
 export function testClutch(options: Partial<ClutchOptions> = {}): Promise<Clutch> {
   // Test files share the database: each Clutch is a deployment of its own (its dispatch jobs, its leader lease).
   // test/global-setup.ts migrated it once; a migration check per Clutch would start the Prisma CLI
-  // (2–3 s of CPU) in every test file.
-  return createClutch({ databaseUrl: inject("databaseUrl"), embeddedUrl: inject("embeddedDatabase"), dataDir: "", workspaceDir: null, deployment: `test.${newId("task")}`, migrate: false, ...options });
+  // (2–3 s of CPU) in every test file. Several files' Clutches share PostgreSQL's 100 connections:
+  // a smaller Prisma pool each (vitest.config.ts).
+  return createClutch({ databaseUrl: inject("databaseUrl"), embeddedUrl: inject("embeddedDatabase"), dataDir: "", workspaceDir: null, deployment: `test.${newId("task")}`, migrate: false, poolSize: 5, ...options });
 }
 
 /** A signed-in principal for route tests: its API key and the headers that carry it. */

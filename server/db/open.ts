@@ -22,9 +22,10 @@ export interface Database {
  * Start the embedded database when `databaseUrl` is unset, apply migrations (unless `migrate`
  * is false: a process whose parent applied them) and connect.
  * `embeddedUrl` says that `databaseUrl` is an embedded database served elsewhere (tests).
+ * `poolSize`: the Prisma pool's connections on PostgreSQL (default 10; the embedded database has one).
  * Throws when the database cannot be started or a migration fails.
  */
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; embeddedUrl?: boolean; migrate?: boolean }): Promise<Database> {
+export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; embeddedUrl?: boolean; migrate?: boolean; poolSize?: number }): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = opts.databaseUrl;
   if (!url) {
@@ -35,7 +36,7 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
   if (opts.migrate !== false || embedded) await migrate(url);
   // PGlite serves every connection from one backend and interleaves their protocol messages,
   // so the embedded database gets a single connection.
-  const db = createDb(url, { max: embedded || opts.embeddedUrl ? 1 : 10 });
+  const db = createDb(url, { max: embedded || opts.embeddedUrl ? 1 : (opts.poolSize ?? 10) });
   return {
     db,
     kind: embedded ? "embedded" : "postgres",

@@ -26,10 +26,11 @@ export interface EventLog {
 /**
  * Open the database at `databaseUrl` (or the embedded one under `<dataDir>/pgdata`), apply
  * migrations (unless `migrate` is false), start the tail and the store. `embeddedUrl` says
- * `databaseUrl` is an embedded database served elsewhere (tests). Throws when the database cannot
+ * `databaseUrl` is an embedded database served elsewhere (tests); `poolSize`: the Prisma pool's
+ * connections (db/open.ts). Throws when the database cannot
  * be opened or migrated.
  */
-export async function openEventLog(opts: { databaseUrl?: string; dataDir: string; embeddedUrl?: boolean; migrate?: boolean }): Promise<EventLog> {
+export async function openEventLog(opts: { databaseUrl?: string; dataDir: string; embeddedUrl?: boolean; migrate?: boolean; poolSize?: number }): Promise<EventLog> {
   const database = await openDatabase(opts);
   const ownConnections = database.kind === "postgres" && opts.databaseUrl && !opts.embeddedUrl ? opts.databaseUrl : null;
   // Appends (and the tail's reads) go through a pg pool of their own, with no ORM in the serialized section (sql.ts).
