@@ -17,9 +17,11 @@
  *     tail (every such change records one: docs/identity.md "Channels");
  *   - a run's channel: fixed at the run's first task event (the runs projection never changes
  *     `thread_id`, server/events/append.ts), so it stays;
- *   - a task's channel and run: fixed likewise; its assignee and requester change only with a
- *     task.request or task.accept of the task (lib/fold/task-state.ts `foldTask`), so the task is
- *     removed when one reaches the tail.
+ *   - a task's channel and run: fixed likewise; its requester is fixed at its first event; its
+ *     assignee changes only with a task.request or task.accept of the task (lib/fold/task-state.ts
+ *     `foldTask`): when one reaches the tail, a cached task whose `last_seq` is before it takes
+ *     the new assignee as the projection does (the entry stays the projection's row as of that
+ *     seq), and a read of the task in flight stores nothing.
  * - **A read never stores an answer older than a removal**: a read that was in flight when a
  *   removal of its key (or a clear) happened stores nothing.
  * - Bounded: past MAX_ENTRIES entries of a kind, that kind starts over empty.
@@ -30,7 +32,7 @@
  * tail's poll interval without it), the same order of time as the gap the authorizer always had
  * between its reads and the append's commit.
  */
-import { isEvent, type StoredEvent } from "@/lib/protocol";
+import { actorOf, isEvent, type StoredEvent } from "@/lib/protocol";
 import type { Queries } from "../events/queries";
 import { readableBy, type ChannelAccess, type ChannelRow } from "./access";
 import type { Principal } from "./principal";
@@ -39,12 +41,14 @@ import type { Principal } from "./principal";
 const MAX_ENTRIES = 50_000;
 
 
-/** A task's scope and the two people the authorizer checks (`Queries.appendScopes`). */
+/** A task's scope and the two people the authorizer checks (`Queries.appendScopes`), as of event `last_seq`. */
 export interface TaskScope {
   thread_id: string;
   run_id: string;
   assignee: string | null;
   requester: string | null;
+  /** The seq of the last event folded into the task: the ones after it are not in this entry. */
+  last_seq: number;
 }
 
 /**
@@ -85,6 +89,12 @@ class Removable<V> {
   /** End a read that failed: nothing stored. */
   abort(): void {
     if (--this.inFlight === 0) this.removedAt.clear();
+  }
+
+  /** Set `key` now (not a read's answer: what the tail brought). */
+  put(key: string, value: V): void {
+    if (this.values.size >= MAX_ENTRIES) this.values.clear();
+    this.values.set(key, value);
   }
 
   remove(key: string): void {
@@ -167,20 +177,28 @@ export class AppendCache {
       throw err;
     }
     this.runs.end(runToken, read.runs);
-    this.tasks.end(taskToken, [...read.tasks].map(([id, t]) => [id, { ...t }]));
+    // An entry the tail brought past what this read saw stays.
+    this.tasks.end(taskToken, [...read.tasks].filter(([id, t]) => (this.tasks.get(id)?.last_seq ?? -1) < t.last_seq).map(([id, t]) => [id, { ...t }]));
     for (const [id, thread] of read.runs) runs.set(id, thread);
     for (const [id, task] of read.tasks) tasks.set(id, task);
     return { runs, tasks };
   }
 
   /**
-   * Forget what a committed event may have made stale (the tail's listener, every event in seq
-   * order, imported copies too): a task whose assignee or requester it may change, every channel
-   * row on an audit.change.
+   * Bring the cache past a committed event (the tail's listener: every event of every node in seq
+   * order, imported copies too): a task.request or task.accept moves its cached task's assignee
+   * as `foldTask` does (a task.request to someone: to them; a task.accept: to its actor), and
+   * keeps any read of the task in flight from storing; an audit.change forgets every channel row.
    */
   observe(ev: StoredEvent): void {
-    if (ev.type === "task.request" || ev.type === "task.accept") this.tasks.remove(ev.task_id);
-    else if (isEvent(ev, "audit.change")) this.forgetChannels();
+    if (ev.type === "task.request" || ev.type === "task.accept") {
+      const task = this.tasks.get(ev.task_id);
+      this.tasks.remove(ev.task_id);
+      if (task && ev.seq > task.last_seq) {
+        const assignee = ev.type === "task.request" ? (ev.to[0]?.agent_id ?? task.assignee) : actorOf(ev);
+        this.tasks.put(ev.task_id, { ...task, assignee, last_seq: ev.seq });
+      }
+    } else if (isEvent(ev, "audit.change")) this.forgetChannels();
   }
 
   /**
