@@ -10,7 +10,9 @@
  *   --events=100000        events per configuration (stops earlier at --cap)
  *   --cap=15               seconds per configuration at most
  *   --batches=1,10,100,1000
- *   --writers=1,4,16       concurrent writers (each awaits its append before the next)
+ *   --writers=1,4,16       concurrent writers (each awaits its append before the next; over HTTP
+ *                          a run's events are stored in order: a writer waits, untimed, for the
+ *                          run's earlier events another writer is sending)
  *   --modes=inproc,http
  *   --http=auto|server|handler   server: spawn `server.ts` (needs `next build`); handler: a
  *                          minimal node:http server mounting app/api/events/route.ts POST;
@@ -138,16 +140,32 @@ async function runConfig(
   const t0 = now();
   const deadline = t0 + capS * 1000;
   profiler?.reset();
+  // Over HTTP a run's events go in order (the API checks that a task's events come from its
+  // requester or assignee in order: a task.accept stored before its task.request is refused, as
+  // it would be for one agent posting out of order): a writer whose batch holds a run's next
+  // events first waits, untimed, until that run's earlier ones are stored.
+  const previous = new Map<string, Promise<unknown>>();
   const writer = async () => {
     while (claimed < EVENTS && now() < deadline) {
       const n = Math.min(batch, EVENTS - claimed);
       claimed += n;
       const g = now();
       const msgs = wl.batch(n);
-      const s = now();
-      generateMs += s - g;
-      await nodeOf(appends, msgs)(msgs);
-      latencies.push(now() - s);
+      generateMs += now() - g;
+      const runs = mode === "http" ? [...new Set(msgs.map((m) => m.run_id))] : [];
+      const earlier = runs.flatMap((r) => previous.get(r) ?? []);
+      let done!: () => void;
+      const mine = new Promise<void>((r) => (done = r));
+      for (const r of runs) previous.set(r, mine);
+      try {
+        if (earlier.length) await Promise.all(earlier);
+        const s = now();
+        await nodeOf(appends, msgs)(msgs);
+        latencies.push(now() - s);
+      } finally {
+        done();
+        for (const r of runs) if (previous.get(r) === mine) previous.delete(r);
+      }
       appended += n;
     }
   };
