@@ -486,16 +486,16 @@ async function main() {
 
 /**
  * A short warm-up (JIT, connection pool, server) whose figures are not kept: 4 writers of batches
- * of 10 per node, each node with runs of its own (a batch holds several runs; see --nodes).
+ * of 10 per node, each writer with runs of its own, so a run's events go in order (see --writers).
  */
 async function warmUp(appends: Append[], threads: string[]) {
   await Promise.all(
-    appends.map(async (append, k) => {
-      const wl = new Workload(threads, { seed: 999 + k });
-      await Promise.all(Array.from({ length: 4 }, async () => {
+    appends.flatMap((append, k) =>
+      Array.from({ length: 4 }, async (_, w) => {
+        const wl = new Workload(threads, { seed: 999 + 4 * k + w });
         for (let i = 0; i < 20; i++) await append(wl.batch(10));
-      }));
-    }),
+      }),
+    ),
   );
 }
 
