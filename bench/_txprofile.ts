@@ -59,16 +59,18 @@ export function profileTransactions(transactor: Transactor) {
     });
   };
 
-  transactor.transaction = <T>(fn: (sql: Sql) => Promise<T>) => {
+  transactor.transaction = <T>(fn: (sql: Sql) => Promise<T>, opts?: { first?: string }) => {
     const rec: TxRecord = { call: now(), start: 0, lockAcquired: null, lockWait: 0, cbEnd: 0, done: 0, statements: [] };
     const p = original(async (sql) => {
       rec.start = now();
+      // The lock taken with the BEGIN (group commit): its wait is in `begin`, held from here.
+      if (opts?.first?.includes("pg_advisory")) rec.lockAcquired = rec.start;
       try {
         return await fn({ query: (text, params) => timed(rec, labelOf(text), () => sql.query(text, params)) });
       } finally {
         rec.cbEnd = now();
       }
-    });
+    }, opts);
     return p.finally(() => {
       rec.done = now();
       records.push(rec);

@@ -10,7 +10,9 @@
  *   --events=100000        events per configuration (stops earlier at --cap)
  *   --cap=15               seconds per configuration at most
  *   --batches=1,10,100,1000
- *   --writers=1,4,16       concurrent writers (each awaits its append before the next)
+ *   --writers=1,4,16       concurrent writers (each awaits its append before the next; over HTTP
+ *                          a run's events are stored in order: a writer waits, untimed, for the
+ *                          run's earlier events another writer is sending)
  *   --modes=inproc,http
  *   --http=auto|server|handler   server: spawn `server.ts` (needs `next build`); handler: a
  *                          minimal node:http server mounting app/api/events/route.ts POST;
@@ -19,6 +21,12 @@
  *   --profile              time the append transactions (bench/_txprofile.ts), in-process only
  *   --server-cpu-prof      HTTP: run the server with `node --cpu-prof` (profiles in
  *                          bench/results/cpu/; summarise with bench/_cpuprofile.ts)
+ *   --nodes=1              HTTP: start this many server processes on the one database, as
+ *                          several nodes of one deployment on one machine (docs/deploy.md
+ *                          "Several nodes on one PostgreSQL"; ports --port, --port+1, …); a
+ *                          request goes to the node of its (first) run, so a run's events, which
+ *                          concurrent writers may send at once, are ordered on one node as with
+ *                          one (a task.accept committed before its task.request is refused)
  *   --probe=1              after each mode's matrix, batch 1 × 1 writer for 5 s again on the
  *                          grown log (0 to skip)
  *   --paced=200            after each mode's matrix, single-event appends at this rate for 10 s:
@@ -63,11 +71,14 @@ const PACED = numArg("paced", 200);
 const ANCHOR_S = numArg("anchor", 8);
 const INSERT_ANCHOR_S = numArg("insert-anchor", 8);
 const INSERT_CONNECTIONS = numArg("insert-connections", 16);
+const NODES = numArg("nodes", 1);
 
 type Append = (batch: ClutchMessage[]) => Promise<void>;
 
 interface ConfigResult {
   mode: string;
+  /** HTTP: server processes the writers were spread over. */
+  nodes?: number;
   batch: number;
   writers: number;
   events: number;
@@ -92,6 +103,14 @@ interface ConfigResult {
 
 const now = () => performance.now();
 
+/** The node (its append) for a batch: the one of its first message's run (see --nodes). */
+function nodeOf(appends: Append[], batch: ClutchMessage[]): Append {
+  if (appends.length === 1) return appends[0]!;
+  let h = 0;
+  for (const c of batch[0]!.run_id) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return appends[h % appends.length]!;
+}
+
 /**
  * Events in the bench's own channels: the server's own agents and people may write elsewhere
  * meanwhile, which is no fault of the bench's appends.
@@ -104,7 +123,7 @@ async function logSize(rt: Clutch, threads: readonly string[]): Promise<number> 
 async function runConfig(
   rt: Clutch,
   mode: string,
-  append: Append,
+  appends: Append[],
   threads: string[],
   batch: number,
   writers: number,
@@ -121,16 +140,32 @@ async function runConfig(
   const t0 = now();
   const deadline = t0 + capS * 1000;
   profiler?.reset();
+  // Over HTTP a run's events go in order (the API checks that a task's events come from its
+  // requester or assignee in order: a task.accept stored before its task.request is refused, as
+  // it would be for one agent posting out of order): a writer whose batch holds a run's next
+  // events first waits, untimed, until that run's earlier ones are stored.
+  const previous = new Map<string, Promise<unknown>>();
   const writer = async () => {
     while (claimed < EVENTS && now() < deadline) {
       const n = Math.min(batch, EVENTS - claimed);
       claimed += n;
       const g = now();
       const msgs = wl.batch(n);
-      const s = now();
-      generateMs += s - g;
-      await append(msgs);
-      latencies.push(now() - s);
+      generateMs += now() - g;
+      const runs = mode === "http" ? [...new Set(msgs.map((m) => m.run_id))] : [];
+      const earlier = runs.flatMap((r) => previous.get(r) ?? []);
+      let done!: () => void;
+      const mine = new Promise<void>((r) => (done = r));
+      for (const r of runs) previous.set(r, mine);
+      try {
+        if (earlier.length) await Promise.all(earlier);
+        const s = now();
+        await nodeOf(appends, msgs)(msgs);
+        latencies.push(now() - s);
+      } finally {
+        done();
+        for (const r of runs) if (previous.get(r) === mine) previous.delete(r);
+      }
       appended += n;
     }
   };
@@ -167,7 +202,7 @@ async function runConfig(
  * are open at once, so the rate holds. Latency is from the call. Rejects with the first failure,
  * after every append has settled.
  */
-async function runPaced(rt: Clutch, mode: string, append: Append, threads: string[], rate: number, seconds: number, ordered = false): Promise<ConfigResult> {
+async function runPaced(rt: Clutch, mode: string, appends: Append[], threads: string[], rate: number, seconds: number, ordered = false): Promise<ConfigResult> {
   const before = await logSize(rt, threads);
   const wl = new Workload(threads, { seed: 77, openRuns: ordered ? Math.max(12, Math.ceil(rate / 10)) : 12 });
   const latencies: number[] = [];
@@ -179,6 +214,7 @@ async function runPaced(rt: Clutch, mode: string, append: Append, threads: strin
     const due = t0 + (i * 1000) / rate;
     if (due > now()) await sleep(due - now());
     const msg = wl.batch(1);
+    const append = nodeOf(appends, msg);
     const send = () => {
       const s = now();
       return append(msg).then(() => void latencies.push(now() - s));
@@ -222,17 +258,28 @@ interface HttpTarget {
   stop(): Promise<void>;
 }
 
-async function startHttpTarget(databaseUrl: string): Promise<HttpTarget> {
+async function startHttpTarget(databaseUrl: string, index = 0): Promise<HttpTarget> {
   const built = fs.existsSync(path.join(ROOT, ".next/BUILD_ID"));
   const kind = HTTP_KIND === "server" || (HTTP_KIND === "auto" && built) ? "next-server" : "route-handler";
   if (kind === "next-server" && !built) throw new Error("--http=server needs a production build: run `npx next build` first");
-  const port = kind === "next-server" ? numArg("port", 3200) : 0;
+  const port = kind === "next-server" ? numArg("port", 3200) + index : 0;
   const script = kind === "next-server" ? "server.ts" : "bench/_http-server.ts";
   const cpuProf = SERVER_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(ROOT, "bench/results/cpu")}`] : [];
   const child = spawn(process.execPath, [...cpuProf, "--import", "tsx", script], {
     cwd: ROOT,
     // The bench writes far more than a person or an agent would: lift the per-principal write limits.
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production", LOG_LEVEL: "warn", CLUTCH_WRITES_PER_MIN: "100000000", CLUTCH_AGENT_WRITES_PER_MIN: "100000000" },
+    // Several nodes share what docs/deploy.md says they must (the auth secret) and name themselves.
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      NODE_ENV: "production",
+      LOG_LEVEL: "warn",
+      CLUTCH_WRITES_PER_MIN: "100000000",
+      CLUTCH_AGENT_WRITES_PER_MIN: "100000000",
+      ...(NODES > 1 ? { CLUTCH_AUTH_SECRET: process.env.CLUTCH_AUTH_SECRET ?? "ingest-bench-shared-secret-0123456789abcdef", CLUTCH_NODE_NAME: `bench-node-${index + 1}` } : {}),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -329,7 +376,7 @@ function httpAppender(port: number, agent: http.Agent, key: string): Append {
 
 function printRow(r: ConfigResult) {
   if (r.probe === "paced") {
-    console.log(`${r.mode.padEnd(7)} single events at ${PACED}/s: append p50 ${r.append_ms.p50} ms p95 ${r.append_ms.p95} ms p99 ${r.append_ms.p99} ms max ${r.append_ms.max} ms (${r.events} events, log ${r.log_size_before})`);
+    console.log(`${(r.nodes ? `${r.mode}×${r.nodes}` : r.mode).padEnd(7)} single events at ${PACED}/s: append p50 ${r.append_ms.p50} ms p95 ${r.append_ms.p95} ms p99 ${r.append_ms.p99} ms max ${r.append_ms.max} ms (${r.events} events, log ${r.log_size_before})`);
     return;
   }
   const p = r.profile;
@@ -337,7 +384,7 @@ function printRow(r: ConfigResult) {
     ? `  | lock held p50 ${p.lock_held.p50} ms, serialized ${Math.round(p.serialized_fraction * 100)}% of wall, lock wait p50 ${p.lock_wait.p50} ms`
     : "";
   console.log(
-    `${r.mode.padEnd(7)} batch ${String(r.batch).padStart(4)} × ${String(r.writers).padStart(2)} writers: ` +
+    `${(r.nodes ? `${r.mode}×${r.nodes}` : r.mode).padEnd(7)} batch ${String(r.batch).padStart(4)} × ${String(r.writers).padStart(2)} writers: ` +
       `${String(r.events_per_s).padStart(7)} events/s  (${r.events} events in ${r.seconds.toFixed(1)} s, ${r.stopped_by === "cap" ? "capped" : "done"}; ` +
       `append p50 ${r.append_ms.p50} ms p99 ${r.append_ms.p99} ms; log ${r.log_size_before})` +
       `${r.ratio_to_insert !== undefined ? `  ${r.ratio_to_insert.toFixed(2)} × raw INSERT` : r.ratio_to_copy !== undefined ? `  ${r.ratio_to_copy.toFixed(2)} × raw COPY` : ""}${r.probe ? "  [log-size probe]" : ""}${prof}`,
@@ -364,13 +411,14 @@ async function main() {
       calibration,
       machine: { ...m0, loadavg_start: m0.loadavg, loadavg_end: load() },
       git,
-      options: { events: EVENTS, cap_s: CAP_S, batches: BATCHES, writers: WRITERS, modes: MODES, threads: THREADS, profile: PROFILE, probe: PROBE, paced: PACED, anchor_s: ANCHOR_S, insert_anchor_s: INSERT_ANCHOR_S, insert_connections: INSERT_CONNECTIONS },
+      options: { events: EVENTS, cap_s: CAP_S, batches: BATCHES, writers: WRITERS, modes: MODES, threads: THREADS, profile: PROFILE, probe: PROBE, paced: PACED, anchor_s: ANCHOR_S, insert_anchor_s: INSERT_ANCHOR_S, insert_connections: INSERT_CONNECTIONS, nodes: NODES },
       http_target: httpKind,
       raw_copy: anchor,
       raw_insert: insertAnchor,
       results,
     });
   const record = (r: ConfigResult) => {
+    if (r.mode === "http" && NODES > 1) r.nodes = NODES;
     if (anchor && r.probe !== "paced") r.ratio_to_copy = Math.round((r.events_per_s / anchor.rows_per_s) * 100) / 100;
     if (insertAnchor && r.probe !== "paced" && r.batch === 1) r.ratio_to_insert = Math.round((r.events_per_s / insertAnchor.rows_per_s) * 100) / 100;
     printRow(r);
@@ -384,7 +432,7 @@ async function main() {
     const db = await benchDatabase();
     console.log(`${mode}: database ${safeUrl(db.url)}${db.created ? " (fresh, dropped after this mode)" : ""}`);
     let rt: Clutch | undefined;
-    let target: HttpTarget | undefined;
+    const targets: HttpTarget[] = [];
     let agent: http.Agent | undefined;
     try {
       rt = await createClutch({ databaseUrl: db.url, dataDir: "", workspaceDir: null });
@@ -397,35 +445,38 @@ async function main() {
         insertAnchor = await measureRawInsert(db.url, threads, { seconds: INSERT_ANCHOR_S, connections: INSERT_CONNECTIONS });
         console.log(`raw INSERT anchor: ${insertAnchor.rows_per_s} rows/s (one row per statement, autocommit, ${insertAnchor.connections} connections; INSERT p50 ${insertAnchor.insert_ms.p50} ms p99 ${insertAnchor.insert_ms.p99} ms)`);
       }
-      let append: Append;
+      let appends: Append[];
       let profiler: ReturnType<typeof profileTransactions> | undefined;
       if (mode === "inproc") {
         const store = rt.store;
-        append = async (b) => void (await store.append(b));
+        appends = [async (b) => void (await store.append(b))];
         profiler = PROFILE ? profileTransactions(appendsOf(rt.store)) : undefined;
       } else {
         // This process does not append in this mode; stop its tail so it does not read the server's events.
         rt.tail.stop();
-        target = await startHttpTarget(db.url);
+        // The nodes one after the other: each runs the deployment's start (migrations checked, the leader lock tried).
+        for (let i = 0; i < NODES; i++) targets.push(await startHttpTarget(db.url, i));
+        const target = targets[0]!;
         httpKind = target.kind;
-        console.log(`      measuring ${target.kind === "next-server" ? "the real server (server.ts, production build)" : "the route handler app/api/events/route.ts POST on a minimal node:http server (bench/_http-server.ts; no `next build` found)"}, port ${target.port}, its own process`);
+        const ports = targets.map((t) => t.port).join(", ");
+        console.log(`      measuring ${target.kind === "next-server" ? "the real server (server.ts, production build)" : "the route handler app/api/events/route.ts POST on a minimal node:http server (bench/_http-server.ts; no `next build` found)"}, ${NODES > 1 ? `${NODES} nodes on ports ${ports}, each its own process` : `port ${ports}, its own process`}`);
         // Enough sockets for the paced single events too, which do not wait for each other.
         agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(...WRITERS, 64) });
         const { key } = await rt.identity.keys.create(HTTP_AGENT, "ingest bench", "system");
-        append = httpAppender(target.port, agent, key);
+        appends = targets.map((t) => httpAppender(t.port, agent!, key));
       }
-      await warmUp(append, threads);
+      await warmUp(appends, threads);
       let seed = 1;
       for (const batch of BATCHES) {
-        for (const writers of WRITERS) record(await runConfig(rt, mode, append, threads, batch, writers, seed++, profiler));
+        for (const writers of WRITERS) record(await runConfig(rt, mode, appends, threads, batch, writers, seed++, profiler));
       }
       // The same small configuration again on the grown log: shows what log size costs.
-      if (PROBE) record({ ...(await runConfig(rt, mode, append, threads, 1, 1, seed++, profiler, 5)), probe: "log-size" });
-      if (PACED > 0) record(await runPaced(rt, mode, append, threads, PACED, 10, mode === "http"));
+      if (PROBE) record({ ...(await runConfig(rt, mode, appends, threads, 1, 1, seed++, profiler, 5)), probe: "log-size" });
+      if (PACED > 0) record(await runPaced(rt, mode, appends, threads, PACED, 10, mode === "http"));
       profiler?.stop();
     } finally {
       agent?.destroy();
-      await target?.stop();
+      await Promise.all(targets.map((t) => t.stop()));
       await rt?.stop();
       await db.drop();
     }
@@ -433,12 +484,19 @@ async function main() {
   console.log(`results: ${path.relative(process.cwd(), file())}  (load ${load().join(" ")}; ${calibrationLine(calibration)})`);
 }
 
-/** A short warm-up (JIT, connection pool, server) whose figures are not kept. */
-async function warmUp(append: Append, threads: string[]) {
-  const wl = new Workload(threads, { seed: 999 });
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    for (let i = 0; i < 20; i++) await append(wl.batch(10));
-  }));
+/**
+ * A short warm-up (JIT, connection pool, server) whose figures are not kept: 4 writers of batches
+ * of 10 per node, each writer with runs of its own, so a run's events go in order (see --writers).
+ */
+async function warmUp(appends: Append[], threads: string[]) {
+  await Promise.all(
+    appends.flatMap((append, k) =>
+      Array.from({ length: 4 }, async (_, w) => {
+        const wl = new Workload(threads, { seed: 999 + 4 * k + w });
+        for (let i = 0; i < 20; i++) await append(wl.batch(10));
+      }),
+    ),
+  );
 }
 
 await main();

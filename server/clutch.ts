@@ -366,6 +366,8 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   });
   // Names people see are unique across people and every agent the registry knows (server/auth/names.ts).
   const identity = new Identity(eventLog.db, store, auth, (id) => registry.get(id)?.card, { origins, signInPolicy: options.signInPolicy, agents: () => registry.list() });
+  // The append authorizer's cache forgets what each committed event makes stale, here or on another node (server/auth/append-cache.ts).
+  const unfollowAppendCache = identity.followTail(tail);
   if (options.admin) await identity.ensureAdmin(options.admin);
   await registry.load(store.queries);
   const unfollowRegistry = tail.subscribe((ev) => void registry.apply(ev));
@@ -377,6 +379,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
   });
   const unfollow = () => {
     unfollowRegistry();
+    unfollowAppendCache();
     unfollowAudit();
   };
   registry.start();

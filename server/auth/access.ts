@@ -17,8 +17,29 @@ import type { Principal } from "./principal";
 /** Channels a principal may read: every one, or exactly these ids. */
 export type Readable = { all: true } | { all: false; ids: ReadonlySet<string> };
 
+/** A channel as one principal sees it: its visibility, and whether the principal is a member. */
+export interface ChannelRow {
+  visibility: string;
+  member: boolean;
+}
+
+/** May `p` read a channel with this row (the rules of the module doc). */
+export function readableBy(p: Principal, row: ChannelRow): boolean {
+  if (p.kind === "system") return true;
+  if (row.visibility === "public" && !(p.kind === "person" && p.role === "guest")) return true;
+  return row.member;
+}
+
 export class ChannelAccess {
-  constructor(private readonly db: Db) {}
+  /**
+   * `changed`: called before and after every change of a channel's members or visibility made
+   * here, with the channel's id (the append authorizer's cache forgets what it knew:
+   * server/auth/append-cache.ts).
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly changed: (thread_id: string) => void = () => {},
+  ) {}
 
   /** The channels `p` may read (and post in). */
   async readable(p: Principal): Promise<Readable> {
@@ -33,15 +54,18 @@ export class ChannelAccess {
   /** True when `p` may read channel `thread_id` (false for an unknown channel). */
   async canRead(p: Principal, thread_id: string): Promise<boolean> {
     if (p.kind === "system") return true;
-    // One statement: it runs for every write and read of a channel.
-    const [thread] = await this.db.$queryRawUnsafe<{ visibility: string; member: boolean }[]>(
+    const row = await this.row(thread_id, p.agent_id);
+    return row !== null && readableBy(p, row);
+  }
+
+  /** Channel `thread_id` as `agent_id` sees it, or null for an unknown channel. One statement: it runs for every read of a channel. */
+  async row(thread_id: string, agent_id: string): Promise<ChannelRow | null> {
+    const [thread] = await this.db.$queryRawUnsafe<ChannelRow[]>(
       `SELECT t.visibility, EXISTS (SELECT 1 FROM thread_members m WHERE m.thread_id = t.id AND m.member = $2) AS member FROM threads t WHERE t.id = $1`,
       thread_id,
-      p.agent_id,
+      agent_id,
     );
-    if (!thread) return false;
-    if (thread.visibility === "public" && !(p.kind === "person" && p.role === "guest")) return true;
-    return thread.member;
+    return thread ?? null;
   }
 
   /**
@@ -79,17 +103,25 @@ export class ChannelAccess {
 
   /** Add `member`; false when it already was one. */
   async add(thread_id: string, member: string, added_by: string): Promise<boolean> {
-    const r = await this.db.threadMember.createMany({ data: [{ thread_id, member, added_by }], skipDuplicates: true });
-    return r.count > 0;
+    return this.changing(thread_id, async () => (await this.db.threadMember.createMany({ data: [{ thread_id, member, added_by }], skipDuplicates: true })).count > 0);
   }
 
   /** Remove `member`; false when it was not one. */
   async remove(thread_id: string, member: string): Promise<boolean> {
-    const r = await this.db.threadMember.deleteMany({ where: { thread_id, member } });
-    return r.count > 0;
+    return this.changing(thread_id, async () => (await this.db.threadMember.deleteMany({ where: { thread_id, member } })).count > 0);
   }
 
   async setVisibility(thread_id: string, visibility: "public" | "private"): Promise<void> {
-    await this.db.thread.update({ where: { id: thread_id }, data: { visibility } });
+    await this.changing(thread_id, () => this.db.thread.update({ where: { id: thread_id }, data: { visibility } }));
+  }
+
+  /** Run `write`, telling `changed` before and after (after even when it failed: it may have committed). */
+  private async changing<T>(thread_id: string, write: () => Promise<T>): Promise<T> {
+    this.changed(thread_id);
+    try {
+      return await write();
+    } finally {
+      this.changed(thread_id);
+    }
   }
 }

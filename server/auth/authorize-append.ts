@@ -41,12 +41,18 @@
  *    other rule passed.
  *
  * The system principal (Clutch and its workspace agents) may append anything.
+ *
+ * Rules 4, 5 and 5a read the channel, the runs and the tasks a batch names; with `deps.cache`
+ * (server/auth/append-cache.ts) they are read from memory kept current by the event tail. A
+ * refusal is never decided on the cache: when one of these rules refuses on cached reads, every
+ * rule is checked again on the database's, and that answer (refusal or not) is the one given.
  */
 import { isEvent, type AgentCard, type ClutchMessage } from "@/lib/protocol";
 import type { Queries } from "../events/queries";
 import { actionRefusal } from "../events/message-actions";
 import { ClutchError, isClutchError } from "../errors";
 import type { ChannelAccess } from "./access";
+import type { AppendCache } from "./append-cache";
 import type { Names } from "./names";
 import { isAdmin, keysLocked, type Principal } from "./principal";
 import { signatureProblem } from "./signatures";
@@ -57,19 +63,42 @@ const RESERVED_META = ["imported", "forked_from"] as const;
 const LIFECYCLE = new Set(["task.accept", "task.progress", "task.result", "task.error", "model.usage"]);
 const SELF = new Set(["agent.register", "agent.heartbeat", "agent.update"]);
 
+/** The refusals whose rules read what the cache holds: on a cached read, the database decides them again. */
+const FROM_READS = new Set(["unknown_thread", "unknown_run", "unknown_task", "not_your_task"]);
+
+/** What rules 4, 5 and 5a read: ChannelAccess and Queries, or the cache in front of them. */
+type Reads = Pick<ChannelAccess, "canRead"> & Pick<Queries, "appendScopes">;
+
 const refuse = (code: string, message: string, index: number, status = 403) =>
   new ClutchError(code, message, status, [{ index, path: [], message }]);
 
 /**
  * Throws ClutchError (see the module doc) when `p` may not append `messages`. `deps.names`: the
- * names rule (rule 9); unset, cards' names are not checked.
+ * names rule (rule 9); unset, cards' names are not checked. `deps.cache`: rules 4, 5 and 5a read
+ * through it (see the module doc); unset, they read the database.
  */
 export async function authorizeAppend(
   p: Principal,
   messages: ClutchMessage[],
-  deps: { channels: ChannelAccess; queries: Queries; cardOf: (agent_id: string) => AgentCard | undefined; names?: Names },
+  deps: { channels: ChannelAccess; queries: Queries; cardOf: (agent_id: string) => AgentCard | undefined; names?: Names; cache?: AppendCache },
 ): Promise<void> {
   if (p.kind === "system") return;
+  const database: Reads = { canRead: (q, t) => deps.channels.canRead(q, t), appendScopes: (r, t) => deps.queries.appendScopes(r, t) };
+  if (!deps.cache) return check(p, messages, deps, database);
+  try {
+    await check(p, messages, deps, deps.cache);
+  } catch (err) {
+    if (!isClutchError(err) || !FROM_READS.has(err.code)) throw err;
+    await check(p, messages, deps, database);
+  }
+}
+
+async function check(
+  p: Principal,
+  messages: ClutchMessage[],
+  deps: { queries: Queries; cardOf: (agent_id: string) => AgentCard | undefined; names?: Names },
+  reads: Reads,
+): Promise<void> {
   const who = p.kind === "person" ? `you (${p.agent_id})` : `this key (${p.agent_id})`;
   for (const [i, m] of messages.entries()) {
     if (m.from.agent_id !== p.agent_id) {
@@ -105,14 +134,14 @@ export async function authorizeAppend(
   }
   const threads = [...new Set(messages.map((m) => m.thread_id))];
   for (const thread_id of threads) {
-    if (!(await deps.channels.canRead(p, thread_id))) {
+    if (!(await reads.canRead(p, thread_id))) {
       const i = messages.findIndex((m) => m.thread_id === thread_id);
       throw refuse("unknown_thread", `message ${i}: thread ${thread_id} does not exist`, i, 422);
     }
   }
   // Every scope a message names must be its channel's: the run, the task and the parent task.
   const taskIds = messages.flatMap((m) => (m.parent_task_id ? [m.task_id, m.parent_task_id] : [m.task_id]));
-  const { runs: runThread, tasks } = await deps.queries.appendScopes(messages.map((m) => m.run_id), taskIds);
+  const { runs: runThread, tasks } = await reads.appendScopes(messages.map((m) => m.run_id), taskIds);
   for (const [i, m] of messages.entries()) {
     const owner = runThread.get(m.run_id);
     if (owner === undefined) runThread.set(m.run_id, m.thread_id); // a new run belongs to the channel of its first message

@@ -24,9 +24,11 @@ import { newId, type AgentCard, type ClutchMessage, type PayloadOf } from "@/lib
 import type { InviteSummary, PersonSummary } from "@/lib/api/types";
 import type { Db } from "../db/client";
 import type { EventStore } from "../events/store";
+import type { EventTail } from "../events/tail";
 import { ReadMarks } from "../events/read-marks";
 import { ClutchError } from "../errors";
 import { ChannelAccess } from "./access";
+import { AppendCache } from "./append-cache";
 import { recordAudit } from "./audit";
 import { authorizeAppend } from "./authorize-append";
 import { MIN_PASSWORD_LENGTH, type Auth, type EndedSession } from "./auth";
@@ -68,6 +70,9 @@ const KEY_CACHE_MAX = 10_000;
 export class Identity {
   readonly keys: ApiKeys;
   readonly channels: ChannelAccess;
+  /** What the append authorizer reads, kept in memory (server/auth/append-cache.ts); used once `followTail` feeds it. */
+  private readonly appendCache: AppendCache;
+  private appendCacheFed = false;
   /** How far each person has read each channel (server/events/read-marks.ts). */
   readonly readMarks: ReadMarks;
   /** Failed sign-ins per account and per address. */
@@ -91,7 +96,8 @@ export class Identity {
     settings: { origins?: OriginSettings; signInPolicy?: Partial<SignInLimitPolicy>; agents?: () => Iterable<NamedAgent> } = {},
   ) {
     this.keys = new ApiKeys(db);
-    this.channels = new ChannelAccess(db);
+    this.channels = new ChannelAccess(db, () => this.appendCache.forgetChannels());
+    this.appendCache = new AppendCache(store.queries, this.channels);
     this.readMarks = new ReadMarks(db);
     this.signIns = new SignInLimit(db, settings.signInPolicy);
     this.origins = settings.origins ?? {};
@@ -178,9 +184,24 @@ export class Identity {
     return run.thread_id;
   }
 
+  /**
+   * Keep the append authorizer's cache (server/auth/append-cache.ts) current from `tail`, every
+   * committed event of every node, and use it from now on. Returns the function that stops both.
+   */
+  followTail(tail: Pick<EventTail, "subscribe">): () => void {
+    this.appendCache.clear();
+    const unsubscribe = tail.subscribe((ev) => this.appendCache.observe(ev), { copies: true });
+    this.appendCacheFed = true;
+    return () => {
+      this.appendCacheFed = false;
+      unsubscribe();
+      this.appendCache.clear();
+    };
+  }
+
   /** The check `store.append` runs for messages `p` sends (server/auth/authorize-append.ts). */
   authorizer(p: Principal): (messages: ClutchMessage[]) => Promise<void> {
-    return (messages) => authorizeAppend(p, messages, { channels: this.channels, queries: this.store.queries, cardOf: this.cardOf, names: this.names });
+    return (messages) => authorizeAppend(p, messages, { channels: this.channels, queries: this.store.queries, cardOf: this.cardOf, names: this.names, ...(this.appendCacheFed ? { cache: this.appendCache } : {}) });
   }
 
   // -------------------------------------------------------------------------------------------

@@ -695,21 +695,21 @@ export class Queries {
   /**
    * What an append's authorizer checks (server/auth/authorize-append.ts), in one statement: the
    * channel of each known run of `run_ids`, and the channel, run, assignee and requester of each
-   * known task of `task_ids`.
+   * known task of `task_ids`, with the seq of the last event folded into the task (`last_seq`).
    */
-  async appendScopes(run_ids: readonly string[], task_ids: readonly string[]): Promise<{ runs: Map<string, string>; tasks: Map<string, { thread_id: string; run_id: string; assignee: string | null; requester: string | null }> }> {
-    const rows = await this.db.$queryRawUnsafe<{ kind: "run" | "task"; id: string; thread_id: string; run_id: string | null; assignee: string | null; requester: string | null }[]>(
-      `SELECT 'run' AS kind, id, thread_id, NULL::text AS run_id, NULL::text AS assignee, NULL::text AS requester FROM runs WHERE id = ANY($1::text[])
+  async appendScopes(run_ids: readonly string[], task_ids: readonly string[]): Promise<{ runs: Map<string, string>; tasks: Map<string, { thread_id: string; run_id: string; assignee: string | null; requester: string | null; last_seq: number }> }> {
+    const rows = await this.db.$queryRawUnsafe<{ kind: "run" | "task"; id: string; thread_id: string; run_id: string | null; assignee: string | null; requester: string | null; last_seq: bigint | null }[]>(
+      `SELECT 'run' AS kind, id, thread_id, NULL::text AS run_id, NULL::text AS assignee, NULL::text AS requester, NULL::bigint AS last_seq FROM runs WHERE id = ANY($1::text[])
        UNION ALL
-       SELECT 'task', id, thread_id, run_id, assignee, requester FROM tasks WHERE id = ANY($2::text[])`,
+       SELECT 'task', id, thread_id, run_id, assignee, requester, last_seq FROM tasks WHERE id = ANY($2::text[])`,
       [...new Set(run_ids)],
       [...new Set(task_ids)],
     );
     const runs = new Map<string, string>();
-    const tasks = new Map<string, { thread_id: string; run_id: string; assignee: string | null; requester: string | null }>();
+    const tasks = new Map<string, { thread_id: string; run_id: string; assignee: string | null; requester: string | null; last_seq: number }>();
     for (const r of rows) {
       if (r.kind === "run") runs.set(r.id, r.thread_id);
-      else tasks.set(r.id, { thread_id: r.thread_id, run_id: r.run_id!, assignee: r.assignee, requester: r.requester });
+      else tasks.set(r.id, { thread_id: r.thread_id, run_id: r.run_id!, assignee: r.assignee, requester: r.requester, last_seq: Number(r.last_seq) });
     }
     return { runs, tasks };
   }

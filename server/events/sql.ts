@@ -27,7 +27,11 @@ export interface Sql {
 
 /** Runs functions in transactions, and single statements (`query`) outside any. */
 export interface Transactor extends Sql {
-  transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Run `fn` in a transaction. `opts.first`: a statement without parameters run first (on a `pg`
+   * pool sent with the BEGIN, in the same round trip; e.g. taking the append lock).
+   */
+  transaction<T>(fn: (sql: Sql) => Promise<T>, opts?: { first?: string }): Promise<T>;
   /** Close the transactor's own connections (none for Prisma's). */
   close(): Promise<void>;
 }
@@ -44,7 +48,11 @@ export function prismaSql(tx: Db | Prisma.TransactionClient): Sql {
 export function prismaTransactor(db: Db): Transactor {
   return {
     ...prismaSql(db),
-    transaction: (fn) => db.$transaction((tx) => fn(prismaSql(tx)), TX_OPTIONS),
+    transaction: (fn, opts) =>
+      db.$transaction(async (tx) => {
+        if (opts?.first) await tx.$executeRawUnsafe(opts.first);
+        return fn(prismaSql(tx));
+      }, TX_OPTIONS),
     close: async () => {},
   };
 }
@@ -62,11 +70,12 @@ export function pgTransactor(url: string, max = 2): Transactor {
   pool.on("error", () => undefined);
   return {
     query: async (text, params) => (await pool.query(text, params)).rows,
-    async transaction(fn) {
+    async transaction(fn, opts) {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
-        await client.query("BEGIN");
+        // One simple-protocol query for both (no parameters): one round trip.
+        await client.query(opts?.first ? `BEGIN; ${opts.first}` : "BEGIN");
         const sql: Sql = { query: async (text, params) => (await client.query(text, params)).rows };
         const result = await fn(sql);
         await client.query("COMMIT");
