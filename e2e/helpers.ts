@@ -275,7 +275,8 @@ export async function recordStreamLengths(page: Page): Promise<() => Promise<num
     w.__lengths = [];
     const look = () => {
       const el = document.querySelector('[data-testid="streaming-reply"] .text-msg');
-      const n = el?.textContent?.length ?? 0;
+      // What shows: a trailing space is drawn as written until the markdown renderer has loaded, then not.
+      const n = el?.textContent?.trimEnd().length ?? 0;
       if (n && w.__lengths.at(-1) !== n) w.__lengths.push(n);
     };
     new MutationObserver(look).observe(document.body, { subtree: true, childList: true, characterData: true });

@@ -140,7 +140,11 @@ test("? and Ctrl+/ open the shortcut sheet with the page's keys in Ctrl terms; C
   // Each page adds its own keys: the approvals page lists j/k/a/r/e.
   await page.goto("/approvals");
   await expect(page.getByRole("heading", { level: 1, name: "Approvals" })).toBeVisible();
-  await page.keyboard.press("?");
+  // The heading is in the page's HTML: ? works once the page is live.
+  await expect(async () => {
+    if (!(await sheet.isVisible())) await page.keyboard.press("?");
+    await expect(sheet).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 10_000 });
   await expect(sheet.getByRole("table", { name: "Approvals" }).getByRole("row", { name: /^e Edit the arguments, then Ctrl\+Enter to approve$/ })).toBeVisible();
   await expect(sheet.getByRole("table", { name: "In a channel" })).toHaveCount(0);
 });

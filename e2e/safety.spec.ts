@@ -112,7 +112,11 @@ test("events of unknown types or unexpected shapes render as JSON and break noth
     dialogs.push(d.message());
     await d.dismiss();
   });
-  await openChannel(page, thread);
+  // A full load carries the channel's first page in its HTML (docs/architecture.md "A page's
+  // first data"): the browser asks the API for it when the channel is opened from the sidebar.
+  await page.addInitScript(([key, value]) => window.localStorage.setItem(key!, JSON.stringify(value)), [`clutch:view:${thread.id}`, "all"]);
+  await page.goto("/runs");
+  await page.getByRole("navigation", { name: "Channels" }).getByRole("link", { name: thread.name }).click();
   const log = messageLog(page, thread.name);
   await expect(log.getByText("a normal message after the odd ones")).toBeVisible();
   const unknown = log.getByRole("article", { name: "Event custom.thing" });

@@ -75,10 +75,19 @@ function lastSeq(threadId: string): number {
   return last;
 }
 
+/** Channels whose subscription the server has acknowledged on the current connection. */
+const subscribed = new Set<string>();
+
+/** Whether the server has acknowledged this connection's subscription to the channel (what it hears of it: typing). */
+export function isSubscribed(threadId: string): boolean {
+  return subscribed.has(threadId);
+}
+
 function emitSubscribe(threadId: string): void {
   const socket = getSocket();
   socket.emit("subscribe", { thread_id: threadId, after: lastSeq(threadId) }, (ack) => {
     if (!ack?.ok) console.warn(`[clutch] subscribe ${threadId} failed:`, ack?.error);
+    else if (active.has(threadId)) subscribed.add(threadId);
   });
 }
 
@@ -135,12 +144,15 @@ export function startLiveSync(queryClient: QueryClient): () => void {
     approvalsChanged(queryClient);
     inboxChanged(queryClient);
   };
+  const onDisconnect = () => subscribed.clear();
   socket.on("connect", onConnect);
+  socket.on("disconnect", onDisconnect);
   socket.on("events", onEvents);
   socket.on("thread.activity", onActivity);
   if (socket.connected) onConnect();
   return () => {
     socket.off("connect", onConnect);
+    socket.off("disconnect", onDisconnect);
     socket.off("events", onEvents);
     socket.off("thread.activity", onActivity);
     client = null;
@@ -166,6 +178,7 @@ export function subscribeThread(threadId: string): () => void {
       return;
     }
     active.delete(threadId);
+    subscribed.delete(threadId);
     if (socket.connected) socket.emit("unsubscribe", { thread_id: threadId }, () => {});
   };
 }

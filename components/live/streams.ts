@@ -32,6 +32,7 @@ import {
   type AgentStatus,
   type LiveStream,
 } from "@/lib/realtime/streams";
+import { isSubscribed } from "./live-sync";
 import { getSocket } from "./socket";
 
 /** How long a stream that ended `done` stays when no stored event names it (ms). */
@@ -168,12 +169,17 @@ export function useLive(thread_id: string, events: readonly StoredEvent[], run_i
 
 let lastTyping = { key: "", at: 0 };
 
-/** Tell the others this person is typing in the channel (a run's thread with `run_id`); at most every TYPING_THROTTLE_MS. */
+/**
+ * Tell the others this person is typing in the channel (a run's thread with `run_id`); at most
+ * every TYPING_THROTTLE_MS. Only once the server holds this connection's subscription to the
+ * channel (it hears nothing else): a keystroke before that, as the channel opens, waits for the next.
+ */
 export function sendTyping(thread_id: string, run_id?: string): void {
   const key = `${thread_id}|${run_id ?? ""}`;
   const now = Date.now();
   if (lastTyping.key === key && now - lastTyping.at < TYPING_THROTTLE_MS) return;
-  lastTyping = { key, at: now };
   const socket = getSocket();
-  if (socket.connected) socket.emit("typing", run_id ? { thread_id, run_id } : { thread_id });
+  if (!socket.connected || !isSubscribed(thread_id)) return;
+  lastTyping = { key, at: now };
+  socket.emit("typing", run_id ? { thread_id, run_id } : { thread_id });
 }
