@@ -7,7 +7,7 @@
  * warning while the policy file is invalid.
  */
 import { usePathname } from "next/navigation";
-import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { Suspense, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { PolicyBanner } from "@/components/approvals/policy-banner";
 import { ForYouNotifier, TitleCount } from "@/components/inbox/attention";
 import { Announcer } from "@/components/ui/announce";
@@ -93,7 +93,12 @@ export function WorkspaceShell({ children }: { children: ReactNode }) {
             drawer ? "max-md:visible max-md:translate-x-0" : "max-md:invisible max-md:-translate-x-full"
           }`}
         >
-          <Sidebar activeId={activeId} onNavigate={closeDrawer} onClose={closeDrawer} />
+          {/* Its own boundary: the server's HTML draws it, and the browser hydrates it after the
+              page's own content (React's selective hydration), so a channel's composer answers
+              sooner (docs/benchmarks.md "bench/composer.ts"). A click in it hydrates it first. */}
+          <Suspense fallback={null}>
+            <Sidebar activeId={activeId} onNavigate={closeDrawer} onClose={closeDrawer} />
+          </Suspense>
         </aside>
         <main id={CONTENT_ID} tabIndex={-1} className="flex min-w-0 flex-1 flex-col bg-canvas focus:outline-none">
           <PolicyBanner />
