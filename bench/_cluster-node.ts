@@ -27,8 +27,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { wrapLanguageModel } from "ai";
-import { builtinModel, loadPlaybooks } from "../server/agents/models";
+import { builtinModel, loadPlaybooks, slowModel } from "../server/agents/models";
 import { createClutch } from "../server/clutch";
 import { log } from "../server/log";
 
@@ -40,7 +39,6 @@ if (!workspaceDir || !deployment || !process.env.DATABASE_URL) {
   process.exit(2);
 }
 const latencyMs = Number(process.env.BENCH_MODEL_LATENCY_MS ?? 1000);
-const pause = () => new Promise((r) => setTimeout(r, latencyMs));
 const now = () => Math.round(performance.timeOrigin + performance.now());
 /** The turn (instance key) a model call belongs to. */
 const turnOf = new AsyncLocalStorage<string>();
@@ -60,15 +58,7 @@ const clutch = await createClutch({
   traces: false,
   ...(process.env.CLUTCH_NODE_NAME ? { nodeName: process.env.CLUTCH_NODE_NAME } : {}),
   ...(process.env.CLUTCH_AGENT_CONCURRENCY ? { agentConcurrency: Number(process.env.CLUTCH_AGENT_CONCURRENCY) } : {}),
-  modelFor: () =>
-    wrapLanguageModel({
-      model: builtinModel({ playbooks }),
-      middleware: {
-        specificationVersion: "v3",
-        wrapGenerate: async ({ doGenerate }) => (modelCall(), await pause(), doGenerate()),
-        wrapStream: async ({ doStream }) => (modelCall(), await pause(), doStream()),
-      },
-    }),
+  modelFor: () => slowModel(builtinModel({ playbooks }), latencyMs, modelCall),
 });
 
 // Where the time goes: each turn this node ran, and each turn it queued. The turn queue calls

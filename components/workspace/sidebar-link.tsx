@@ -26,7 +26,8 @@ export function SidebarLink(p: {
   className?: string;
 }) {
   const qc = useQueryClient();
-  const warm = p.channelId ? () => prefetchChannel(qc, p.channelId!) : undefined;
+  const channelId = p.channelId;
+  const warm = channelId ? () => prefetchChannel(qc, channelId) : undefined;
   return (
     <Link
       href={p.href}

@@ -27,6 +27,7 @@ import type {
   LanguageModelV3StreamResult,
   LanguageModelV3Usage,
 } from "@ai-sdk/provider";
+import { wrapLanguageModel } from "ai";
 import { decide, type Playbooks } from "./playbooks";
 import { Transcript } from "./playbooks/transcript";
 
@@ -165,4 +166,21 @@ export class BuiltinLanguageModel implements LanguageModelV3 {
 /** A built-in model instance (stateless; one can serve every agent of a workspace). */
 export function builtinModel(options?: BuiltinModelOptions): BuiltinLanguageModel {
   return new BuiltinLanguageModel(options);
+}
+
+/**
+ * `model` as a slow provider answers: every call (generate or stream) first calls `onCall`, then
+ * waits `latencyMs` (ms), then runs. For the test nodes and benches that need a model call to take
+ * time (test/fixtures/agent-process.ts, bench/_cluster-node.ts).
+ */
+export function slowModel(model: LanguageModelV3, latencyMs: number, onCall: () => void = () => {}): LanguageModelV3 {
+  const pause = () => new Promise((r) => setTimeout(r, latencyMs));
+  return wrapLanguageModel({
+    model,
+    middleware: {
+      specificationVersion: "v3",
+      wrapGenerate: async ({ doGenerate }) => (onCall(), await pause(), doGenerate()),
+      wrapStream: async ({ doStream }) => (onCall(), await pause(), doStream()),
+    },
+  });
 }

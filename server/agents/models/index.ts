@@ -26,7 +26,7 @@ import { BuiltinLanguageModel } from "./builtin";
 import { connectModelHelp, modelEnvVar, ModelNotConfiguredError } from "./connect";
 import type { Playbooks } from "./playbooks";
 
-export { BuiltinLanguageModel, builtinModel } from "./builtin";
+export { BuiltinLanguageModel, builtinModel, slowModel } from "./builtin";
 export { modelEnvVar, ModelNotConfiguredError } from "./connect";
 export { loadPlaybooks, type Playbooks } from "./playbooks";
 
