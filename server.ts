@@ -7,6 +7,7 @@ import next from "next";
 import { loadPlaybooks, modelForAgent } from "./server/agents/models";
 import { createClutch } from "./server/clutch";
 import { loadConfig } from "./server/config";
+import { oidcRedirectUrl } from "./server/auth/sso";
 import { log } from "./server/log";
 import { importedModelSpec } from "./server/workspace/autogen";
 import { startAgentsFeed } from "./server/realtime/agents-feed";
@@ -36,6 +37,7 @@ const clutch = await createClutch({
   ...(config.agentConcurrency ? { agentConcurrency: config.agentConcurrency } : {}),
   artifactMaxBytes: config.artifactMaxBytes,
   tracePrivateContent: config.tracePrivateContent,
+  ...(config.sso ? { sso: config.sso } : {}),
   allChannels: true,
   defaultChannel: true,
   modelFor: (agent) => {
@@ -87,6 +89,8 @@ httpServer.listen(config.port, config.host, () => {
     (setup) => process.stdout.write(`Clutch is ready: ${url}${setup ? `\nSet up your workspace (the first account is its admin): ${url}/setup` : ""}\n`),
     () => process.stdout.write(`Clutch is ready: ${url}\n`),
   );
+  // Single sign-on: what to register with the provider (docs/identity.md "Single sign-on").
+  if (config.sso) process.stdout.write(`Single sign-on through ${config.sso.oidc.issuer}: register ${oidcRedirectUrl(url)} as Clutch's redirect URL there\n`);
 });
 
 /**

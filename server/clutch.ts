@@ -33,6 +33,7 @@ import { ArtifactStore } from "./artifacts/store";
 import { authSecret, createAuth } from "./auth/auth";
 import { Identity } from "./auth/identity";
 import type { SignInLimitPolicy } from "./auth/sign-in-limit";
+import { OIDC_PROVIDER_ID, type OidcSettings } from "./auth/sso";
 import { openEventLog } from "./events/open";
 import type { EventStore } from "./events/store";
 import type { EventTail } from "./events/tail";
@@ -128,6 +129,11 @@ export interface ClutchOptions {
   agentConcurrency?: number;
   /** Limits on failed sign-ins (server/auth/sign-in-limit.ts; default DEFAULT_SIGN_IN_POLICY). */
   signInPolicy?: Partial<SignInLimitPolicy>;
+  /**
+   * Single sign-on through the company's OpenID Connect provider (CLUTCH_OIDC_*, server/auth/sso.ts),
+   * and whether passwords stay (CLUTCH_PASSWORD_SIGN_IN). Unset: email and password only.
+   */
+  sso?: { oidc: OidcSettings; passwordSignIn: boolean };
   /** The clock of presence and deadlines, ms since the epoch (default Date.now; tests swap it). */
   clock?: () => number;
   /**
@@ -363,9 +369,21 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     origins,
     onSessionEnded: (ended) => identity.sessionEnded(ended),
     checkProfileName: (name, user_id) => identity.checkProfileName(name, user_id),
+    ...(options.sso ? { oidc: options.sso.oidc, sso: () => identity.sso } : {}),
   });
+  // A refresh token spent at the provider, through better-auth's own provider (server/auth/sso.ts `recheck`).
+  const refreshAtProvider = async (refreshToken: string) => {
+    const provider = (await auth.$context).socialProviders.find((p) => p.id === OIDC_PROVIDER_ID);
+    if (!provider?.refreshAccessToken) throw new Error("the identity provider's discovery has not answered yet");
+    return provider.refreshAccessToken(refreshToken);
+  };
   // Names people see are unique across people and every agent the registry knows (server/auth/names.ts).
-  const identity = new Identity(eventLog.db, store, auth, (id) => registry.get(id)?.card, { origins, signInPolicy: options.signInPolicy, agents: () => registry.list() });
+  const identity = new Identity(eventLog.db, store, auth, (id) => registry.get(id)?.card, {
+    origins,
+    signInPolicy: options.signInPolicy,
+    agents: () => registry.list(),
+    ...(options.sso ? { sso: { ...options.sso, refresh: refreshAtProvider } } : {}),
+  });
   // The append authorizer's cache forgets what each committed event makes stale, here or on another node (server/auth/append-cache.ts).
   const unfollowAppendCache = identity.followTail(tail);
   if (options.admin) await identity.ensureAdmin(options.admin);
@@ -391,6 +409,14 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       .catch((err) => log.warn({ err }, "heartbeat compaction failed"));
   }, COMPACTION_MS);
   compaction.unref();
+  // People signed in through the provider are asked about again as their check falls due, on every node (server/auth/sso.ts).
+  const ssoRecheck = identity.sso
+    ? setInterval(
+        () => void identity.sso?.recheck().catch((err) => log.warn({ err }, "the identity provider's check of signed-in people failed")),
+        Math.min(60_000, Math.max(1_000, (identity.sso.settings.recheckSec * 1000) / 2)),
+      )
+    : null;
+  ssoRecheck?.unref();
 
   if (options.defaultChannel) await ensureDefaultChannel(store);
   const channels = await ensureChannels(store, workspace.channels);
@@ -685,6 +711,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     traces,
     async stop(opts = {}) {
       clearInterval(compaction);
+      if (ssoRecheck) clearInterval(ssoRecheck);
       kernel.close();
       prices.close();
       store.setInTx(null);

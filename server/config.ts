@@ -30,6 +30,19 @@
  *                   and in traces as `host.name` (docs/deploy.md); default: host name and port
  *   CLUTCH_AGENT_CONCURRENCY  agents' passes this node runs at once, of every run of the
  *                   deployment (default 4; PostgreSQL only; docs/deploy.md "Where agents run")
+ *   CLUTCH_OIDC_ISSUER, CLUTCH_OIDC_CLIENT_ID, CLUTCH_OIDC_CLIENT_SECRET  single sign-on through
+ *                   the company's OpenID Connect provider (all three, or none; docs/identity.md
+ *                   "Single sign-on"); its redirect URL is <public URL>/api/auth/callback/oidc
+ *   CLUTCH_OIDC_LABEL  the button's text after "Sign in with" (default "single sign-on")
+ *   CLUTCH_OIDC_ADMIN_GROUP, CLUTCH_OIDC_GUEST_GROUP  values of the groups claim that make an
+ *                   admin or a guest (others are members); unset: roles are Clutch's
+ *   CLUTCH_OIDC_GROUPS_CLAIM  the claim holding groups (default "groups")
+ *   CLUTCH_OIDC_DOMAINS  comma-separated email domains allowed in; unset: any
+ *   CLUTCH_OIDC_SCOPES  space- or comma-separated scopes (default "openid email profile
+ *                   offline_access", and "groups" when a group is set)
+ *   CLUTCH_OIDC_RECHECK_SEC  how often a signed-in person is asked about of the provider (default
+ *                   300); a refusal deactivates them
+ *   CLUTCH_PASSWORD_SIGN_IN  "off" hides email and password sign-in (needs CLUTCH_OIDC_*); default on
  *   CLUTCH_TRACE_PRIVATE_CONTENT  1: exported traces carry the titles, summaries and messages of
  *                   runs in private channels and DMs too; unset or 0 (the default): those are
  *                   "(private)" (docs/observability.md "What a trace carries")
@@ -39,8 +52,12 @@
 import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_ARTIFACT_MAX_BYTES } from "./artifacts/store";
+import type { OidcSettings } from "./auth/sso";
 import { parseTrustedProxies, type TrustedProxies } from "./http/client-address";
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, type HttpTimeouts } from "./http/timeouts";
+
+/** An optional setting's text, trimmed; blank is unset. */
+const optionalText = z.string().trim().optional().transform((v) => v || undefined);
 
 const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -80,6 +97,22 @@ const ConfigSchema = z.object({
     .enum(["0", "1", "false", "true", ""], "CLUTCH_TRACE_PRIVATE_CONTENT must be 1 (send private channels' content in traces) or 0")
     .optional()
     .transform((v) => v === "1" || v === "true"),
+  CLUTCH_OIDC_ISSUER: z.url("CLUTCH_OIDC_ISSUER must be the provider's issuer URL, e.g. https://keycloak.example.com/realms/acme").optional().or(z.literal("").transform(() => undefined)),
+  CLUTCH_OIDC_CLIENT_ID: optionalText,
+  CLUTCH_OIDC_CLIENT_SECRET: optionalText,
+  CLUTCH_OIDC_LABEL: z.string().trim().max(40, "CLUTCH_OIDC_LABEL is at most 40 characters").optional().transform((v) => v || "single sign-on"),
+  CLUTCH_OIDC_ADMIN_GROUP: optionalText,
+  CLUTCH_OIDC_GUEST_GROUP: optionalText,
+  CLUTCH_OIDC_GROUPS_CLAIM: z.string().trim().optional().transform((v) => v || "groups"),
+  CLUTCH_OIDC_DOMAINS: z.string().optional().transform((v, ctx) => {
+    const domains = listOf(v).map((d) => d.toLowerCase().replace(/^@/, ""));
+    const bad = domains.find((d) => !/^[a-z0-9.-]+\.[a-z]{2,}$/.test(d));
+    if (bad) ctx.addIssue({ code: "custom", message: `"${bad}" is not an email domain (e.g. acme.com)` });
+    return domains;
+  }),
+  CLUTCH_OIDC_SCOPES: z.string().optional().transform((v) => listOf(v)),
+  CLUTCH_OIDC_RECHECK_SEC: z.coerce.number().min(1, "CLUTCH_OIDC_RECHECK_SEC must be at least 1 second").max(86_400).default(300),
+  CLUTCH_PASSWORD_SIGN_IN: z.enum(["on", "off", ""], "CLUTCH_PASSWORD_SIGN_IN must be on or off").optional().transform((v) => v !== "off"),
   CLUTCH_TRUSTED_PROXIES: z.string().optional().transform((v, ctx) => {
     try {
       return parseTrustedProxies(v);
@@ -94,7 +127,36 @@ const ConfigSchema = z.object({
 }).refine((c) => Boolean(c.CLUTCH_ADMIN_EMAIL) === Boolean(c.CLUTCH_ADMIN_PASSWORD), {
   path: ["CLUTCH_ADMIN_PASSWORD"],
   message: "set both CLUTCH_ADMIN_EMAIL and CLUTCH_ADMIN_PASSWORD, or neither",
+}).refine((c) => [c.CLUTCH_OIDC_ISSUER, c.CLUTCH_OIDC_CLIENT_ID, c.CLUTCH_OIDC_CLIENT_SECRET].every(Boolean) || ![c.CLUTCH_OIDC_ISSUER, c.CLUTCH_OIDC_CLIENT_ID, c.CLUTCH_OIDC_CLIENT_SECRET].some(Boolean), {
+  path: ["CLUTCH_OIDC_ISSUER"],
+  message: "single sign-on needs all of CLUTCH_OIDC_ISSUER, CLUTCH_OIDC_CLIENT_ID and CLUTCH_OIDC_CLIENT_SECRET, or none",
+}).refine((c) => c.CLUTCH_PASSWORD_SIGN_IN || Boolean(c.CLUTCH_OIDC_ISSUER), {
+  path: ["CLUTCH_PASSWORD_SIGN_IN"],
+  message: "CLUTCH_PASSWORD_SIGN_IN=off needs single sign-on (CLUTCH_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET), or nobody could sign in",
 });
+
+/** "a, b c" → ["a", "b", "c"]: a list setting, split on commas and spaces. */
+function listOf(v: string | undefined): string[] {
+  return (v ?? "").split(/[\s,]+/).filter(Boolean);
+}
+
+/** Single sign-on's settings from the parsed environment, or undefined when it is not configured. */
+function oidcOf(c: z.infer<typeof ConfigSchema>): OidcSettings | undefined {
+  if (!c.CLUTCH_OIDC_ISSUER || !c.CLUTCH_OIDC_CLIENT_ID || !c.CLUTCH_OIDC_CLIENT_SECRET) return undefined;
+  const groups = Boolean(c.CLUTCH_OIDC_ADMIN_GROUP || c.CLUTCH_OIDC_GUEST_GROUP);
+  return {
+    issuer: c.CLUTCH_OIDC_ISSUER,
+    clientId: c.CLUTCH_OIDC_CLIENT_ID,
+    clientSecret: c.CLUTCH_OIDC_CLIENT_SECRET,
+    label: c.CLUTCH_OIDC_LABEL,
+    groupsClaim: c.CLUTCH_OIDC_GROUPS_CLAIM,
+    ...(c.CLUTCH_OIDC_ADMIN_GROUP ? { adminGroup: c.CLUTCH_OIDC_ADMIN_GROUP } : {}),
+    ...(c.CLUTCH_OIDC_GUEST_GROUP ? { guestGroup: c.CLUTCH_OIDC_GUEST_GROUP } : {}),
+    domains: c.CLUTCH_OIDC_DOMAINS,
+    scopes: c.CLUTCH_OIDC_SCOPES.length ? c.CLUTCH_OIDC_SCOPES : ["openid", "email", "profile", "offline_access", ...(groups ? ["groups"] : [])],
+    recheckSec: c.CLUTCH_OIDC_RECHECK_SEC,
+  };
+}
 
 export interface ClutchConfig {
   port: number;
@@ -124,6 +186,8 @@ export interface ClutchConfig {
   artifactMaxBytes: number;
   /** CLUTCH_TRACE_PRIVATE_CONTENT: traces carry private channels' and DMs' content too (default false). */
   tracePrivateContent: boolean;
+  /** Single sign-on (CLUTCH_OIDC_*) and whether passwords stay (CLUTCH_PASSWORD_SIGN_IN); unset: passwords only. */
+  sso: { oidc: OidcSettings; passwordSignIn: boolean } | undefined;
 }
 
 /** The configuration read from `env` (defaults to process.env). */
@@ -156,5 +220,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ClutchConfig {
     trustedProxies: c.CLUTCH_TRUSTED_PROXIES,
     artifactMaxBytes: c.CLUTCH_ARTIFACT_MAX_BYTES,
     tracePrivateContent: c.CLUTCH_TRACE_PRIVATE_CONTENT,
+    sso: ((oidc) => (oidc ? { oidc, passwordSignIn: c.CLUTCH_PASSWORD_SIGN_IN } : undefined))(oidcOf(c)),
   };
 }

@@ -13,7 +13,11 @@ export function safeNext(next: string | null | undefined): string {
   return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
 }
 
-export function AccountForm({ action, withName, submit, busy, next, minPassword = 10 }: { action: string; withName: boolean; submit: string; busy: string; next: string; minPassword?: number }) {
+/**
+ * `primary`: the submit button is the page's main action (false beside "Sign in with <provider>",
+ * which then comes first and the email field does not take the focus).
+ */
+export function AccountForm({ action, withName, submit, busy, next, minPassword = 10, primary = true }: { action: string; withName: boolean; submit: string; busy: string; next: string; minPassword?: number; primary?: boolean }) {
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   const ids = { name: useId(), email: useId(), password: useId(), error: useId() };
@@ -58,7 +62,7 @@ export function AccountForm({ action, withName, submit, busy, next, minPassword 
         <label htmlFor={ids.email} className="mb-1 block text-[13px] font-semibold">
           Email
         </label>
-        <input id={ids.email} name="email" type="email" required maxLength={254} autoComplete="email" autoFocus={!withName} className={inputClass} />
+        <input id={ids.email} name="email" type="email" required maxLength={254} autoComplete="email" autoFocus={!withName && primary} className={inputClass} />
       </div>
       <div>
         <label htmlFor={ids.password} className="mb-1 block text-[13px] font-semibold">
@@ -86,7 +90,7 @@ export function AccountForm({ action, withName, submit, busy, next, minPassword 
           {error}
         </p>
       )}
-      <Button type="submit" variant="primary" disabled={pending} className="w-full justify-center">
+      <Button type="submit" variant={primary ? "primary" : "secondary"} disabled={pending} className="w-full justify-center">
         {pending ? busy : submit}
       </Button>
     </form>

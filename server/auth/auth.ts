@@ -15,6 +15,12 @@
  *
  * A person's new name (`/update-user`) passes `checkProfileName` before it is stored: names people
  * see are unique across people and agents (server/auth/names.ts).
+ *
+ * With `sso`, people also sign in through the company's OpenID Connect provider (server/auth/sso.ts,
+ * docs/identity.md "Single sign-on"): better-auth's generic OAuth plugin, whose sign-ins pass
+ * `SingleSignOn.validate` and whose new people get their name and role from
+ * `SingleSignOn.userCreating`. A person with the same email is linked when the provider says the
+ * email is verified. A failed sign-in through the provider ends on `/sign-in?error=…`.
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -28,6 +34,7 @@ import { isClutchError } from "../errors";
 import { CLIENT_ADDRESS_HEADER } from "../http/client-address";
 import { log } from "../log";
 import { trustedOrigins, type OriginSettings } from "./origins";
+import { oidcPlugin, type OidcSettings, type SingleSignOn } from "./sso";
 
 /** Shortest password people may choose (docs/identity.md). */
 export const MIN_PASSWORD_LENGTH = 10;
@@ -87,16 +94,22 @@ function asApiError(err: unknown): unknown {
 }
 
 /**
- * The better-auth instance over Clutch's database. `origins`: CLUTCH_PUBLIC_URL and the server's
+ * The better-auth instance over Clutch's database. `oidc`: single sign-on's settings, when
+ * configured; `sso`: its rules (server/auth/sso.ts), read at each sign-in. `origins`: CLUTCH_PUBLIC_URL and the server's
  * port, for the origins sign-in trusts (server/auth/origins.ts). `onSessionEnded`: called once
  * per session deleted, after the delete commits; an error it throws is logged, never answered
  * (the sign-out or password change has happened). `checkProfileName`: every change of a
  * person's name passes it before it is stored (docs/identity.md "Names are unique").
  */
-export function createAuth(db: Db, opts: { secret: string; origins?: OriginSettings; onSessionEnded?: (session: EndedSession) => Promise<void>; checkProfileName?: CheckProfileName }) {
+export function createAuth(
+  db: Db,
+  opts: { secret: string; origins?: OriginSettings; onSessionEnded?: (session: EndedSession) => Promise<void>; checkProfileName?: CheckProfileName; oidc?: OidcSettings; sso?: () => SingleSignOn | null },
+) {
   const origins = opts.origins ?? {};
   const onSessionEnded = opts.onSessionEnded;
   const checkProfileName = opts.checkProfileName;
+  const sso = opts.sso ?? (() => null);
+  const settings = opts.oidc;
   return betterAuth({
     appName: "Clutch",
     secret: opts.secret,
@@ -106,10 +119,32 @@ export function createAuth(db: Db, opts: { secret: string; origins?: OriginSetti
     emailAndPassword: { enabled: true, minPasswordLength: MIN_PASSWORD_LENGTH, autoSignIn: true },
     user: {
       additionalFields: { role: { type: "string", required: false, defaultValue: "member", input: false } },
+      // The provider's sign-ins pass Clutch's rules (server/auth/sso.ts); every other sign-up passes.
+      validateUserInfo: async (data, ctx) => sso()?.validate(data, ctx),
     },
+    ...(settings
+      ? {
+          plugins: [oidcPlugin(settings)],
+          // Linked to the person with the same email when the provider says it is verified; a
+          // password account's email is not verified by mail here, so that is not asked of it.
+          account: { accountLinking: { enabled: true, requireLocalEmailVerified: false } },
+          // A failed sign-in through the provider (a wrong state, a refused code or token) ends on the sign-in page.
+          onAPIError: { errorURL: `${origins.publicUrl ?? ""}/sign-in` },
+        }
+      : {}),
     session: { expiresIn: SESSION_SEC, updateAge: 24 * 3600 },
     databaseHooks: {
       user: {
+        create: {
+          // A person the provider brings gets a name nobody has and the directory's role.
+          before: async (user, ctx) => {
+            const data = await sso()?.userCreating(user, ctx ?? undefined);
+            return data ? { data: { ...user, ...data.data } } : undefined;
+          },
+          after: async (user, ctx) => {
+            await sso()?.userCreated(user, ctx ?? undefined);
+          },
+        },
         update: {
           // A new name is checked before it is stored; a refusal stores nothing.
           before: async (data, ctx) => {

@@ -36,6 +36,7 @@ import { ApiKeys, type ApiKeySummary } from "./keys";
 import { Names, type NamedAgent } from "./names";
 import type { OriginSettings } from "./origins";
 import { SignInLimit, type SignInLimitPolicy } from "./sign-in-limit";
+import { SingleSignOn, type OidcSettings, type RefreshedTokens } from "./sso";
 import { isAdmin, isRole, personAgentId, type AgentPrincipal, type PersonPrincipal, type Principal, type Role } from "./principal";
 
 export type { InviteSummary, PersonSummary };
@@ -81,19 +82,30 @@ export class Identity {
   readonly origins: OriginSettings;
   /** Names people see are unique across people and agents (server/auth/names.ts). */
   readonly names: Names;
+  /** Single sign-on through the company's OpenID Connect provider, when configured (server/auth/sso.ts). */
+  readonly sso: SingleSignOn | null;
+  /** Whether people may sign in with an email and a password (CLUTCH_PASSWORD_SIGN_IN; always with no provider). */
+  readonly passwordSignIn: boolean;
 
   /**
    * `cardOf`: an agent's registered AgentCard (the registry), for its signing keys. Unset: no
    * card is known and signatures are not checked (tests of the identity alone). `settings.agents`:
    * every agent the registry knows, whose names people may not take (server/auth/names.ts). `settings`:
    * the origins sign-in trusts, and the limits on failed sign-ins (default: the documented ones).
+   * `settings.sso`: single sign-on's settings, whether passwords stay, and how a refresh token is
+   * spent at the provider (better-auth's provider, server/clutch.ts).
    */
   constructor(
     private readonly db: Db,
     private readonly store: EventStore,
     readonly auth: Auth,
     private readonly cardOf: (agent_id: string) => AgentCard | undefined = () => undefined,
-    settings: { origins?: OriginSettings; signInPolicy?: Partial<SignInLimitPolicy>; agents?: () => Iterable<NamedAgent> } = {},
+    settings: {
+      origins?: OriginSettings;
+      signInPolicy?: Partial<SignInLimitPolicy>;
+      agents?: () => Iterable<NamedAgent>;
+      sso?: { oidc: OidcSettings; passwordSignIn: boolean; refresh: (refreshToken: string) => Promise<RefreshedTokens> };
+    } = {},
   ) {
     this.keys = new ApiKeys(db);
     this.channels = new ChannelAccess(db, () => this.appendCache.forgetChannels());
@@ -102,6 +114,9 @@ export class Identity {
     this.signIns = new SignInLimit(db, settings.signInPolicy);
     this.origins = settings.origins ?? {};
     this.names = new Names(db, settings.agents);
+    const sso = settings.sso;
+    this.sso = sso ? new SingleSignOn(sso.oidc, { db, names: this.names, people: this, refresh: sso.refresh }) : null;
+    this.passwordSignIn = sso ? sso.passwordSignIn : true;
   }
 
   /**
@@ -216,9 +231,11 @@ export class Identity {
    * Create the workspace's first account, an admin. Returns the person and the Set-Cookie
    * headers of its new session. Throws already_set_up (409) once anyone exists, name_taken (409)
    * for the name of an agent or of Clutch itself (server/auth/names.ts; not for the admin the
-   * server starts with, `ensureAdmin`, so a configured name never stops a start).
+   * server starts with, `ensureAdmin`, so a configured name never stops a start),
+   * password_sign_in_off (403) when only the identity provider signs people in (not `byConfig`).
    */
-  async setUp(input: SignUp, opts: { checkName?: boolean } = {}): Promise<{ person: PersonSummary; headers: Headers }> {
+  async setUp(input: SignUp, opts: { checkName?: boolean; byConfig?: boolean } = {}): Promise<{ person: PersonSummary; headers: Headers }> {
+    if (!opts.byConfig) this.assertPasswordSignIn();
     if (!(await this.needsSetup())) throw new ClutchError("already_set_up", "this workspace already has an admin; sign in instead", 409);
     const out = await this.signUp(input, "admin", opts);
     await this.audit({ ...this.personOf(out.person), via: "session" }, { action: "workspace.set_up", subject: out.person.agent_id, summary: `${out.person.name} set up the workspace as its admin` });
@@ -228,7 +245,13 @@ export class Identity {
   /** CLUTCH_ADMIN_EMAIL / _PASSWORD / _NAME: create that admin on first start (no-op after). */
   async ensureAdmin(admin: { email: string; password: string; name?: string }): Promise<void> {
     if (!(await this.needsSetup())) return;
-    await this.setUp({ name: admin.name ?? (admin.email.split("@")[0] || "admin"), email: admin.email, password: admin.password }, { checkName: false });
+    await this.setUp({ name: admin.name ?? (admin.email.split("@")[0] || "admin"), email: admin.email, password: admin.password }, { checkName: false, byConfig: true });
+  }
+
+  /** Throws ClutchError password_sign_in_off (403) when people sign in only through the identity provider. */
+  private assertPasswordSignIn(): void {
+    if (this.passwordSignIn) return;
+    throw new ClutchError("password_sign_in_off", `this workspace signs people in through ${this.sso?.settings.label ?? "its identity provider"}: accounts are made there, not with a password`, 403);
   }
 
   /**
@@ -347,8 +370,11 @@ export class Identity {
     return u ? toPerson(u) : null;
   }
 
-  /** Change a person's role. Throws unknown_user (404) or last_admin (409: someone must stay admin). */
-  async setRole(by: Principal, user_id: string, role: Role): Promise<PersonSummary> {
+  /**
+   * Change a person's role (`reason`, when given, ends the audit's summary). Throws unknown_user
+   * (404) or last_admin (409: someone must stay admin).
+   */
+  async setRole(by: Principal, user_id: string, role: Role, reason = ""): Promise<PersonSummary> {
     const before = await this.person(user_id);
     if (!before) throw new ClutchError("unknown_user", `no person ${user_id}`, 404);
     if (before.role === role) return before;
@@ -356,7 +382,7 @@ export class Identity {
       throw new ClutchError("last_admin", `${before.name} is the only admin; make someone else admin first`, 409);
     }
     const after = toPerson(await this.db.user.update({ where: { id: user_id }, data: { role } }));
-    await this.audit(by, { action: "member.role_changed", subject: after.agent_id, summary: `${after.name} is now ${role === "admin" ? "an admin" : `a ${role}`} (was ${before.role})`, detail: { from: before.role, to: role } });
+    await this.audit(by, { action: "member.role_changed", subject: after.agent_id, summary: `${after.name} is now ${role === "admin" ? "an admin" : `a ${role}`} (was ${before.role})${reason ? `: ${reason}` : ""}`, detail: { from: before.role, to: role } });
     return after;
   }
 
@@ -393,6 +419,7 @@ export class Identity {
    * server/auth/names.ts), invalid_sign_up (400); nothing is stored then and the invite stays open.
    */
   async acceptInvite(token: string, input: SignUp): Promise<{ person: PersonSummary; headers: Headers }> {
+    this.assertPasswordSignIn();
     const invite = await this.openInvite(token);
     const out = await this.signUp(input, invite.role);
     const claimed = await this.db.invite.updateMany({ where: { id: invite.id, accepted_at: null, revoked_at: null }, data: { accepted_at: new Date(), accepted_by: out.person.agent_id } });
@@ -449,6 +476,24 @@ export class Identity {
 
   // -------------------------------------------------------------------------------------------
   // Agents
+
+  /** Whether person `user_id` is deactivated, and by whom (`system`: by the identity provider, server/auth/sso.ts). */
+  async deactivation(user_id: string): Promise<{ by: string } | null> {
+    const row = await this.db.disabledAgent.findUnique({ where: { agent_id: personAgentId(user_id) }, select: { disabled_by: true } });
+    return row ? { by: row.disabled_by } : null;
+  }
+
+  /**
+   * A person the identity provider brought in on their first sign-in (server/auth/sso.ts): records
+   * `member.joined` (`detail.via: "oidc"`) and starts them with their channels' history read.
+   */
+  async joinedThroughProvider(user_id: string, label: string): Promise<void> {
+    const person = await this.person(user_id);
+    if (!person) return;
+    const joined: PersonPrincipal = { ...this.personOf(person), via: "session" };
+    await this.audit(joined, { action: "member.joined", subject: person.agent_id, summary: `${person.name} joined through ${label} as ${person.role}`, detail: { via: "oidc", role: person.role } });
+    await this.startWithHistoryRead(joined);
+  }
 
   async isDisabled(agent_id: string): Promise<boolean> {
     return (await this.db.disabledAgent.count({ where: { agent_id } })) > 0;

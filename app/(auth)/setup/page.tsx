@@ -8,7 +8,9 @@ import { getClutch } from "@/server/instance";
 export const metadata: Metadata = { title: "Set up Clutch" };
 
 export default async function SetupPage() {
-  if (!(await getClutch().identity.needsSetup())) redirect("/sign-in");
+  const { identity } = getClutch();
+  // With passwords off, the provider's first person is the admin (docs/identity.md "Single sign-on").
+  if (!identity.passwordSignIn || !(await identity.needsSetup())) redirect("/sign-in");
   return (
     <>
       <h1 className="mb-1 text-lg font-semibold">Set up your workspace</h1>

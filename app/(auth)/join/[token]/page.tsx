@@ -1,7 +1,12 @@
-/** `/join/<token>`: an invite link. Shows the role it grants and signs the person up (POST /api/join/:token), or says why the link no longer works. */
+/**
+ * `/join/<token>`: an invite link. Shows the role it grants and signs the person up (POST
+ * /api/join/:token), or says why the link no longer works. With CLUTCH_PASSWORD_SIGN_IN=off people
+ * join through the identity provider instead (docs/identity.md "Single sign-on").
+ */
 import type { Metadata } from "next";
 import Link from "next/link";
 import { AccountForm } from "@/components/identity/account-form";
+import { SsoButton } from "@/components/identity/sso-button";
 import { MIN_PASSWORD_LENGTH } from "@/server/auth/auth";
 import type { InviteSummary } from "@/server/auth/identity";
 import { isClutchError } from "@/server/errors";
@@ -38,6 +43,17 @@ export default async function JoinPage({ params }: { params: Promise<{ token: st
     );
   }
   const { invite } = found;
+  const { identity } = getClutch();
+  if (!identity.passwordSignIn && identity.sso) {
+    const label = identity.sso.settings.label;
+    return (
+      <>
+        <h1 className="mb-1 text-lg font-semibold">Join the workspace</h1>
+        <p className="mb-5 text-sm text-fg-muted">This workspace signs people in through {label}: your account is made the first time you sign in there, with the role your groups at {label} give.</p>
+        <SsoButton label={label} next="/" />
+      </>
+    );
+  }
   const expires = new Date(invite.expires_at).toLocaleDateString("en-US", { month: "long", day: "numeric" });
   return (
     <>

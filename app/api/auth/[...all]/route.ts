@@ -15,6 +15,13 @@
  *   whose body is not JSON with an email is refused here (400 invalid_body, 413 body_too_large
  *   past 16 KiB), so better-auth never checks a password these limits did not see.
  *
+ * Single sign-on (server/auth/sso.ts, docs/identity.md "Single sign-on"): POST
+ * /api/auth/sign-in/social { provider: "oidc", callbackURL, errorCallbackURL } answers the
+ * provider's authorization URL, once the provider's discovery document answers within
+ * PROVIDER_PROBE_MS (else 503 provider_unreachable, so nobody is sent to a page that will not
+ * load); GET /api/auth/callback/oidc is the redirect URL registered with the provider. With
+ * CLUTCH_PASSWORD_SIGN_IN=off, POST /api/auth/sign-in/email answers 403 password_sign_in_off.
+ *
  * POST /api/auth/update-user { name } renames the signed-in person: the name must be nobody
  * else's, person or agent (server/auth/names.ts, docs/identity.md "Names are unique"), else 409
  * name_taken saying whose it is (400 invalid_body for a blank or too long name); nothing changes
@@ -106,6 +113,29 @@ async function updateUser(req: Request, post: (req: Request) => Promise<Response
   return res;
 }
 
+/** How long the provider's discovery document may take to answer before a sign-in through it is refused (ms). */
+const PROVIDER_PROBE_MS = 5_000;
+
+/** Whether the identity provider answers at `issuer` (its discovery document, within PROVIDER_PROBE_MS). */
+async function providerAnswers(issuer: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(PROVIDER_PROBE_MS), redirect: "manual" });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** A sign-in through the identity provider starts only while the provider answers. */
+async function signInThroughProvider(req: Request, post: (req: Request) => Promise<Response>): Promise<Response> {
+  const sso = getClutch().identity.sso;
+  if (sso && !(await providerAnswers(sso.settings.issuer))) {
+    return error("provider_unreachable", `${sso.settings.label} cannot be reached right now, so Clutch cannot send you there to sign in; try again in a minute, or ask your admin if it goes on`, 503);
+  }
+  return post(req);
+}
+
 const handler = async (req: Request): Promise<Response> => {
   const path = new URL(req.url).pathname;
   if (path.startsWith("/api/auth/sign-up")) {
@@ -117,7 +147,10 @@ const handler = async (req: Request): Promise<Response> => {
   const problem = originProblem(req, identity.origins);
   if (problem) return error("invalid_origin", problem, 403);
   if (path === "/api/auth/update-user") return updateUser(req, h.POST);
-  return path === "/api/auth/sign-in/email" ? signIn(req, h.POST) : h.POST(req);
+  if (path === "/api/auth/sign-in/social") return signInThroughProvider(req, h.POST);
+  if (path !== "/api/auth/sign-in/email") return h.POST(req);
+  if (!identity.passwordSignIn) return error("password_sign_in_off", `this workspace signs in through ${identity.sso?.settings.label ?? "its identity provider"}, not with a password`, 403);
+  return signIn(req, h.POST);
 };
 
 export const GET = handler;
