@@ -84,13 +84,14 @@ const stopAgentsFeed = gateway ? startAgentsFeed(gateway, { queries: clutch.stor
 httpServer.listen(config.port, config.host, () => {
   const url = config.publicUrl ?? `http://localhost:${config.port}`;
   log.info({ url, database: clutch.databaseKind, dev: config.dev, realtime: config.realtime }, "Clutch is running");
+  // Single sign-on: what to register with the provider (docs/identity.md "Single sign-on").
+  if (config.sso) process.stdout.write(`Single sign-on through ${config.sso.oidc.issuer}: register ${oidcRedirectUrl(url)} as Clutch's redirect URL there\n`);
   // One plain line for people, after the JSON log lines: where to go (and, before anyone has an account, where to set up).
   void clutch.identity.needsSetup().then(
     (setup) => process.stdout.write(`Clutch is ready: ${url}${setup ? `\nSet up your workspace (the first account is its admin): ${url}/setup` : ""}\n`),
     () => process.stdout.write(`Clutch is ready: ${url}\n`),
   );
-  // Single sign-on: what to register with the provider (docs/identity.md "Single sign-on").
-  if (config.sso) process.stdout.write(`Single sign-on through ${config.sso.oidc.issuer}: register ${oidcRedirectUrl(url)} as Clutch's redirect URL there\n`);
+
 });
 
 /**

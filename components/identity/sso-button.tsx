@@ -32,7 +32,7 @@ export function SsoButton({ label, next }: { label: string; next: string }) {
         return;
       }
       const message = typeof answer?.error === "object" ? answer.error.message : answer?.message;
-      setError(message ? `${message[0]!.toUpperCase()}${message.slice(1)}.` : `Signing in with ${label} did not start (${res.status}). Try again.`);
+      setError(message ? `${message[0]!.toUpperCase()}${message.slice(1)}${/[.!?]$/.test(message) ? "" : "."}` : `Signing in with ${label} did not start (${res.status}). Try again.`);
     } catch {
       setError("Clutch cannot be reached. Check your connection and try again.");
     }

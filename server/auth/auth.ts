@@ -170,7 +170,9 @@ export function createAuth(
     },
     // Sign-in has limits of its own, per account and per address, shared by every node
     // (server/auth/sign-in-limit.ts); the rest of better-auth's routes 100 per minute per address.
-    rateLimit: { enabled: true, window: 60, max: 100, customRules: { "/sign-in/email": false } },
+    // Starting a sign-in through the identity provider checks no secret (the provider limits its own
+    // sign-ins), and a whole office may start theirs from one address in the same minute.
+    rateLimit: { enabled: true, window: 60, max: 100, customRules: { "/sign-in/email": false, "/sign-in/social": false } },
     advanced: {
       database: { generateId: ({ model }) => (model === "user" ? newId("user") : randomBytes(18).toString("base64url")) },
       cookiePrefix: "clutch",

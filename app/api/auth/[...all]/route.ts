@@ -116,15 +116,23 @@ async function updateUser(req: Request, post: (req: Request) => Promise<Response
 /** How long the provider's discovery document may take to answer before a sign-in through it is refused (ms). */
 const PROVIDER_PROBE_MS = 5_000;
 
-/** Whether the identity provider answers at `issuer` (its discovery document, within PROVIDER_PROBE_MS). */
+/**
+ * Whether the identity provider answers at `issuer` (its discovery document, within
+ * PROVIDER_PROBE_MS). Asked twice: a kept-alive connection the provider has just closed fails
+ * the first ask without saying anything about the provider.
+ */
 async function providerAnswers(issuer: string): Promise<boolean> {
-  try {
-    const res = await fetch(`${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(PROVIDER_PROBE_MS), redirect: "manual" });
-    await res.body?.cancel();
-    return res.ok;
-  } catch {
-    return false;
+  const url = `${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(PROVIDER_PROBE_MS), redirect: "manual" });
+      await res.body?.cancel();
+      return res.ok;
+    } catch {
+      /* asked again, once */
+    }
   }
+  return false;
 }
 
 /** A sign-in through the identity provider starts only while the provider answers. */
