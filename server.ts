@@ -35,6 +35,7 @@ const clutch = await createClutch({
   ...(config.nodeName ? { nodeName: config.nodeName } : {}),
   ...(config.agentConcurrency ? { agentConcurrency: config.agentConcurrency } : {}),
   artifactMaxBytes: config.artifactMaxBytes,
+  inviteTtlHours: config.inviteTtlHours,
   tracePrivateContent: config.tracePrivateContent,
   allChannels: true,
   defaultChannel: true,

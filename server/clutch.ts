@@ -151,6 +151,8 @@ export interface ClutchOptions {
   tracePrivateContent?: boolean;
   /** Largest artifact, bytes (CLUTCH_ARTIFACT_MAX_BYTES; default DEFAULT_ARTIFACT_MAX_BYTES, 100 MiB). */
   artifactMaxBytes?: number;
+  /** How long a new invite link works, hours (CLUTCH_INVITE_TTL_HOURS; default DEFAULT_INVITE_TTL_HOURS, 7 days). */
+  inviteTtlHours?: number;
   /** How often a standby node tries to become the leader, and a leader probes its session, ms (default 2000). */
   leaseRetryMs?: number;
 }
@@ -365,7 +367,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     checkProfileName: (name, user_id) => identity.checkProfileName(name, user_id),
   });
   // Names people see are unique across people and every agent the registry knows (server/auth/names.ts).
-  const identity = new Identity(eventLog.db, store, auth, (id) => registry.get(id)?.card, { origins, signInPolicy: options.signInPolicy, agents: () => registry.list() });
+  const identity = new Identity(eventLog.db, store, auth, (id) => registry.get(id)?.card, { origins, signInPolicy: options.signInPolicy, agents: () => registry.list(), inviteTtlHours: options.inviteTtlHours });
   // The append authorizer's cache forgets what each committed event makes stale, here or on another node (server/auth/append-cache.ts).
   const unfollowAppendCache = identity.followTail(tail);
   if (options.admin) await identity.ensureAdmin(options.admin);

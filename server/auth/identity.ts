@@ -40,8 +40,8 @@ import { isAdmin, isRole, personAgentId, type AgentPrincipal, type PersonPrincip
 
 export type { InviteSummary, PersonSummary };
 
-/** How long an invite link stays valid (ms). */
-export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
+/** How long an invite link works by default, hours (7 days); CLUTCH_INVITE_TTL_HOURS overrides it (docs/limits.md). */
+export const DEFAULT_INVITE_TTL_HOURS = 7 * 24;
 
 type UserRow = { id: string; name: string; email: string; role: string; createdAt: Date };
 const toPerson = (u: UserRow): PersonSummary => ({
@@ -81,19 +81,22 @@ export class Identity {
   readonly origins: OriginSettings;
   /** Names people see are unique across people and agents (server/auth/names.ts). */
   readonly names: Names;
+  /** How long a new invite link works, ms. */
+  private readonly inviteTtlMs: number;
 
   /**
    * `cardOf`: an agent's registered AgentCard (the registry), for its signing keys. Unset: no
    * card is known and signatures are not checked (tests of the identity alone). `settings.agents`:
    * every agent the registry knows, whose names people may not take (server/auth/names.ts). `settings`:
-   * the origins sign-in trusts, and the limits on failed sign-ins (default: the documented ones).
+   * the origins sign-in trusts, the limits on failed sign-ins (default: the documented ones), and
+   * how long a new invite link works, in hours (`inviteTtlHours`, default DEFAULT_INVITE_TTL_HOURS).
    */
   constructor(
     private readonly db: Db,
     private readonly store: EventStore,
     readonly auth: Auth,
     private readonly cardOf: (agent_id: string) => AgentCard | undefined = () => undefined,
-    settings: { origins?: OriginSettings; signInPolicy?: Partial<SignInLimitPolicy>; agents?: () => Iterable<NamedAgent> } = {},
+    settings: { origins?: OriginSettings; signInPolicy?: Partial<SignInLimitPolicy>; agents?: () => Iterable<NamedAgent>; inviteTtlHours?: number } = {},
   ) {
     this.keys = new ApiKeys(db);
     this.channels = new ChannelAccess(db, () => this.appendCache.forgetChannels());
@@ -102,6 +105,7 @@ export class Identity {
     this.signIns = new SignInLimit(db, settings.signInPolicy);
     this.origins = settings.origins ?? {};
     this.names = new Names(db, settings.agents);
+    this.inviteTtlMs = (settings.inviteTtlHours ?? DEFAULT_INVITE_TTL_HOURS) * 3600 * 1000;
   }
 
   /**
@@ -363,11 +367,11 @@ export class Identity {
   // -------------------------------------------------------------------------------------------
   // Invites
 
-  /** A new invite link's token (shown once) and summary. */
+  /** A new invite link's token (shown once) and summary; the link works for the configured time (CLUTCH_INVITE_TTL_HOURS). */
   async invite(by: Principal, role: Role, note = ""): Promise<{ token: string; invite: InviteSummary }> {
     const token = randomBytes(24).toString("base64url");
     const row = await this.db.invite.create({
-      data: { id: newId("invite"), token_hash: sha256(token), role, note, created_by: by.agent_id, expires_at: new Date(Date.now() + INVITE_TTL_MS) },
+      data: { id: newId("invite"), token_hash: sha256(token), role, note, created_by: by.agent_id, expires_at: new Date(Date.now() + this.inviteTtlMs) },
     });
     const invite = this.toInvite(row);
     await this.audit(by, { action: "member.invited", subject: row.id, summary: `invited a new ${role}${note ? ` (${note})` : ""}`, detail: { role, expires_at: invite.expires_at } });
