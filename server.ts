@@ -36,6 +36,7 @@ const clutch = await createClutch({
   ...(config.nodeName ? { nodeName: config.nodeName } : {}),
   ...(config.agentConcurrency ? { agentConcurrency: config.agentConcurrency } : {}),
   artifactMaxBytes: config.artifactMaxBytes,
+  inviteTtlHours: config.inviteTtlHours,
   tracePrivateContent: config.tracePrivateContent,
   ...(config.sso ? { sso: config.sso } : {}),
   allChannels: true,

@@ -157,6 +157,8 @@ export interface ClutchOptions {
   tracePrivateContent?: boolean;
   /** Largest artifact, bytes (CLUTCH_ARTIFACT_MAX_BYTES; default DEFAULT_ARTIFACT_MAX_BYTES, 100 MiB). */
   artifactMaxBytes?: number;
+  /** How long a new invite link works, hours (CLUTCH_INVITE_TTL_HOURS; default DEFAULT_INVITE_TTL_HOURS, 7 days). */
+  inviteTtlHours?: number;
   /** How often a standby node tries to become the leader, and a leader probes its session, ms (default 2000). */
   leaseRetryMs?: number;
 }
@@ -382,6 +384,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     origins,
     signInPolicy: options.signInPolicy,
     agents: () => registry.list(),
+    inviteTtlHours: options.inviteTtlHours,
     ...(options.sso ? { sso: { ...options.sso, refresh: refreshAtProvider } } : {}),
   });
   // The append authorizer's cache forgets what each committed event makes stale, here or on another node (server/auth/append-cache.ts).

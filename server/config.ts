@@ -26,6 +26,8 @@
  *                   Clutch, whose X-Forwarded-For is believed (docs/deploy.md); unset: none
  *   CLUTCH_ARTIFACT_MAX_BYTES  largest artifact in bytes (default 104857600, 100 MiB; at most
  *                   1 GiB); a larger one is refused with 413 artifact_too_large (docs/limits.md)
+ *   CLUTCH_INVITE_TTL_HOURS  how long a new invite link works, whole hours (default 168, 7 days;
+ *                   1 to 2160, 90 days); docs/limits.md, docs/identity.md
  *   CLUTCH_NODE_NAME  this node's name, on every event of the agents' work here (`meta.node`)
  *                   and in traces as `host.name` (docs/deploy.md); default: host name and port
  *   CLUTCH_AGENT_CONCURRENCY  agents' passes this node runs at once, of every run of the
@@ -53,6 +55,7 @@ import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_ARTIFACT_MAX_BYTES } from "./artifacts/store";
 import type { OidcSettings } from "./auth/sso";
+import { DEFAULT_INVITE_TTL_HOURS } from "./auth/identity";
 import { parseTrustedProxies, type TrustedProxies } from "./http/client-address";
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, type HttpTimeouts } from "./http/timeouts";
 
@@ -93,6 +96,12 @@ const ConfigSchema = z.object({
     .positive("CLUTCH_ARTIFACT_MAX_BYTES must be a positive number of bytes")
     .max(1024 ** 3, "CLUTCH_ARTIFACT_MAX_BYTES is at most 1073741824 (1 GiB)")
     .default(DEFAULT_ARTIFACT_MAX_BYTES),
+  CLUTCH_INVITE_TTL_HOURS: z.coerce
+    .number("CLUTCH_INVITE_TTL_HOURS must be a whole number of hours, e.g. 168 for 7 days")
+    .int("CLUTCH_INVITE_TTL_HOURS must be a whole number of hours, e.g. 168 for 7 days")
+    .min(1, "CLUTCH_INVITE_TTL_HOURS must be at least 1 (hour)")
+    .max(2160, "CLUTCH_INVITE_TTL_HOURS is at most 2160 (90 days)")
+    .default(DEFAULT_INVITE_TTL_HOURS),
   CLUTCH_TRACE_PRIVATE_CONTENT: z
     .enum(["0", "1", "false", "true", ""], "CLUTCH_TRACE_PRIVATE_CONTENT must be 1 (send private channels' content in traces) or 0")
     .optional()
@@ -184,6 +193,8 @@ export interface ClutchConfig {
   trustedProxies: TrustedProxies;
   /** Largest artifact, bytes (CLUTCH_ARTIFACT_MAX_BYTES). */
   artifactMaxBytes: number;
+  /** How long a new invite link works, hours (CLUTCH_INVITE_TTL_HOURS). */
+  inviteTtlHours: number;
   /** CLUTCH_TRACE_PRIVATE_CONTENT: traces carry private channels' and DMs' content too (default false). */
   tracePrivateContent: boolean;
   /** Single sign-on (CLUTCH_OIDC_*) and whether passwords stay (CLUTCH_PASSWORD_SIGN_IN); unset: passwords only. */
@@ -219,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ClutchConfig {
     timeouts: { headersMs: c.CLUTCH_HEADERS_TIMEOUT_SEC * 1000, requestMs: c.CLUTCH_REQUEST_TIMEOUT_SEC * 1000 },
     trustedProxies: c.CLUTCH_TRUSTED_PROXIES,
     artifactMaxBytes: c.CLUTCH_ARTIFACT_MAX_BYTES,
+    inviteTtlHours: c.CLUTCH_INVITE_TTL_HOURS,
     tracePrivateContent: c.CLUTCH_TRACE_PRIVATE_CONTENT,
     sso: ((oidc) => (oidc ? { oidc, passwordSignIn: c.CLUTCH_PASSWORD_SIGN_IN } : undefined))(oidcOf(c)),
   };

@@ -100,6 +100,13 @@ describe("group chats of imported AutoGen teams", () => {
       [1, "primary", true],
       [2, "critic", true],
     ]);
+    // Each turn's decision: from the orchestrator, among the team's agents, right before its request in the same task.
+    const [first] = decisions(events);
+    const members = first!.payload.candidates;
+    expect(members).toHaveLength(2);
+    expect(first).toMatchObject({ from: { agent_id: "agent:orchestrator" }, to: [], task_id: turns[0]!.task_id, parent_task_id: result.task_id, seq: turns[0]!.seq - 1 });
+    expect(first!.payload).toEqual({ selected: turns[0]!.to[0]!.agent_id, candidates: members, reason: "round robin: primary follows the request in the team's order", scores: { [turns[0]!.to[0]!.agent_id]: 1 }, mode: "group_chat", rule: "round_robin" });
+    expect(turns[0]!.from.agent_id).toBe("agent:group-chat");
     // The second speaker read the first one's message.
     expect(String(turns[1]!.payload.instructions)).toContain("primary: Draft: the answer is 42.");
   });

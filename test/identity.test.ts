@@ -1,7 +1,7 @@
 /**
  * Identity against real PostgreSQL (docs/identity.md): first-run setup, sign-in with better-auth's
- * route and its session cookie, invites, API keys (shown once, revocable), and that every write
- * is attributed to its principal.
+ * route and its session cookie, invites (working for CLUTCH_INVITE_TTL_HOURS), API keys (shown once,
+ * revocable), and that every write is attributed to its principal.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Clutch } from "@/server/clutch";
@@ -15,6 +15,9 @@ import * as eventsRoute from "@/app/api/events/route";
 import * as messagesRoute from "@/app/api/threads/[thread_id]/messages/route";
 import { chat, newThread, requestAs, testAgent, testClutch, testPerson, type TestPrincipal } from "./helpers";
 import { newId } from "@/lib/protocol";
+import { loadConfig } from "@/server/config";
+import { DEFAULT_INVITE_TTL_HOURS } from "@/server/auth/identity";
+import { SYSTEM } from "@/server/auth/principal";
 
 let rt: Clutch;
 let admin: TestPrincipal;
@@ -103,5 +106,38 @@ describe("attribution", () => {
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "from_mismatch", message: expect.stringContaining("agent:pm-1") });
     expect((await rt.store.read({ run_id })).events.map((e) => e.id)).toEqual([own.id]);
+  });
+});
+
+describe("CLUTCH_INVITE_TTL_HOURS", () => {
+  const env = (vars: Record<string, string>): NodeJS.ProcessEnv => ({ NODE_ENV: "test", ...vars });
+  const hoursLeft = (expires_at: string) => (Date.parse(expires_at) - Date.now()) / 3_600_000;
+
+  it("is 168 hours (7 days) by default, a whole number of hours from 1 to 2160 when set; anything else stops the start with a message naming it", () => {
+    expect(DEFAULT_INVITE_TTL_HOURS).toBe(7 * 24);
+    expect(loadConfig(env({})).inviteTtlHours).toBe(DEFAULT_INVITE_TTL_HOURS);
+    expect(loadConfig(env({ CLUTCH_INVITE_TTL_HOURS: "48" })).inviteTtlHours).toBe(48);
+    expect(() => loadConfig(env({ CLUTCH_INVITE_TTL_HOURS: "7d" }))).toThrow(/CLUTCH_INVITE_TTL_HOURS must be a whole number of hours, e.g. 168 for 7 days/);
+    expect(() => loadConfig(env({ CLUTCH_INVITE_TTL_HOURS: "1.5" }))).toThrow(/CLUTCH_INVITE_TTL_HOURS must be a whole number of hours/);
+    expect(() => loadConfig(env({ CLUTCH_INVITE_TTL_HOURS: "0" }))).toThrow(/CLUTCH_INVITE_TTL_HOURS must be at least 1 \(hour\)/);
+    expect(() => loadConfig(env({ CLUTCH_INVITE_TTL_HOURS: "2161" }))).toThrow(/CLUTCH_INVITE_TTL_HOURS is at most 2160 \(90 days\)/);
+  });
+
+  it("a new invite link works for the configured time: 7 days by default, 2 hours on a Clutch set so", async () => {
+    const created = await invitesRoute.POST(requestAs(admin, "http://t/api/invites", jsonBody({ role: "member" })));
+    expect(created.status).toBe(201);
+    const { invite } = (await created.json()) as { invite: { expires_at: string } };
+    expect(hoursLeft(invite.expires_at)).toBeCloseTo(168, 1);
+
+    const short = await testClutch({ inviteTtlHours: 2 });
+    try {
+      const { token, invite: brief } = await short.identity.invite(SYSTEM, "member");
+      expect(hoursLeft(brief.expires_at)).toBeCloseTo(2, 1);
+      // Still open within its time: the person can join.
+      const { person } = await short.identity.acceptInvite(token, { name: `Brief ${newId("user").slice(-5).toLowerCase()}`, email: `brief-${newId("user").slice(-12).toLowerCase()}@test.local`, password: "correct horse battery" });
+      expect(person.role).toBe("member");
+    } finally {
+      await short.stop();
+    }
   });
 });

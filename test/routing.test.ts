@@ -115,6 +115,11 @@ describe("routing by capability", () => {
     expect(asked.payload.mentions).toEqual(["agent:qa-1"]);
     const decision = await waitFor(rt, thread_id, "the routing decision", (evs) => evs.find((e) => e.type === "routing.decision" && e.seq > asked.seq));
     expect(decision.payload).toMatchObject({ selected: "agent:qa-1", mode: "fixed", reason: expect.stringMatching(/Dana addressed QA Agent by name/) });
+    // A fixed decision: the named agent alone, scored 1, from the orchestrator, right before its request in the same task.
+    expect(decision.payload).toEqual({ selected: "agent:qa-1", candidates: ["agent:qa-1"], reason: decision.payload.reason, scores: { "agent:qa-1": 1 }, mode: "fixed", rejected: [] });
+    expect(decision).toMatchObject({ from: { agent_id: "agent:orchestrator" }, to: [], parent_task_id: null });
+    const request = (await threadEvents(rt, thread_id)).find((e) => e.seq === decision.seq + 1)!;
+    expect(request).toMatchObject({ type: "task.request", task_id: decision.task_id, from: { agent_id: "agent:orchestrator" }, to: [{ agent_id: "agent:qa-1" }] });
   });
 
   it("waits when nothing matches, then routes to an agent that registers later", async () => {

@@ -3,7 +3,8 @@
  * Ed25519 key must sign each envelope (RFC 8785 canonical JSON without the signature). Through
  * POST /api/events with the agent's key: a valid signature is stored as sent; a tampered payload,
  * an unknown kid or a missing signature is refused with 403 and stores nothing; an agent without
- * keys is unaffected; a stolen API key cannot remove the keys from the card.
+ * keys is unaffected; a stolen API key cannot remove the keys from the card, an admin can replace
+ * them (test/security-regressions.test.ts holds the same rule on an appended agent.register).
  */
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +13,7 @@ import type { Clutch } from "@/server/clutch";
 import { signEnvelope, signingBytes } from "@/server/auth/signatures";
 import * as eventsRoute from "@/app/api/events/route";
 import * as agentsRoute from "@/app/api/agents/route";
-import { chat, newThread, requestAs, testAgent, testClutch, type TestPrincipal } from "./helpers";
+import { chat, newThread, requestAs, testAgent, testClutch, testPerson, type TestPrincipal } from "./helpers";
 
 let rt: Clutch;
 let thread_id: string;
@@ -76,5 +77,13 @@ describe("signed messages", () => {
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("keys_locked");
     expect(rt.registry.get(AGENT)?.card.security?.keys).toHaveLength(1);
+  });
+
+  it("an admin may replace them", async () => {
+    const admin = await testPerson(rt, "admin");
+    const rotated = [{ kid: "k2", alg: "ed25519", public_key: other.publicKey.export({ format: "jwk" }).x }];
+    const res = await agentsRoute.POST(requestAs(admin, "http://t/api/agents", { method: "POST", body: JSON.stringify(card(rotated)) }));
+    expect(res.status).toBe(200);
+    expect(rt.registry.get(AGENT)?.card.security?.keys).toEqual(rotated);
   });
 });

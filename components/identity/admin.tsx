@@ -146,7 +146,7 @@ function Invites() {
   const invites = useInvites();
   const create = useCreateInvite();
   const revoke = useRevokeInvite();
-  const [link, setLink] = useState<string | null>(null);
+  const [link, setLink] = useState<{ url: string; expires_at: string } | null>(null);
   const [copied, setCopied] = useState(false);
   const roleId = useId();
   const noteId = useId();
@@ -160,7 +160,7 @@ function Invites() {
           const note = String(data.get("note") ?? "").trim();
           create.mutate(
             { role: String(data.get("role")) as Role, ...(note ? { note } : {}) },
-            { onSuccess: (r) => (setLink(`${window.location.origin}${r.path}`), setCopied(false)) },
+            { onSuccess: (r) => (setLink({ url: `${window.location.origin}${r.path}`, expires_at: r.invite.expires_at }), setCopied(false)) },
           );
         }}
       >
@@ -193,12 +193,12 @@ function Invites() {
       ) : null}
       {link && (
         <div role="status" className="mt-3 rounded-md border border-warning/50 bg-warning/10 p-3 text-[13px]">
-          <p className="font-semibold">Pass this link on; it works once, for 7 days, and is not shown again.</p>
+          <p className="font-semibold">Pass this link on; it works once, until {new Date(link.expires_at).toLocaleString("en-US", { month: "short", day: "numeric", hour: "numeric", minute: "2-digit" })}, and is not shown again.</p>
           <div className="mt-2 flex items-center gap-2">
             <code className="min-w-0 flex-1 truncate rounded bg-sunken px-2 py-1 font-mono text-xs" data-testid="invite-link">
-              {link}
+              {link.url}
             </code>
-            <Button onClick={() => void navigator.clipboard?.writeText(link).then(() => setCopied(true))}>{copied ? "Copied" : "Copy"}</Button>
+            <Button onClick={() => void navigator.clipboard?.writeText(link.url).then(() => setCopied(true))}>{copied ? "Copied" : "Copy"}</Button>
           </div>
         </div>
       )}

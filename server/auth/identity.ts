@@ -41,8 +41,8 @@ import { isAdmin, isRole, personAgentId, type AgentPrincipal, type PersonPrincip
 
 export type { InviteSummary, PersonSummary };
 
-/** How long an invite link stays valid (ms). */
-export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
+/** How long an invite link works by default, hours (7 days); CLUTCH_INVITE_TTL_HOURS overrides it (docs/limits.md). */
+export const DEFAULT_INVITE_TTL_HOURS = 7 * 24;
 
 type UserRow = { id: string; name: string; email: string; role: string; createdAt: Date };
 const toPerson = (u: UserRow): PersonSummary => ({
@@ -86,12 +86,15 @@ export class Identity {
   readonly sso: SingleSignOn | null;
   /** Whether people may sign in with an email and a password (CLUTCH_PASSWORD_SIGN_IN; always with no provider). */
   readonly passwordSignIn: boolean;
+  /** How long a new invite link works, ms. */
+  private readonly inviteTtlMs: number;
 
   /**
    * `cardOf`: an agent's registered AgentCard (the registry), for its signing keys. Unset: no
    * card is known and signatures are not checked (tests of the identity alone). `settings.agents`:
    * every agent the registry knows, whose names people may not take (server/auth/names.ts). `settings`:
-   * the origins sign-in trusts, and the limits on failed sign-ins (default: the documented ones).
+   * the origins sign-in trusts, the limits on failed sign-ins (default: the documented ones), and
+   * how long a new invite link works, in hours (`inviteTtlHours`, default DEFAULT_INVITE_TTL_HOURS).
    * `settings.sso`: single sign-on's settings, whether passwords stay, and how a refresh token is
    * spent at the provider (better-auth's provider, server/clutch.ts).
    */
@@ -104,6 +107,7 @@ export class Identity {
       origins?: OriginSettings;
       signInPolicy?: Partial<SignInLimitPolicy>;
       agents?: () => Iterable<NamedAgent>;
+      inviteTtlHours?: number;
       sso?: { oidc: OidcSettings; passwordSignIn: boolean; refresh: (refreshToken: string) => Promise<RefreshedTokens> };
     } = {},
   ) {
@@ -117,6 +121,7 @@ export class Identity {
     const sso = settings.sso;
     this.sso = sso ? new SingleSignOn(sso.oidc, { db, names: this.names, people: this, refresh: sso.refresh }) : null;
     this.passwordSignIn = sso ? sso.passwordSignIn : true;
+    this.inviteTtlMs = (settings.inviteTtlHours ?? DEFAULT_INVITE_TTL_HOURS) * 3600 * 1000;
   }
 
   /**
@@ -389,11 +394,11 @@ export class Identity {
   // -------------------------------------------------------------------------------------------
   // Invites
 
-  /** A new invite link's token (shown once) and summary. */
+  /** A new invite link's token (shown once) and summary; the link works for the configured time (CLUTCH_INVITE_TTL_HOURS). */
   async invite(by: Principal, role: Role, note = ""): Promise<{ token: string; invite: InviteSummary }> {
     const token = randomBytes(24).toString("base64url");
     const row = await this.db.invite.create({
-      data: { id: newId("invite"), token_hash: sha256(token), role, note, created_by: by.agent_id, expires_at: new Date(Date.now() + INVITE_TTL_MS) },
+      data: { id: newId("invite"), token_hash: sha256(token), role, note, created_by: by.agent_id, expires_at: new Date(Date.now() + this.inviteTtlMs) },
     });
     const invite = this.toInvite(row);
     await this.audit(by, { action: "member.invited", subject: row.id, summary: `invited a new ${role}${note ? ` (${note})` : ""}`, detail: { role, expires_at: invite.expires_at } });

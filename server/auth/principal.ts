@@ -43,10 +43,19 @@ export const personAgentId = (user_id: string) => `user:${user_id}`;
 export const isAdmin = (p: Principal) => p.kind === "system" || (p.kind === "person" && p.role === "admin");
 
 /**
- * Whether `p` is refused (403 keys_locked) in making an agent's signing keys `after` where they
- * are `before` (docs/identity.md "Signed messages"): an agent that signs its messages has its keys
- * changed or removed by an admin only, so a stolen API key alone is not enough to post as it.
- * The one rule for POST /api/agents and an agent.register / agent.update appended to the log.
+ * The "signing keys are locked" rule (Clutch Protocol §6 "Message authentication"; docs/identity.md
+ * "Signed messages"): true when `p` may not make an agent's signing keys `after` where they are
+ * `before`, and the caller refuses with 403 `keys_locked`. An agent that signs its messages has its
+ * keys changed or removed by an admin only, so a stolen API key alone is not enough to post as it
+ * (and a signed message proves only the current key, which a key change must not rest on).
+ *
+ * - `before`: the registered card's `security.keys` (§1.4), undefined for a new agent or a card
+ *   without keys; nothing is locked then.
+ * - `after`: the new card's `security.keys` as sent, possibly unvalidated input (compared by
+ *   `sameSigningKeys`: missing, null and [] are all "no keys").
+ *
+ * The one rule for both doors a card comes in by: POST /api/agents (app/api/agents/route.ts) and
+ * an agent.register / agent.update appended to the log (./authorize-append.ts, rule 8).
  */
 export function keysLocked(p: Principal, before: readonly unknown[] | undefined, after: unknown): boolean {
   return !isAdmin(p) && Boolean(before?.length) && !sameSigningKeys(before, after);

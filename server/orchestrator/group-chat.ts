@@ -46,6 +46,7 @@ import type { EventTail } from "../events/tail";
 import { log } from "../log";
 import { ORCHESTRATOR } from "../router/router";
 import { SerialByKey } from "./serial";
+import { assign, type Assignment } from "./assign";
 
 export interface GroupChatRunnerDeps {
   store: EventStore;
@@ -362,30 +363,10 @@ export class GroupChatRunner {
       ]
         .filter(Boolean)
         .join("\n\n");
-    const task_id = newId("task");
-    return [
-      makeMessage({
-        type: "routing.decision",
-        ...at,
-        task_id,
-        parent_task_id: root.task_id,
-        from: ORCHESTRATOR,
-        to: [],
-        payload: { selected: agent_id, candidates: shape.participants.flatMap((p) => (p.agent_id ? [p.agent_id] : [])), reason: rule, scores: { [agent_id]: 1 }, mode: "group_chat", rule: shape.kind },
-        idempotency_key: key(`turn:${n}:routing`),
-      }),
-      makeMessage({
-        type: "task.request",
-        ...at,
-        task_id,
-        parent_task_id: root.task_id,
-        from: GROUP_CHAT_AGENT,
-        to: [{ agent_id }],
-        payload: { title: `Turn ${n}: ${speaker.name}`, instructions, context_summary: `Turn ${n} of the group chat on: ${root.payload.title ?? ""}` },
-        meta,
-        idempotency_key: key(`turn:${n}:request`),
-      }),
-    ];
+    const turn = { ...at, task_id: newId("task"), parent_task_id: root.task_id };
+    const why: Assignment = { mode: "group_chat", reason: rule, rule: shape.kind, candidates: shape.participants.flatMap((p) => (p.agent_id ? [p.agent_id] : [])) };
+    const payload = { title: `Turn ${n}: ${speaker.name}`, instructions, context_summary: `Turn ${n} of the group chat on: ${root.payload.title ?? ""}` };
+    return assign(turn, agent_id, why, { payload, meta, from: GROUP_CHAT_AGENT }, { routing: key(`turn:${n}:routing`), request: key(`turn:${n}:request`) });
   }
 }
 

@@ -45,7 +45,8 @@
  */
 import type { GroupChatShape } from "@/lib/group-chat/turns";
 import { GroupChatRunner } from "./group-chat";
-import { isEvent, makeMessage, newId, type ClutchMessage, type MessageType, type PayloadOf, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { assign } from "./assign";
+import { isEvent, makeMessage, newId, type MessageType, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { addressedToPeopleOnly, newMessageOutcome, type AnswerMode } from "@/lib/answers";
 import { isCapabilityMention } from "@/lib/mentions";
 import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
@@ -456,7 +457,7 @@ export class Orchestrator {
       ? `${who} addressed ${agentDisplayName(this.workspace, named)} by name in ${place}`
       : `${agentDisplayName(this.workspace, selected)} is the entry agent of ${place}: a person's new request starts with planning (${this.workspace.agents.get(selected)?.card.capabilities[0]?.id ?? "planner"})`;
     const rejected = named ? [] : others.map((agent_id) => ({ agent_id, filter: "entry_agent", reason: `not the entry agent of ${place}; reachable by delegation or @mention` }));
-    await this.store.append(fixedRequest(at, selected, { reason, rejected }, request, meta, { routing: `open-run-routing:${ev.id}`, request: `open-run:${ev.id}` }));
+    await this.store.append(assign(at, selected, { mode: "fixed", reason, rejected }, { payload: request, meta }, { routing: `open-run-routing:${ev.id}`, request: `open-run:${ev.id}` }));
   }
 
   /**
@@ -500,7 +501,7 @@ export class Orchestrator {
       input: { message_id: ev.id, from: ev.from, follows: followed.id },
     };
     await this.store.append(
-      fixedRequest(at, agent_id, { reason: `${who} replied to ${name}'s ${what}: ${name} carries on` }, request, { follows: followed.id, follow_up_message: ev.id }, { routing: `follow-up-routing:${ev.id}`, request: `follow-up:${ev.id}` }),
+      assign(at, agent_id, { mode: "fixed", reason: `${who} replied to ${name}'s ${what}: ${name} carries on` }, { payload: request, meta: { follows: followed.id, follow_up_message: ev.id } }, { routing: `follow-up-routing:${ev.id}`, request: `follow-up:${ev.id}` }),
     );
   }
 
@@ -650,30 +651,4 @@ const RECOVER_RUNS = 20;
 /** A request's title: its first line, at most 120 characters. */
 function requestTitle(line: string): string {
   return line.length > 120 ? `${line.slice(0, 119)}…` : line;
-}
-
-/**
- * A request given to one agent without matching (a channel's entry agent, an agent named by
- * @mention, the agent a follow-up replies to): its routing.decision (`mode: fixed`, with the
- * reason and the agents passed over) and the task.request to that agent, each with its key.
- */
-function fixedRequest(
-  at: { thread_id: string; run_id: string; task_id: string; parent_task_id: null },
-  agent_id: string,
-  why: { reason: string; rejected?: { agent_id: string; filter: string; reason: string }[] },
-  payload: PayloadOf<"task.request">,
-  meta: Record<string, unknown>,
-  keys: { routing: string; request: string },
-): ClutchMessage[] {
-  return [
-    makeMessage({
-      type: "routing.decision",
-      ...at,
-      from: ORCHESTRATOR,
-      to: [],
-      payload: { selected: agent_id, candidates: [agent_id], reason: why.reason, scores: { [agent_id]: 1 }, mode: "fixed", ...(why.rejected ? { rejected: why.rejected } : {}) },
-      idempotency_key: keys.routing,
-    }),
-    makeMessage({ type: "task.request", ...at, from: ORCHESTRATOR, to: [{ agent_id }], payload, meta, idempotency_key: keys.request }),
-  ];
 }

@@ -9,8 +9,9 @@
  *                   the channel's entry agent. Idempotent per caller and `key`.
  *   followRun       the run's events after a seq, backlog then live, handed to callbacks in seq
  *                   order and once each, until one of them says the follow is over.
+ *   remoteAnswer    the caller's answer to a question an agent of the run asked the people.
  */
-import { isEvent, makeMessage, newId, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { isEvent, makeMessage, newId, type ClutchMessage, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { parseMentions } from "@/lib/mentions";
 import type { Clutch } from "../clutch";
 import type { Principal } from "../auth/principal";
@@ -20,6 +21,27 @@ import type { TraceMeta } from "../telemetry/meta";
 /** Who the caller is in Clutch's events: a person (role human) or an agent. */
 export function requester(p: Principal): { agent_id: string; role: "human" | "worker"; display_name?: string } {
   return p.kind === "person" ? { agent_id: p.agent_id, role: "human", display_name: p.name } : { agent_id: p.agent_id, role: "worker" };
+}
+
+/**
+ * The caller `p`'s answer `text` to `question` (an agent's chat.message that expects a reply,
+ * docs/channels.md): a chat.message from the caller to the question's sender, replying to it, in
+ * the question's channel, run and task, as a person's reply in the channel would be. Every door that
+ * runs Clutch for a remote caller (A2A, ACP, AG-UI) answers with it; `idempotency_key` makes a
+ * repeat of the same call store nothing new.
+ */
+export function remoteAnswer(p: Principal, question: StoredEvent, text: string, idempotency_key?: string): ClutchMessage {
+  return makeMessage({
+    type: "chat.message",
+    thread_id: question.thread_id,
+    run_id: question.run_id,
+    task_id: question.task_id,
+    parent_task_id: question.parent_task_id ?? null,
+    from: requester(p),
+    to: [question.from],
+    payload: { text, reply_to: question.id },
+    ...(idempotency_key ? { idempotency_key } : {}),
+  });
 }
 
 /** A run started from outside: its ids, and the seq just before its first event (to follow it from). */

@@ -1,7 +1,8 @@
 /**
  * Invites (admins; docs/identity.md). GET /api/invites → { invites } newest first.
  * POST /api/invites { role, note? } → 201 { invite, token, path }: `path` (/join/<token>) is the
- * link to pass on; the token is shown only in this answer and expires after 7 days.
+ * link to pass on; the token is shown only in this answer and expires at `invite.expires_at`, after
+ * CLUTCH_INVITE_TTL_HOURS (default 7 days; docs/limits.md).
  */
 import { z } from "zod";
 import { ROLES } from "@/server/auth/principal";

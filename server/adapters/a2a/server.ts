@@ -68,11 +68,11 @@ import {
 } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express";
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3";
-import { isEvent, makeMessage, newId, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { isEvent, newId, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import type { Clutch } from "../../clutch";
 import type { Principal } from "../../auth/principal";
 import { cancelRun } from "../../lifecycle/cancel";
-import { followRun, requester, startRemoteRun } from "../../runs/remote";
+import { followRun, remoteAnswer, requester, startRemoteRun } from "../../runs/remote";
 import { log } from "../../log";
 import { countWrite } from "../../http/write-limit";
 import { callerTraceMeta, type TraceMeta } from "../../telemetry";
@@ -318,18 +318,7 @@ class RunExecutor implements AgentExecutor {
     const question = await store.queries.eventInThread(link.thread_id, link.question_id!);
     if (!question) throw new Error(`question ${link.question_id} is gone`);
     if (!(await this.answered(question))) {
-      await store.append(
-        makeMessage({
-          type: "chat.message",
-          thread_id: link.thread_id,
-          run_id: question.run_id,
-          task_id: question.task_id,
-          parent_task_id: question.parent_task_id ?? null,
-          from: requester(p),
-          to: [question.from],
-          payload: { text, reply_to: question.id },
-        }),
-      );
+      await store.append(remoteAnswer(p, question, text));
     }
     return question.seq;
   }

@@ -46,7 +46,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { ChatMessagePayload, isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
+import { ChatMessagePayload, isEvent, newId, type StoredEvent } from "@/lib/protocol";
 import type { AcpDelta } from "@/lib/acp/delta";
 import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
 import { STREAM_META } from "@/lib/realtime/streams";
@@ -54,7 +54,7 @@ import type { Clutch } from "../../clutch";
 import type { Principal } from "../../auth/principal";
 import { cancelRun } from "../../lifecycle/cancel";
 import { log } from "../../log";
-import { followRun, requester, startRemoteRun } from "../../runs/remote";
+import { followRun, remoteAnswer, requester, startRemoteRun } from "../../runs/remote";
 import { callerTraceMeta, type TraceMeta } from "../../telemetry";
 import type { StreamWriter } from "../../streams/hub";
 
@@ -380,18 +380,7 @@ async function answerQuestion(clutch: Clutch, principal: Principal, run_id: stri
   const question = questions.at(-1);
   const answered = question && events.some((e) => isEvent(e, "chat.message") && e.payload.reply_to === question.id);
   if (!question || answered) throw new McpError(ErrorCode.InvalidParams, `run ${run_id} is not waiting for an answer`);
-  await store.append(
-    makeMessage({
-      type: "chat.message",
-      thread_id,
-      run_id,
-      task_id: question.task_id,
-      parent_task_id: question.parent_task_id ?? null,
-      from: requester(principal),
-      to: [question.from],
-      payload: { text, reply_to: question.id },
-    }),
-  );
+  await store.append(remoteAnswer(principal, question, text));
   return { run_id, task_id: root.task_id, thread_id, after: question.seq };
 }
 

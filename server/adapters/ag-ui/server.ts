@@ -43,13 +43,13 @@
  */
 import { EventEncoder } from "@ag-ui/encoder";
 import type { Event as AgUiEvent } from "@ag-ui/core";
-import { makeMessage, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import type { StoredEvent, StoredEventOf } from "@/lib/protocol";
 import type { Clutch } from "../../clutch";
 import type { Principal } from "../../auth/principal";
 import { ClutchError } from "../../errors";
 import { cancelRun } from "../../lifecycle/cancel";
 import { log } from "../../log";
-import { followRun, requester, startRemoteRun } from "../../runs/remote";
+import { followRun, remoteAnswer, requester, startRemoteRun } from "../../runs/remote";
 import { callerTraceMeta } from "../../telemetry";
 import { isQuestionFor, RunEventMapper, type FollowedRun } from "./events";
 import { readRunInput, type AgUiRequest } from "./server-input";
@@ -116,17 +116,7 @@ function followedRun(root: StoredEvent, channel: Channel, principal: Principal, 
 async function answer(clutch: Clutch, principal: Principal, question: StoredEventOf<"chat.message">, text: string, ask: AgUiRequest): Promise<void> {
   if (await clutch.store.queries.answerTo(question.run_id, question.id)) return;
   await clutch.store.append(
-    makeMessage({
-      type: "chat.message",
-      thread_id: question.thread_id,
-      run_id: question.run_id,
-      task_id: question.task_id,
-      parent_task_id: question.parent_task_id ?? null,
-      from: requester(principal),
-      to: [question.from],
-      payload: { text, reply_to: question.id },
-      idempotency_key: `${VIA}:${principal.agent_id}:${ask.input.runId}:answer:${question.id}`,
-    }),
+    remoteAnswer(principal, question, text, `${VIA}:${principal.agent_id}:${ask.input.runId}:answer:${question.id}`),
   );
 }
 
