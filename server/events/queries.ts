@@ -765,7 +765,7 @@ export class Queries {
     });
   }
 
-  // The For you inbox (server/events/inbox.ts)
+  // The For you inbox (server/inbox/inbox.ts)
 
   /**
    * The questions to people that wait for an answer in tasks that have not ended, put to the

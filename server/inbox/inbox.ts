@@ -27,9 +27,9 @@ import { excerpt } from "@/lib/fold/questions";
 import type { StoredEventOf } from "@/lib/protocol";
 import { decidableOutsideDms, listApprovals } from "../policy/list";
 import type { Readable } from "../auth/access";
-import type { Queries } from "./queries";
-import type { ReadMarkView } from "./read-marks";
-import { runTitles } from "./runs";
+import type { Queries } from "../events/queries";
+import type { ReadMarkView } from "../events/read-marks";
+import { runTitles } from "../events/runs";
 
 /** How far back mentions are listed (days). */
 export const MENTION_DAYS = 30;
