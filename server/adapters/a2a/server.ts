@@ -69,13 +69,8 @@ import {
 import { agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express";
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3";
 import { isEvent, makeMessage, newId, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
-import type { Identity } from "../../auth/identity";
-import type { EventStore } from "../../events/store";
-import type { EventTail } from "../../events/tail";
-import type { ChannelBinding } from "../../orchestrator/orchestrator";
-import type { AgentRegistry } from "../../router/registry";
-import type { Workspace } from "../../workspace/workspace";
 import type { Principal } from "../../auth/principal";
+import type { ClutchParts } from "../parts";
 import { cancelRun } from "../../lifecycle/cancel";
 import { followRun, requester, startRemoteRun } from "../../runs/remote";
 import { log } from "../../log";
@@ -85,17 +80,6 @@ import { trustedOrigins } from "../../auth/origins";
 import type { TrustedProxies } from "../../http/client-address";
 import { partsText, textPart } from "./client";
 import type { A2ATaskRecords, StoredA2ATask } from "./tasks";
-
-/** What the A2A endpoints use of the running Clutch (server/clutch.ts `Clutch` holds every part). */
-export interface A2AParts {
-  store: EventStore;
-  tail: EventTail;
-  identity: Identity;
-  registry: AgentRegistry;
-  workspace: Workspace;
-  channels: ChannelBinding[];
-  a2aTasks: A2ATaskRecords;
-}
 
 /** How long a blocking message/send waits for its task to finish by default (seconds; docs/limits.md). */
 export const A2A_BLOCKING_SEC = 30;
@@ -222,7 +206,7 @@ class RunExecutor implements AgentExecutor {
    * cancels or answers a task another took.
    */
   constructor(
-    private readonly clutch: A2AParts,
+    private readonly clutch: ClutchParts,
     private readonly channel: { thread_id: string; name: string; entry_agent: string | null },
     private readonly target: string | null,
     private readonly links: Map<string, RunLink>,
@@ -631,7 +615,7 @@ export function cardOrigin(req: IncomingMessage, where: A2AAddress): string {
  * (the database); creating the app starts following again the runs of those still submitted or
  * working (see the module doc), in the background: a failure there is logged, never thrown.
  */
-export function a2aApp(clutch: A2AParts, address: string | A2AAddress, opts: { blockingSec?: number } = {}): express.Express {
+export function a2aApp(clutch: ClutchParts, address: string | A2AAddress, opts: { blockingSec?: number } = {}): express.Express {
   const where: A2AAddress = typeof address === "string" ? { publicUrl: address, port: 0 } : address;
   const boundMs = (opts.blockingSec ?? blockingSec()) * 1000;
   const app = express();

@@ -44,14 +44,8 @@
 import { EventEncoder } from "@ag-ui/encoder";
 import type { Event as AgUiEvent } from "@ag-ui/core";
 import { makeMessage, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
-import type { Identity } from "../../auth/identity";
-import type { EventStore } from "../../events/store";
-import type { EventTail } from "../../events/tail";
-import type { ChannelBinding } from "../../orchestrator/orchestrator";
-import type { AgentRegistry } from "../../router/registry";
-import type { StreamHub } from "../../streams/hub";
-import type { Workspace } from "../../workspace/workspace";
 import type { Principal } from "../../auth/principal";
+import type { ClutchParts } from "../parts";
 import { ClutchError } from "../../errors";
 import { cancelRun } from "../../lifecycle/cancel";
 import { log } from "../../log";
@@ -59,17 +53,6 @@ import { followRun, requester, startRemoteRun } from "../../runs/remote";
 import { callerTraceMeta } from "../../telemetry";
 import { isQuestionFor, RunEventMapper, type FollowedRun } from "./events";
 import { readRunInput, type AgUiRequest } from "./server-input";
-
-/** What the AG-UI endpoints use of the running Clutch (server/clutch.ts `Clutch` holds every part). */
-export interface AgUiParts {
-  store: EventStore;
-  tail: EventTail;
-  identity: Identity;
-  registry: AgentRegistry;
-  workspace: Workspace;
-  channels: ChannelBinding[];
-  streams: StreamHub;
-}
 
 /** How often an idle SSE stream says it is alive (ms). */
 export const KEEPALIVE_MS = 15_000;
@@ -90,13 +73,13 @@ interface Followed {
 }
 
 /** The channel AG-UI runs happen in: workspace.json's `a2a.channel`, else the first; null without one. */
-function channelOf(clutch: AgUiParts): Channel | null {
+function channelOf(clutch: ClutchParts): Channel | null {
   const name = clutch.workspace.a2a.channel ?? clutch.channels[0]?.name;
   return clutch.channels.find((c) => c.name === name) ?? null;
 }
 
 /** An agent's display name (its card's), else its id without `agent:`. */
-function nameOf(clutch: AgUiParts, agent_id: string): string {
+function nameOf(clutch: ClutchParts, agent_id: string): string {
   return clutch.registry.get(agent_id)?.card.display.name ?? clutch.workspace.agents.get(agent_id.replace(/^agent:/, ""))?.card.display.name ?? agent_id.replace(/^(agent|user):/, "");
 }
 
@@ -106,7 +89,7 @@ function nameOf(clutch: AgUiParts, agent_id: string): string {
  * with the API's limits. Throws ClutchError (invalid_body 400, forbidden 403, not_found and
  * unknown_agent 404) before anything is stored; after that the answer is the event stream.
  */
-export async function handleAgUi(clutch: AgUiParts, principal: Principal, req: Request, body: unknown, agent: string | null): Promise<Response> {
+export async function handleAgUi(clutch: ClutchParts, principal: Principal, req: Request, body: unknown, agent: string | null): Promise<Response> {
   const ask = readRunInput(body);
   const channel = channelOf(clutch);
   if (!channel) throw new ClutchError("not_found", "this Clutch has no workspace channel to run AG-UI requests in (workspace.json a2a.channel names it)", 404);
@@ -119,7 +102,7 @@ export async function handleAgUi(clutch: AgUiParts, principal: Principal, req: R
 }
 
 /** The root task.request of run `run_id`, when `principal` started it. */
-async function rootIfStartedBy(clutch: AgUiParts, run_id: string, principal: Principal): Promise<StoredEventOf<"task.request"> | null> {
+async function rootIfStartedBy(clutch: ClutchParts, run_id: string, principal: Principal): Promise<StoredEventOf<"task.request"> | null> {
   const [root] = await clutch.store.queries.rootRequests(run_id, 1);
   return root && root.meta?.requested_by === principal.agent_id ? root : null;
 }
@@ -130,7 +113,7 @@ function followedRun(root: StoredEvent, channel: Channel, principal: Principal, 
 }
 
 /** The caller's reply `text` to `question` in the channel, unless someone replied already. Idempotent per AG-UI run. */
-async function answer(clutch: AgUiParts, principal: Principal, question: StoredEventOf<"chat.message">, text: string, ask: AgUiRequest): Promise<void> {
+async function answer(clutch: ClutchParts, principal: Principal, question: StoredEventOf<"chat.message">, text: string, ask: AgUiRequest): Promise<void> {
   if (await clutch.store.queries.answerTo(question.run_id, question.id)) return;
   await clutch.store.append(
     makeMessage({
@@ -148,7 +131,7 @@ async function answer(clutch: AgUiParts, principal: Principal, question: StoredE
 }
 
 /** The `resume` entries of `ask`: answer (or cancel) the questions they name; follow their run from the first. */
-async function resume(clutch: AgUiParts, principal: Principal, channel: Channel, ask: AgUiRequest): Promise<Followed> {
+async function resume(clutch: ClutchParts, principal: Principal, channel: Channel, ask: AgUiRequest): Promise<Followed> {
   const found: { question: StoredEventOf<"chat.message">; entry: AgUiRequest["answers"][number]; i: number }[] = [];
   let root: StoredEventOf<"task.request"> | null = null;
   for (const [i, entry] of ask.answers.entries()) {
@@ -179,7 +162,7 @@ async function resume(clutch: AgUiParts, principal: Principal, channel: Channel,
  * When `ask` ends with a user message and a run the caller started from the same AG-UI thread
  * waits on a question to people: that message answers the newest such question. Null otherwise.
  */
-async function continueThread(clutch: AgUiParts, principal: Principal, channel: Channel, ask: AgUiRequest): Promise<Followed | null> {
+async function continueThread(clutch: ClutchParts, principal: Principal, channel: Channel, ask: AgUiRequest): Promise<Followed | null> {
   if (!ask.fresh || !ask.request) return null;
   const open = await clutch.store.queries.openQuestionsFor(principal.agent_id, [channel.thread_id], THREAD_QUESTIONS);
   const checked = new Map<string, StoredEventOf<"task.request"> | null>();
@@ -199,7 +182,7 @@ async function continueThread(clutch: AgUiParts, principal: Principal, channel: 
 }
 
 /** A new run for `ask`'s latest user message (see the module doc). */
-async function start(clutch: AgUiParts, principal: Principal, channel: Channel, target: string | null, ask: AgUiRequest, req: Request): Promise<Followed> {
+async function start(clutch: ClutchParts, principal: Principal, channel: Channel, target: string | null, ask: AgUiRequest, req: Request): Promise<Followed> {
   if (!ask.request) throw new ClutchError("invalid_body", 'messages: there is no user message with text; add { "role": "user", "content": "…" } saying what you need');
   const { conversation, context } = ask.context;
   const started = await startRemoteRun(clutch, {
@@ -221,7 +204,7 @@ async function start(clutch: AgUiParts, principal: Principal, channel: Channel, 
  * and live text streams, one at a time in arrival order), until RUN_FINISHED or RUN_ERROR or the
  * client goes away.
  */
-function stream(clutch: AgUiParts, req: Request, followed: Followed): Response {
+function stream(clutch: ClutchParts, req: Request, followed: Followed): Response {
   const encoder = new EventEncoder({ accept: req.headers.get("accept") ?? undefined });
   const sse = encoder.getContentType() === "text/event-stream";
   const { run, after } = followed;

@@ -18,16 +18,13 @@
  */
 import { autogenName } from "@/lib/autogen-name";
 import { isEvent, makeMessage, newId, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
-import type { Identity } from "../../auth/identity";
-import type { EventStore } from "../../events/store";
-import type { EventTail } from "../../events/tail";
 import type { Principal } from "../../auth/principal";
+import type { ClutchParts } from "../parts";
 import { ClutchError } from "../../errors";
 import { requester } from "../../runs/remote";
 import { AutogenInputError, checkBatch, runStateOf, TEAM_AGENT, translate, type AutogenRunState, type ItemOutcome } from "./translate";
 
-/** What this module uses of the running Clutch (server/clutch.ts `Clutch` holds every part). */
-type Deps = { store: EventStore; tail: EventTail; identity: Identity };
+type Deps = Pick<ClutchParts, "store" | "tail" | "identity">;
 
 /** A started run: where to post its messages. */
 export interface AutogenRun {
