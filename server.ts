@@ -6,6 +6,7 @@ import nextEnv from "@next/env";
 import next from "next";
 import { loadPlaybooks, modelForAgent } from "./server/agents/models";
 import { createClutch } from "./server/clutch";
+import { setClutch } from "./server/instance";
 import { loadConfig } from "./server/config";
 import { oidcRedirectUrl } from "./server/auth/sso";
 import { log } from "./server/log";
@@ -57,6 +58,8 @@ const clutch = await createClutch({
     return model;
   },
 });
+// The route handlers reach it through getClutch() (server/instance.ts).
+setClutch(clutch);
 
 /** A request's headers must arrive within 10 s and its whole body within 60 s (docs/limits.md). */
 const httpServer = createClutchHttpServer(config.timeouts);

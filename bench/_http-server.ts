@@ -10,11 +10,12 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createClutch } from "@/server/clutch";
+import { setClutch } from "@/server/instance";
 import { directRoutes } from "@/server/http/direct-routes";
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error("DATABASE_URL is required");
-const rt = await createClutch({ databaseUrl: url, dataDir: "", workspaceDir: null });
+const rt = setClutch(await createClutch({ databaseUrl: url, dataDir: "", workspaceDir: null }));
 const { POST } = await import("@/app/api/events/route");
 
 // The same adapter server.ts uses for this route (server/http/direct-routes.ts).

@@ -13,7 +13,7 @@
  *
  * It returns every part, fully built; `stop()` takes them down again. server.ts builds one per
  * process and puts Next.js and the Socket.IO gateway in front of it; tests and benches build
- * their own. The instance is registered for route handlers (server/instance.ts).
+ * their own; whoever serves the routes registers it for them (server/instance.ts `setClutch`).
  *
  * Without a workspace (`workspaceDir: null`, CLUTCH_WORKSPACE=none) Clutch is the log and its
  * API alone: the workspace is NO_WORKSPACE, no agent runs, and the orchestrator does not follow
@@ -28,7 +28,7 @@ import { StreamHub } from "./streams/hub";
 import { LocalBus, PgBus, streamsChannel, type StreamBus } from "./streams/bus";
 import type { ResolvedSpec } from "./agents/models";
 import { AgentRunner } from "./agents/runner";
-import { McpToolCaller } from "./agents/tool-caller";
+import { McpToolCaller } from "./adapters/mcp/tool-caller";
 import { ArtifactStore } from "./artifacts/store";
 import { authSecret, createAuth } from "./auth/auth";
 import { Identity } from "./auth/identity";
@@ -37,7 +37,6 @@ import { OIDC_PROVIDER_ID, type OidcSettings } from "./auth/sso";
 import { openEventLog } from "./events/open";
 import type { EventStore } from "./events/store";
 import type { EventTail } from "./events/tail";
-import { clearClutch, setClutch } from "./instance";
 import { log } from "./log";
 import { Orchestrator, type ChannelBinding } from "./orchestrator/orchestrator";
 import { DispatchQueue } from "./dispatch/queue";
@@ -735,9 +734,7 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
       unfollow();
       await traces?.stop();
       await eventLog.close();
-      clearClutch(clutch);
     },
   };
-  setClutch(clutch);
   return clutch;
 }

@@ -5,7 +5,7 @@
 import { inject } from "vitest";
 import { makeMessage, newId, PROTOCOL_VERSION, type ClutchMessage, type MessageType, type PayloadOf } from "@/lib/protocol";
 import { createClutch, type Clutch, type ClutchOptions } from "@/server/clutch";
-import { getClutch } from "@/server/instance";
+import { getClutch, setClutch } from "@/server/instance";
 import type { RunRow, TaskRow } from "@/server/events/queries";
 import type { PersonSummary } from "@/server/auth/identity";
 import { SYSTEM, type Role } from "@/server/auth/principal";
@@ -20,7 +20,8 @@ export function testClutch(options: Partial<ClutchOptions> = {}): Promise<Clutch
   // test/global-setup.ts migrated it once; a migration check per Clutch would start the Prisma CLI
   // (2–3 s of CPU) in every test file. Several files' Clutches share PostgreSQL's 100 connections:
   // a smaller Prisma pool each (vitest.config.ts).
-  return createClutch({ databaseUrl: inject("databaseUrl"), embeddedUrl: inject("embeddedDatabase"), dataDir: "", workspaceDir: null, deployment: `test.${newId("task")}`, migrate: false, poolSize: 5, ...options });
+  // The newest is the instance the route handlers under test reach (server/instance.ts).
+  return createClutch({ databaseUrl: inject("databaseUrl"), embeddedUrl: inject("embeddedDatabase"), dataDir: "", workspaceDir: null, deployment: `test.${newId("task")}`, migrate: false, poolSize: 5, ...options }).then(setClutch);
 }
 
 /** A signed-in principal for route tests: its API key and the headers that carry it. */

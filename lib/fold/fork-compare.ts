@@ -72,8 +72,7 @@ export function said(events: readonly StoredEvent[]): Said[] {
       const text = resultText(ev.payload);
       if (text) out.push({ ...base, kind: "result", text });
     } else if (isEvent(ev, "task.error")) {
-      const p = ev.payload as { code?: unknown; message?: unknown } | undefined;
-      out.push({ ...base, kind: "error", text: [p?.code, p?.message].filter((x) => typeof x === "string" && x).join(": ") || "error" });
+      out.push({ ...base, kind: "error", text: [ev.payload.code, ev.payload.message].filter((x) => typeof x === "string" && x).join(": ") || "error" });
     }
   }
   return out;

@@ -31,6 +31,7 @@ export function requestStarter(request: Request): string | null {
   if (typeof named === "string" && named) return named;
   if (isPerson(request.from.agent_id)) return request.from.agent_id;
   if (request.from.agent_id === ORCHESTRATOR_ID) {
+    // `input` is free-form JSON (§2.1 task.request); a request the orchestrator routes carries its asker in `input.from`.
     const input = (request.payload as { input?: { from?: { agent_id?: unknown } } }).input;
     const who = input?.from?.agent_id;
     if (isPerson(who)) return who;

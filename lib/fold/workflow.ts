@@ -4,7 +4,7 @@
  * the run started from), each step's task (the request the workflow made for it, `meta.workflow_step`),
  * who took it (the routed copy's recipient), where it is, and why the run failed when a step did.
  */
-import type { StoredEvent } from "@/lib/protocol";
+import { isEvent, type StoredEvent } from "@/lib/protocol";
 import type { WorkflowShape } from "@/lib/workflows/definition";
 
 export type StepStatus = "waiting" | "pending" | "running" | "succeeded" | "failed";
@@ -55,9 +55,9 @@ export function workflowProgress(events: readonly StoredEvent[], upTo = events.l
     }
     if (ev.task_id === root) {
       if (ev.type === "task.result") done = true;
-      if (ev.type === "task.error") {
+      if (isEvent(ev, "task.error")) {
         done = true;
-        failure = String((ev.payload as { message?: unknown }).message ?? "the workflow failed");
+        failure = String(ev.payload.message ?? "the workflow failed");
       }
       if (ev.type === "task.timeout" || ev.type === "task.cancel") done = true;
       continue;

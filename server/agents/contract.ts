@@ -26,7 +26,7 @@
  *
  * ## Prompt
  *   system     the manifest's system_prompt plus Clutch's operating rules;
- *              providerOptions.clutch: SystemMeta
+ *              providerOptions.clutch: SystemMeta (./models/system-meta.ts)
  *   user       one message per inbound event (the task.request, a message addressed to the
  *              agent, a subtask's outcome), as readable text; providerOptions.clutch:
  *              { event: StoredEvent } so a model can read the structured event
@@ -147,20 +147,3 @@ export const BUILTIN_TOOLS = {
 } as const;
 export type BuiltinToolName = keyof typeof BUILTIN_TOOLS;
 
-/** providerOptions.clutch on the system message. */
-export interface SystemMeta {
-  agent_id: string;
-  instance_id: string;
-  task_id: string;
-  run_id: string;
-  /** "work" for a delegated task, "review" for an overseer's review task. */
-  task_kind: "work" | "review";
-  allowed_agents: string[];
-  overseer: string | null;
-  /**
-   * The display names of the workspace's agents, by Clutch id (`{ "agent:qa-1": "QA Agent" }`),
-   * for texts people read ("Analysis by Analyst Agent, verified by QA Agent"; docs/channels.md
-   * "One name per agent"). Absent: agents go by their bare ids.
-   */
-  agent_names?: Record<string, string>;
-}

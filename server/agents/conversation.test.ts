@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { makeMessage, type ClutchMessage, type StoredEvent } from "@/lib/protocol";
 import { buildConversation, type AgentStepMeta } from "./conversation";
-import type { SystemMeta } from "./contract";
+import type { SystemMeta } from "./models/system-meta";
 
 const ref = { agent_id: "agent:analyst-1", instance_id: "analyst-1/task_A", task_id: "task_A" };
 const meta: SystemMeta = { ...ref, run_id: "run_1", task_kind: "work", allowed_agents: [], overseer: null };

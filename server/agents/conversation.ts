@@ -11,7 +11,7 @@
  */
 import type { ModelMessage, SystemModelMessage } from "ai";
 import type { StoredEvent } from "@/lib/protocol";
-import type { SystemMeta } from "./contract";
+import type { SystemMeta } from "./models/system-meta";
 import { conversationHistory, followsOf, renderHistory } from "@/lib/fold/follow-up";
 
 /** `meta.agent` on an event the runner appended for an agent instance. */

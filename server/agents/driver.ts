@@ -12,7 +12,7 @@ import type { Runtime } from "@/lib/protocol/cap";
 import type { EventStore } from "../events/store";
 import type { Gate, GateResult } from "../policy/approvals";
 import type { Workspace } from "../workspace/workspace";
-import type { TaskContext } from "./actions";
+import type { TaskContext } from "./task-context";
 import type { StreamHub } from "../streams/hub";
 
 /** One wake of a task handed to a driver. */

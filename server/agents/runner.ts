@@ -43,8 +43,11 @@ import { foldTask, TERMINAL_STATES, type TaskState, type TaskView } from "@/lib/
 import type { EventStore } from "../events/store";
 import type { Workspace, WorkspaceAgent } from "../workspace/workspace";
 import { log } from "../log";
-import { perform, taskContext, type ActionDeps, type TaskContext, type ToolCaller } from "./actions";
-import { BUILTIN_TOOLS, expectedPayloadType, mcpToolName, type SystemMeta } from "./contract";
+import { perform } from "./actions";
+import { taskContext, type ActionDeps, type TaskContext } from "./task-context";
+import type { ToolCaller } from "../workspace/tools";
+import { BUILTIN_TOOLS, expectedPayloadType, mcpToolName } from "./contract";
+import type { SystemMeta } from "./models/system-meta";
 import { buildConversation, parentsOf, stepMetaOf } from "./conversation";
 import { describeModelError, isPassingModelError, retryNotice, withRetries } from "./retry";
 import { modelEnvVar, ModelNotConfiguredError } from "./models/connect";

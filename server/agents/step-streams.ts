@@ -18,7 +18,7 @@
 import { parsePartialJson } from "ai";
 import { stepStreamId, type StreamKind } from "@/lib/realtime/streams";
 import type { StreamHub, StreamWriter } from "../streams/hub";
-import type { TaskContext } from "./actions";
+import type { TaskContext } from "./task-context";
 import { parseMcpToolName } from "./contract";
 import { normaliseTarget } from "./tool-calls";
 

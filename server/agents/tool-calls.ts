@@ -24,7 +24,8 @@
 import { newId, ReviewFeedbackV1 } from "@/lib/protocol";
 import type { z } from "zod";
 import { ORCHESTRATOR } from "../router/router";
-import type { ActionDeps, TaskContext, ToolCall, ToolCaller } from "./actions";
+import type { ActionDeps, TaskContext, ToolCall } from "./task-context";
+import type { ToolCaller } from "../workspace/tools";
 import { AskInput, CANNOT_ANSWER, DeclineInput, DelegateInput, expectedPayloadType, parseMcpToolName, ReplyInput, SubmitResultInput } from "./contract";
 import { retryNotice, withRetries } from "./retry";
 import { unmetExpectation } from "../schemas/registry";

@@ -61,7 +61,6 @@ const RESERVED = new Set(["routing.decision", "routing.failure", "policy.decisio
 /** Marks only Clutch writes: an imported copy (lib/protocol/imported.ts) and a fork's copy. */
 const RESERVED_META = ["imported", "forked_from"] as const;
 const LIFECYCLE = new Set(["task.accept", "task.progress", "task.result", "task.error", "model.usage"]);
-const SELF = new Set(["agent.register", "agent.heartbeat", "agent.update"]);
 
 /** The refusals whose rules read what the cache holds: on a cached read, the database decides them again. */
 const FROM_READS = new Set(["unknown_thread", "unknown_run", "unknown_task", "not_your_task"]);
@@ -115,9 +114,10 @@ async function check(
       const bad = signatureProblem(m, deps.cardOf(p.agent_id));
       if (bad) throw refuse(bad.code, `message ${i}: ${bad.message}; nothing was stored`, i);
     }
-    const newCard = m.type === "agent.register" || m.type === "agent.update" ? (m.payload as { card?: AgentCard }).card : undefined;
-    if (SELF.has(m.type)) {
-      const named = (m.payload as { agent_id?: unknown; card?: { agent_id?: unknown } }).agent_id ?? (m.payload as { card?: { agent_id?: unknown } }).card?.agent_id;
+    const newCard = isEvent(m, "agent.register", "agent.update") ? m.payload.card : undefined;
+    // An agent speaks only for itself: the agent its heartbeat names, or its card's.
+    if (isEvent(m, "agent.register", "agent.heartbeat", "agent.update")) {
+      const named = m.payload.agent_id ?? newCard?.agent_id;
       if (named !== undefined && named !== p.agent_id) throw refuse("not_yourself", `message ${i}: ${m.type} names ${String(named)}; ${who} may only speak for ${p.agent_id}`, i);
     }
     if (newCard && keysLocked(p, deps.cardOf(p.agent_id)?.security?.keys, newCard.security?.keys)) {

@@ -165,6 +165,11 @@ function notDeleted(alias: string): string {
   return `NOT EXISTS (SELECT 1 FROM events d WHERE d.payload->>'message_id' = ${alias}.id AND d.run_id = ${alias}.run_id AND d.type = 'chat.delete')`;
 }
 
+/** The chat messages among `rows` (the inbox's message queries select nothing else). */
+function chatMessages(rows: EventRow[]): StoredEventOf<"chat.message">[] {
+  return rows.map(fromRow).filter((e): e is StoredEventOf<"chat.message"> => isEvent(e, "chat.message"));
+}
+
 export class Queries {
   constructor(private readonly db: Db) {}
 
@@ -765,7 +770,18 @@ export class Queries {
     });
   }
 
-  // The For you inbox (server/events/inbox.ts)
+  // The For you inbox (server/inbox/inbox.ts): one query per kind of item, each through inboxRows.
+
+  /**
+   * Rows of one of the inbox's queries: `sql` reads `$1` the person, `inScope(column)` the
+   * channels `thread_ids` ($2 and $3; "all": every one) and `params` from `$4` on. No channel: no
+   * rows, and no round trip.
+   */
+  private inboxRows<R>(sql: (inScope: (column: string) => string) => string, person: string, thread_ids: readonly string[] | "all", ...params: unknown[]): Promise<R[]> {
+    if (thread_ids !== "all" && !thread_ids.length) return Promise.resolve([]);
+    const inScope = (column: string) => `($2::boolean OR ${column} = ANY($3::text[]))`;
+    return this.db.$queryRawUnsafe<R[]>(sql(inScope), person, thread_ids === "all", thread_ids === "all" ? [] : [...thread_ids], ...params);
+  }
 
   /**
    * The questions to people that wait for an answer in tasks that have not ended, put to the
@@ -774,26 +790,24 @@ export class Queries {
    * projection's `open_questions` (a partial index holds the tasks that have any).
    */
   async openQuestionsFor(person: string, thread_ids: readonly string[] | "all", limit: number): Promise<StoredEventOf<"chat.message">[]> {
-    if (thread_ids !== "all" && !thread_ids.length) return [];
-    const rows = await this.db.$queryRawUnsafe<EventRow[]>(
-      `SELECT ${eventColumns("e")}
+    const rows = await this.inboxRows<EventRow>(
+      (inScope) => `SELECT ${eventColumns("e")}
          FROM tasks t
          CROSS JOIN LATERAL jsonb_array_elements(t.open_questions) AS q(question)
          JOIN events e ON e.run_id = t.run_id AND e.id = q.question->>'id'
         WHERE t.open_questions <> '[]'::jsonb
           AND t.state <> ALL($4::text[])
           AND (q.question->'to' @> '["user"]'::jsonb OR q.question->'to' @> jsonb_build_array($1::text))
-          AND ($2::boolean OR t.thread_id = ANY($3::text[]))
+          AND ${inScope("t.thread_id")}
           AND e.type = 'chat.message'
         ORDER BY e.seq DESC
         LIMIT $5`,
       person,
-      thread_ids === "all",
-      thread_ids === "all" ? [] : [...thread_ids],
+      thread_ids,
       [...TERMINAL_STATES],
       limit,
     );
-    return rows.map(fromRow).filter((e): e is StoredEventOf<"chat.message"> => isEvent(e, "chat.message"));
+    return chatMessages(rows);
   }
 
   /** Tasks of `assignees` in `thread_ids` that ended failed, cancelled or timed out at or after `since`, oldest first. */
@@ -814,26 +828,24 @@ export class Queries {
    * newest first, at most `limit` (the events_mentions_idx GIN index).
    */
   async mentionsOf(person: string, thread_ids: readonly string[] | "all", since: Date, limit: number): Promise<StoredEventOf<"chat.message">[]> {
-    if (thread_ids !== "all" && !thread_ids.length) return [];
-    const rows = await this.db.$queryRawUnsafe<EventRow[]>(
-      `SELECT ${eventColumns()} FROM events
+    const rows = await this.inboxRows<EventRow>(
+      (inScope) => `SELECT ${eventColumns()} FROM events
         WHERE type = 'chat.message'
           AND (payload->'mentions' @> jsonb_build_array($1::text) OR payload->'mentions' @> '["channel"]' OR payload->'mentions' @> '["here"]')
           AND from_agent_id <> $1
           AND NOT coalesce(rest->'meta' ? 'forked_from', false)
           AND NOT coalesce(rest->'meta' ? 'imported', false)
           AND ${notDeleted("events")}
-          AND ($2::boolean OR thread_id = ANY($3::text[]))
+          AND ${inScope("thread_id")}
           AND ts >= $4
         ORDER BY seq DESC
         LIMIT $5`,
       person,
-      thread_ids === "all",
-      thread_ids === "all" ? [] : [...thread_ids],
+      thread_ids,
       since,
       limit,
     );
-    return rows.map(fromRow).filter((e): e is StoredEventOf<"chat.message"> => isEvent(e, "chat.message"));
+    return chatMessages(rows);
   }
 
   /**
@@ -852,24 +864,22 @@ export class Queries {
     since: Date,
     limit: number,
   ): Promise<DirectMessageActivity[]> {
-    if (thread_ids !== "all" && !thread_ids.length) return [];
     const theirs = `e.thread_id = t.id AND e.type = 'chat.message' AND e.from_agent_id <> $1 AND ${unreadSql("$6")}
             AND ${notDeleted("e")}`;
-    const rows = await this.db.$queryRawUnsafe<(EventRow & { unread: number })[]>(
-      `SELECT ${eventColumns("last")}, n.unread
+    const rows = await this.inboxRows<EventRow & { unread: number }>(
+      (inScope) => `SELECT ${eventColumns("last")}, n.unread
          FROM threads t
          LEFT JOIN unnest($7::text[], $8::bigint[]) AS m(thread_id, seq) ON m.thread_id = t.id
          CROSS JOIN LATERAL (SELECT ${eventColumns("e")} FROM events e WHERE ${theirs} ORDER BY e.seq DESC LIMIT 1) last
          CROSS JOIN LATERAL (SELECT count(*)::int AS unread FROM events e WHERE ${theirs} AND e.seq > coalesce(m.seq, 0)) n
         WHERE t.dm_between @> ARRAY[$1::text]
-          AND ($2::boolean OR t.id = ANY($3::text[]))
+          AND ${inScope("t.id")}
           AND t.last_event_at >= $4
           AND last.ts >= $4
         ORDER BY last.seq DESC
         LIMIT $5`,
       person,
-      thread_ids === "all",
-      thread_ids === "all" ? [] : [...thread_ids],
+      thread_ids,
       since,
       limit,
       THREAD_CREATED,

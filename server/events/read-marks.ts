@@ -4,7 +4,7 @@
  * the person's last read. A person who joins starts with every channel they may read marked
  * read to its end, so the backlog is history, not unread; marks only ever move forward. The
  * sidebar's unread badges (`ThreadSummary.read`) and the For you inbox's unread items
- * (server/events/inbox.ts) read them. A channel with no mark for a person falls back to what
+ * (server/inbox/inbox.ts) read them. A channel with no mark for a person falls back to what
  * their browser remembers. "Mark unread" (`markUnreadFrom`) is the one move back, on the
  * person's explicit request.
  */

@@ -15,7 +15,7 @@
  * within COMPENSATION_WINDOW_MS (`compensateEnded`), so an interrupted compensation finishes.
  */
 import { isEvent, makeMessage, type StoredEventOf } from "@/lib/protocol";
-import type { ToolCaller } from "../agents/actions";
+import type { ToolCaller } from "../workspace/tools";
 import type { TaskRow } from "../events/queries";
 import type { EventStore } from "../events/store";
 import type { WorkspaceAgent } from "../workspace/workspace";

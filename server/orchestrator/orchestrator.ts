@@ -66,7 +66,7 @@ import { clutchTaskError } from "../lifecycle/task-error";
 import { cancelRun } from "../lifecycle/cancel";
 import { answerIfUnanswerable, answerUnanswerableInRun } from "../lifecycle/unanswerable";
 import { ClutchError } from "../errors";
-import type { ToolCaller } from "../agents/actions";
+import type { ToolCaller } from "../workspace/tools";
 import type { DispatchJob } from "../dispatch/queue";
 import { traceMetaOf } from "../telemetry/meta";
 
@@ -160,7 +160,7 @@ export class Orchestrator {
     allChannels?: boolean;
     /** The deadlines' clock, ms since the epoch (default Date.now; tests swap it). */
     now?: () => number;
-    /** MCP calls for compensations (server/agents/tool-caller.ts); null: nothing is undone. */
+    /** MCP calls for compensations (server/adapters/mcp/tool-caller.ts); null: nothing is undone. */
     tools?: ToolCaller | null;
     /** Requests reach their agents through the durable queue's jobs (`dispatchJob`), not the reaction. */
     durableDispatch?: boolean;

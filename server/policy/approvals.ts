@@ -15,7 +15,7 @@ import { isEvent, makeMessage, newId, type ClutchMessage, type PayloadOf } from 
 import { ClutchError } from "../errors";
 import type { ApprovalRow } from "../events/queries";
 import type { EventStore } from "../events/store";
-import { requesterOfRun } from "../runs/requester";
+import { requesterOfRun } from "../events/requester";
 import type { Decision, PolicyKernel, Usage } from "./kernel";
 import type { Subject } from "./rules";
 

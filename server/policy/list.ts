@@ -5,6 +5,7 @@
 import type { ApprovalSummary } from "@/lib/api/types";
 import { mayDecide, requestersOf, type Decider } from "@/lib/approvers";
 import { isEvent } from "@/lib/protocol";
+import type { Readable } from "../auth/access";
 import type { ApprovalFilter, ApprovalRow, Queries } from "../events/queries";
 import { runTitles } from "../events/runs";
 
@@ -74,4 +75,21 @@ export async function listApprovals(queries: Queries, state: ApprovalFilter, thr
     const payload = request && isEvent(request, "approval.requested") ? request.payload : null;
     return toApprovalSummary(r, threads.get(r.thread_id) ?? null, payload, titles.get(r.run_id) ?? null);
   });
+}
+
+/**
+ * The approvals in `state`, optionally of one channel (as `listApprovals`), that a principal who
+ * may read `readable` sees: those of the channels they may read, and, for a person (`person`;
+ * null for an agent), those of direct messages whose rule names them (`decidableOutsideDms`),
+ * marked `outside_dm` and without their thread's name (docs/identity.md "Approvals in direct
+ * messages"). Both `GET /api/approvals` and the For you inbox list approvals through it.
+ */
+export async function visibleApprovals(queries: Queries, readable: Readable, person: Decider | null, state: ApprovalFilter, thread_id?: string): Promise<ApprovalSummary[]> {
+  const approvals = await listApprovals(queries, state, thread_id);
+  if (readable.all) return approvals;
+  const unread = approvals.filter((a) => !readable.ids.has(a.thread_id));
+  const outside = person ? new Set((await decidableOutsideDms(queries, unread, person)).map((a) => a.approval_id)) : new Set<string>();
+  return approvals
+    .filter((a) => readable.ids.has(a.thread_id) || outside.has(a.approval_id))
+    .map((a) => (outside.has(a.approval_id) ? { ...a, thread_name: null, outside_dm: true as const } : a));
 }

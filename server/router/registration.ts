@@ -100,8 +100,10 @@ export async function recordHeartbeat(store: EventStore, registry: AgentRegistry
   const { agent_id: _named, ts, security, ...beat } = r.data;
   let signed: { kid: string; ts: string } | undefined;
   if (opts.signed && known.card.security?.keys?.length) {
-    const last = (await store.queries.lastHeartbeat(agent_id))?.payload as { signed?: { ts?: string } } | undefined;
-    const bad = heartbeatSignatureProblem(r.data, known.card, { agent_id, lastSignedTs: last?.signed?.ts ?? null, ...(opts.now ? { now: opts.now } : {}) });
+    // `signed` is what Clutch adds to a signed heartbeat it stores (below); the schema leaves it open.
+    const lastSigned = (await store.queries.lastHeartbeat(agent_id))?.payload.signed;
+    const lastSignedTs = lastSigned && typeof lastSigned === "object" && "ts" in lastSigned && typeof lastSigned.ts === "string" ? lastSigned.ts : null;
+    const bad = heartbeatSignatureProblem(r.data, known.card, { agent_id, lastSignedTs, ...(opts.now ? { now: opts.now } : {}) });
     if (bad) throw new ClutchError(bad.code, `${bad.message}; nothing was stored`, 403);
     signed = { kid: security!.auth.kid, ts: ts! };
   }

@@ -13,7 +13,10 @@
  */
 import { isEvent, makeMessage, newId, type ClutchMessage, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { parseMentions } from "@/lib/mentions";
-import type { Clutch } from "../clutch";
+import type { EventStore } from "../events/store";
+import type { EventTail } from "../events/tail";
+import type { AgentRegistry } from "../router/registry";
+import type { Workspace } from "../workspace/workspace";
 import type { Principal } from "../auth/principal";
 import { ORCHESTRATOR } from "../router/router";
 import type { TraceMeta } from "../telemetry/meta";
@@ -60,7 +63,7 @@ export interface RemoteRun {
  * `traceparent`, server/telemetry) goes in its `meta.trace`.
  */
 export async function startRemoteRun(
-  clutch: Pick<Clutch, "store" | "registry" | "workspace">,
+  clutch: { store: EventStore; registry: AgentRegistry; workspace: Workspace },
   req: { principal: Principal; channel: { thread_id: string; name: string; entry_agent: string | null }; target: string | null; text: string; via: string; key: string; input?: Record<string, unknown>; trace?: TraceMeta },
 ): Promise<RemoteRun> {
   const { store, registry, workspace } = clutch;
@@ -119,7 +122,7 @@ export interface RunFollower {
  * Follow run `run.run_id` after seq `after` (see the module doc). Resolves when the root task
  * ends, a `question` callback returns true, the run cannot be read, or `signal` aborts.
  */
-export function followRun(clutch: Pick<Clutch, "store" | "tail">, run: { run_id: string; task_id: string }, after: number, on: RunFollower, signal?: AbortSignal): Promise<void> {
+export function followRun(clutch: { store: EventStore; tail: EventTail }, run: { run_id: string; task_id: string }, after: number, on: RunFollower, signal?: AbortSignal): Promise<void> {
   const { store, tail } = clutch;
   return new Promise<void>((resolve) => {
     let last = after;

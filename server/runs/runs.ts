@@ -170,7 +170,7 @@ export async function importRun(store: EventStore, text: string, opts: ImportOpt
   const before = opts.new_run ? null : await runDetail(store.queries, run_id);
   const existing = before ? { title: before.run.title, event_count: before.run.event_count } : null;
   const root = toStore.find((m) => m.type === "task.request" && !m.parent_task_id);
-  const rootTitle = root && typeof (root.payload as { title?: unknown }).title === "string" ? ((root.payload as { title: string }).title) : null;
+  const rootTitle = root && isEvent(root, "task.request") && typeof root.payload.title === "string" ? root.payload.title : null;
   const title = existing ? existing.title : rootTitle;
   if (opts.dry_run) return { run_id, events: toStore.length, created: 0, title, existing, dry_run: true };
   const result = await store.appendAll(toStore);

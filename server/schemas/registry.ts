@@ -19,7 +19,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { z } from "zod";
-import type { ClutchMessage } from "@/lib/protocol";
+import { isEvent, type ClutchMessage } from "@/lib/protocol";
 import { BUILTIN_PAYLOAD_TYPES, MESSAGE_TYPES, PAYLOAD_BY_TYPE, PAYLOAD_TYPE_PATTERN, type MessageType } from "@/lib/protocol/payloads";
 import type { Db } from "../db/client";
 import { ClutchError } from "../errors";
@@ -237,8 +237,7 @@ export class SchemaRegistry {
       const at = messages.length > 1 ? [index] : [];
       const checks: [string, unknown, string[]][] = [];
       if (msg.payload_type && !(msg.payload_type in BUILTIN_PAYLOAD_TYPES)) checks.push([msg.payload_type, msg.payload, ["payload"]]);
-      const input_type = msg.type === "task.request" ? (msg.payload as { input_type?: unknown }).input_type : undefined;
-      if (typeof input_type === "string") checks.push([input_type, (msg.payload as { input?: unknown }).input, ["payload", "input"]]);
+      if (isEvent(msg, "task.request") && typeof msg.payload.input_type === "string") checks.push([msg.payload.input_type, msg.payload.input, ["payload", "input"]]);
       for (const [type, value, base] of checks) {
         const v = await this.check(type, value);
         if (!v) continue;

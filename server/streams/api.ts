@@ -28,7 +28,7 @@
  *   chat.message from the author with `meta.stream_id`, to/reply_to/task as opened, idempotency
  *   key `stream:<stream_id>` (so a retried stop, or a Stop racing it, stores nothing twice), then
  *   the stream ends `done`;
- * - a person stops it (Stop): the run's requester (server/runs/requester.ts) or an admin may stop
+ * - a person stops it (Stop): the run's requester (server/events/requester.ts) or an admin may stop
  *   anyone's stream they can see. The stream ends `stopped` first (so its writer, an agent runner
  *   or an external agent, stores nothing of its own and every process holds the same final text),
  *   then ONE append (one transaction) stores the text so far as a chat.message from the stream's
@@ -61,7 +61,8 @@ import { z } from "zod";
 import { conversationIds } from "@/lib/conversation";
 import { ChatMessagePayload, makeMessage, newId, type ClutchMessage, type Participant, type StoredEvent } from "@/lib/protocol";
 import { STREAM_META, type StreamEnd, type StreamInfo } from "@/lib/realtime/streams";
-import type { Clutch } from "../clutch";
+import type { Identity } from "../auth/identity";
+import type { StreamHub } from "./hub";
 import { ClutchError, isClutchError } from "../errors";
 import type { AppendResult } from "../events/append";
 import type { EventStore } from "../events/store";
@@ -69,10 +70,14 @@ import { validateMessages } from "../events/validate";
 import { actorOf } from "../lifecycle/authorize";
 import { cancelTask } from "../lifecycle/cancel";
 import { isAdmin, type PersonPrincipal, type Principal } from "../auth/principal";
-import { requesterOfRun } from "../runs/requester";
+import { requesterOfRun } from "../events/requester";
 
 /** What this module uses of the running Clutch. */
-export type StreamDeps = Pick<Clutch, "store" | "identity" | "streams">;
+export interface StreamDeps {
+  store: EventStore;
+  identity: Identity;
+  streams: StreamHub;
+}
 
 /** Most characters a stream's text may reach: a chat.message's text limit (lib/protocol/payloads.ts). */
 export const MAX_STREAM_CHARS = ChatMessagePayload.shape.text.maxLength ?? 100_000;

@@ -25,7 +25,7 @@ import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
 import { log } from "../log";
 import { isTraced, RunTracer, type SpanRecord, type TraceLookup } from "./tracer";
-import type { Env, TraceExport, TraceExportOptions } from "./index";
+import type { Env, TraceExport, TraceExportOptions } from "./options";
 
 /** Events waiting for the tracer, at most; more are dropped (with one warning) until it catches up. */
 export const MAX_QUEUED_EVENTS = 10_000;

@@ -169,10 +169,8 @@ export function isTraced(ev: StoredEvent): boolean {
     case "audit.change":
       // A channel made private (or public): its runs' spans carry its content or not from now on.
       return isEvent(ev, "audit.change") && ev.payload.action === "channel.visibility_changed";
-    case "chat.message": {
-      const p = ev.payload as { expects_reply?: unknown; reply_to?: unknown };
-      return p.expects_reply === true || (typeof p.reply_to === "string" && ev.to.length > 0);
-    }
+    case "chat.message":
+      return isEvent(ev, "chat.message") && (ev.payload.expects_reply === true || (typeof ev.payload.reply_to === "string" && ev.to.length > 0));
     default:
       return false;
   }

@@ -7,6 +7,7 @@
  *   "prices": { "currency": "USD",
  *               "models": { "gpt-4o": { "input": 2.5, "output": 10, "cached_input": 1.25 } } }
  *
+ * workspace.json's `prices` section is PricesSchema (server/workspace/workspace.ts);
  * `loadWorkspace` checks the table at start (a bad entry refuses the workspace with its path);
  * `PriceBook` then re-reads it whenever workspace.json changes, and keeps the last good table
  * when the new one does not parse (`status().error` names the bad entry), as the policy does.
@@ -17,17 +18,7 @@ import type { PriceTable } from "@/lib/fold/usage";
 import { BUILTIN_MODEL_ID } from "../agents/models/builtin";
 import { log } from "../log";
 import { watchFile } from "../workspace/watch-file";
-
-const price = z.number({ error: "a price is a number: the currency's units per million tokens" }).nonnegative("a price cannot be negative").max(1_000_000);
-
-/** workspace.json `prices`. */
-export const PricesSchema = z
-  .strictObject({
-    $comment: z.string().optional(),
-    currency: z.string().regex(/^[A-Z]{3}$/, "currency is a three-letter ISO 4217 code such as USD or EUR").default("USD"),
-    models: z.record(z.string().min(1).max(200), z.strictObject({ input: price, output: price, cached_input: price.optional() })).default({}),
-  })
-  .prefault({});
+import { PricesSchema } from "../workspace/workspace";
 
 /** `table` with the built-in model at zero unless it names it. */
 export function withBuiltin(table: z.infer<typeof PricesSchema>): PriceTable {

@@ -11,9 +11,12 @@
  */
 import type { Db } from "../db/client";
 import { ClutchError } from "../errors";
-import { autogenToTeam, isAutogenSpec, pickTeam, redactSecrets } from "./autogen";
+import { autogenToTeam, isAutogenSpec, pickTeam, redactSecrets, type AutogenImport } from "./autogen";
 import { PackError, packToTeam, readPack, type ImportedTeam } from "./promptpack";
 import { teamAgents, WorkspaceError, type Workspace, type WorkspaceAgent } from "./workspace";
+
+/** An imported team: a PromptPack's, or an AutoGen team's with its group-chat pattern (`autogen`, server/workspace/autogen.ts). */
+export type Team = ImportedTeam & { autogen?: AutogenImport };
 
 /** One stored import. */
 export interface StoredPack {
@@ -32,7 +35,7 @@ export interface StoredAutogen {
 const isStoredAutogen = (pack: unknown): pack is StoredAutogen => (pack as StoredAutogen | null)?.kind === "autogen" && typeof (pack as StoredAutogen).id === "string";
 
 /** The team a stored import makes (a PromptPack's or an AutoGen team's). Throws PackError when it no longer maps. */
-export function storedTeam(stored: StoredPack): ImportedTeam {
+export function storedTeam(stored: StoredPack): Team {
   return isStoredAutogen(stored.pack) ? autogenToTeam(stored.pack.team, { id: stored.pack.id }) : packToTeam(stored.pack, stored.variables);
 }
 
@@ -40,7 +43,7 @@ export function storedTeam(stored: StoredPack): ImportedTeam {
  * What an import's input is mapped to, and what is stored for it: an AutoGen team (by shape,
  * `team` picking one of a gallery's, `id` naming it) or a PromptPack. Throws PackError.
  */
-export function readImport(input: { pack: unknown; variables?: Record<string, string>; team?: string | number; id?: string }): { team: ImportedTeam; stored: unknown } {
+export function readImport(input: { pack: unknown; variables?: Record<string, string>; team?: string | number; id?: string }): { team: Team; stored: unknown } {
   const pack = readPack(input.pack);
   if (isAutogenSpec(pack)) {
     const team = autogenToTeam(pack, { team: input.team, id: input.id });
@@ -83,10 +86,10 @@ export class PackImports {
     input: { pack: unknown; variables?: Record<string, string>; team?: string | number; id?: string },
     by: string,
     channelExists: (name: string) => Promise<boolean>,
-  ): Promise<{ team: ImportedTeam; agents: WorkspaceAgent[] }> {
+  ): Promise<{ team: Team; agents: WorkspaceAgent[] }> {
     const variables = input.variables ?? {};
     let pack: unknown;
-    let team: ImportedTeam;
+    let team: Team;
     try {
       ({ team, stored: pack } = readImport(input));
     } catch (err) {

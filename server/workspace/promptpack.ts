@@ -30,7 +30,6 @@
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { CAP_AGENT_ID_PATTERN, CapManifestSchema, type CapManifest } from "@/lib/protocol";
-import type { AutogenImport } from "./autogen";
 
 /** A problem with a pack, where (JSONPath from `$`, the pack's root) and what. */
 export interface PackIssue {
@@ -86,7 +85,10 @@ export const PromptPackSchema = z.looseObject({
 });
 export type PromptPack = z.infer<typeof PromptPackSchema>;
 
-/** What a pack becomes: one CAP manifest per agent, the team's channel, and what was left out. */
+/**
+ * What a pack becomes: one CAP manifest per agent, the team's channel, and what was left out. An
+ * AutoGen team adds its group-chat pattern (server/workspace/imports.ts `Team`).
+ */
 export interface ImportedTeam {
   pack: { id: string; name: string; version: string | null };
   manifests: CapManifest[];
@@ -94,8 +96,6 @@ export interface ImportedTeam {
   warnings: string[];
   /** How tools that are not prompt keys were read as members (`coordinator: research → researcher (tag)`). */
   notes: string[];
-  /** An AutoGen team's group-chat pattern (server/workspace/autogen.ts); absent for a PromptPack. */
-  autogen?: AutogenImport;
 }
 
 /**

@@ -19,7 +19,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { PricesSchema } from "../usage/prices";
 import { ANSWER_MODES, type AnswerMode } from "@/lib/answers";
 import {
   capAgentIdToClutch,
@@ -35,6 +34,17 @@ export class WorkspaceError extends Error {
     this.name = "WorkspaceError";
   }
 }
+
+const price = z.number({ error: "a price is a number: the currency's units per million tokens" }).nonnegative("a price cannot be negative").max(1_000_000);
+
+/** workspace.json `prices` (server/usage/prices.ts serves them; docs/observability.md "Prices"). */
+export const PricesSchema = z
+  .strictObject({
+    $comment: z.string().optional(),
+    currency: z.string().regex(/^[A-Z]{3}$/, "currency is a three-letter ISO 4217 code such as USD or EUR").default("USD"),
+    models: z.record(z.string().min(1).max(200), z.strictObject({ input: price, output: price, cached_input: price.optional() })).default({}),
+  })
+  .prefault({});
 
 const WorkspaceFileSchema = z.strictObject({
   $comment: z.string().optional(),

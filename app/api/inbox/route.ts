@@ -7,7 +7,7 @@
  * for an agent key (an agent's inbox is /api/agents/:agent_id/inbox).
  */
 import { getClutch } from "@/server/instance";
-import { inboxOf } from "@/server/events/inbox";
+import { inboxOf } from "@/server/inbox/inbox";
 import { json } from "../_lib/http";
 import { route } from "../_lib/route";
 

@@ -10,7 +10,7 @@ import { generateText, tool, type ToolSet } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { StoredEvent } from "@/lib/protocol";
-import type { SystemMeta } from "@/server/agents/contract";
+import type { SystemMeta } from "@/server/agents/models/system-meta";
 import { buildConversation } from "@/server/agents/conversation";
 import { BuiltinLanguageModel } from "@/server/agents/models/builtin";
 import { readSuperstoreCsv } from "@/test/superstore";

@@ -19,7 +19,7 @@ import type { EventStore } from "../../events/store";
 import type { EventTail } from "../../events/tail";
 import type { AgentRegistry } from "../../router/registry";
 import { sendHeartbeats } from "../../router/registration";
-import { taskContext } from "../../agents/actions";
+import { taskContext } from "../../agents/task-context";
 import { currentRequest } from "../../agents/runner";
 import { askerOf } from "../../agents/driver";
 import type { WorkspaceAgent } from "../../workspace/workspace";

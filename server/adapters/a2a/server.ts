@@ -69,8 +69,8 @@ import {
 import { agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express";
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3";
 import { isEvent, newId, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
-import type { Clutch } from "../../clutch";
 import type { Principal } from "../../auth/principal";
+import type { ClutchParts } from "../parts";
 import { cancelRun } from "../../lifecycle/cancel";
 import { followRun, remoteAnswer, requester, startRemoteRun } from "../../runs/remote";
 import { log } from "../../log";
@@ -206,7 +206,7 @@ class RunExecutor implements AgentExecutor {
    * cancels or answers a task another took.
    */
   constructor(
-    private readonly clutch: Clutch,
+    private readonly clutch: ClutchParts,
     private readonly channel: { thread_id: string; name: string; entry_agent: string | null },
     private readonly target: string | null,
     private readonly links: Map<string, RunLink>,
@@ -604,7 +604,7 @@ export function cardOrigin(req: IncomingMessage, where: A2AAddress): string {
  * (the database); creating the app starts following again the runs of those still submitted or
  * working (see the module doc), in the background: a failure there is logged, never thrown.
  */
-export function a2aApp(clutch: Clutch, address: string | A2AAddress, opts: { blockingSec?: number } = {}): express.Express {
+export function a2aApp(clutch: ClutchParts, address: string | A2AAddress, opts: { blockingSec?: number } = {}): express.Express {
   const where: A2AAddress = typeof address === "string" ? { publicUrl: address, port: 0 } : address;
   const boundMs = (opts.blockingSec ?? blockingSec()) * 1000;
   const app = express();

@@ -50,8 +50,8 @@ import { ChatMessagePayload, isEvent, newId, type StoredEvent } from "@/lib/prot
 import type { AcpDelta } from "@/lib/acp/delta";
 import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
 import { STREAM_META } from "@/lib/realtime/streams";
-import type { Clutch } from "../../clutch";
 import type { Principal } from "../../auth/principal";
+import type { ClutchParts } from "../parts";
 import { cancelRun } from "../../lifecycle/cancel";
 import { log } from "../../log";
 import { followRun, remoteAnswer, requester, startRemoteRun } from "../../runs/remote";
@@ -126,7 +126,7 @@ export class ProgressRefused extends Error {
  * with text. Throws ProgressRefused when the params are bad, the task is not the principal's or
  * has ended, or the stream ended (a person's Stop among them) or is written on another node.
  */
-export async function agentProgress(clutch: Pick<Clutch, "store" | "tail" | "streams">, principal: Principal, params: unknown): Promise<void> {
+export async function agentProgress(clutch: Pick<ClutchParts, "store" | "tail" | "streams">, principal: Principal, params: unknown): Promise<void> {
   const parsed = AgentProgressParams.safeParse(params);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -187,7 +187,7 @@ export async function agentProgress(clutch: Pick<Clutch, "store" | "tail" | "str
  * chat.message or task.result of the task (one naming the stream, or naming none), interrupted
  * when the task fails, is cancelled or times out. Stops watching once the stream ended, however.
  */
-function endWithTask(clutch: Pick<Clutch, "tail" | "streams">, writer: StreamWriter): void {
+function endWithTask(clutch: Pick<ClutchParts, "tail" | "streams">, writer: StreamWriter): void {
   const { stream_id, info } = writer;
   let watching = true;
   const stopWatching = () => {
@@ -223,14 +223,14 @@ const hearing = new WeakSet<object>();
  * Cancel the call `key` (flightKey): here when this process serves it, else on the node that
  * does, told over the deployment's bus as `{ acp_cancel: key }`.
  */
-function cancelFlight(clutch: Clutch, key: string): void {
+function cancelFlight(clutch: ClutchParts, key: string): void {
   const here = inFlight.get(key);
   if (here) return here();
   clutch.bus.publish(JSON.stringify({ acp_cancel: key }));
 }
 
 /** Hear the deployment's other nodes' cancels of the calls this process serves (once per bus). */
-function hearCancels(clutch: Clutch): void {
+function hearCancels(clutch: ClutchParts): void {
   if (hearing.has(clutch.bus)) return;
   hearing.add(clutch.bus);
   clutch.bus.subscribe((raw) => {
@@ -259,7 +259,7 @@ export function stepOf(ev: StoredEvent): string | null {
 }
 
 /** The MCP server of one call, for `principal` (see the module doc); `trace`: the call's W3C trace context. */
-function acpServer(clutch: Clutch, principal: Principal, trace?: TraceMeta): Server {
+function acpServer(clutch: ClutchParts, principal: Principal, trace?: TraceMeta): Server {
   const server = new Server({ name: "clutch", version: clutch.version }, { capabilities: { agents: {} } as Record<string, object> });
 
   const runnable = () =>
@@ -362,7 +362,7 @@ function acpServer(clutch: Clutch, principal: Principal, trace?: TraceMeta): Ser
   return server;
 }
 
-async function findChannel(clutch: Clutch, name: string): Promise<{ thread_id: string; name: string; entry_agent: string | null } | null> {
+async function findChannel(clutch: ClutchParts, name: string): Promise<{ thread_id: string; name: string; entry_agent: string | null } | null> {
   const thread = await clutch.store.queries.threadByName(name);
   return thread ? { thread_id: thread.id, name: thread.name, entry_agent: null } : null;
 }
@@ -371,7 +371,7 @@ async function findChannel(clutch: Clutch, name: string): Promise<{ thread_id: s
  * The caller's answer to the question run `run_id` waits on (the newest question to people), as
  * a reply in the channel. Returns the run's root task and the question's seq, to follow from.
  */
-async function answerQuestion(clutch: Clutch, principal: Principal, run_id: string, thread_id: string, text: string): Promise<{ run_id: string; task_id: string; thread_id: string; after: number }> {
+async function answerQuestion(clutch: ClutchParts, principal: Principal, run_id: string, thread_id: string, text: string): Promise<{ run_id: string; task_id: string; thread_id: string; after: number }> {
   const { store } = clutch;
   const events = await store.readAll({ run_id });
   if (!events.length || events[0]!.thread_id !== thread_id) throw new McpError(ErrorCode.InvalidParams, `no run ${run_id} in this channel`);
@@ -388,7 +388,7 @@ async function answerQuestion(clutch: Clutch, principal: Principal, run_id: stri
  * Answer one HTTP request to the ACP endpoint for `principal`: a fresh MCP server and stateless
  * Streamable HTTP transport. `parsedBody` is the request's JSON, read with Clutch's limits.
  */
-export async function handleAcp(clutch: Clutch, principal: Principal, req: Request, parsedBody: unknown): Promise<Response> {
+export async function handleAcp(clutch: ClutchParts, principal: Principal, req: Request, parsedBody: unknown): Promise<Response> {
   // A cancel of an agents/run in flight comes in a request of its own (no session ties the two):
   // it cancels the run that call follows, if that call is the same principal's.
   hearCancels(clutch);

@@ -44,8 +44,8 @@
 import { EventEncoder } from "@ag-ui/encoder";
 import type { Event as AgUiEvent } from "@ag-ui/core";
 import type { StoredEvent, StoredEventOf } from "@/lib/protocol";
-import type { Clutch } from "../../clutch";
 import type { Principal } from "../../auth/principal";
+import type { ClutchParts } from "../parts";
 import { ClutchError } from "../../errors";
 import { cancelRun } from "../../lifecycle/cancel";
 import { log } from "../../log";
@@ -73,13 +73,13 @@ interface Followed {
 }
 
 /** The channel AG-UI runs happen in: workspace.json's `a2a.channel`, else the first; null without one. */
-function channelOf(clutch: Clutch): Channel | null {
+function channelOf(clutch: ClutchParts): Channel | null {
   const name = clutch.workspace.a2a.channel ?? clutch.channels[0]?.name;
   return clutch.channels.find((c) => c.name === name) ?? null;
 }
 
 /** An agent's display name (its card's), else its id without `agent:`. */
-function nameOf(clutch: Clutch, agent_id: string): string {
+function nameOf(clutch: ClutchParts, agent_id: string): string {
   return clutch.registry.get(agent_id)?.card.display.name ?? clutch.workspace.agents.get(agent_id.replace(/^agent:/, ""))?.card.display.name ?? agent_id.replace(/^(agent|user):/, "");
 }
 
@@ -89,7 +89,7 @@ function nameOf(clutch: Clutch, agent_id: string): string {
  * with the API's limits. Throws ClutchError (invalid_body 400, forbidden 403, not_found and
  * unknown_agent 404) before anything is stored; after that the answer is the event stream.
  */
-export async function handleAgUi(clutch: Clutch, principal: Principal, req: Request, body: unknown, agent: string | null): Promise<Response> {
+export async function handleAgUi(clutch: ClutchParts, principal: Principal, req: Request, body: unknown, agent: string | null): Promise<Response> {
   const ask = readRunInput(body);
   const channel = channelOf(clutch);
   if (!channel) throw new ClutchError("not_found", "this Clutch has no workspace channel to run AG-UI requests in (workspace.json a2a.channel names it)", 404);
@@ -102,7 +102,7 @@ export async function handleAgUi(clutch: Clutch, principal: Principal, req: Requ
 }
 
 /** The root task.request of run `run_id`, when `principal` started it. */
-async function rootIfStartedBy(clutch: Clutch, run_id: string, principal: Principal): Promise<StoredEventOf<"task.request"> | null> {
+async function rootIfStartedBy(clutch: ClutchParts, run_id: string, principal: Principal): Promise<StoredEventOf<"task.request"> | null> {
   const [root] = await clutch.store.queries.rootRequests(run_id, 1);
   return root && root.meta?.requested_by === principal.agent_id ? root : null;
 }
@@ -113,7 +113,7 @@ function followedRun(root: StoredEvent, channel: Channel, principal: Principal, 
 }
 
 /** The caller's reply `text` to `question` in the channel, unless someone replied already. Idempotent per AG-UI run. */
-async function answer(clutch: Clutch, principal: Principal, question: StoredEventOf<"chat.message">, text: string, ask: AgUiRequest): Promise<void> {
+async function answer(clutch: ClutchParts, principal: Principal, question: StoredEventOf<"chat.message">, text: string, ask: AgUiRequest): Promise<void> {
   if (await clutch.store.queries.answerTo(question.run_id, question.id)) return;
   await clutch.store.append(
     remoteAnswer(principal, question, text, `${VIA}:${principal.agent_id}:${ask.input.runId}:answer:${question.id}`),
@@ -121,7 +121,7 @@ async function answer(clutch: Clutch, principal: Principal, question: StoredEven
 }
 
 /** The `resume` entries of `ask`: answer (or cancel) the questions they name; follow their run from the first. */
-async function resume(clutch: Clutch, principal: Principal, channel: Channel, ask: AgUiRequest): Promise<Followed> {
+async function resume(clutch: ClutchParts, principal: Principal, channel: Channel, ask: AgUiRequest): Promise<Followed> {
   const found: { question: StoredEventOf<"chat.message">; entry: AgUiRequest["answers"][number]; i: number }[] = [];
   let root: StoredEventOf<"task.request"> | null = null;
   for (const [i, entry] of ask.answers.entries()) {
@@ -152,7 +152,7 @@ async function resume(clutch: Clutch, principal: Principal, channel: Channel, as
  * When `ask` ends with a user message and a run the caller started from the same AG-UI thread
  * waits on a question to people: that message answers the newest such question. Null otherwise.
  */
-async function continueThread(clutch: Clutch, principal: Principal, channel: Channel, ask: AgUiRequest): Promise<Followed | null> {
+async function continueThread(clutch: ClutchParts, principal: Principal, channel: Channel, ask: AgUiRequest): Promise<Followed | null> {
   if (!ask.fresh || !ask.request) return null;
   const open = await clutch.store.queries.openQuestionsFor(principal.agent_id, [channel.thread_id], THREAD_QUESTIONS);
   const checked = new Map<string, StoredEventOf<"task.request"> | null>();
@@ -172,7 +172,7 @@ async function continueThread(clutch: Clutch, principal: Principal, channel: Cha
 }
 
 /** A new run for `ask`'s latest user message (see the module doc). */
-async function start(clutch: Clutch, principal: Principal, channel: Channel, target: string | null, ask: AgUiRequest, req: Request): Promise<Followed> {
+async function start(clutch: ClutchParts, principal: Principal, channel: Channel, target: string | null, ask: AgUiRequest, req: Request): Promise<Followed> {
   if (!ask.request) throw new ClutchError("invalid_body", 'messages: there is no user message with text; add { "role": "user", "content": "…" } saying what you need');
   const { conversation, context } = ask.context;
   const started = await startRemoteRun(clutch, {
@@ -194,7 +194,7 @@ async function start(clutch: Clutch, principal: Principal, channel: Channel, tar
  * and live text streams, one at a time in arrival order), until RUN_FINISHED or RUN_ERROR or the
  * client goes away.
  */
-function stream(clutch: Clutch, req: Request, followed: Followed): Response {
+function stream(clutch: ClutchParts, req: Request, followed: Followed): Response {
   const encoder = new EventEncoder({ accept: req.headers.get("accept") ?? undefined });
   const sse = encoder.getContentType() === "text/event-stream";
   const { run, after } = followed;

@@ -18,13 +18,13 @@
  */
 import { autogenName } from "@/lib/autogen-name";
 import { isEvent, makeMessage, newId, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
-import type { Clutch } from "../../clutch";
 import type { Principal } from "../../auth/principal";
+import type { ClutchParts } from "../parts";
 import { ClutchError } from "../../errors";
 import { requester } from "../../runs/remote";
 import { AutogenInputError, checkBatch, runStateOf, TEAM_AGENT, translate, type AutogenRunState, type ItemOutcome } from "./translate";
 
-type Deps = Pick<Clutch, "store" | "tail" | "identity">;
+type Deps = Pick<ClutchParts, "store" | "tail" | "identity">;
 
 /** A started run: where to post its messages. */
 export interface AutogenRun {

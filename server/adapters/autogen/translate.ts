@@ -430,6 +430,7 @@ export function runStateOf(events: readonly StoredEvent[]): AutogenRunState | nu
       s.opened.push([e.task_id, source]);
     }
     if (isEvent(e, "chat.message")) {
+      // `payload.autogen` is what translate() above keeps of the AutoGen message; no schema of §2 names it.
       const ag = (e.payload as { autogen?: { source?: string; request_id?: string } }).autogen;
       if (ag?.request_id && e.payload.expects_reply) {
         s.questions[ag.request_id] = { id: e.id, source: ag.source ?? "" };

@@ -8,7 +8,7 @@
  */
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { isEvent, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
-import type { SystemMeta } from "../../contract";
+import type { SystemMeta } from "../system-meta";
 import { bareId, isRecord, outcomeOf, sameAgent, str, type ToolOutcome } from "./values";
 import { followsOf, type HistoryEntry } from "@/lib/fold/follow-up";
 

@@ -6,7 +6,7 @@
  *   or to the person, in channels they may read;
  * - pending approvals the person may decide (lib/approvers.ts `mayDecide`), in channels they
  *   may read, and those of direct messages whose rule names them (server/policy/list.ts
- *   `decidableOutsideDms`);
+ *   `visibleApprovals`, as `GET /api/approvals` lists them);
  * - messages that @mention them (`payload.mentions`), or everyone in a channel they may read
  *   (`@channel`, and `@here`, which counts as `@channel`: presence is not stored), from the last
  *   MENTION_DAYS days;
@@ -25,11 +25,11 @@ import { mayDecide, type Decider } from "@/lib/approvers";
 import { inConversation } from "@/lib/conversation";
 import { excerpt } from "@/lib/fold/questions";
 import type { StoredEventOf } from "@/lib/protocol";
-import { decidableOutsideDms, listApprovals } from "../policy/list";
+import { visibleApprovals } from "../policy/list";
 import type { Readable } from "../auth/access";
-import type { Queries } from "./queries";
-import type { ReadMarkView } from "./read-marks";
-import { runTitles } from "./runs";
+import type { Queries } from "../events/queries";
+import type { ReadMarkView } from "../events/read-marks";
+import { runTitles } from "../events/runs";
 
 /** How far back mentions are listed (days). */
 export const MENTION_DAYS = 30;
@@ -56,21 +56,17 @@ const fromOf = (ev: StoredEventOf<"chat.message">) => ({ agent_id: ev.from.agent
  */
 export async function inboxOf(queries: Queries, person: Decider, readable: Readable, marks: ReadonlyMap<string, ReadMarkView>): Promise<InboxAnswer> {
   const ids = readable.all ? "all" : [...readable.ids];
-  const may = (thread_id: string) => readable.all || readable.ids.has(thread_id);
   const since = new Date(Date.now() - MENTION_DAYS * 24 * 3600 * 1000);
   const seqs = new Map([...marks].map(([thread_id, mark]) => [thread_id, mark.seq]));
   const [questions, mentions, pending, dmActivity] = await Promise.all([
     queries.openQuestionsFor(person.agent_id, ids, INBOX_LIMIT),
     queries.mentionsOf(person.agent_id, ids, since, INBOX_LIMIT),
-    listApprovals(queries, "pending"),
+    visibleApprovals(queries, readable, person, "pending"),
     queries.directMessagesTo(person.agent_id, ids, seqs, since, INBOX_LIMIT),
   ]);
   const dms = dmActivity.filter((dm) => inConversation(dm.event));
-  // A direct message's approval reaches the approvers its rule names, in the DM or not.
-  const outside = new Set((await decidableOutsideDms(queries, pending.filter((a) => !may(a.thread_id)), person)).map((a) => a.approval_id));
-  const approvals = pending
-    .filter((a) => (may(a.thread_id) && mayDecide(a.approvers, person, { requesters: a.requesters, forbidSelf: a.forbid_self_approval })) || outside.has(a.approval_id))
-    .slice(-INBOX_LIMIT);
+  // Those of a channel the person may read that they may decide, and a direct message's whose rule names them (outside_dm).
+  const approvals = pending.filter((a) => a.outside_dm || mayDecide(a.approvers, person, { requesters: a.requesters, forbidSelf: a.forbid_self_approval })).slice(-INBOX_LIMIT);
   const names = await queries.threadNames([...questions, ...mentions, ...dms.map((dm) => dm.event)].map((e) => e.thread_id));
   const titles = await runTitles(queries, await queries.runs(questions.map((q) => q.run_id)));
   const unread = (thread_id: string, seq: number) => seq > (marks.get(thread_id)?.seq ?? 0);
@@ -111,7 +107,7 @@ export async function inboxOf(queries: Queries, person: Decider, readable: Reada
       kind: "approval",
       key: `approval:${a.approval_id}`,
       thread_id: a.thread_id,
-      thread_name: outside.has(a.approval_id) ? null : a.thread_name,
+      thread_name: a.thread_name,
       run_id: a.run_id,
       event_id: a.approval_id,
       seq: a.request_seq,

@@ -3,12 +3,11 @@
  * which checks the agent's mcp_bindings before sending; a large result is kept whole in the
  * artifact store and only a preview goes into the tool.result event (Clutch Protocol §8.2).
  */
-import type { McpHub } from "../adapters/mcp/hub";
-import { isMcpToolError, truncateForEvent } from "../adapters/mcp/hub";
-import type { ArtifactStore } from "../artifacts/store";
-import { isClutchError } from "../errors";
-import type { ToolCaller } from "./actions";
-import type { OfferedTool } from "./runner";
+import { isMcpToolError, truncateForEvent, type McpHub } from "./hub";
+import type { ArtifactStore } from "../../artifacts/store";
+import { isClutchError } from "../../errors";
+import type { ToolCaller } from "../../workspace/tools";
+import type { OfferedTool } from "../../agents/runner";
 
 export class McpToolCaller implements ToolCaller {
   constructor(

@@ -4,7 +4,7 @@
  * an approval's `requester`, which `forbid_self_approval` compares with the person deciding.
  */
 import { runRequester } from "@/lib/fold/run-requester";
-import type { Queries } from "../events/queries";
+import type { Queries } from "./queries";
 
 /**
  * The requester of run `run_id`: `user:<id>` for a run a person started (by a chat message, over
