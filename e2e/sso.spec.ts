@@ -169,8 +169,10 @@ test("each failure ends on the sign-in page with a message a person can act on",
     provider.returnDelayMs = 0;
   }
 
-  // An ID token for another audience (signed by the provider's own key).
+  // An ID token for another audience (signed by the provider's own key). Cookies cleared: the
+  // provider's own session would otherwise skip its login page.
   provider.audience = "another-app";
+  await page.context().clearCookies();
   await page.goto("/sign-in");
   await throughProvider(page, kim.id);
   await expect(page).toHaveURL(/\/sign-in\?/);
@@ -189,6 +191,7 @@ test("each failure ends on the sign-in page with a message a person can act on",
     await provider.start();
   }
   // Back up: the same person signs in.
+  await page.context().clearCookies();
   await page.goto("/sign-in");
   await throughProvider(page, kim.id);
   await expect(page).toHaveURL(`${APP}/`);
