@@ -41,14 +41,14 @@ export const CHROMIUM_ARGS = [
   "--disable-dev-shm-usage",
 ];
 
-const DESKTOP = { ...devices["Desktop Chrome"], viewport: { width: 1280, height: 800 } };
-const inShell = { ...DESKTOP, launchOptions: { executablePath: SHELL, args: CHROMIUM_ARGS } };
-const inBrowser = { ...DESKTOP, launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS } };
+/** A desktop Chromium window launched from `executablePath` with the args above. */
+const desktop = (executablePath: string) => ({ ...devices["Desktop Chrome"], viewport: { width: 1280, height: 800 }, launchOptions: { executablePath, args: CHROMIUM_ARGS } });
 /**
  * The specs that send requests to the built-in team in #sales (the workspace's one channel with an
- * entry agent) and wait for its answers: run one at a time, or one's pm-1 answers the other's question.
+ * entry agent) and wait for its answers are named `*.team.spec.ts`: they run one at a time, or
+ * one's pm-1 answers the other's question.
  */
-const SALES_TEAM_SPECS = ["agents.spec.ts", "approvals.spec.ts", "mentions.spec.ts", "runs.spec.ts", "welcome.spec.ts"];
+const TEAM_SPECS = /\.team\.spec\.ts$/;
 /**
  * The specs that need the whole browser: For you offers to enable notifications while the browser
  * would still ask, and the headless shell denies them outright.
@@ -77,9 +77,9 @@ export default defineConfig({
     trace: "on-first-retry",
   },
   projects: [
-    { name: "sales-team", testMatch: SALES_TEAM_SPECS, workers: 1, use: inShell },
-    { name: "browser", testMatch: BROWSER_SPECS, use: inBrowser },
-    { name: "chromium", testIgnore: [...SALES_TEAM_SPECS, ...BROWSER_SPECS], use: inShell },
+    { name: "sales-team", testMatch: TEAM_SPECS, workers: 1, use: desktop(SHELL) },
+    { name: "browser", testMatch: BROWSER_SPECS, use: desktop(CHROMIUM) },
+    { name: "chromium", testIgnore: [TEAM_SPECS, ...BROWSER_SPECS], use: desktop(SHELL) },
   ],
   webServer: {
     command: "node --import tsx server.ts",

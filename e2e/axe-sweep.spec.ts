@@ -3,7 +3,7 @@
  * critical violation. Each page is loaded once and checked in the four looks (the system's colour
  * scheme, which a browser with no theme chosen follows, and the viewport); dark checks only the
  * rules that depend on colour (its layout is light's at the same size), so the sweep stays cheap. The agent page is pm-1's,
- * with its recent tasks when the sales run of agents.spec has run; the sign-in and invite pages
+ * with its recent tasks when the sales run of agents.team.spec has run; the sign-in and invite pages
  * are checked signed out.
  */
 import { expect, test, type Page } from "@playwright/test";

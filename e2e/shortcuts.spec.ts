@@ -1,6 +1,6 @@
 /**
  * Every key on the shortcut sheet does what the sheet says (docs/channels.md "Keyboard
- * shortcuts"): the keys e2e/keyboard.spec.ts, e2e/approvals.spec.ts and e2e/runs-list.spec.ts do
+ * shortcuts"): the keys e2e/keyboard.spec.ts, e2e/approvals.team.spec.ts and e2e/runs-list.spec.ts do
  * not already press. Approvals: j/k, e then Esc, / then Esc; the run page: Space (play), ←/→, Shift+←/→,
  * Home/End, Esc; the agent directory: /, ↓/↑, Esc; schemas: /.
  */
