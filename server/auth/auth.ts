@@ -16,7 +16,7 @@
  * A person's new name (`/update-user`) passes `checkProfileName` before it is stored: names people
  * see are unique across people and agents (server/auth/names.ts).
  *
- * With `sso`, people also sign in through the company's OpenID Connect provider (server/auth/sso.ts,
+ * With `oidc`, people also sign in through the company's OpenID Connect provider (server/auth/sso.ts,
  * docs/identity.md "Single sign-on"): better-auth's generic OAuth plugin, whose sign-ins pass
  * `SingleSignOn.validate` and whose new people get their name and role from
  * `SingleSignOn.userCreating`. A person with the same email is linked when the provider says the
@@ -95,8 +95,8 @@ function asApiError(err: unknown): unknown {
 
 /**
  * The better-auth instance over Clutch's database. `oidc`: single sign-on's settings, when
- * configured; `sso`: its rules (server/auth/sso.ts), read at each sign-in. `origins`: CLUTCH_PUBLIC_URL and the server's
- * port, for the origins sign-in trusts (server/auth/origins.ts). `onSessionEnded`: called once
+ * configured; `sso`: its rules (server/auth/sso.ts), read at each sign-in. `origins`:
+ * CLUTCH_PUBLIC_URL and the server's port, for the origins sign-in trusts (server/auth/origins.ts). `onSessionEnded`: called once
  * per session deleted, after the delete commits; an error it throws is logged, never answered
  * (the sign-out or password change has happened). `checkProfileName`: every change of a
  * person's name passes it before it is stored (docs/identity.md "Names are unique").
