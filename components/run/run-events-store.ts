@@ -27,8 +27,14 @@ export interface LoadStatus {
   missing: boolean;
 }
 
-/** While the history streams in, the page is told of new events at most this often (ms). */
+/**
+ * While the history streams in, the page is told of new events at most every LOAD_NOTIFY_MS, and
+ * only once the events held have grown by LOAD_NOTIFY_GROWTH since it was last told: each render
+ * goes over every event held (the run's usage, run-usage.tsx), so renders at a fixed pace would
+ * cost the square of the run's length, and these cost a few times its length.
+ */
 const LOAD_NOTIFY_MS = 100;
+const LOAD_NOTIFY_GROWTH = 1.25;
 
 export class RunEventsStore {
   readonly timeline = new RunTimeline();
@@ -84,16 +90,18 @@ export class RunEventsStore {
 
   /**
    * The run's history after what the timeline holds, streamed (`GET /api/runs/:id/events/stream`):
-   * each batch of lines is added to the timeline as it arrives, and the page told at most every
-   * LOAD_NOTIFY_MS, so a large run is usable before it is all loaded. Then live events.
+   * each batch of lines is added to the timeline as it arrives, and the page told now and then
+   * (LOAD_NOTIFY_MS), so a large run is usable before it is all loaded. Then live events.
    */
   private async load(signal: AbortSignal): Promise<void> {
-    let told = 0;
+    let toldAt = 0;
+    let toldCount = 0;
     try {
       await streamRunEvents(this.runId, this.timeline.lastSeq, signal, (events) => {
         if (signal.aborted || !this.timeline.append(events)) return;
-        if (performance.now() - told < LOAD_NOTIFY_MS) return;
-        told = performance.now();
+        if (performance.now() - toldAt < LOAD_NOTIFY_MS || this.timeline.length < toldCount * LOAD_NOTIFY_GROWTH) return;
+        toldAt = performance.now();
+        toldCount = this.timeline.length;
         this.notify();
       });
       if (signal.aborted) return;
