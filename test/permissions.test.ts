@@ -156,6 +156,7 @@ const MATRIX: Record<string, { call: (f: Fixtures) => Call; expect: Expect }> = 
   "GET /api/autogen/runs/[run_id]/input": { call: (f) => ({ url: `/api/autogen/runs/${f.run}/input?wait=0`, params: { run_id: f.run } }), expect: signedIn(404) },
   "GET /api/runs/[run_id]": { call: (f) => ({ url: `/api/runs/${f.run}`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },
   "GET /api/runs/[run_id]/events": { call: (f) => ({ url: `/api/runs/${f.run}/events`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },
+  "GET /api/runs/[run_id]/events/stream": { call: (f) => ({ url: `/api/runs/${f.run}/events/stream`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },
   "GET /api/runs/[run_id]/export": { call: (f) => ({ url: `/api/runs/${f.run}/export`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 200 }) },
   "GET /api/runs/[run_id]/compare": { call: (f) => ({ url: `/api/runs/${f.run}/compare`, params: { run_id: f.run } }), expect: signedIn(404, { admin: 400 }) },
   "POST /api/runs/[run_id]/fork": { call: (f) => ({ url: `/api/runs/${f.run}/fork`, params: { run_id: f.run }, body: { at_seq: f.runSeq } }), expect: people(404, { admin: 201 }) },

@@ -48,16 +48,22 @@ export async function apiRequest<T>(url: string, init?: RequestInit): Promise<T>
   } catch (err) {
     throw new ApiRequestError(0, "network", err instanceof Error ? `Network error: ${err.message}` : "Network error");
   }
+  if (!res.ok) throw await errorOf(res);
+  return (await res.json().catch(() => null)) as T;
+}
+
+/**
+ * The ApiRequestError of a non-2xx answer, from its `{ error: { code, message, issues? } }` body.
+ * A 401 in the browser also sends the person to sign in (the session ended elsewhere or expired),
+ * then back here.
+ */
+export async function errorOf(res: Response): Promise<ApiRequestError> {
   const body: unknown = await res.json().catch(() => null);
   if (res.status === 401 && typeof window !== "undefined") {
-    // The session ended (signed out elsewhere, expired): back to the door, then here again.
     window.location.assign(`/sign-in?next=${encodeURIComponent(window.location.pathname + window.location.search)}`);
   }
-  if (!res.ok) {
-    const e = (body as ApiError | null)?.error;
-    throw new ApiRequestError(res.status, e?.code ?? `http_${res.status}`, e?.message ?? `${res.status} ${res.statusText}`, e?.issues, body);
-  }
-  return body as T;
+  const e = (body as ApiError | null)?.error;
+  return new ApiRequestError(res.status, e?.code ?? `http_${res.status}`, e?.message ?? `${res.status} ${res.statusText}`, e?.issues, body);
 }
 
 /** All channels, sorted by name. */

@@ -1,10 +1,11 @@
 /**
- * HTTP calls of the run page: a run with its forks and tasks, its events page by page,
- * fork, export and import. Errors are `ApiRequestError`s carrying the server's
+ * HTTP calls of the run page: a run with its forks and tasks, its events page by page or as one
+ * stream, fork, export and import. Errors are `ApiRequestError`s carrying the server's
  * `{ error: { code, message, issues? } }` (import's issues are `{ line, path, message }`).
  */
 import type { EventPage, ForkCompareResponse, RunDetail, RunImportResult, RunSummary } from "@/lib/api/types";
-import { apiRequest, ApiRequestError } from "@/components/live/api";
+import type { StoredEvent } from "@/lib/protocol";
+import { apiRequest, ApiRequestError, errorOf } from "@/components/live/api";
 
 const enc = encodeURIComponent;
 
@@ -57,6 +58,44 @@ export function fetchRunEvents(runId: string, after: number | null, limit = EVEN
   if (after !== null) q.set("after", String(after));
   if (before !== undefined) q.set("before", String(before));
   return apiRequest<EventPage>(`/api/runs/${enc(runId)}/events?${q}`, { signal });
+}
+
+/**
+ * `GET /api/runs/:id/events/stream?after=`: every event of the run with seq > after, up to its
+ * newest when asked, in seq order, handed to `onEvents` in batches as the JSON Lines arrive (each
+ * batch the complete lines received so far, parsed at once). Resolves once the body has ended;
+ * throws ApiRequestError for an error answer, and for a body broken off (status 0, "network").
+ */
+export async function streamRunEvents(runId: string, after: number, signal: AbortSignal, onEvents: (events: StoredEvent[]) => void): Promise<void> {
+  const url = `/api/runs/${enc(runId)}/events/stream?${new URLSearchParams({ after: String(after) })}`;
+  let res: Response;
+  try {
+    res = await fetch(url, { cache: "no-store", signal, headers: { accept: "application/x-ndjson" } });
+  } catch (err) {
+    if (signal.aborted) throw err;
+    throw new ApiRequestError(0, "network", err instanceof Error ? `Network error: ${err.message}` : "Network error");
+  }
+  if (!res.ok) throw await errorOf(res);
+  if (!res.body) return;
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let rest = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      rest += value;
+      const end = rest.lastIndexOf("\n");
+      if (end < 0) continue;
+      // JSON text holds no raw newline: the lines joined with commas are one JSON array.
+      const lines = rest.slice(0, end);
+      rest = rest.slice(end + 1);
+      onEvents(JSON.parse(`[${lines.replaceAll("\n", ",")}]`) as StoredEvent[]);
+    }
+  } catch (err) {
+    if (signal.aborted || err instanceof SyntaxError) throw err;
+    throw new ApiRequestError(0, "network", err instanceof Error ? `Network error: ${err.message}` : "Network error");
+  }
+  if (rest.trim()) throw new ApiRequestError(0, "network", "Network error: the run's events ended mid-line");
 }
 
 /** `POST /api/runs/:id/fork { at_seq }` → the new run. */

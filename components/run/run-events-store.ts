@@ -2,9 +2,9 @@
  * `RunEventsStore`: every event of one run in the browser, folded (lib/fold/run-graph.ts
  * `RunTimeline`) and kept live as events arrive, for running and finished runs alike.
  *
- * - Loads the run's first page (`GET /api/runs/:id/events?after=&limit=5000`), then the rest of a
- *   large run as a few seq slices fetched at once (`after` and `before`), adding each to the
- *   timeline in order as soon as it can, so a large run is usable before it is all loaded.
+ * - Loads the run's events as one stream of JSON Lines (`GET /api/runs/:id/events/stream`),
+ *   adding each batch to the timeline as it arrives, so a large run is usable before it is all
+ *   loaded.
  * - Then subscribes to the run over Socket.IO (`subscribe { run_id, after: last seq held }`):
  *   the server sends what was missed, then live events. Re-subscribes the same way after every
  *   reconnect, so nothing is missed or doubled (the timeline skips seqs it holds).
@@ -16,7 +16,7 @@ import type { StoredEvent } from "@/lib/protocol";
 import { RunTimeline, type RunGraphState } from "@/lib/fold/run-graph";
 import { getSocket } from "@/components/live/socket";
 import { ApiRequestError } from "@/components/live/api";
-import { EVENT_PAGE, fetchRunEvents } from "./api";
+import { streamRunEvents } from "./api";
 
 /** Loading progress. */
 export interface LoadStatus {
@@ -27,19 +27,14 @@ export interface LoadStatus {
   missing: boolean;
 }
 
-/** Seq ranges a long run's events load in at once, after its first page. */
-const SLICES = 4;
-
 /**
- * (after, newest] cut into `n` ranges `[after_i, before_i]` meaning after_i < seq < before_i,
- * in order, together covering it; fewer when it is narrow.
+ * While the history streams in, the page is told of new events at most every LOAD_NOTIFY_MS, and
+ * only once the events held have grown by LOAD_NOTIFY_GROWTH since it was last told: each render
+ * goes over every event held (the run's usage, run-usage.tsx), so renders at a fixed pace would
+ * cost the square of the run's length, and these cost a few times its length.
  */
-export function sliceRange(after: number, newest: number, n: number): [number, number][] {
-  const width = Math.max(1, Math.ceil((newest - after) / n));
-  const out: [number, number][] = [];
-  for (let lo = after; lo < newest; lo += width) out.push([lo, Math.min(lo + width, newest) + 1]);
-  return out;
-}
+const LOAD_NOTIFY_MS = 100;
+const LOAD_NOTIFY_GROWTH = 1.25;
 
 export class RunEventsStore {
   readonly timeline = new RunTimeline();
@@ -93,26 +88,23 @@ export class RunEventsStore {
     void this.load(this.abort.signal);
   }
 
-  private pageSize = EVENT_PAGE;
-
   /**
-   * The first page; then, for a run longer than a page, the rest in SLICES seq ranges fetched at
-   * once (`after` and `before`), each folded as soon as every slice before it is in.
+   * The run's history after what the timeline holds, streamed (`GET /api/runs/:id/events/stream`):
+   * each batch of lines is added to the timeline as it arrives, and the page told now and then
+   * (LOAD_NOTIFY_MS), so a large run is usable before it is all loaded. Then live events.
    */
   private async load(signal: AbortSignal): Promise<void> {
+    let toldAt = 0;
+    let toldCount = 0;
     try {
-      const first = await this.firstPage(signal);
+      await streamRunEvents(this.runId, this.timeline.lastSeq, signal, (events) => {
+        if (signal.aborted || !this.timeline.append(events)) return;
+        if (performance.now() - toldAt < LOAD_NOTIFY_MS || this.timeline.length < toldCount * LOAD_NOTIFY_GROWTH) return;
+        toldAt = performance.now();
+        toldCount = this.timeline.length;
+        this.notify();
+      });
       if (signal.aborted) return;
-      if (this.timeline.append(first.events)) this.notify();
-      if (first.next_after !== null && first.events.length) {
-        const newest = (await fetchRunEvents(this.runId, null, 1, signal, "end")).events[0]?.seq ?? first.next_after;
-        const slices = sliceRange(first.next_after, newest, SLICES).map(([after, before]) => this.loadSlice(after, before, signal));
-        for (const slice of slices) {
-          const events = await slice;
-          if (signal.aborted) return;
-          if (this.timeline.append(events)) this.notify();
-        }
-      }
       this.status = { done: true, error: null, missing: false };
       this.notify();
       this.follow(signal);
@@ -122,28 +114,6 @@ export class RunEventsStore {
       this.status = { done: false, error: err instanceof Error ? err.message : String(err), missing };
       this.notify();
     }
-  }
-
-  /** The first page after what the timeline holds; a server with a smaller page limit is asked again with its classic 1000. */
-  private async firstPage(signal: AbortSignal) {
-    try {
-      return await fetchRunEvents(this.runId, this.timeline.lastSeq, this.pageSize, signal);
-    } catch (err) {
-      if (!(err instanceof ApiRequestError && err.code === "invalid_query" && this.pageSize > 1000)) throw err;
-      this.pageSize = 1000;
-      return fetchRunEvents(this.runId, this.timeline.lastSeq, this.pageSize, signal);
-    }
-  }
-
-  /** Every event with after < seq < before, page by page. */
-  private async loadSlice(after: number, before: number, signal: AbortSignal): Promise<StoredEvent[]> {
-    const out: StoredEvent[] = [];
-    for (let cursor: number | null = after; cursor !== null; ) {
-      const page = await fetchRunEvents(this.runId, cursor, this.pageSize, signal, before);
-      out.push(...page.events);
-      cursor = page.events.length ? page.next_after : null;
-    }
-    return out;
   }
 
   private follow(signal: AbortSignal): void {

@@ -35,12 +35,16 @@ export async function openEventLog(opts: { databaseUrl?: string; dataDir: string
   const ownConnections = database.kind === "postgres" && opts.databaseUrl && !opts.embeddedUrl ? opts.databaseUrl : null;
   // Appends (and the tail's reads) go through a pg pool of their own, with no ORM in the serialized section (sql.ts).
   const appends = ownConnections ? pgTransactor(ownConnections) : prismaTransactor(database.db);
+  // A run's whole history as JSON Lines (read.ts `readEventLines`) reads on a small pool of its own
+  // too: its rows are passed on as text, which the ORM would decode for nothing, and appends do
+  // not wait behind it.
+  const lineReads = ownConnections ? pgTransactor(ownConnections) : null;
   const tail = new EventTail(appends, { onError: (err) => log.error({ err }, "event tail") });
   await tail.start();
   // Events other nodes append arrive by notification (several nodes on one PostgreSQL: docs/deploy.md).
   if (ownConnections) await tail.listen(ownConnections);
   return {
-    store: new EventStore(database.db, tail, appends, Boolean(ownConnections)),
+    store: new EventStore(database.db, tail, appends, Boolean(ownConnections), lineReads ?? undefined),
     db: database.db,
     tail,
     sql: appends,
@@ -48,6 +52,7 @@ export async function openEventLog(opts: { databaseUrl?: string; dataDir: string
     async close() {
       tail.stop();
       await appends.close();
+      await lineReads?.close();
       await database.close();
     },
   };

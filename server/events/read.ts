@@ -5,11 +5,14 @@
  * that seq (or the newest when `before` is "end"), returned oldest first. Both: the events with
  * after < seq < before, oldest first, paged forward (a slice of a long run, so a client can load
  * several slices at once). `limit` is capped at MAX_PAGE.
+ *
+ * `readEventLines`: every event of a scope after a seq, as JSON Lines text a page at a time, for a
+ * response that streams a whole run (docs/architecture.md "Reading a run").
  */
 import type { StoredEvent } from "@/lib/protocol";
 import type { Event as EventRow } from "../db/generated/client";
 import type { Sql } from "./sql";
-import { eventColumns, fromRow } from "./codec";
+import { eventColumns, eventLine, eventLineColumns, fromRow, type EventLineRow } from "./codec";
 
 export const DEFAULT_PAGE = 200;
 export const MAX_PAGE = 5000;
@@ -71,6 +74,41 @@ export async function readAllEvents(sql: Sql, scope: Scope, after = 0): Promise<
     out.push(...page.events);
     if (page.next_after === null) return out;
     after = page.next_after;
+  }
+}
+
+/** A run's channel (that of its first event) and its newest seq; null when it has no event. */
+export async function runHead(sql: Sql, run_id: string): Promise<{ thread_id: string; last_seq: number } | null> {
+  // Two single-row reads on the (run_id, seq) index, one from each end.
+  const [row] = await sql.query<{ thread_id: string | null; last_seq: bigint | null }>(
+    `SELECT (SELECT thread_id FROM events WHERE run_id = $1 ORDER BY seq LIMIT 1) AS thread_id,
+            (SELECT max(seq) FROM events WHERE run_id = $1) AS last_seq`,
+    [run_id],
+  );
+  return row?.thread_id && row.last_seq !== null ? { thread_id: row.thread_id, last_seq: Number(row.last_seq) } : null;
+}
+
+/**
+ * Every event in `scope` with `after` < seq ≤ `upTo`, in seq order, as JSON Lines: each yielded
+ * string is a page of at most `pageSize` (default MAX_PAGE) events (codec.ts `eventLine`), every line ending in "\n";
+ * nothing is yielded when there is no such event. One statement a page, reading the payloads as
+ * text: nothing is parsed or re-encoded on the way. The upper bound keeps each page an ordered
+ * walk of the `(scope, seq)` index that stops after the page, also where PostgreSQL has no
+ * statistics yet (without it, it may sort every later event of the scope for each page).
+ */
+export async function* readEventLines(sql: Sql, scope: Scope, after: number, upTo: number, pageSize = MAX_PAGE): AsyncGenerator<string> {
+  for (let cursor = after; cursor < upTo; ) {
+    const params: unknown[] = [];
+    const where = whereOf(scope, params);
+    const p = (v: unknown) => `$${params.push(v)}`;
+    where.push(`seq > ${p(cursor)}::bigint`, `seq <= ${p(upTo)}::bigint`);
+    const rows = await sql.query<EventLineRow>(`SELECT ${eventLineColumns()} FROM events WHERE ${where.join(" AND ")} ORDER BY seq LIMIT ${p(pageSize)}`, params);
+    if (!rows.length) return;
+    let text = "";
+    for (const row of rows) text += `${eventLine(row)}\n`;
+    yield text;
+    if (rows.length < pageSize) return;
+    cursor = Number(rows[rows.length - 1]!.seq);
   }
 }
 

@@ -14,7 +14,7 @@ import { ClutchError } from "../errors";
 import { appendInTx, type AppendResult, type InTxHook } from "./append";
 import { GroupCommitter } from "./group-commit";
 import { Queries } from "./queries";
-import { readAllEvents, readEvents, type Page, type ReadQuery, type Scope } from "./read";
+import { readAllEvents, readEventLines, readEvents, runHead, type Page, type ReadQuery, type Scope } from "./read";
 import type { EventTail } from "./tail";
 import { compactHeartbeats, type CompactionSettings } from "./compaction";
 import { dmName, insertThread, NewThreadSchema, toSummary } from "./threads";
@@ -47,13 +47,15 @@ export class EventStore {
    * `db` is the store's own client (server/db/client.ts); `appends` runs the append transactions
    * (server/events/sql.ts: its own `pg` pool on PostgreSQL); `tail` gets every event after commit.
    * `shared`: other processes append to the same database (PostgreSQL with the append pool of its
-   * own), so `exclusive` locks in the database too.
+   * own), so `exclusive` locks in the database too. `lineReads`: where `readLines` reads (default
+   * the store's own client; open.ts gives a `pg` pool on PostgreSQL).
    */
   constructor(
     private readonly db: Db,
     private readonly tail: EventTail,
     appends: Transactor,
     private readonly shared = false,
+    private readonly lineReads: Sql = prismaSql(db),
   ) {
     const writer = (this.writer = new GroupCommitter(appends, (events) => tail.offer(events)));
     tail.appendsInFlight = () => writer.busy;
@@ -254,6 +256,16 @@ export class EventStore {
   /** A page of events; see server/events/read.ts. */
   read(scope: Scope, q: ReadQuery = {}): Promise<Page> {
     return readEvents(this.reads, scope, q);
+  }
+
+  /** A run's channel (its first event's) and its newest seq; null when it has no event (read.ts `runHead`). */
+  runHead(run_id: string): Promise<{ thread_id: string; last_seq: number } | null> {
+    return runHead(this.reads, run_id);
+  }
+
+  /** Every event in `scope` with `after` < seq ≤ `upTo` as JSON Lines, a page of text at a time (read.ts `readEventLines`). */
+  readLines(scope: Scope, after: number, upTo: number, pageSize?: number): AsyncGenerator<string> {
+    return readEventLines(this.lineReads, scope, after, upTo, pageSize);
   }
 
   /** Every event in `scope` with seq > `after` (default 0), in seq order, read page by page. */

@@ -11,6 +11,28 @@ export function json(data: unknown, status = 200): Response {
 }
 
 /**
+ * A JSON Lines response (`application/x-ndjson` unless `headers` say otherwise, `no-store`) whose
+ * body is `chunks`, each written as it is produced: the next is asked for only once the client has
+ * taken the last (backpressure), and a client that goes away stops the generator. A chunk that fails
+ * after the first has been sent breaks the body off (the client sees a network error, never a short
+ * answer that looks whole).
+ */
+export function ndjson(chunks: AsyncGenerator<string>, headers: Record<string, string> = {}): Response {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await chunks.return(undefined);
+    },
+  });
+  return new Response(body, { headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store", ...headers } });
+}
+
+/**
  * A path parameter as the id it names. Next.js hands some parameters over still percent-encoded
  * (`agent%3Aken`) and others decoded (`agent:%x` from `agent%3A%25x`), so decoding is tried once and
  * a value that does not decode is taken as it is; decoding never throws.
