@@ -50,6 +50,7 @@ export const ERROR_STATUS = {
   cross_site_request: [403],
   invalid_origin: [403],
   invite_only: [403],
+  password_sign_in_off: [403],
   from_mismatch: [403],
   reserved_type: [403],
   reserved_meta: [403],
@@ -117,6 +118,7 @@ export const ERROR_STATUS = {
   // 5xx: not the client's fault; nothing was stored
   internal: [500],
   database_unavailable: [503],
+  provider_unreachable: [503],
   realtime_unavailable: [503],
 } as const satisfies Record<string, readonly number[]>;
 
