@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as authRoute from "@/app/api/auth/[...all]/route";
-import { newId } from "@/lib/protocol";
+import { isEvent, newId } from "@/lib/protocol";
+import { fromRow } from "@/server/events/codec";
 import type { Clutch } from "@/server/clutch";
 import { databaseOf } from "@/server/events/testing";
 import { SYSTEM } from "@/server/auth/principal";
@@ -66,7 +67,9 @@ describe("a sign-in through the provider, and the session refresh", () => {
 
   /** The audit.change summaries about `agent_id`, oldest first. */
   const auditsOf = async (agent_id: string) =>
-    (await databaseOf(rt.store).event.findMany({ where: { type: "audit.change", payload: { path: ["subject"], equals: agent_id } }, orderBy: { seq: "asc" } })).map((e) => (e.payload as { summary: string }).summary);
+    (await databaseOf(rt.store).event.findMany({ where: { type: "audit.change", payload: { path: ["subject"], equals: agent_id } }, orderBy: { seq: "asc" } }))
+      .map(fromRow)
+      .flatMap((e) => (isEvent(e, "audit.change") ? [e.payload.summary] : []));
 
   const signIn = (user_id: string, email: string, groups: string[]): UserInfoCheck => ({
     user: { id: user_id, email },
