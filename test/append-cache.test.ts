@@ -5,11 +5,14 @@
  * learns of it from its tail; an agent whose task was given to another stops at once; a run stays
  * in the channel it started in; a cached "no" is asked of the database again.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { newId, type ClutchMessage } from "@/lib/protocol";
 import type { Clutch } from "@/server/clutch";
 import type { Principal } from "@/server/auth/principal";
 import * as eventsRoute from "@/app/api/events/route";
+import { AppendCache } from "@/server/auth/append-cache";
+import { EventTail } from "@/server/events/tail";
+import { pgTransactor } from "@/server/events/sql";
 import { chat, msg, requestAs, testAgent, testClutch, testPerson, type TestPrincipal } from "./helpers";
 
 const SYSTEM = { kind: "system", agent_id: "system" } as const;
@@ -111,6 +114,32 @@ describe("runs and tasks", () => {
     const res = await post(first, progress("still mine?"));
     expect(res.status).toBe(403);
     expect(await errorOf(res)).toMatchObject({ code: "not_your_task", message: expect.stringContaining(`assigned to ${second}`) });
+  });
+
+  it("a task given to another agent is forgotten when the commit is handed over, even while the tail holds it behind another node's commit", async () => {
+    const thread_id = await channel("public");
+    const run_id = newId("run");
+    const task_id = newId("task");
+    const request = (to: string) => msg("task.request", { title: "Weigh the beans" }, { thread_id, run_id, task_id, from: { agent_id: admin.agent_id, role: "human" }, to: [{ agent_id: to }] });
+    // A tail that reads nothing by itself: an event it is not handed stays a gap before the rest.
+    const sql = pgTransactor(inject("databaseUrl"));
+    const held = new EventTail(sql, { gapWaitMs: 3_600_000, pollMs: 0 });
+    const cache = new AppendCache(rt.store.queries, rt.identity.channels);
+    const unfollow = cache.follow(held);
+    try {
+      await rt.store.append(request("agent:first"));
+      await held.start();
+      expect((await cache.appendScopes([], [task_id])).tasks.get(task_id)?.assignee).toBe("agent:first");
+      await other.store.append(said(admin, "another node's commit", thread_id)); // never handed to `held`
+      const { events } = await rt.store.append(request("agent:second"));
+      held.offer(events);
+      expect(held.head).toBeLessThan(events[0]!.seq); // still held back behind the gap
+      expect((await cache.appendScopes([], [task_id])).tasks.get(task_id)?.assignee).toBe("agent:second");
+    } finally {
+      unfollow();
+      held.stop();
+      await sql.close();
+    }
   });
 
   it("a run stays in the channel of its first write: the same run named in another channel is refused (422 unknown_run)", async () => {

@@ -19,21 +19,25 @@
  *     `thread_id`, server/events/append.ts), so it stays;
  *   - a task's channel and run: fixed likewise; its requester is fixed at its first event; its
  *     assignee changes only with a task.request or task.accept of the task (lib/fold/task-state.ts
- *     `foldTask`): when one reaches the tail, a cached task whose `last_seq` is before it takes
- *     the new assignee as the projection does (the entry stays the projection's row as of that
- *     seq), and a read of the task in flight stores nothing.
+ *     `foldTask`): when one is handed to the tail (`committed`: this process's commits before
+ *     their append returns, in any order) the cached task is removed; when one reaches the tail's
+ *     listeners in seq order (`observe`), a cached task whose `last_seq` is before it takes the
+ *     new assignee as the projection does (the entry stays the projection's row as of that seq).
+ *     Either way a read of the task in flight stores nothing.
  * - **A read never stores an answer older than a removal**: a read that was in flight when a
  *   removal of its key (or a clear) happened stores nothing.
  * - Bounded: past MAX_ENTRIES entries of a kind, that kind starts over empty.
  *
- * How current: events this process appends reach its tail before their append returns, so a
- * change made here holds for the next request at once. A change made on another node holds here
+ * How current: events this process appends are handed to its tail before their append returns
+ * (`committed`), so a change made here holds for the next request at once, even while the tail
+ * holds them back behind another node's commit it has not read yet. A change made on another node holds here
  * once its event reaches this node's tail (at once on PostgreSQL's notification, at most the
  * tail's poll interval without it), the same order of time as the gap the authorizer always had
  * between its reads and the append's commit.
  */
 import { actorOf, isEvent, type StoredEvent } from "@/lib/protocol";
 import type { Queries } from "../events/queries";
+import type { EventTail } from "../events/tail";
 import { readableBy, type ChannelAccess, type ChannelRow } from "./access";
 import type { Principal } from "./principal";
 
@@ -182,6 +186,28 @@ export class AppendCache {
     for (const [id, thread] of read.runs) runs.set(id, thread);
     for (const [id, task] of read.tasks) tasks.set(id, task);
     return { runs, tasks };
+  }
+
+  /**
+   * Keep current from `tail`: `committed` hears every event as it is handed over, `observe` every
+   * event of every node (imported copies too) in seq order. Returns the function that stops both.
+   */
+  follow(tail: Pick<EventTail, "subscribe" | "onOffer">): () => void {
+    const unsubscribe = tail.subscribe((ev) => this.observe(ev), { copies: true });
+    const unhear = tail.onOffer((events) => this.committed(events));
+    return () => {
+      unsubscribe();
+      unhear();
+    };
+  }
+
+  /**
+   * Forget at once the tasks whose assignee `events` may change (a task.request or task.accept of
+   * them), and keep reads of them in flight from storing: the tail's hook for events as they are
+   * handed over (`EventTail.onOffer`), before they are in seq order. The next check reads them.
+   */
+  committed(events: readonly StoredEvent[]): void {
+    for (const ev of events) if (ev.type === "task.request" || ev.type === "task.accept") this.tasks.remove(ev.task_id);
   }
 
   /**

@@ -208,13 +208,13 @@ export class Identity {
    * Keep the append authorizer's cache (server/auth/append-cache.ts) current from `tail`, every
    * committed event of every node, and use it from now on. Returns the function that stops both.
    */
-  followTail(tail: Pick<EventTail, "subscribe">): () => void {
+  followTail(tail: Pick<EventTail, "subscribe" | "onOffer">): () => void {
     this.appendCache.clear();
-    const unsubscribe = tail.subscribe((ev) => this.appendCache.observe(ev), { copies: true });
+    const unfollow = this.appendCache.follow(tail);
     this.appendCacheFed = true;
     return () => {
       this.appendCacheFed = false;
-      unsubscribe();
+      unfollow();
       this.appendCache.clear();
     };
   }

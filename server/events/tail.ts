@@ -40,6 +40,7 @@ export class EventTail {
   private published = 0;
   private readonly pending = new Map<number, StoredEvent>();
   private readonly listeners = new Set<TailListener>();
+  private readonly offerListeners = new Set<(events: readonly StoredEvent[]) => void>();
   private gapTimer: NodeJS.Timeout | null = null;
   /** The highest seq a notification announced, and the timer that reads up to it if no offer does. */
   private announced = 0;
@@ -109,8 +110,28 @@ export class EventTail {
     return () => this.listeners.delete(l);
   }
 
+  /**
+   * Hear of events as they are handed over, before they are put in order: this process's commits
+   * before their append returns (even while a gap before them, another node's commit not yet
+   * read, holds them back from `subscribe`'s listeners), and what the tail reads. Any order; an
+   * event may be heard twice. For caches that must forget at once what a commit makes stale
+   * (server/auth/append-cache.ts); anything that acts on events uses `subscribe`. Returns the
+   * unsubscribe function.
+   */
+  onOffer(listener: (events: readonly StoredEvent[]) => void): () => void {
+    this.offerListeners.add(listener);
+    return () => this.offerListeners.delete(listener);
+  }
+
   /** Hand over events that have just committed (any order; seqs at or below head are ignored). */
   offer(events: readonly StoredEvent[]): void {
+    for (const l of this.offerListeners) {
+      try {
+        l(events);
+      } catch (err) {
+        this.opts.onError?.(err);
+      }
+    }
     for (const ev of events) if (ev.seq > this.published) this.pending.set(ev.seq, ev);
     this.drain();
   }
