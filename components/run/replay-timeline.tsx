@@ -165,8 +165,8 @@ export function ReplayTimeline({
   following: boolean;
   /** The run is still running (new events may come). */
   live: boolean;
-  /** Events are still loading: "x of y". */
-  loading: { loaded: number; expected: number } | null;
+  /** Events are still loading: "x of y" (y null until the run's summary says how many it has). */
+  loading: { loaded: number; expected: number | null } | null;
   playing: boolean;
   speed: Speed;
   forking: boolean;
@@ -241,8 +241,12 @@ export function ReplayTimeline({
             {at && <span className="max-md:hidden"> · seq {at.seq} · {clock(at.ts)}</span>}
           </span>
           {loading ? (
-            <span className="inline-flex items-center gap-1 rounded-full bg-info/12 px-2 py-px text-[11px] font-semibold tabular-nums text-info" role="status" title={`Loading events: ${loading.loaded.toLocaleString()} of ${loading.expected.toLocaleString()}`}>
-              Loading {Math.floor((100 * loading.loaded) / Math.max(1, loading.expected))}%
+            <span
+              className="inline-flex items-center gap-1 rounded-full bg-info/12 px-2 py-px text-[11px] font-semibold tabular-nums text-info"
+              role="status"
+              title={loading.expected === null ? `Loading events: ${loading.loaded.toLocaleString()} so far` : `Loading events: ${loading.loaded.toLocaleString()} of ${loading.expected.toLocaleString()}`}
+            >
+              {loading.expected === null ? "Loading…" : `Loading ${Math.floor((100 * loading.loaded) / Math.max(1, loading.expected))}%`}
             </span>
           ) : live && following ? (
             <span className="inline-flex items-center gap-1 rounded-full bg-danger/10 px-2 py-px text-[11px] font-semibold text-danger" title="Following new events as they arrive">

@@ -82,10 +82,9 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
     refetchOnWindowFocus: true,
   });
   const detail = detailQ.data;
-  // Events load once the summary is in: for a large run the summary's tasks draw the graph
-  // first, and the two large responses do not compete.
-  const detailSettled = detailQ.isFetched;
-  useEffect(() => (detailSettled ? store.start() : undefined), [store, detailSettled]);
+  // Events load beside the summary: for a large run the summary's tasks draw the graph while
+  // the events still stream in.
+  useEffect(() => store.start(), [store]);
 
   // The projection's tasks: the tree at once, before a large run's events are all loaded.
   const projection = useMemo<RunGraphState | null>(
@@ -273,7 +272,7 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
   }
 
   const graphReady = shown.task_total > 0;
-  const loading = !status.done && detail ? { loaded: total, expected: Math.max(total, detail.run.event_count) } : null;
+  const loading = status.done || status.error ? null : { loaded: total, expected: detail ? Math.max(total, detail.run.event_count) : null };
   return (
     <RunNamesContext.Provider value={autogenNames}>
       <div className="flex h-full min-h-0 flex-col">
