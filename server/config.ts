@@ -26,6 +26,9 @@
  *                   Clutch, whose X-Forwarded-For is believed (docs/deploy.md); unset: none
  *   CLUTCH_ARTIFACT_MAX_BYTES  largest artifact in bytes (default 104857600, 100 MiB; at most
  *                   1 GiB); a larger one is refused with 413 artifact_too_large (docs/limits.md)
+ *   CLUTCH_WRITES_PER_MIN, CLUTCH_AGENT_WRITES_PER_MIN  writes a person, and an agent's key, may
+ *                   make a minute (default 3000 and 60000; whole numbers from 1 to 10,000,000;
+ *                   server/http/write-limit.ts reads them at each write, docs/limits.md)
  *   CLUTCH_INVITE_TTL_HOURS  how long a new invite link works, whole hours (default 168, 7 days;
  *                   1 to 2160, 90 days); docs/limits.md, docs/identity.md
  *   CLUTCH_NODE_NAME  this node's name, on every event of the agents' work here (`meta.node`)
@@ -58,9 +61,20 @@ import type { OidcSettings } from "./auth/sso";
 import { DEFAULT_INVITE_TTL_HOURS } from "./auth/identity";
 import { parseTrustedProxies, type TrustedProxies } from "./http/client-address";
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, type HttpTimeouts } from "./http/timeouts";
+import { AGENT_WRITES_PER_MIN, PERSON_WRITES_PER_MIN, writesPerMinuteSetting } from "./http/write-limit";
 
 /** An optional setting's text, trimmed; blank is unset. */
 const optionalText = z.string().trim().optional().transform((v) => v || undefined);
+/** A writes-a-minute setting, checked by write-limit.ts's own parser (the one each write reads it with). */
+const writesPerMinute = (name: string, fallback: number) =>
+  z.string().optional().transform((v, ctx) => {
+    try {
+      return writesPerMinuteSetting(name, v, fallback);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: (err as Error).message });
+      return z.NEVER;
+    }
+  });
 
 const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -102,6 +116,8 @@ const ConfigSchema = z.object({
     .min(1, "CLUTCH_INVITE_TTL_HOURS must be at least 1 (hour)")
     .max(2160, "CLUTCH_INVITE_TTL_HOURS is at most 2160 (90 days)")
     .default(DEFAULT_INVITE_TTL_HOURS),
+  CLUTCH_WRITES_PER_MIN: writesPerMinute("CLUTCH_WRITES_PER_MIN", PERSON_WRITES_PER_MIN),
+  CLUTCH_AGENT_WRITES_PER_MIN: writesPerMinute("CLUTCH_AGENT_WRITES_PER_MIN", AGENT_WRITES_PER_MIN),
   CLUTCH_TRACE_PRIVATE_CONTENT: z
     .enum(["0", "1", "false", "true", ""], "CLUTCH_TRACE_PRIVATE_CONTENT must be 1 (send private channels' content in traces) or 0")
     .optional()

@@ -15,10 +15,30 @@ import { RateLimiterMemory } from "rate-limiter-flexible";
 export const PERSON_WRITES_PER_MIN = 3000;
 export const AGENT_WRITES_PER_MIN = 60_000;
 
-/** Writes `principal_id` may make per minute: an agent's (`agent:`) or a person's limit. */
+/** The most writes a minute either setting may allow. */
+const MAX_WRITES_PER_MIN = 10_000_000;
+
+/**
+ * The value of the writes-a-minute setting `name` (CLUTCH_WRITES_PER_MIN or
+ * CLUTCH_AGENT_WRITES_PER_MIN) given as `raw`: unset or blank → `fallback`; else a whole number
+ * from 1 to 10,000,000. Throws an Error whose message names the setting and says what it takes;
+ * server/config.ts calls it at start, so a bad value stops the start instead of being ignored.
+ */
+export function writesPerMinuteSetting(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_WRITES_PER_MIN) throw new Error(`${name} must be a whole number of writes a minute from 1 to ${MAX_WRITES_PER_MIN}, e.g. ${fallback} (got "${raw}")`);
+  return n;
+}
+
+/**
+ * Writes `principal_id` may make per minute: an agent's (`agent:`) or a person's limit. Read at
+ * each write (Next's route bundles do not share the server's configuration object), through the
+ * same parser that server/config.ts checked the setting with at start.
+ */
 function writesPerMinute(principal_id: string): number {
-  if (principal_id.startsWith("agent:")) return Number(process.env.CLUTCH_AGENT_WRITES_PER_MIN) || AGENT_WRITES_PER_MIN;
-  return Number(process.env.CLUTCH_WRITES_PER_MIN) || PERSON_WRITES_PER_MIN;
+  if (principal_id.startsWith("agent:")) return writesPerMinuteSetting("CLUTCH_AGENT_WRITES_PER_MIN", process.env.CLUTCH_AGENT_WRITES_PER_MIN, AGENT_WRITES_PER_MIN);
+  return writesPerMinuteSetting("CLUTCH_WRITES_PER_MIN", process.env.CLUTCH_WRITES_PER_MIN, PERSON_WRITES_PER_MIN);
 }
 
 const KEY = Symbol.for("clutch.write-limiters");
