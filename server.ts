@@ -68,7 +68,7 @@ const handle = app.getRequestHandler();
 await app.prepare();
 const csp = contentSecurityPolicy(parseImageHosts(process.env.CLUTCH_IMAGE_HOSTS));
 // Clutch's A2A endpoints (server/adapters/a2a/server.ts) beside the app.
-const a2a = a2aApp(clutch, { publicUrl: config.publicUrl, port: config.port, trustedProxies: config.trustedProxies });
+const a2a = a2aApp(clutch, { publicUrl: config.publicUrl, port: config.port, trustedProxies: config.trustedProxies }, { blockingSec: config.a2aBlockingSec });
 // Socket.IO: here, or with CLUTCH_REALTIME=process (PostgreSQL) in a process of its own, so fan-out
 // does not share this event loop (server/realtime/process.ts).
 const realtime = config.realtime === "process" ? await startRealtimeProcess({ env: process.env }) : null;

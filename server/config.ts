@@ -26,6 +26,8 @@
  *                   Clutch, whose X-Forwarded-For is believed (docs/deploy.md); unset: none
  *   CLUTCH_ARTIFACT_MAX_BYTES  largest artifact in bytes (default 104857600, 100 MiB; at most
  *                   1 GiB); a larger one is refused with 413 artifact_too_large (docs/limits.md)
+ *   CLUTCH_A2A_BLOCKING_SEC  the longest a blocking A2A message/send waits for its task, seconds
+ *                   (default 30, at most 3600; docs/limits.md)
  *   CLUTCH_WRITES_PER_MIN, CLUTCH_AGENT_WRITES_PER_MIN  writes a person, and an agent's key, may
  *                   make a minute (default 3000 and 60000; whole numbers from 1 to 10,000,000;
  *                   server/http/write-limit.ts reads them at each write, docs/limits.md)
@@ -116,6 +118,14 @@ const ConfigSchema = z.object({
     .min(1, "CLUTCH_INVITE_TTL_HOURS must be at least 1 (hour)")
     .max(2160, "CLUTCH_INVITE_TTL_HOURS is at most 2160 (90 days)")
     .default(DEFAULT_INVITE_TTL_HOURS),
+  CLUTCH_A2A_BLOCKING_SEC: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.coerce
+      .number("CLUTCH_A2A_BLOCKING_SEC must be a number of seconds, e.g. 30")
+      .positive("CLUTCH_A2A_BLOCKING_SEC must be a positive number of seconds, e.g. 30")
+      .max(3600, "CLUTCH_A2A_BLOCKING_SEC is at most 3600 (an hour)")
+      .optional(),
+  ),
   CLUTCH_WRITES_PER_MIN: writesPerMinute("CLUTCH_WRITES_PER_MIN", PERSON_WRITES_PER_MIN),
   CLUTCH_AGENT_WRITES_PER_MIN: writesPerMinute("CLUTCH_AGENT_WRITES_PER_MIN", AGENT_WRITES_PER_MIN),
   CLUTCH_TRACE_PRIVATE_CONTENT: z
@@ -211,6 +221,8 @@ export interface ClutchConfig {
   artifactMaxBytes: number;
   /** How long a new invite link works, hours (CLUTCH_INVITE_TTL_HOURS). */
   inviteTtlHours: number;
+  /** CLUTCH_A2A_BLOCKING_SEC: the bound of a blocking A2A message/send, seconds; unset: the A2A server's default (30). */
+  a2aBlockingSec: number | undefined;
   /** CLUTCH_TRACE_PRIVATE_CONTENT: traces carry private channels' and DMs' content too (default false). */
   tracePrivateContent: boolean;
   /** Single sign-on (CLUTCH_OIDC_*) and whether passwords stay (CLUTCH_PASSWORD_SIGN_IN); unset: passwords only. */
@@ -247,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ClutchConfig {
     trustedProxies: c.CLUTCH_TRUSTED_PROXIES,
     artifactMaxBytes: c.CLUTCH_ARTIFACT_MAX_BYTES,
     inviteTtlHours: c.CLUTCH_INVITE_TTL_HOURS,
+    a2aBlockingSec: c.CLUTCH_A2A_BLOCKING_SEC,
     tracePrivateContent: c.CLUTCH_TRACE_PRIVATE_CONTENT,
     sso: ((oidc) => (oidc ? { oidc, passwordSignIn: c.CLUTCH_PASSWORD_SIGN_IN } : undefined))(oidcOf(c)),
   };

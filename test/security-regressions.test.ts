@@ -37,7 +37,8 @@ import { inConversation } from "@/lib/conversation";
 import type { InboxAnswer } from "@/lib/api/types";
 import { runRequester } from "@/lib/fold/run-requester";
 import type { Clutch } from "@/server/clutch";
-import { a2aApp, blockingSec } from "@/server/adapters/a2a/server";
+import { A2A_BLOCKING_SEC, a2aApp } from "@/server/adapters/a2a/server";
+import { loadConfig } from "@/server/config";
 import { RealtimeGateway } from "@/server/realtime/gateway";
 import { SYSTEM } from "@/server/auth/principal";
 import { setClutch } from "@/server/instance";
@@ -661,8 +662,12 @@ describe("a keyed agent's REST heartbeat is signed", () => {
 
 describe("a blocking A2A message/send is bounded", () => {
   it("answers after its bound with the task still working, which tasks/get then follows", async () => {
-    expect(blockingSec({})).toBe(30);
-    expect(blockingSec({ CLUTCH_A2A_BLOCKING_SEC: "5" })).toBe(5);
+    const env = (vars: Record<string, string>): NodeJS.ProcessEnv => ({ NODE_ENV: "test", ...vars });
+    expect(A2A_BLOCKING_SEC).toBe(30);
+    expect(loadConfig(env({})).a2aBlockingSec).toBeUndefined();
+    expect(loadConfig(env({ CLUTCH_A2A_BLOCKING_SEC: "5" })).a2aBlockingSec).toBe(5);
+    expect(() => loadConfig(env({ CLUTCH_A2A_BLOCKING_SEC: "soon" }))).toThrow(/CLUTCH_A2A_BLOCKING_SEC must be a number of seconds, e\.g\. 30/);
+    expect(() => loadConfig(env({ CLUTCH_A2A_BLOCKING_SEC: "-1" }))).toThrow(/CLUTCH_A2A_BLOCKING_SEC must be a positive number of seconds/);
     const server = http.createServer();
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -84,12 +84,6 @@ import type { A2ATaskRecords, StoredA2ATask } from "./tasks";
 /** How long a blocking message/send waits for its task to finish by default (seconds; docs/limits.md). */
 export const A2A_BLOCKING_SEC = 30;
 
-/** CLUTCH_A2A_BLOCKING_SEC when it is a positive number, else A2A_BLOCKING_SEC (seconds). */
-export function blockingSec(env: Record<string, string | undefined> = process.env): number {
-  const v = Number(env.CLUTCH_A2A_BLOCKING_SEC);
-  return Number.isFinite(v) && v > 0 ? v : A2A_BLOCKING_SEC;
-}
-
 /** The caller, as the SDK carries it into the executor. */
 class ClutchUser implements User {
   /** `trace`: the caller's W3C trace context (its traceparent header), for the run it starts. */
@@ -599,14 +593,15 @@ export function cardOrigin(req: IncomingMessage, where: A2AAddress): string {
  * The Express app of Clutch's A2A endpoints (see the module doc). `address`: where the cards say
  * Clutch is (see `A2AAddress` and `cardOrigin`); a string is a fixed public URL, as
  * CLUTCH_PUBLIC_URL. `opts.blockingSec`:
- * the bound of a blocking message/send (default: `blockingSec()`, CLUTCH_A2A_BLOCKING_SEC or 30). Without a workspace
+ * the bound of a blocking message/send in seconds (server.ts passes CLUTCH_A2A_BLOCKING_SEC, checked by
+ * server/config.ts; default A2A_BLOCKING_SEC). Without a workspace
  * channel there is nothing to start runs in: every path answers 404. The tasks are `clutch.a2aTasks`'
  * (the database); creating the app starts following again the runs of those still submitted or
  * working (see the module doc), in the background: a failure there is logged, never thrown.
  */
 export function a2aApp(clutch: ClutchParts, address: string | A2AAddress, opts: { blockingSec?: number } = {}): express.Express {
   const where: A2AAddress = typeof address === "string" ? { publicUrl: address, port: 0 } : address;
-  const boundMs = (opts.blockingSec ?? blockingSec()) * 1000;
+  const boundMs = (opts.blockingSec ?? A2A_BLOCKING_SEC) * 1000;
   const app = express();
   app.disable("x-powered-by");
   const settings = clutch.workspace.a2a;
