@@ -56,4 +56,9 @@ test("an admin imports the AutoGen gallery and watches an AutoGen run live in th
   const shot = info.outputPath("channel-autogen-run.png");
   await page.screenshot({ path: shot });
   await info.attach("channel-autogen-run", { path: shot, contentType: "image/png" });
+
+  // The run's page names the team's agents as the channel does, once its events have loaded.
+  await page.goto(`/runs/${run_id}`);
+  await expect(page.locator(".react-flow__node").filter({ hasText: "AutoGen · " }).first()).toBeVisible();
+  await expect(page.locator(".react-flow__node").filter({ hasText: /\bautogen-/ })).toHaveCount(0);
 });

@@ -34,6 +34,8 @@ describe("the run view's names of AutoGen-stream agents", () => {
   it("reads each AutoGen agent's name from the run's events", () => {
     expect(autogenNamesOf(events)).toEqual(new Map([["agent:autogen", "AutoGen · Poets"], ["agent:autogen-assistant", "AutoGen · assistant"]]));
     expect(autogenNamesOf([]).size).toBe(0);
+    // Of a list that grows in place, only what it held then: the first n events.
+    expect(autogenNamesOf(events, 1)).toEqual(new Map([["agent:autogen", "AutoGen · Poets"]]));
   });
 
   it("names them so by id (a task's assignee) and as senders; everyone else as before", () => {

@@ -9,10 +9,14 @@
 import type { Participant, StoredEvent } from "@/lib/protocol";
 import { isAutogen } from "@/components/events/participant";
 
-/** Each AutoGen agent of the run by id, with the name its events give it ("AutoGen · assistant"). */
-export function autogenNamesOf(events: readonly StoredEvent[]): ReadonlyMap<string, string> {
+/**
+ * Each AutoGen agent of the run by id, with the name its first `n` events give it ("AutoGen ·
+ * assistant"). `n` (default: all) lets a caller whose list only grows say how much it holds now.
+ */
+export function autogenNamesOf(events: readonly StoredEvent[], n = events.length): ReadonlyMap<string, string> {
   const names = new Map<string, string>();
-  for (const ev of events) {
+  for (let i = 0; i < n; i++) {
+    const ev = events[i]!;
     if (isAutogen(ev.from) && !names.has(ev.from.agent_id)) names.set(ev.from.agent_id, ev.from.display_name!.trim());
   }
   return names;

@@ -187,7 +187,8 @@ export function RunScreen({ runId, initialAt }: { runId: string; initialAt: numb
   // The words on the nodes are for the person reading ("Waiting on you").
   const me = useMe();
   // AutoGen-stream agents by the names their events give them, as the channel shows them (run-names.ts).
-  const autogenNames = useMemo(() => autogenNamesOf(timeline.events), [timeline.events]);
+  // The timeline's list only grows in place: its length says when there is more to read.
+  const autogenNames = useMemo(() => autogenNamesOf(timeline.events, total), [timeline.events, total]);
   const personLabel = usePersonLabel();
   const nameOf = useMemo(() => withAutogenNames(personLabel, autogenNames), [personLabel, autogenNames]);
   const serverStatus = detail?.run ?? null;
