@@ -23,7 +23,7 @@
  */
 import { newId, ReviewFeedbackV1 } from "@/lib/protocol";
 import type { z } from "zod";
-import { ORCHESTRATOR } from "../router/router";
+import { fixedRouting, ORCHESTRATOR } from "../router/router";
 import type { ActionDeps, TaskContext, ToolCall } from "./task-context";
 import type { ToolCaller } from "../workspace/tools";
 import { AskInput, CANNOT_ANSWER, DeclineInput, DelegateInput, expectedPayloadType, parseMcpToolName, ReplyInput, SubmitResultInput } from "./contract";
@@ -93,6 +93,11 @@ export function normaliseTarget(to: string): string {
 /** `v` when it is a JSON object, else `{ value: v }`. */
 export function asRecord(v: unknown): Record<string, unknown> {
   return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
+}
+
+/** `meta.node` as `ctx.envelope` puts it on every message of the task (task-context.ts), for messages built without it. */
+function nodeMeta(ctx: TaskContext): { node: string } | undefined {
+  return ctx.node ? { node: ctx.node } : undefined;
 }
 
 function recipient(agent_id: string) {
@@ -279,16 +284,12 @@ async function delegate({ ctx, call, deps, key, meta, fail }: CallScope): Promis
   }
   const rule = ctx.agent.manifest.delegate_rules[target.replace(/^agent:/, "")]?.when_to_delegate;
   await deps.store.append([
-    ctx.envelope(
-      "routing.decision",
-      {
-        selected: target,
-        candidates: [target],
-        reason: `delegated by id by ${ctx.agent.card.display.name}; allowed by its manifest (allowed_agents)${rule ? `; rule: ${rule}` : ""}`,
-        scores: { [target]: 1 },
-        mode: "fixed",
-      },
-      { ...subtask, from: ORCHESTRATOR, idempotency_key: key("routing") },
+    fixedRouting(
+      { thread_id: ctx.thread_id, run_id: ctx.run_id, ...subtask },
+      target,
+      { reason: `delegated by id by ${ctx.agent.card.display.name}; allowed by its manifest (allowed_agents)${rule ? `; rule: ${rule}` : ""}` },
+      key("routing"),
+      nodeMeta(ctx),
     ),
     ctx.envelope("task.request", request, {
       ...subtask,
@@ -362,10 +363,12 @@ async function submitResult({ ctx, call, deps, key, meta, fail }: CallScope): Pr
           meta: meta({ output: `Submitted for review by ${overseer} as task ${review.task_id}. You will be told the outcome; answer any questions from the reviewer. End your turn now.` }),
         },
       ),
-      ctx.envelope(
-        "routing.decision",
-        { selected: overseer, candidates: [overseer], reason: `${reviewer} oversees ${ctx.agent.card.display.name} (manifest overseer)`, scores: { [overseer]: 1 }, mode: "fixed" },
-        { ...review, idempotency_key: key("review-routing") },
+      fixedRouting(
+        { thread_id: ctx.thread_id, run_id: ctx.run_id, task_id: review.task_id, parent_task_id: review.parent_task_id },
+        overseer,
+        { reason: `${reviewer} oversees ${ctx.agent.card.display.name} (manifest overseer)` },
+        key("review-routing"),
+        nodeMeta(ctx),
       ),
       ctx.envelope(
         "task.request",

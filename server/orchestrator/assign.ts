@@ -5,7 +5,7 @@
  * (server/router/router.ts).
  */
 import { makeMessage, type ClutchMessage, type PayloadOf } from "@/lib/protocol";
-import { ORCHESTRATOR } from "../router/router";
+import { fixedRouting, ORCHESTRATOR } from "../router/router";
 
 /**
  * Why the agent was chosen, as the decision says it:
@@ -32,11 +32,19 @@ export function assign(
   request: { payload: PayloadOf<"task.request">; meta: Record<string, unknown>; from?: ClutchMessage["from"] },
   keys: { routing: string; request: string },
 ): [ClutchMessage, ClutchMessage] {
-  const candidates = why.mode === "fixed" ? [agent_id] : why.candidates;
-  const extra = why.mode === "fixed" ? (why.rejected ? { rejected: why.rejected } : {}) : { rule: why.rule };
-  const decision: PayloadOf<"routing.decision"> = { selected: agent_id, candidates, reason: why.reason, scores: { [agent_id]: 1 }, mode: why.mode, ...extra };
+  const routing =
+    why.mode === "fixed"
+      ? fixedRouting(at, agent_id, why, keys.routing)
+      : makeMessage({
+          type: "routing.decision",
+          ...at,
+          from: ORCHESTRATOR,
+          to: [],
+          payload: { selected: agent_id, candidates: why.candidates, reason: why.reason, scores: { [agent_id]: 1 }, mode: "group_chat", rule: why.rule },
+          idempotency_key: keys.routing,
+        });
   return [
-    makeMessage({ type: "routing.decision", ...at, from: ORCHESTRATOR, to: [], payload: decision, idempotency_key: keys.routing }),
+    routing,
     makeMessage({ type: "task.request", ...at, from: request.from ?? ORCHESTRATOR, to: [{ agent_id }], payload: request.payload, meta: request.meta, idempotency_key: keys.request }),
   ];
 }

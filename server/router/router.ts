@@ -21,7 +21,7 @@
  * a time and each sees the load the previous ones caused (the tasks projection is updated in
  * the same transaction as the routed request).
  */
-import { makeMessage, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
+import { makeMessage, type ClutchMessage, type PayloadOf, type StoredEvent, type StoredEventOf } from "@/lib/protocol";
 import { TERMINAL_STATES, type TaskState } from "@/lib/fold/task-state";
 import type { EventStore } from "../events/store";
 import { log } from "../log";
@@ -33,6 +33,31 @@ import type { AgentRegistry } from "./registry";
 import { agentStats } from "./stats";
 
 export const ORCHESTRATOR = { agent_id: "agent:orchestrator", role: "orchestrator" } as const;
+
+/**
+ * The routing.decision of an agent chosen without capability matching (Clutch Protocol §2.5,
+ * §4.3 "Routing Decision Event"; a channel's entry agent, an @mention, a delegation by id, an
+ * overseer): payload `{ selected, candidates: [selected], reason, scores: { [selected]: 1 },
+ * mode: "fixed", rejected? }` (`rejected` only when given), from agent:orchestrator, to nobody,
+ * in the task `at`, with `idempotency_key` (§5.2) and `meta` when given.
+ */
+export function fixedRouting(
+  at: { thread_id: string; run_id: string; task_id: string; parent_task_id: string | null },
+  selected: string,
+  why: { reason: string; rejected?: PayloadOf<"routing.decision">["rejected"] },
+  idempotency_key: string,
+  meta?: Record<string, unknown>,
+): ClutchMessage {
+  const payload: PayloadOf<"routing.decision"> = {
+    selected,
+    candidates: [selected],
+    reason: why.reason,
+    scores: { [selected]: 1 },
+    mode: "fixed",
+    ...(why.rejected ? { rejected: why.rejected } : {}),
+  };
+  return makeMessage({ type: "routing.decision", ...at, from: ORCHESTRATOR, to: [], payload, idempotency_key, ...(meta ? { meta } : {}) });
+}
 
 /** Whether a task.request asks the router to choose its agent. */
 export function needsRouting(ev: Pick<StoredEvent, "type" | "to" | "from">): boolean {

@@ -18,7 +18,7 @@ import type { EventTail } from "../events/tail";
 import type { AgentRegistry } from "../router/registry";
 import type { Workspace } from "../workspace/workspace";
 import type { Principal } from "../auth/principal";
-import { ORCHESTRATOR } from "../router/router";
+import { fixedRouting, ORCHESTRATOR } from "../router/router";
 import type { TraceMeta } from "../telemetry/meta";
 
 /** Who the caller is in Clutch's events: a person (role human) or an agent. */
@@ -88,14 +88,7 @@ export async function startRemoteRun(
   const meta = { requested_by: principal.agent_id, ...(req.trace ? { trace: req.trace } : {}) };
   const events = selected
     ? [
-        makeMessage({
-          type: "routing.decision",
-          ...at,
-          from: ORCHESTRATOR,
-          to: [],
-          payload: { selected, candidates: [selected], reason: `${who} asked ${selected} over ${via.toUpperCase()}`, scores: { [selected]: 1 }, mode: "fixed" },
-          idempotency_key: `${key}:routing`,
-        }),
+        fixedRouting(at, selected, { reason: `${who} asked ${selected} over ${via.toUpperCase()}` }, `${key}:routing`),
         makeMessage({ type: "task.request", ...at, from: ORCHESTRATOR, to: [{ agent_id: selected }], payload, meta, idempotency_key: key }),
       ]
     : [makeMessage({ type: "task.request", ...at, from, to: [ORCHESTRATOR], requires: mentions.capabilities, payload, meta, idempotency_key: key })];

@@ -43,7 +43,7 @@ import { isAIMessage, isAIMessageChunk, isBaseMessage, isBaseMessageChunk } from
 import { capAgentIdToClutch, isEvent, makeMessage, newId, type StoredEvent } from "@/lib/protocol";
 import { STREAM_META } from "@/lib/realtime/streams";
 import type { StreamWriter } from "../../streams/hub";
-import { ORCHESTRATOR } from "../../router/router";
+import { fixedRouting, ORCHESTRATOR } from "../../router/router";
 import { answerTo, expandEnv, expandHeaders, requestText, summarize, type DriverWake, type RuntimeDriver } from "../../agents/driver";
 import { loadGraph, localHost, serverHost, type CheckpointerSource, type GraphHost, type Interrupt, type StreamInput } from "./hosts";
 
@@ -418,7 +418,7 @@ class GraphRun {
     await w.store.append(
       target
         ? [
-            makeMessage({ type: "routing.decision", ...ids, from: ORCHESTRATOR, to: [], payload: { selected: target, candidates: [target], reason: `${w.ctx.agent.card.display.name}'s graph delegated to ${target.replace(/^agent:/, "")} by name`, scores: { [target]: 1 }, mode: "fixed" }, idempotency_key: this.key(`delegate:${tag}:routing`) }),
+            fixedRouting(ids, target, { reason: `${w.ctx.agent.card.display.name}'s graph delegated to ${target.replace(/^agent:/, "")} by name` }, this.key(`delegate:${tag}:routing`)),
             makeMessage({ type: "task.request", ...ids, from, to: [{ agent_id: target }], payload, meta, idempotency_key: this.key(`delegate:${tag}`) }),
           ]
         : [makeMessage({ type: "task.request", ...ids, from, to: [ORCHESTRATOR], requires: d.requires ?? [], payload, meta, idempotency_key: this.key(`delegate:${tag}`) })],
