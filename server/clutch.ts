@@ -33,7 +33,7 @@ import { ArtifactStore } from "./artifacts/store";
 import { authSecret, createAuth } from "./auth/auth";
 import { Identity } from "./auth/identity";
 import type { SignInLimitPolicy } from "./auth/sign-in-limit";
-import { OIDC_PROVIDER_ID, type OidcSettings } from "./auth/sso";
+import { OIDC_PROVIDER_ID, type OidcSettings, type ProviderProfile, type RefreshedTokens } from "./auth/sso";
 import { openEventLog } from "./events/open";
 import type { EventStore } from "./events/store";
 import type { EventTail } from "./events/tail";
@@ -373,18 +373,21 @@ export async function createClutch(options: ClutchOptions): Promise<Clutch> {
     ...(options.sso ? { oidc: options.sso.oidc, sso: () => identity.sso } : {}),
   });
   // A refresh token spent at the provider, through better-auth's own provider (server/auth/sso.ts `recheck`).
-  const refreshAtProvider = async (refreshToken: string) => {
+  const atProvider = async () => {
     const provider = (await auth.$context).socialProviders.find((p) => p.id === OIDC_PROVIDER_ID);
     if (!provider?.refreshAccessToken) throw new Error("the identity provider's discovery has not answered yet");
-    return provider.refreshAccessToken(refreshToken);
+    return provider;
   };
+  const refreshAtProvider = async (refreshToken: string) => (await atProvider()).refreshAccessToken!(refreshToken);
+  // The claims for fresh tokens: the ID token verified against the provider's keys, then userinfo.
+  const userInfoAtProvider = async (tokens: RefreshedTokens) => (await (await atProvider()).getUserInfo(tokens)) as ProviderProfile | null;
   // Names people see are unique across people and every agent the registry knows (server/auth/names.ts).
   const identity = new Identity(eventLog.db, store, auth, (id) => registry.get(id)?.card, {
     origins,
     signInPolicy: options.signInPolicy,
     agents: () => registry.list(),
     inviteTtlHours: options.inviteTtlHours,
-    ...(options.sso ? { sso: { ...options.sso, refresh: refreshAtProvider } } : {}),
+    ...(options.sso ? { sso: { ...options.sso, refresh: refreshAtProvider, userInfo: userInfoAtProvider } } : {}),
   });
   // The append authorizer's cache forgets what each committed event makes stale, here or on another node (server/auth/append-cache.ts).
   const unfollowAppendCache = identity.followTail(tail);

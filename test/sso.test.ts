@@ -11,7 +11,7 @@ import { fromRow } from "@/server/events/codec";
 import type { Clutch } from "@/server/clutch";
 import { databaseOf } from "@/server/events/testing";
 import { SYSTEM } from "@/server/auth/principal";
-import { SingleSignOn, verdictOf, type OidcSettings, type RefreshedTokens, type UserInfoCheck } from "@/server/auth/sso";
+import { SingleSignOn, verdictOf, type OidcSettings, type ProviderProfile, type RefreshedTokens, type UserInfoCheck } from "@/server/auth/sso";
 import { testClutch, testPerson } from "./helpers";
 import { signInErrorMessage } from "@/lib/sign-in-errors";
 
@@ -56,8 +56,10 @@ describe("a sign-in through the provider, and the session refresh", () => {
   let rt: Clutch;
   /** What the provider answers a refresh token with, per test. */
   let refresh: (token: string) => Promise<RefreshedTokens>;
+  /** What the provider says of the person for fresh tokens, per test (none by default). */
+  let userInfo: (tokens: RefreshedTokens) => Promise<ProviderProfile | null> = async () => null;
   /** Single sign-on of a node of `clutch` whose provider answers refreshes with `refresh`. */
-  const ssoOf = (clutch: Clutch) => new SingleSignOn(NODE, { db: databaseOf(clutch.store), names: clutch.identity.names, people: clutch.identity, refresh: (t) => refresh(t) });
+  const ssoOf = (clutch: Clutch) => new SingleSignOn(NODE, { db: databaseOf(clutch.store), names: clutch.identity.names, people: clutch.identity, refresh: (t) => refresh(t), userInfo: (t) => userInfo(t) });
   let sso: SingleSignOn;
   beforeAll(async () => {
     rt = await testClutch({ sso: { oidc: NODE, passwordSignIn: true } });
@@ -137,6 +139,26 @@ describe("a sign-in through the provider, and the session refresh", () => {
     expect(second.deactivated).toBeGreaterThanOrEqual(1);
     expect(await rt.identity.deactivation(gone.person!.id)).toEqual({ by: "system" });
     expect(await db.session.count({ where: { userId: gone.person!.id } })).toBe(0);
+  });
+
+  it("at a session refresh, the person's role follows their groups, and a domain no longer admitted deactivates them", async () => {
+    const promoted = await signedInThroughProvider("Refreshed Role");
+    const moved = await signedInThroughProvider("Refreshed Away");
+    refresh = async (token) => ({ accessToken: `at-${token}` });
+    userInfo = async (tokens) => {
+      if (tokens.accessToken === `at-rt-${promoted.person!.id}`) return { user: { email: promoted.person!.email }, data: { groups: ["clutch-admins"] } };
+      if (tokens.accessToken === `at-rt-${moved.person!.id}`) return { user: { email: "moved@elsewhere.test" }, data: {} };
+      return null;
+    };
+    try {
+      await sso.recheck();
+    } finally {
+      userInfo = async () => null;
+    }
+    expect((await rt.identity.person(promoted.person!.id))?.role).toBe("admin");
+    expect((await auditsOf(promoted.agent_id)).at(-1)).toMatch(/is now an admin \(was member\): from their groups at Acme SSO$/);
+    expect(await rt.identity.deactivation(moved.person!.id)).toEqual({ by: "system" });
+    expect(await databaseOf(rt.store).session.count({ where: { userId: moved.person!.id } })).toBe(0);
   });
 
   it("two nodes checking at once spend one refresh token once", async () => {

@@ -36,7 +36,7 @@ import { ApiKeys, type ApiKeySummary } from "./keys";
 import { Names, type NamedAgent } from "./names";
 import type { OriginSettings } from "./origins";
 import { SignInLimit, type SignInLimitPolicy } from "./sign-in-limit";
-import { SingleSignOn, type OidcSettings, type RefreshedTokens } from "./sso";
+import { SingleSignOn, type OidcSettings, type ProviderProfile, type RefreshedTokens } from "./sso";
 import { isAdmin, isRole, personAgentId, type AgentPrincipal, type PersonPrincipal, type Principal, type Role } from "./principal";
 
 export type { InviteSummary, PersonSummary };
@@ -108,7 +108,7 @@ export class Identity {
       signInPolicy?: Partial<SignInLimitPolicy>;
       agents?: () => Iterable<NamedAgent>;
       inviteTtlHours?: number;
-      sso?: { oidc: OidcSettings; passwordSignIn: boolean; refresh: (refreshToken: string) => Promise<RefreshedTokens> };
+      sso?: { oidc: OidcSettings; passwordSignIn: boolean; refresh: (refreshToken: string) => Promise<RefreshedTokens>; userInfo: (tokens: RefreshedTokens) => Promise<ProviderProfile | null> };
     } = {},
   ) {
     this.keys = new ApiKeys(db);
@@ -119,7 +119,7 @@ export class Identity {
     this.origins = settings.origins ?? {};
     this.names = new Names(db, settings.agents);
     const sso = settings.sso;
-    this.sso = sso ? new SingleSignOn(sso.oidc, { db, names: this.names, people: this, refresh: sso.refresh }) : null;
+    this.sso = sso ? new SingleSignOn(sso.oidc, { db, names: this.names, people: this, refresh: sso.refresh, userInfo: sso.userInfo }) : null;
     this.passwordSignIn = sso ? sso.passwordSignIn : true;
     this.inviteTtlMs = (settings.inviteTtlHours ?? DEFAULT_INVITE_TTL_HOURS) * 3600 * 1000;
   }

@@ -146,7 +146,14 @@ export class SingleSignOn {
 
   constructor(
     readonly settings: OidcSettings,
-    private readonly deps: { db: Db; names: Names; people: DirectoryPeople; refresh: (refreshToken: string) => Promise<RefreshedTokens> },
+    private readonly deps: {
+      db: Db;
+      names: Names;
+      people: DirectoryPeople;
+      refresh: (refreshToken: string) => Promise<RefreshedTokens>;
+      /** The person's claims for fresh tokens (the ID token verified, then userinfo); null when the provider gave none. */
+      userInfo: (tokens: RefreshedTokens) => Promise<ProviderProfile | null>;
+    },
   ) {}
 
   /**
@@ -230,7 +237,9 @@ export class SingleSignOn {
    * A session refresh for everyone signed in through the provider whose check is due: each
    * account's refresh token is used once (claimed first, so two nodes never spend one token
    * twice). The provider refusing it (`invalid_grant`) deactivates the person; a provider that
-   * cannot be reached is asked again at the next check. The account's `accessTokenExpiresAt`
+   * cannot be reached is asked again at the next check. With fresh tokens, the person's claims
+   * (`deps.userInfo`) pass `verdictOf` as at a sign-in: their role follows their groups, and a
+   * refusal (a domain no longer admitted) deactivates them. The account's `accessTokenExpiresAt`
    * holds when the next check is due (Clutch uses the provider's tokens for nothing else).
    * Resolves how many were checked and deactivated.
    */
@@ -252,11 +261,16 @@ export class SingleSignOn {
       const claimed = await this.deps.db.account.updateMany({ where: { id: account.id, accessTokenExpiresAt: account.accessTokenExpiresAt }, data: { accessTokenExpiresAt: next } });
       if (!claimed.count) continue;
       checked++;
+      let profile: ProviderProfile | null;
       try {
         const tokens = await this.deps.refresh(account.refreshToken!);
         await this.deps.db.account.update({
           where: { id: account.id },
           data: { accessToken: tokens.accessToken, ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}), ...(tokens.idToken ? { idToken: tokens.idToken } : {}), accessTokenExpiresAt: next },
+        });
+        profile = await this.deps.userInfo(tokens).catch((err) => {
+          log.warn({ err: describe(err), user_id: account.userId }, `${this.settings.label} gave fresh tokens but not the person's claims; their role stays until the next check`);
+          return null;
         });
       } catch (err) {
         if (!isRefusal(err)) {
@@ -270,10 +284,38 @@ export class SingleSignOn {
         } catch (e) {
           log.warn({ err: describe(e), user_id: account.userId }, "a person the identity provider refused could not be deactivated");
         }
+        continue;
       }
+      if (profile && (await this.followDirectory(account.userId, profile))) deactivated++;
     }
     return { checked, deactivated };
   }
+
+  /**
+   * At a refresh, what the directory says of a signed-in person now (`verdictOf` on `profile`):
+   * a refusal deactivates them (true when it did), else their role follows their groups.
+   */
+  private async followDirectory(user_id: string, profile: ProviderProfile): Promise<boolean> {
+    const verdict = verdictOf(this.settings, { ...profile.data, email: profile.user.email ?? profile.data.email });
+    try {
+      if (verdict.ok) {
+        await this.admit(user_id, verdict);
+        return false;
+      }
+      if (await this.deps.people.deactivation(user_id)) return false;
+      await this.deps.people.setPersonDeactivated(SYSTEM, user_id, true, `${this.settings.label} no longer lets them in (${verdict.code})`);
+      return true;
+    } catch (err) {
+      log.warn({ err: describe(err), user_id }, "what the identity provider says of a signed-in person could not be applied");
+      return false;
+    }
+  }
+}
+
+/** A person's claims as the provider gives them (better-auth's `getUserInfo`): the mapped user and the raw claims (groups among them). */
+export interface ProviderProfile {
+  user: { email?: string | null };
+  data: Record<string, unknown>;
 }
 
 /** The tokens a refresh gives back (better-auth's OAuth2Tokens, the parts kept). */
