@@ -7,6 +7,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { newId } from "../lib/protocol";
 import type { ThreadSummary } from "../lib/api/types";
+import { E2E_ADMIN } from "../playwright.config";
 import { createChannel, event, messageLog, openChannel, ownServer, personContext, postEvents, uniqueName } from "./helpers";
 
 test("the first visit to a new workspace sets up its admin, who lands in the app", async ({ browser }) => {
@@ -71,11 +72,28 @@ test("an admin invites a person, who signs up in another browser and is greeted 
     await p2.goto(link);
     await expect(p2.getByRole("heading", { name: "This invite link does not work" })).toBeVisible();
     await again.close();
+
+    await page.reload();
+    await expect(page.getByRole("list", { name: "Invite links" }).getByText("accepted").first()).toBeVisible();
+
+    // Lee leaves: the admin deactivates them from People, after a confirmation, and Lee's session
+    // stops working at once; the row says who did it, and Activate lets Lee sign in again.
+    const people = page.getByRole("region", { name: "People" });
+    const row = people.getByRole("row").filter({ hasText: name });
+    await row.getByRole("button", { name: `Deactivate ${name}` }).click();
+    await expect(row.getByRole("group", { name: `Deactivate ${name}?` })).toContainText("Their sessions and keys stop at once.");
+    await row.getByRole("button", { name: "Cancel" }).click();
+    expect((await p.request.get("/api/me")).status()).toBe(200);
+    await row.getByRole("button", { name: `Deactivate ${name}` }).click();
+    await row.getByRole("button", { name: `Deactivate ${name} now` }).click();
+    await expect(row).toContainText(`Deactivated by ${E2E_ADMIN.name}`);
+    expect((await p.request.get("/api/me")).status()).toBe(401);
+    await row.getByRole("button", { name: `Activate ${name} again` }).click();
+    await expect(row.getByRole("button", { name: `Deactivate ${name}` })).toBeVisible();
+    await expect(row).not.toContainText("Deactivated");
   } finally {
     await lee.close();
   }
-  await page.reload();
-  await expect(page.getByRole("list", { name: "Invite links" }).getByText("accepted").first()).toBeVisible();
 });
 
 test("a private channel is invisible to a person who is not a member, in the sidebar and by its URL", async ({ page, browser, request }) => {

@@ -47,6 +47,7 @@ import * as eventsRoute from "@/app/api/events/route";
 import * as agentsRoute from "@/app/api/agents/route";
 import * as heartbeatRoute from "@/app/api/agents/[agent_id]/heartbeat/route";
 import * as personRoute from "@/app/api/people/[user_id]/route";
+import * as peopleRoute from "@/app/api/people/route";
 import * as meRoute from "@/app/api/me/route";
 import { signEnvelope } from "@/server/auth/signatures";
 import { conversationIds } from "@/server/events/threads";
@@ -522,7 +523,15 @@ describe("open sockets lose what their principal may no longer read, at once, on
       await settle();
       expect(c.texts()).not.toContain("after deactivation");
       expect((await meRoute.GET(requestAs(lee, "http://localhost:3000/api/me"))).status).toBe(401);
+      // Admins see who deactivated them, when and why (Admin → People); others only that they are.
+      type Listed = { people: { id: string; deactivated?: true; deactivation?: { by: string; at: string; reason: string } }[] };
+      const listed = async (as: TestPrincipal) => ((await (await peopleRoute.GET(requestAs(as, "http://localhost:3000/api/people"))).json()) as Listed).people.find((p) => p.id === lee.person!.id);
+      expect(await listed(ada)).toMatchObject({ deactivated: true, deactivation: { by: ada.agent_id, reason: "left the company", at: expect.stringMatching(/^\d{4}-/) } });
+      const member = await testPerson(rt, "member", "Onlooker");
+      expect(await listed(member)).toMatchObject({ deactivated: true });
+      expect((await listed(member))?.deactivation).toBeUndefined();
       expect((await patch({ deactivated: false })).status).toBe(200);
+      expect((await listed(ada))?.deactivated).toBeUndefined();
       expect((await meRoute.GET(requestAs(lee, "http://localhost:3000/api/me"))).status).toBe(200);
     } finally {
       c.socket.disconnect();

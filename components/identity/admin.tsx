@@ -1,8 +1,10 @@
 "use client";
 /**
  * `AdminPage` (/admin): what an admin manages (docs/identity.md): people, with their presence and
- * a "Message" button, and their roles (and
- * the lock on a person's sign-in after too many failed passwords, with Unlock), invite
+ * a "Message" button, their roles, the lock on a person's sign-in after too many failed passwords
+ * (with Unlock), and whether they may sign in at all (Deactivate, after a confirmation; a
+ * deactivated person shows who deactivated them, an admin or the identity provider, with
+ * Activate), invite
  * links (shown once to pass on; revocable), every API key (people's and agents'; a new key for an
  * external agent), and the registered agents (disable an external one). Every change is an
  * `audit.change` event in the log. Others see a plain note that the page is for admins.
@@ -20,7 +22,8 @@ import { hueFor } from "@/components/events/participant";
 import { usePresence } from "@/components/live/presence";
 import { ROLE_LABEL } from "@/components/workspace/settings-dialog";
 import { useMe } from "./me";
-import { useCreateInvite, useInvites, useKeys, usePeople, useRevokeInvite, useSetAgentDisabled, useSetRole, useUnlockSignIn, type Role } from "./api";
+import { useCreateInvite, useInvites, useKeys, usePeople, useRevokeInvite, useSetAgentDisabled, useSetDeactivated, useSetRole, useUnlockSignIn, type Role } from "./api";
+import type { PersonSummary } from "@/lib/api/types";
 import { KeyList, NewKeyForm } from "./key-list";
 
 const ROLES: Role[] = ["admin", "member", "guest"];
@@ -65,6 +68,9 @@ function People() {
   const people = usePeople();
   const setRole = useSetRole();
   const unlock = useUnlockSignIn();
+  const deactivate = useSetDeactivated();
+  /** The person whose deactivation waits for the admin's confirmation. */
+  const [confirming, setConfirming] = useState<string | null>(null);
   const me = useMe();
   const isOnline = usePresence();
   return (
@@ -91,7 +97,7 @@ function People() {
                     <AvatarWithPresence online={isOnline(p.agent_id)} dot={9}>
                       <Avatar name={p.name} hue={hueFor(p.agent_id)} agent={false} size={24} />
                     </AvatarWithPresence>
-                    <span className="min-w-0">
+                    <span className="min-w-0 whitespace-nowrap">
                       {p.name}
                       {p.id === me.user_id && <span className="text-fg-muted"> (you)</span>}
                     </span>
@@ -105,7 +111,7 @@ function People() {
                     value={p.role}
                     disabled={setRole.isPending}
                     onChange={(e) => setRole.mutate({ user_id: p.id, role: e.target.value as Role })}
-                    className={`${inputClass} h-7 w-28 py-0`}
+                    className={`${inputClass} h-7 w-28 min-w-28 py-0`}
                   >
                     {ROLES.map((r) => (
                       <option key={r} value={r}>
@@ -115,17 +121,41 @@ function People() {
                   </select>
                 </td>
                 <td className="py-1.5">
-                  {p.sign_in_lock ? (
-                    <span className="flex flex-wrap items-center gap-2">
-                      <span className="text-xs font-medium text-danger" title={`${p.sign_in_lock.failures} failed passwords`}>
-                        Locked until {new Date(p.sign_in_lock.locked_until).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
-                      </span>
-                      <Button onClick={() => unlock.mutate(p.id)} disabled={unlock.isPending} aria-label={`Unlock the sign-in of ${p.name}`}>
-                        Unlock
+                  {p.deactivated ? (
+                    <Deactivated person={p} people={people.data} busy={deactivate.isPending} onActivate={() => deactivate.mutate({ user_id: p.id, deactivated: false })} />
+                  ) : confirming === p.id ? (
+                    <span className="flex flex-wrap items-center gap-2" role="group" aria-label={`Deactivate ${p.name}?`}>
+                      <span className="basis-full text-xs">Their sessions and keys stop at once.</span>
+                      <Button
+                        onClick={() => deactivate.mutate({ user_id: p.id, deactivated: true }, { onSettled: () => setConfirming(null) })}
+                        disabled={deactivate.isPending}
+                        variant="danger"
+                        aria-label={`Deactivate ${p.name} now`}
+                      >
+                        Deactivate
                       </Button>
+                      <Button onClick={() => setConfirming(null)}>Cancel</Button>
                     </span>
                   ) : (
-                    <span className="text-xs text-fg-muted">OK</span>
+                    <span className="flex flex-wrap items-center gap-2">
+                      {p.sign_in_lock ? (
+                        <>
+                          <span className="text-xs font-medium text-danger" title={`${p.sign_in_lock.failures} failed passwords`}>
+                            Locked until {new Date(p.sign_in_lock.locked_until).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
+                          </span>
+                          <Button onClick={() => unlock.mutate(p.id)} disabled={unlock.isPending} aria-label={`Unlock the sign-in of ${p.name}`}>
+                            Unlock
+                          </Button>
+                        </>
+                      ) : (
+                        <span className="text-xs text-fg-muted">OK</span>
+                      )}
+                      {p.id !== me.user_id && (
+                        <Button onClick={() => setConfirming(p.id)} className="ml-auto" aria-label={`Deactivate ${p.name}`}>
+                          Deactivate
+                        </Button>
+                      )}
+                    </span>
                   )}
                 </td>
               </tr>
@@ -133,12 +163,34 @@ function People() {
           </tbody>
         </table>
       )}
-      {setRole.error || unlock.error ? (
+      {setRole.error || unlock.error || deactivate.error ? (
         <p role="alert" className="mt-2 text-xs font-medium text-danger">
-          {errorText(setRole.error ?? unlock.error)}
+          {errorText(setRole.error ?? unlock.error ?? deactivate.error)}
         </p>
       ) : null}
     </Section>
+  );
+}
+
+/**
+ * A deactivated person's sign-in cell: "Deactivated by Ada Admin · 3 Nov" (or "by the identity
+ * provider", whose deactivations it lifts itself when it lets them in again), the reason on
+ * hover, and Activate.
+ */
+function Deactivated({ person, people, busy, onActivate }: { person: PersonSummary; people: PersonSummary[]; busy: boolean; onActivate: () => void }) {
+  const d = person.deactivation;
+  const by = !d ? null : d.by === "system" ? "the identity provider" : (people.find((x) => x.agent_id === d.by)?.name ?? d.by);
+  const when = d ? new Date(d.at).toLocaleDateString([], { day: "numeric", month: "short" }) : null;
+  return (
+    <span className="flex flex-wrap items-center gap-2">
+      <span className="text-xs font-medium text-danger" title={d?.reason || undefined}>
+        Deactivated{by ? ` by ${by}` : ""}
+        {when ? <span className="font-normal text-fg-muted"> · {when}</span> : null}
+      </span>
+      <Button onClick={onActivate} disabled={busy} className="ml-auto" aria-label={`Activate ${person.name} again`}>
+        Activate
+      </Button>
+    </span>
   );
 }
 

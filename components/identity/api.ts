@@ -32,6 +32,15 @@ export function useSetRole() {
   });
 }
 
+/** Deactivate a person (their sessions, keys and sockets stop at once) or activate them again (admins). */
+export function useSetDeactivated() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ user_id, deactivated }: { user_id: string; deactivated: boolean }) => apiRequest(`/api/people/${encodeURIComponent(user_id)}`, { method: "PATCH", ...json({ deactivated }) }),
+    onSettled: () => qc.invalidateQueries({ queryKey: ["people"] }),
+  });
+}
+
 /** Lift the lock on a person's sign-in after too many failed passwords (admins). */
 export function useUnlockSignIn() {
   const qc = useQueryClient();

@@ -7,9 +7,11 @@ const VARIANTS = {
   primary: "bg-accent text-accent-fg hover:brightness-110 disabled:opacity-50",
   secondary: "border border-line bg-surface text-fg hover:bg-hover disabled:opacity-50",
   ghost: "text-fg-muted hover:bg-hover hover:text-fg disabled:opacity-50",
+  /** An action that takes something away (deactivating a person), once confirmed. */
+  danger: "bg-danger text-white hover:brightness-110 disabled:opacity-50",
 } as const;
 
-/** A button in one of three looks; `type="button"` unless given. */
+/** A button in one of four looks; `type="button"` unless given. */
 export function Button({
   variant = "secondary",
   className = "",

@@ -379,8 +379,13 @@ export interface PersonSummary {
   created_at: string;
   /** For admins: set while the person's sign-in is locked after too many failed passwords (docs/identity.md). */
   sign_in_lock?: { failures: number; locked_until: string };
-  /** Deactivated by an admin: signs in and authenticates as nobody (docs/identity.md). */
+  /** Deactivated (by an admin, or by the identity provider): signs in and authenticates as nobody (docs/identity.md). */
   deactivated?: true;
+  /**
+   * For admins, on a deactivated person: who deactivated them (`by`: the admin's `user:<id>`, or
+   * `system` for the identity provider, docs/identity.md "Single sign-on"), when, and why.
+   */
+  deactivation?: { by: string; at: string; reason: string };
 }
 
 /** An invite link (`GET /api/invites`); its token is shown only when it is created. */

@@ -346,13 +346,22 @@ export class Identity {
     );
   }
 
-  /** Every person, with the lock on their sign-in when there is one (for admins: Admin → People). */
+  /**
+   * Every person, with the lock on their sign-in when there is one, and on a deactivated person
+   * who deactivated them, when and why (for admins: Admin → People).
+   */
   async peopleWithLocks(): Promise<PersonSummary[]> {
-    const [people, locks] = await Promise.all([this.people(), this.signIns.locks()]);
+    const [people, locks, off] = await Promise.all([
+      this.people(),
+      this.signIns.locks(),
+      this.db.disabledAgent.findMany({ where: { agent_id: { startsWith: "user:" } }, select: { agent_id: true, disabled_by: true, disabled_at: true, reason: true } }),
+    ]);
     const byEmail = new Map(locks.map((l) => [l.email, l]));
+    const offBy = new Map(off.map((r) => [r.agent_id, { by: r.disabled_by, at: r.disabled_at.toISOString(), reason: r.reason }]));
     return people.map((p) => {
       const lock = byEmail.get(p.email.toLowerCase());
-      return lock ? { ...p, sign_in_lock: { failures: lock.failures, locked_until: lock.locked_until } } : p;
+      const deactivation = offBy.get(p.agent_id);
+      return { ...p, ...(lock ? { sign_in_lock: { failures: lock.failures, locked_until: lock.locked_until } } : {}), ...(deactivation ? { deactivated: true as const, deactivation } : {}) };
     });
   }
 

@@ -1,7 +1,9 @@
 /**
- * GET /api/people: { people: [{ id, agent_id, name, role, created_at, email?, sign_in_lock? }] }
- * oldest first, for member pickers and mentions; emails, and `sign_in_lock: { failures,
- * locked_until }` while a person's sign-in is locked (docs/identity.md), only for admins.
+ * GET /api/people: { people: [{ id, agent_id, name, role, created_at, email?, deactivated?,
+ * sign_in_lock?, deactivation? }] } oldest first, for member pickers and mentions; emails,
+ * `sign_in_lock: { failures, locked_until }` while a person's sign-in is locked, and on a
+ * deactivated person `deactivation: { by, at, reason }` (`by` is `system` for the identity
+ * provider) only for admins (docs/identity.md).
  */
 import { isAdmin } from "@/server/auth/principal";
 import { getClutch } from "@/server/instance";
