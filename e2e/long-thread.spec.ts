@@ -141,6 +141,13 @@ test("a run's thread of thousands of events opens at its start, scrolls to its e
   expect(await rowsInDom(log)).toBeLessThan(150);
   await scrollToSee(log, "top", log.getByText("Step 1 of the long run", { exact: true }));
 
+  // A run's history travels gzipped: the run page's stream and the export download alike.
+  for (const path of [`/api/runs/${runId}/events/stream?after=0`, `/api/runs/${runId}/export`]) {
+    const res = await page.request.get(path);
+    expect(res.headers()["content-encoding"], path).toBe("gzip");
+    expect((await res.text()).trim().split("\n")).toHaveLength(COUNT);
+  }
+
   // A search hit deep in the run (`?event=`): drawn, scrolled to the middle and flashed.
   const hit = stored[1499]!;
   await recordFlashes(page);

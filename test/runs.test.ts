@@ -52,7 +52,7 @@ describe("export and import", () => {
   it("exports one ClutchMessage a line, and importing it as a new run gives the same events", async () => {
     const run_id = source[0]!.run_id;
     const res = await exportRoute.GET(requestAs(admin, "http://t"), params({ run_id }));
-    expect(res.headers.get("content-type")).toContain("application/x-ndjson");
+    expect(res.headers.get("content-type")).toContain("text/x-ndjson");
     const text = await res.text();
     const lines = text.trimEnd().split("\n").map((l) => JSON.parse(l));
     expect(lines).toEqual(source.map(strip));

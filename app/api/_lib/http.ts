@@ -11,7 +11,7 @@ export function json(data: unknown, status = 200): Response {
 }
 
 /**
- * A JSON Lines response (`application/x-ndjson` unless `headers` say otherwise, `no-store`) whose
+ * A JSON Lines response (`text/x-ndjson` unless `headers` say otherwise, `no-store`) whose
  * body is `chunks`, each written as it is produced: the next is asked for only once the client has
  * taken the last (backpressure), and a client that goes away stops the generator. A chunk that fails
  * after the first has been sent breaks the body off (the client sees a network error, never a short
@@ -29,7 +29,9 @@ export function ndjson(chunks: AsyncGenerator<string>, headers: Record<string, s
       await chunks.return(undefined);
     },
   });
-  return new Response(body, { headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store", ...headers } });
+  // As text/*, which Next's compression gzips (it leaves application/x-ndjson alone, and drops a
+  // Content-Encoding a route sets itself): a run's 30 MB of lines travel as about 2 MB.
+  return new Response(body, { headers: { "content-type": "text/x-ndjson; charset=utf-8", "cache-control": "no-store", ...headers } });
 }
 
 /**

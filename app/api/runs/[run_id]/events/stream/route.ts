@@ -20,7 +20,5 @@ export const GET = route({ auth: "signed-in", params: z.object({ run_id: z.strin
   const { store, identity } = getClutch();
   const head = await store.runHead(run_id);
   if (head && !(await identity.channels.canRead(principal, head.thread_id))) throw new ClutchError("unknown_run", `run ${run_id} does not exist`, 404);
-  // As text/*, which Next's compression gzips (it leaves application/x-ndjson alone, and drops a
-  // Content-Encoding a route sets itself).
-  return ndjson(store.readLines({ run_id }, query.after ?? 0, head?.last_seq ?? 0), { "content-type": "text/x-ndjson; charset=utf-8" });
+  return ndjson(store.readLines({ run_id }, query.after ?? 0, head?.last_seq ?? 0));
 });
