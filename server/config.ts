@@ -26,6 +26,8 @@
  *                   Clutch, whose X-Forwarded-For is believed (docs/deploy.md); unset: none
  *   CLUTCH_ARTIFACT_MAX_BYTES  largest artifact in bytes (default 104857600, 100 MiB; at most
  *                   1 GiB); a larger one is refused with 413 artifact_too_large (docs/limits.md)
+ *   CLUTCH_IMAGE_HOSTS  comma-separated host names images in messages may load from (checked
+ *                   here; read by server.ts's CSP and the root layout, lib/image-hosts.ts)
  *   CLUTCH_A2A_BLOCKING_SEC  the longest a blocking A2A message/send waits for its task, seconds
  *                   (default 30, at most 3600; docs/limits.md)
  *   CLUTCH_WRITES_PER_MIN, CLUTCH_AGENT_WRITES_PER_MIN  writes a person, and an agent's key, may
@@ -61,6 +63,7 @@ import { z } from "zod";
 import { DEFAULT_ARTIFACT_MAX_BYTES } from "./artifacts/store";
 import type { OidcSettings } from "./auth/sso";
 import { DEFAULT_INVITE_TTL_HOURS } from "./auth/identity";
+import { imageHostsProblem } from "@/lib/image-hosts";
 import { parseTrustedProxies, type TrustedProxies } from "./http/client-address";
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, type HttpTimeouts } from "./http/timeouts";
 import { AGENT_WRITES_PER_MIN, PERSON_WRITES_PER_MIN, writesPerMinuteSetting } from "./http/write-limit";
@@ -118,6 +121,10 @@ const ConfigSchema = z.object({
     .min(1, "CLUTCH_INVITE_TTL_HOURS must be at least 1 (hour)")
     .max(2160, "CLUTCH_INVITE_TTL_HOURS is at most 2160 (90 days)")
     .default(DEFAULT_INVITE_TTL_HOURS),
+  CLUTCH_IMAGE_HOSTS: z.string().optional().superRefine((v, ctx) => {
+    const problem = imageHostsProblem(v);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }),
   CLUTCH_A2A_BLOCKING_SEC: z.preprocess(
     (v) => (v === "" ? undefined : v),
     z.coerce

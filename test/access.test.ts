@@ -132,7 +132,7 @@ describe("abuse", () => {
     }
   });
 
-  it("a write limit set to anything but a whole number from 1 to 10,000,000 stops the start with a message naming it", async () => {
+  it("a write limit set to anything but a whole number from 1 to 10,000,000 stops the start with a message naming it, and so does an image host that is not a host name", async () => {
     const { loadConfig } = await import("@/server/config");
     const env = (vars: Record<string, string>): NodeJS.ProcessEnv => ({ NODE_ENV: "test", ...vars });
     expect(() => loadConfig(env({ CLUTCH_WRITES_PER_MIN: "1200" }))).not.toThrow();
@@ -140,6 +140,9 @@ describe("abuse", () => {
     expect(() => loadConfig(env({ CLUTCH_WRITES_PER_MIN: "lots" }))).toThrow(/CLUTCH_WRITES_PER_MIN must be a whole number of writes a minute from 1 to 10000000, e\.g\. 3000 \(got "lots"\)/);
     expect(() => loadConfig(env({ CLUTCH_AGENT_WRITES_PER_MIN: "0" }))).toThrow(/CLUTCH_AGENT_WRITES_PER_MIN must be a whole number of writes a minute/);
     expect(() => loadConfig(env({ CLUTCH_AGENT_WRITES_PER_MIN: "2.5" }))).toThrow(/CLUTCH_AGENT_WRITES_PER_MIN/);
+    // So does an image host given as a URL, which would match no image.
+    expect(() => loadConfig(env({ CLUTCH_IMAGE_HOSTS: "images.example.com" }))).not.toThrow();
+    expect(() => loadConfig(env({ CLUTCH_IMAGE_HOSTS: "https://images.example.com" }))).toThrow(/CLUTCH_IMAGE_HOSTS: "https:\/\/images\.example\.com" is not a host name/);
   });
 
   it("an agent that streams progress is held to its own, larger limit: 60,000 writes a minute by default, people to 3,000", async () => {

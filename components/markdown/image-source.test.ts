@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseImageHosts } from "@/lib/image-hosts";
+import { imageHostsProblem, parseImageHosts } from "@/lib/image-hosts";
 import { imageAllowed } from "./image-source";
 
 const origin = "http://localhost:3000";
@@ -29,5 +29,12 @@ describe("parseImageHosts", () => {
   it("splits, trims and lowercases", () => {
     expect(parseImageHosts(" Images.Example.com, ,cdn.example.org ")).toEqual(["images.example.com", "cdn.example.org"]);
     expect(parseImageHosts(undefined)).toEqual([]);
+  });
+
+  it("names an entry that is not a host name, which would match no image", () => {
+    expect(imageHostsProblem(" Images.Example.com, cdn.example.org ")).toBeNull();
+    expect(imageHostsProblem(undefined)).toBeNull();
+    expect(imageHostsProblem("https://images.example.com")).toBe('CLUTCH_IMAGE_HOSTS: "https://images.example.com" is not a host name; give host names only, comma-separated, e.g. images.example.com,cdn.example.org');
+    for (const bad of ["images.example.com/pics", "*.example.com", "images.example.com:8443", "-bad.example.com"]) expect(imageHostsProblem(`cdn.example.org, ${bad}`)).toContain(`"${bad}"`);
   });
 });
