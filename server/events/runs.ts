@@ -47,17 +47,22 @@ export async function runTitles(queries: Queries, rows: RunRow[]): Promise<Map<s
 async function summaries(queries: Queries, rows: RunRow[]): Promise<RunSummary[]> {
   if (!rows.length) return [];
   const ids = rows.map((r) => r.id);
-  const roots = await queries.rootTasks(ids);
-  const firsts = await queries.firstSeqs(ids);
-  const open = await queries.openTasksOfRuns(ids);
-  const approvals = await queries.pendingApprovalsOfRuns(ids);
+  // Independent reads go out together: the answer waits for the slowest, not for their sum.
+  const [roots, firsts, open, approvals, facts, usage] = await Promise.all([
+    queries.rootTasks(ids),
+    queries.firstSeqs(ids),
+    queries.openTasksOfRuns(ids),
+    queries.pendingApprovalsOfRuns(ids),
+    queries.runFacts(ids),
+    queries.usageByModel({ run_ids: ids }),
+  ]);
   const asked = open.flatMap((t) => openQuestions(t).filter((q) => q.to.some(isPeopleId)).map((q) => ({ run_id: t.run_id, id: q.id })));
-  const questionEvents = await queries.eventsInRuns(asked);
-  const requests = await queries.eventsAtSeqs(approvals.map((a) => Number(a.request_seq)));
   const ended = roots.filter((t) => t.state !== "pending" && t.state !== "running" && t.state !== "waiting_input");
-  const results = await queries.lastResults(ended.filter((t) => t.state === "succeeded").map((t) => t.id));
-  const facts = await queries.runFacts(ids);
-  const usage = await queries.usageByModel({ run_ids: ids });
+  const [questionEvents, requests, results] = await Promise.all([
+    queries.eventsInRuns(asked),
+    queries.eventsAtSeqs(approvals.map((a) => Number(a.request_seq))),
+    queries.lastResults(ended.filter((t) => t.state === "succeeded").map((t) => t.id)),
+  ]);
   return rows.map((r) => {
     const own = roots.filter((t) => t.run_id === r.id);
     // The first root names the run and gives its outcome; later roots are follow-ups, each with its own (docs/channels.md "Follow-ups").
@@ -209,12 +214,13 @@ export async function listRuns(queries: Queries, filter: RunListFilter, waitingO
 export async function runDetail(queries: Queries, run_id: string): Promise<RunDetail | null> {
   const row = await queries.run(run_id);
   if (!row) return null;
-  const [run] = await summaries(queries, [row]);
-  const forks = await queries.forksOf(run_id);
   // A fork reads by its number in its channel and its title, "#13 Analyze sales (fork at #46)".
-  const forkTitles = await runTitles(queries, forks);
-  const forkFacts = await queries.runFacts(forks.map((f) => f.id));
-  const tasks = await queries.tasksOfRun(run_id);
+  const forksOf = async () => {
+    const forks = await queries.forksOf(run_id);
+    const [titles, facts] = await Promise.all([runTitles(queries, forks), queries.runFacts(forks.map((f) => f.id))]);
+    return { forks, titles, facts };
+  };
+  const [[run], { forks, titles: forkTitles, facts: forkFacts }, tasks] = await Promise.all([summaries(queries, [row]), forksOf(), queries.tasksOfRun(run_id)]);
   return {
     run: {
       ...run!,
