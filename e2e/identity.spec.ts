@@ -87,10 +87,12 @@ test("an admin invites a person, who signs up in another browser and is greeted 
     await row.getByRole("button", { name: `Deactivate ${name}` }).click();
     await row.getByRole("button", { name: `Deactivate ${name} now` }).click();
     await expect(row).toContainText(`Deactivated by ${E2E_ADMIN.name}`);
+    await expect(row.getByRole("button", { name: `Message ${name}` })).toHaveCount(0);
     expect((await p.request.get("/api/me")).status()).toBe(401);
     await row.getByRole("button", { name: `Activate ${name} again` }).click();
     await expect(row.getByRole("button", { name: `Deactivate ${name}` })).toBeVisible();
     await expect(row).not.toContainText("Deactivated");
+    await expect(row.getByRole("button", { name: `Message ${name}` })).toBeVisible();
   } finally {
     await lee.close();
   }

@@ -101,7 +101,7 @@ function People() {
                       {p.name}
                       {p.id === me.user_id && <span className="text-fg-muted"> (you)</span>}
                     </span>
-                    {p.id !== me.user_id && <MessageButton with={p.agent_id} name={p.name} compact className="ml-auto" />}
+                    {p.id !== me.user_id && !p.deactivated && <MessageButton with={p.agent_id} name={p.name} compact className="ml-auto" />}
                   </span>
                 </td>
                 <td className="py-1.5 pr-3 text-fg-muted">{p.email}</td>
