@@ -13,7 +13,7 @@
  */
 import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
 import type { ThreadSummary } from "../lib/api/types";
-import { messageLog, recordStreamLengths } from "./helpers";
+import { messageLog, recordStreamLengths, scrollToTop } from "./helpers";
 
 const SIZES = [
   { name: "desktop", width: 1280, height: 800 },
@@ -44,16 +44,6 @@ async function scrollToBottom(page: Page, inside: Locator) {
     let box = el.parentElement;
     while (box && getComputedStyle(box).overflowY !== "auto") box = box.parentElement;
     if (box) box.scrollTop = box.scrollHeight;
-  });
-  await page.waitForTimeout(150);
-}
-
-/** Scrolls the message pane so that an element of the channel is at its top. */
-async function scrollToTop(page: Page, target: Locator) {
-  await target.evaluate((el) => {
-    let box = el.parentElement;
-    while (box && getComputedStyle(box).overflowY !== "auto") box = box.parentElement;
-    if (box) box.scrollTop += el.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
   });
   await page.waitForTimeout(150);
 }

@@ -24,7 +24,7 @@
 import { expect, test, type APIRequestContext, type Locator, type Page, type TestInfo } from "@playwright/test";
 import type { ApprovalSummary, ThreadSummary } from "../lib/api/types";
 import type { StoredEvent } from "../lib/protocol";
-import { messageLog, openChannel, personContext } from "./helpers";
+import { askForRun, messageLog, openChannel, personContext, scrollToTop } from "./helpers";
 
 const ASK = "Analyze last quarter's sales trends";
 const ME = "Dana Whitfield";
@@ -46,17 +46,7 @@ async function salesThread(request: APIRequestContext): Promise<ThreadSummary> {
  * pm-1's report is held for an approval. Answers the run and its pending approval.
  */
 async function runUntilReportHeld(request: APIRequestContext, thread: ThreadSummary): Promise<{ runId: string; approval: ApprovalSummary }> {
-  const posted = await request.post(`/api/threads/${thread.id}/messages`, { data: { text: ASK, reply_to: null } });
-  expect(posted.status(), await posted.text()).toBe(201);
-  const asked = (await posted.json()).event as StoredEvent;
-  let runId = "";
-  await expect
-    .poll(async () => {
-      const runs = (await (await request.get(`/api/threads/${thread.id}/runs`)).json()).runs as { run_id: string; first_seq: number }[];
-      runId = runs.find((r) => r.first_seq > asked.seq)?.run_id ?? "";
-      return runId;
-    })
-    .not.toBe("");
+  const { runId } = await askForRun(request, thread.id, ASK);
   let question: StoredEvent | undefined;
   await expect
     .poll(
@@ -94,16 +84,6 @@ function card(page: Page, approvalId: string): Locator {
 /** pm-1's report in the channel. */
 function report(page: Page): Locator {
   return messageLog(page, "sales").getByRole("article", { name: "Message from Project Manager" }).filter({ hasText: "Q4 2017 sales trends by region" });
-}
-
-/** Scrolls the message pane so that `target` is at its top. */
-async function scrollToTop(page: Page, target: Locator) {
-  await target.evaluate((el) => {
-    let box = el.parentElement;
-    while (box && getComputedStyle(box).overflowY !== "auto") box = box.parentElement;
-    if (box) box.scrollTop += el.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
-  });
-  await page.waitForTimeout(150);
 }
 
 /** Both sizes, both themes, into the test's output folder. */

@@ -283,3 +283,34 @@ export async function recordStreamLengths(page: Page): Promise<() => Promise<num
   });
   return () => page.evaluate(() => (window as unknown as { __lengths: number[] }).__lengths);
 }
+
+/**
+ * Posts `text` in channel `threadId` as a new request (`reply_to: null`, even while an earlier run
+ * of a shared channel waits for an answer) and waits for the run it starts. Resolves the posted
+ * message and the new run's id.
+ */
+export async function askForRun(request: APIRequestContext, threadId: string, text: string): Promise<{ asked: StoredEvent; runId: string }> {
+  const posted = await request.post(`/api/threads/${threadId}/messages`, { data: { text, reply_to: null } });
+  expect(posted.status(), await posted.text()).toBe(201);
+  const asked = (await posted.json()).event as StoredEvent;
+  let runId = "";
+  await expect
+    .poll(async () => {
+      const runs = (await (await request.get(`/api/threads/${threadId}/runs`)).json()).runs as { run_id: string; first_seq: number }[];
+      runId = runs.find((r) => r.first_seq > asked.seq)?.run_id ?? "";
+      return runId;
+    })
+    .not.toBe("");
+  return { asked, runId };
+}
+
+/** Scrolls the message pane (the scrolling ancestor of `target`) so that `target` is at its top. */
+export async function scrollToTop(page: Page, target: Locator): Promise<void> {
+  await target.evaluate((el) => {
+    let box = el.parentElement;
+    while (box && getComputedStyle(box).overflowY !== "auto") box = box.parentElement;
+    if (box) box.scrollTop += el.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+  });
+  await page.waitForTimeout(150);
+}
+

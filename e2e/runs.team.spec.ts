@@ -26,7 +26,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type APIRequestContext, type Page, type TestInfo } from "@playwright/test";
 import type { ThreadSummary } from "../lib/api/types";
 import type { StoredEvent } from "../lib/protocol";
-import { messageLog } from "./helpers";
+import { askForRun, messageLog } from "./helpers";
 
 test.describe.configure({ mode: "serial" });
 
@@ -103,17 +103,8 @@ test("a run's DAG grows live: nodes appear and change state, and placed nodes st
   test.setTimeout(150_000);
   const thread = await salesThread(request);
   threadId = thread.id;
-  // A new request (reply_to null), even if an earlier run in this shared channel waits for an answer.
-  const posted = await request.post(`/api/threads/${thread.id}/messages`, { data: { text: QUESTION_TEXT, reply_to: null } });
-  expect(posted.status(), await posted.text()).toBe(201);
-  const asked = (await posted.json()).event as StoredEvent;
-  await expect
-    .poll(async () => {
-      const runs = (await (await request.get(`/api/threads/${thread.id}/runs`)).json()).runs as { run_id: string; first_seq: number }[];
-      runId = runs.find((r) => r.first_seq > asked.seq)?.run_id ?? "";
-      return runId;
-    })
-    .not.toBe("");
+  // A new request, even if an earlier run in this shared channel waits for an answer.
+  ({ runId } = await askForRun(request, thread.id, QUESTION_TEXT));
 
   await page.goto(`/runs/${runId}`);
   await expect(page.getByRole("heading", { level: 1, name: QUESTION_TEXT })).toBeVisible();

@@ -36,7 +36,6 @@ import type { SignInLimitPolicy } from "./auth/sign-in-limit";
 import { OIDC_PROVIDER_ID, type OidcSettings, type ProviderProfile, type RefreshedTokens } from "./auth/sso";
 import { openEventLog } from "./events/open";
 import type { EventStore } from "./events/store";
-import type { EventTail } from "./events/tail";
 import { log } from "./log";
 import { Orchestrator, type ChannelBinding } from "./orchestrator/orchestrator";
 import { DispatchQueue } from "./dispatch/queue";
@@ -63,6 +62,7 @@ import { GroupChatRunner } from "./orchestrator/group-chat";
 import type { GroupChatShape } from "@/lib/group-chat/turns";
 import { WorkflowStore } from "./workflows/store";
 import { A2ATaskRecords } from "./adapters/a2a/tasks";
+import type { ClutchParts } from "./adapters/parts";
 import { addTeam, loadWorkspace, NO_WORKSPACE, teamAgents, type Workspace, type WorkspaceAgent } from "./workspace/workspace";
 import { recordAudit } from "./auth/audit";
 import type { Principal } from "./auth/principal";
@@ -162,20 +162,8 @@ export interface ClutchOptions {
   leaseRetryMs?: number;
 }
 
-/** A running Clutch: every part, fully built. */
-export interface Clutch {
-  /** The log: append, read, named queries (server/events). */
-  store: EventStore;
-  /** Every committed event in seq order, after commit. */
-  tail: EventTail;
-  /** Who is speaking: people, API keys, channel access (server/auth). */
-  identity: Identity;
-  /** Every registered agent and its presence, kept up to date from the tail. */
-  registry: AgentRegistry;
-  /** The workspace the agents come from; NO_WORKSPACE when Clutch runs without one. */
-  workspace: Workspace;
-  /** The workspace's channels, each with its thread id and entry agent. */
-  channels: ChannelBinding[];
+/** A running Clutch: every part, fully built (the ones the protocol endpoints use are `ClutchParts`'). */
+export interface Clutch extends ClutchParts {
   /** The policy gate and the approvals people decide. */
   approvals: Approvals;
   /** The workspace's model prices, reloaded when workspace.json changes (server/usage/prices.ts). */
@@ -184,8 +172,6 @@ export interface Clutch {
   schemas: SchemaRegistry;
   /** The workflows (Clutch Protocol §3.4; docs/workflows.md), from the workspace folder and edited since. */
   workflows: WorkflowStore;
-  /** The A2A tasks this deployment's A2A endpoints serve, on the database (server/adapters/a2a/tasks.ts). */
-  a2aTasks: A2ATaskRecords;
   /**
    * Import a PromptPack (RFC 0007, docs/promptpacks.md) or an AutoGen team (docs/adapters.md
    * "AutoGen"; `team` picks one of a gallery's, `id` names it) as a team: its agents join the
@@ -201,10 +187,6 @@ export interface Clutch {
   runner: AgentRunner;
   /** Runs, delegation and review; it follows the stream only when there is a workspace. */
   orchestrator: Orchestrator;
-  /** Replies being written, agents' statuses and people typing, shared by the deployment's processes (server/streams/hub.ts). */
-  streams: StreamHub;
-  /** The deployment's bus (PostgreSQL NOTIFY; in-process on the embedded database): the streams' and people's presence (server/streams/bus.ts). */
-  bus: StreamBus;
   /** The signing secret of an external agent's webhook (server/adapters/webhook/webhook.ts). */
   webhookSecretOf(agent_id: string): string;
   /**
@@ -223,8 +205,6 @@ export interface Clutch {
   deployment: string;
   /** Which database Clutch runs on (for `GET /api/health`). */
   databaseKind: "embedded" | "postgres";
-  /** Clutch's version (package.json). */
-  version: string;
   /**
    * The OpenTelemetry trace export (server/telemetry; docs/observability.md), null when no OTLP
    * endpoint is set (nothing of OpenTelemetry is loaded then).

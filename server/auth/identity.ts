@@ -296,10 +296,21 @@ export class Identity {
     return parsed.data;
   }
 
-  /** Everyone with an account, oldest first; `deactivated: true` on those who are. */
-  async people(): Promise<PersonSummary[]> {
-    const off = new Set((await this.db.disabledAgent.findMany({ where: { agent_id: { startsWith: "user:" } }, select: { agent_id: true } })).map((r) => r.agent_id));
-    return (await this.db.user.findMany({ orderBy: { createdAt: "asc" } })).map(toPerson).map((p) => (off.has(p.agent_id) ? { ...p, deactivated: true } : p));
+  /**
+   * Everyone with an account, oldest first; `deactivated: true` on those who are, and with
+   * `withDeactivation` (admins: Admin → People) who deactivated them, when and why.
+   */
+  async people(opts: { withDeactivation?: boolean } = {}): Promise<PersonSummary[]> {
+    const [users, off] = await Promise.all([
+      this.db.user.findMany({ orderBy: { createdAt: "asc" } }),
+      this.db.disabledAgent.findMany({ where: { agent_id: { startsWith: "user:" } }, select: { agent_id: true, disabled_by: true, disabled_at: true, reason: true } }),
+    ]);
+    const offBy = new Map(off.map((r) => [r.agent_id, { by: r.disabled_by, at: r.disabled_at.toISOString(), reason: r.reason }]));
+    return users.map(toPerson).map((p) => {
+      const deactivation = offBy.get(p.agent_id);
+      if (!deactivation) return p;
+      return opts.withDeactivation ? { ...p, deactivated: true, deactivation } : { ...p, deactivated: true };
+    });
   }
 
   /**
@@ -351,17 +362,11 @@ export class Identity {
    * who deactivated them, when and why (for admins: Admin → People).
    */
   async peopleWithLocks(): Promise<PersonSummary[]> {
-    const [people, locks, off] = await Promise.all([
-      this.people(),
-      this.signIns.locks(),
-      this.db.disabledAgent.findMany({ where: { agent_id: { startsWith: "user:" } }, select: { agent_id: true, disabled_by: true, disabled_at: true, reason: true } }),
-    ]);
+    const [people, locks] = await Promise.all([this.people({ withDeactivation: true }), this.signIns.locks()]);
     const byEmail = new Map(locks.map((l) => [l.email, l]));
-    const offBy = new Map(off.map((r) => [r.agent_id, { by: r.disabled_by, at: r.disabled_at.toISOString(), reason: r.reason }]));
     return people.map((p) => {
       const lock = byEmail.get(p.email.toLowerCase());
-      const deactivation = offBy.get(p.agent_id);
-      return { ...p, ...(lock ? { sign_in_lock: { failures: lock.failures, locked_until: lock.locked_until } } : {}), ...(deactivation ? { deactivated: true as const, deactivation } : {}) };
+      return lock ? { ...p, sign_in_lock: { failures: lock.failures, locked_until: lock.locked_until } } : p;
     });
   }
 

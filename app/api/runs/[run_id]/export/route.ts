@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 
 export const GET = route({ auth: "signed-in", params: z.object({ run_id: z.string().min(1) }) }, async ({ principal, params: { run_id } }) => {
   const { store, identity } = getClutch();
-  const first = (await store.read({ run_id }, { limit: 1 })).events[0];
-  if (!first || !(await identity.channels.canRead(principal, first.thread_id))) throw new ClutchError("unknown_run", `run ${run_id} has no events`, 404);
+  const head = await store.runHead(run_id);
+  if (!head || !(await identity.channels.canRead(principal, head.thread_id))) throw new ClutchError("unknown_run", `run ${run_id} has no events`, 404);
   return ndjson(exportRun(store, run_id), { "content-disposition": `attachment; filename="${run_id}.jsonl"` });
 });
