@@ -61,4 +61,7 @@ test("an admin imports the AutoGen gallery and watches an AutoGen run live in th
   await page.goto(`/runs/${run_id}`);
   await expect(page.locator(".react-flow__node").filter({ hasText: "AutoGen · " }).first()).toBeVisible();
   await expect(page.locator(".react-flow__node").filter({ hasText: /\bautogen-/ })).toHaveCount(0);
+  const runShot = info.outputPath("run-autogen.png");
+  await page.screenshot({ path: runShot });
+  await info.attach("run-autogen", { path: runShot, contentType: "image/png" });
 });
